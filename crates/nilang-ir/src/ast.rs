@@ -1,0 +1,448 @@
+//! The statement IR of a reversible function.
+//!
+//! Architecture Invariant: every statement kind has exactly one inverse, computed by
+//! [`crate::reverse`]; the IR is symmetric, so reversing twice gives back the same program.
+//! The IR knows nothing about scalar types or automatic differentiation: it only records
+//! what the user wrote, with spans and source text for diagnostics.
+
+use proc_macro2::{Span, TokenStream};
+use syn::{Expr, Ident, Member};
+
+/// A reversible function: its signature, its options and its body.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Attributes other than the `#[i]` attribute itself (docs, `#[inline]`, …).
+    pub attrs: Vec<syn::Attribute>,
+    /// Visibility of the generated functions.
+    pub vis: syn::Visibility,
+    /// The signature of the forward function as the user wrote it.
+    pub sig: syn::Signature,
+    /// Name of the generated inverse function.
+    pub inverse_name: Ident,
+    /// `false` when the function was marked `#[i(nocheck)]`.
+    pub checked: bool,
+    /// How each parameter may be used in the body.
+    pub params: Vec<Param>,
+    /// The statements of the body.
+    pub body: Vec<Stmt>,
+}
+
+/// A parameter and how the body may use it.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// The parameter's name (`self` for a receiver).
+    pub name: Ident,
+    /// Its kind, deduced from its type.
+    pub kind: ParamKind,
+}
+
+/// What a parameter allows the body to do with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `x: &mut T`: state the body may change.
+    MutRef,
+    /// `x: &T`: a control parameter read through a reference.
+    SharedRef,
+    /// `x: T`: a control parameter passed by value (read-only).
+    Value,
+}
+
+/// One statement with the span and source text it came from.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// What the statement does.
+    pub kind: StmtKind,
+    /// Span of the user's tokens.
+    pub span: Span,
+    /// The user's source text of the statement (used in runtime error messages).
+    pub source: String,
+}
+
+/// The statements of the language.
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// `y += f(a, b)`, `y -= f(a)`, `y ^= f(a)`, `y *= f(a)`, `y /= f(a)`.
+    Instr(Instr),
+    /// `y ^= <boolean or integer expression>`: self-inverse, the expression is re-evaluated.
+    XorExpr {
+        /// The target dataview.
+        target: Dataview,
+        /// The right-hand side.
+        expr: Expr,
+    },
+    /// `swap(a, b)`, `rot(a, b, θ)`, `neg(a)`, … (instructions that are not accumulations).
+    Builtin {
+        /// Which instruction.
+        op: BuiltinOp,
+        /// The dataviews it changes.
+        args: Vec<Dataview>,
+        /// The read-only operand (the angle of `rot`/`irot`).
+        operand: Option<Operand>,
+    },
+    /// `let x = e;` (several in one statement with a tuple pattern).
+    Alloc(Vec<Binding>),
+    /// `dealloc!(x = e);`: checked deallocation.
+    Dealloc(Vec<Binding>),
+    /// `if (pre, post) { … } else { … }`.
+    If {
+        /// Condition evaluated before the branch.
+        pre: Expr,
+        /// Condition that must equal `pre` after the branch.
+        post: Expr,
+        /// Whether `post` was written (false for the `if c { … }` shorthand).
+        explicit_post: bool,
+        /// The branch taken when the condition holds.
+        then: Vec<Stmt>,
+        /// The other branch.
+        els: Vec<Stmt>,
+    },
+    /// `while (pre, post) { … }`.
+    While {
+        /// Loop condition.
+        pre: Expr,
+        /// Condition false on entry and true after every iteration.
+        post: Expr,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `for i in a..b { … }` with `..=`, `.rev()` and `.step_by(s)`.
+    For {
+        /// The loop variable (read-only in the body).
+        var: Ident,
+        /// The iteration space.
+        range: RangeSpec,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `g(x, y)` or `uncall!(g(x, y))`, and method calls `s.step(x)`.
+    Call {
+        /// What is called.
+        call: Call,
+        /// `true` when the inverse is called.
+        uncall: bool,
+    },
+    /// `push!(s, x)` / `pop!(s, x)` and their copy forms.
+    Stack {
+        /// The stack (a dataview holding e.g. a `Vec`).
+        stack: Dataview,
+        /// The variable moved or copied.
+        value: Dataview,
+        /// `true` for push, `false` for pop.
+        push: bool,
+        /// `true` for the copy forms (`push_copy!`, `pop_copy!`).
+        copy: bool,
+    },
+    /// `safe! { … }`: plain Rust run unchanged in both directions.
+    Safe(TokenStream),
+    /// `nocheck! { … }`: no runtime reversibility checks inside.
+    NoCheck(Vec<Stmt>),
+}
+
+/// A variable bound by an ancilla allocation or deallocation.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    /// The ancilla's name.
+    pub name: Ident,
+    /// Its type, when written (`let x: T = …`).
+    pub ty: Option<syn::Type>,
+    /// Its declared value.
+    pub value: Expr,
+}
+
+/// The accumulation operator of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccOp {
+    /// `+=`
+    Add,
+    /// `-=`
+    Sub,
+    /// `^=`
+    Xor,
+    /// `*=` (multiplicative number systems)
+    Mul,
+    /// `/=` (multiplicative number systems)
+    Div,
+}
+
+impl AccOp {
+    /// The operator that undoes this one.
+    pub fn inverse(self) -> AccOp {
+        match self {
+            AccOp::Add => AccOp::Sub,
+            AccOp::Sub => AccOp::Add,
+            AccOp::Xor => AccOp::Xor,
+            AccOp::Mul => AccOp::Div,
+            AccOp::Div => AccOp::Mul,
+        }
+    }
+
+    /// The Rust spelling of the operator.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            AccOp::Add => "+=",
+            AccOp::Sub => "-=",
+            AccOp::Xor => "^=",
+            AccOp::Mul => "*=",
+            AccOp::Div => "/=",
+        }
+    }
+}
+
+/// An accumulating instruction `target op prim(args)`.
+#[derive(Clone, Debug)]
+pub struct Instr {
+    /// The dataview written.
+    pub target: Dataview,
+    /// The accumulation operator.
+    pub op: AccOp,
+    /// The primitive function.
+    pub prim: Prim,
+    /// Its operands, read but (in value) not changed.
+    pub args: Vec<Operand>,
+}
+
+/// A primitive function of an instruction's right-hand side.
+#[derive(Clone, Debug)]
+pub enum Prim {
+    /// One of the language's primitives.
+    Builtin(&'static PrimInfo),
+    /// A user primitive: a type implementing `nilang::Unary` or `nilang::Binary`.
+    User(syn::Path),
+}
+
+impl Prim {
+    /// How the primitive is spelled in the language.
+    pub fn display(&self) -> String {
+        match self {
+            Prim::Builtin(info) => info.name.to_string(),
+            Prim::User(p) => quote::quote!(#p).to_string().replace(' ', ""),
+        }
+    }
+}
+
+/// A built-in primitive.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PrimInfo {
+    /// Its name in the language (`sin`, `*`, `pow`, …).
+    pub name: &'static str,
+    /// The runtime type implementing it (`nilang::prims::Sin`, …).
+    pub runtime: &'static str,
+    /// Number of operands.
+    pub arity: usize,
+    /// Infix operator spelling, if any (`*`, `/`, `+`, `-`).
+    pub infix: Option<&'static str>,
+}
+
+/// The language's primitive table (the papers' instruction table).
+pub static PRIMITIVES: &[PrimInfo] = &[
+    PrimInfo { name: "identity", runtime: "Identity", arity: 1, infix: None },
+    PrimInfo { name: "neg", runtime: "Neg", arity: 1, infix: None },
+    PrimInfo { name: "exp", runtime: "Exp", arity: 1, infix: None },
+    PrimInfo { name: "log", runtime: "Log", arity: 1, infix: None },
+    PrimInfo { name: "log1p", runtime: "Log1p", arity: 1, infix: None },
+    PrimInfo { name: "expm1", runtime: "Expm1", arity: 1, infix: None },
+    PrimInfo { name: "sin", runtime: "Sin", arity: 1, infix: None },
+    PrimInfo { name: "cos", runtime: "Cos", arity: 1, infix: None },
+    PrimInfo { name: "tan", runtime: "Tan", arity: 1, infix: None },
+    PrimInfo { name: "asin", runtime: "Asin", arity: 1, infix: None },
+    PrimInfo { name: "acos", runtime: "Acos", arity: 1, infix: None },
+    PrimInfo { name: "atan", runtime: "Atan", arity: 1, infix: None },
+    PrimInfo { name: "sinh", runtime: "Sinh", arity: 1, infix: None },
+    PrimInfo { name: "cosh", runtime: "Cosh", arity: 1, infix: None },
+    PrimInfo { name: "tanh", runtime: "Tanh", arity: 1, infix: None },
+    PrimInfo { name: "sqrt", runtime: "Sqrt", arity: 1, infix: None },
+    PrimInfo { name: "abs", runtime: "Abs", arity: 1, infix: None },
+    PrimInfo { name: "square", runtime: "Square", arity: 1, infix: None },
+    PrimInfo { name: "sigmoid", runtime: "Sigmoid", arity: 1, infix: None },
+    PrimInfo { name: "add", runtime: "Add", arity: 2, infix: Some("+") },
+    PrimInfo { name: "sub", runtime: "Sub", arity: 2, infix: Some("-") },
+    PrimInfo { name: "mul", runtime: "Mul", arity: 2, infix: Some("*") },
+    PrimInfo { name: "div", runtime: "Div", arity: 2, infix: Some("/") },
+    PrimInfo { name: "pow", runtime: "Pow", arity: 2, infix: None },
+    PrimInfo { name: "atan2", runtime: "Atan2", arity: 2, infix: None },
+    PrimInfo { name: "hypot", runtime: "Hypot", arity: 2, infix: None },
+];
+
+/// Looks a primitive up by its name in the language.
+pub fn primitive(name: &str) -> Option<&'static PrimInfo> {
+    PRIMITIVES.iter().find(|p| p.name == name)
+}
+
+/// Looks a primitive up by its infix operator.
+pub fn infix_primitive(op: &str) -> Option<&'static PrimInfo> {
+    PRIMITIVES.iter().find(|p| p.infix == Some(op))
+}
+
+/// An operand of an instruction.
+#[derive(Clone, Debug)]
+pub enum Operand {
+    /// A dataview: it receives gradients when it is differentiable state.
+    View(Dataview),
+    /// Any other expression (literal, constant, computed index…): a constant operand.
+    Const(Expr),
+}
+
+/// Instructions that are not accumulations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinOp {
+    /// `swap(a, b)`
+    Swap,
+    /// `rot(a, b, θ)`
+    Rot,
+    /// `irot(a, b, θ)`
+    IRot,
+    /// `neg(a)`
+    Neg,
+    /// `inc(a)`
+    Inc,
+    /// `dec(a)`
+    Dec,
+    /// `conj(a)`
+    Conj,
+}
+
+impl BuiltinOp {
+    /// The instruction that undoes this one.
+    pub fn inverse(self) -> BuiltinOp {
+        match self {
+            BuiltinOp::Rot => BuiltinOp::IRot,
+            BuiltinOp::IRot => BuiltinOp::Rot,
+            BuiltinOp::Inc => BuiltinOp::Dec,
+            BuiltinOp::Dec => BuiltinOp::Inc,
+            other => other,
+        }
+    }
+
+    /// Its name in the language.
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltinOp::Swap => "swap",
+            BuiltinOp::Rot => "rot",
+            BuiltinOp::IRot => "irot",
+            BuiltinOp::Neg => "neg",
+            BuiltinOp::Inc => "inc",
+            BuiltinOp::Dec => "dec",
+            BuiltinOp::Conj => "conj",
+        }
+    }
+
+    /// Looks an instruction up by name: (instruction, number of dataviews, has an angle operand).
+    pub fn lookup(name: &str) -> Option<(BuiltinOp, usize, bool)> {
+        Some(match name {
+            "swap" => (BuiltinOp::Swap, 2, false),
+            "rot" => (BuiltinOp::Rot, 2, true),
+            "irot" => (BuiltinOp::IRot, 2, true),
+            "neg" => (BuiltinOp::Neg, 1, false),
+            "inc" => (BuiltinOp::Inc, 1, false),
+            "dec" => (BuiltinOp::Dec, 1, false),
+            "conj" => (BuiltinOp::Conj, 1, false),
+            _ => return None,
+        })
+    }
+}
+
+/// A place an instruction may write to: a variable, a field, an element, or a chain of them.
+#[derive(Clone, Debug)]
+pub struct Dataview {
+    /// The variable at the root (`self` for a receiver).
+    pub root: Ident,
+    /// Field and index accesses applied to the root, in order.
+    pub path: Vec<Access>,
+    /// Span of the whole dataview.
+    pub span: Span,
+}
+
+impl Dataview {
+    /// True when the dataview contains an index access (whose value is only known at run time).
+    pub fn has_index(&self) -> bool {
+        self.path.iter().any(|a| matches!(a, Access::Index(_)))
+    }
+
+    /// The dataview as source text (`x[i].re`).
+    pub fn text(&self) -> String {
+        let mut s = self.root.to_string();
+        for a in &self.path {
+            match a {
+                Access::Field(Member::Named(n)) => {
+                    s.push('.');
+                    s.push_str(&n.to_string());
+                }
+                Access::Field(Member::Unnamed(i)) => {
+                    s.push('.');
+                    s.push_str(&i.index.to_string());
+                }
+                Access::Index(e) => {
+                    s.push('[');
+                    s.push_str(&crate::print::expr_text(e));
+                    s.push(']');
+                }
+            }
+        }
+        s
+    }
+
+    /// True when both dataviews are syntactically the same place.
+    pub fn same_as(&self, other: &Dataview) -> bool {
+        self.text() == other.text()
+    }
+}
+
+/// One step of a dataview.
+#[derive(Clone, Debug)]
+pub enum Access {
+    /// `.field` or `.0`
+    Field(Member),
+    /// `[index]`
+    Index(Expr),
+}
+
+/// The iteration space of a `for` loop.
+#[derive(Clone, Debug)]
+pub struct RangeSpec {
+    /// First value of the range expression.
+    pub start: Expr,
+    /// End of the range expression.
+    pub end: Expr,
+    /// `..=` instead of `..`.
+    pub inclusive: bool,
+    /// `.step_by(s)`.
+    pub step: Option<Expr>,
+    /// `.rev()`: iterate from the last element down.
+    pub rev: bool,
+}
+
+/// A call of another reversible function or method.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// What is called.
+    pub callee: Callee,
+    /// The arguments.
+    pub args: Vec<CallArg>,
+}
+
+/// The called function.
+#[derive(Clone, Debug)]
+pub enum Callee {
+    /// A path `g` or `module::g::<T>`.
+    Path(syn::ExprPath),
+    /// A method `receiver.method::<T>(…)`.
+    Method {
+        /// The receiver expression (`self`, `model`, …).
+        receiver: Box<Expr>,
+        /// The method name.
+        method: Ident,
+        /// Turbofish, if any.
+        turbofish: Option<syn::AngleBracketedGenericArguments>,
+    },
+}
+
+/// An argument of a call.
+#[derive(Clone, Debug)]
+pub enum CallArg {
+    /// A dataview passed as `&mut`.
+    View(Dataview),
+    /// `&expr`: passed by shared reference.
+    Shared(Expr),
+    /// Any other expression, or a read-only variable: passed by value.
+    Value(Expr),
+}

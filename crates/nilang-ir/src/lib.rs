@@ -1,0 +1,114 @@
+//! The statement IR of nilang's reversible language.
+//!
+//! A reversible function goes through four stages, each a module of this crate except the
+//! last: [`parse`] (syn → IR, expanding shortcuts), [`check`] (static rules), [`reverse`]
+//! (the inverse of every statement) and code generation (in `nilang-macros`). [`print`]
+//! renders any IR back into the language's syntax; [`expand_source`] is the papers'
+//! `macroexpand`: it prints, for every reversible function of a Rust file, its forward and
+//! its inverse program.
+//!
+//! ```
+//! let src = r#"
+//!     #[i]
+//!     fn f<T: Real>(y: &mut T, x: &mut T) {
+//!         let a = T::zero();
+//!         a += sin(x);
+//!         y += a * x;
+//!         a -= sin(x);
+//!         dealloc!(a = T::zero());
+//!     }
+//! "#;
+//! let text = nilang_ir::expand_source(src).unwrap();
+//! assert!(text.contains("fn f_inv"));
+//! assert!(text.contains("y -= a * x;"));
+//! ```
+#![warn(missing_docs)]
+
+pub mod ast;
+pub mod check;
+pub mod parse;
+pub mod print;
+pub mod reverse;
+
+pub use ast::Function;
+pub use parse::Options;
+
+/// Is this attribute the `#[i]` attribute (`#[i]`, `#[i(...)]`, `#[nilang::i]`)?
+pub fn is_reversible_attr(attr: &syn::Attribute) -> bool {
+    attr.path().segments.last().map(|s| s.ident == "i").unwrap_or(false)
+}
+
+fn options_of(attr: &syn::Attribute) -> syn::Result<Options> {
+    match &attr.meta {
+        syn::Meta::Path(_) => Ok(Options::default()),
+        syn::Meta::List(l) => Options::parse(l.tokens.clone()),
+        syn::Meta::NameValue(nv) => Err(syn::Error::new_spanned(nv, "write `#[i]` or `#[i(options)]`")),
+    }
+}
+
+/// Parses every reversible function of a Rust source file (free functions and methods in
+/// `impl` blocks marked `#[i]`).
+pub fn parse_file(src: &str) -> syn::Result<Vec<Function>> {
+    let file: syn::File = syn::parse_file(src)?;
+    let mut out = Vec::new();
+    let mut errors = parse::Errors::default();
+    collect(&file.items, &mut out, &mut errors);
+    errors.finish(out)
+}
+
+fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut parse::Errors) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => {
+                if let Some(pos) = f.attrs.iter().position(is_reversible_attr) {
+                    let mut f = f.clone();
+                    let attr = f.attrs.remove(pos);
+                    match options_of(&attr).and_then(|o| parse::parse_function(&o, f)) {
+                        Ok(func) => out.push(func),
+                        Err(e) => errors.add(e),
+                    }
+                }
+            }
+            syn::Item::Impl(imp) => {
+                let whole = imp.attrs.iter().find(|a| is_reversible_attr(a));
+                for it in &imp.items {
+                    if let syn::ImplItem::Fn(m) = it {
+                        let own = m.attrs.iter().position(is_reversible_attr);
+                        let attr = match (own, whole) {
+                            (Some(p), _) => Some(m.attrs[p].clone()),
+                            (None, Some(a)) => Some(a.clone()),
+                            (None, None) => None,
+                        };
+                        if let Some(attr) = attr {
+                            let mut m = m.clone();
+                            m.attrs.retain(|a| !is_reversible_attr(a));
+                            match options_of(&attr).and_then(|o| parse::parse_method(&o, m)) {
+                                Ok(func) => out.push(func),
+                                Err(e) => errors.add(e),
+                            }
+                        }
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect(items, out, errors);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The papers' `macroexpand`: for every reversible function in `src`, its forward program
+/// and its inverse program, in the language's own syntax.
+pub fn expand_source(src: &str) -> Result<String, String> {
+    let functions = parse_file(src).map_err(|e| {
+        let start = e.span().start();
+        format!("error at line {}, column {}: {e}", start.line, start.column + 1)
+    })?;
+    if functions.is_empty() {
+        return Err("no reversible function (marked `#[i]`) in this file".to_string());
+    }
+    Ok(functions.iter().map(print::function_text).collect::<Vec<_>>().join("\n"))
+}

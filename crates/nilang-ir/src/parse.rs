@@ -1,0 +1,1043 @@
+//! From `syn` to the IR: the preprocessing stage of the papers.
+//!
+//! Shortcuts are expanded here: `routine! { A }` … `uncompute!()` becomes `A … ~A`,
+//! `reverse! { A }` becomes `~A`, a tuple target `(s, c) += sincos(x)` becomes two
+//! instructions, and inside `expand! { … }` (or a function marked `#[i(expand)]`) a nested
+//! right-hand side becomes ancillas that are computed, used and uncomputed.
+//!
+//! Errors are accumulated so that the user sees every problem of a function at once; each
+//! error points at the user's tokens and says how to fix it.
+
+use crate::ast::*;
+use crate::print::tokens_text;
+use crate::reverse::reverse_block;
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Expr, Ident};
+
+/// Options of the `#[i(...)]` attribute.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `#[i(nocheck)]`: no runtime reversibility checks.
+    pub nocheck: bool,
+    /// `#[i(inverse = name)]`: the inverse function's name.
+    pub inverse: Option<Ident>,
+    /// `#[i(expand)]`: expand nested right-hand sides into ancillas.
+    pub expand: bool,
+}
+
+impl Options {
+    /// Parses the tokens of the attribute (`nocheck, inverse = name, expand`).
+    pub fn parse(attr: TokenStream) -> syn::Result<Options> {
+        let mut options = Options::default();
+        let parser = syn::meta::parser(|meta| {
+            if meta.path.is_ident("nocheck") {
+                options.nocheck = true;
+                Ok(())
+            } else if meta.path.is_ident("expand") {
+                options.expand = true;
+                Ok(())
+            } else if meta.path.is_ident("inverse") {
+                options.inverse = Some(meta.value()?.parse()?);
+                Ok(())
+            } else {
+                Err(meta.error(
+                    "unknown option of #[i]: the options are `nocheck`, `expand` and `inverse = name`",
+                ))
+            }
+        });
+        syn::parse::Parser::parse2(parser, attr)?;
+        Ok(options)
+    }
+}
+
+/// An error accumulator: collects every error instead of stopping at the first.
+#[derive(Default)]
+pub struct Errors(Option<syn::Error>);
+
+impl Errors {
+    /// Records an error at `span`.
+    pub fn push(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.add(syn::Error::new(span, message));
+    }
+
+    /// Records an error.
+    pub fn add(&mut self, e: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+
+    /// `Err` with every recorded error, or `Ok(value)`.
+    pub fn finish<T>(self, value: T) -> syn::Result<T> {
+        match self.0 {
+            Some(e) => Err(e),
+            None => Ok(value),
+        }
+    }
+}
+
+/// Parses a function carrying the `#[i]` attribute (already removed) into the IR.
+pub fn parse_function(options: &Options, item: syn::ItemFn) -> syn::Result<Function> {
+    parse_signature_and_body(
+        options,
+        item.attrs,
+        item.vis,
+        item.sig,
+        &item.block,
+    )
+}
+
+/// Parses a method of an `impl` block into the IR.
+pub fn parse_method(options: &Options, item: syn::ImplItemFn) -> syn::Result<Function> {
+    parse_signature_and_body(options, item.attrs, item.vis, item.sig, &item.block)
+}
+
+fn parse_signature_and_body(
+    options: &Options,
+    attrs: Vec<syn::Attribute>,
+    vis: syn::Visibility,
+    sig: syn::Signature,
+    block: &syn::Block,
+) -> syn::Result<Function> {
+    let mut errors = Errors::default();
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        errors.push(
+            ty.span(),
+            "a reversible function returns nothing: its outputs are its `&mut` arguments, \
+             changed in place; remove the return type",
+        );
+    }
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Receiver(r) => {
+                let kind = if r.reference.is_none() {
+                    ParamKind::Value
+                } else if r.mutability.is_some() {
+                    ParamKind::MutRef
+                } else {
+                    ParamKind::SharedRef
+                };
+                params.push(Param { name: Ident::new("self", r.self_token.span), kind });
+            }
+            syn::FnArg::Typed(pt) => {
+                let name = match &*pt.pat {
+                    syn::Pat::Ident(pi) => pi.ident.clone(),
+                    other => {
+                        errors.push(
+                            other.span(),
+                            "parameters of a reversible function must be plain names (`x: &mut T`)",
+                        );
+                        continue;
+                    }
+                };
+                let kind = match &*pt.ty {
+                    syn::Type::Reference(r) if r.mutability.is_some() => ParamKind::MutRef,
+                    syn::Type::Reference(_) => ParamKind::SharedRef,
+                    _ => ParamKind::Value,
+                };
+                params.push(Param { name, kind });
+            }
+        }
+    }
+    let fn_name = sig.ident.to_string();
+    let inverse_name = options
+        .inverse
+        .clone()
+        .unwrap_or_else(|| Ident::new(&format!("{}_inv", sig.ident), sig.ident.span()));
+    let mut parser = Parser {
+        errors: &mut errors,
+        expand: options.expand,
+        temp_counter: 0,
+        fn_name,
+    };
+    let body = parser.block(&block.stmts);
+    let function = Function {
+        attrs,
+        vis,
+        sig,
+        inverse_name,
+        checked: !options.nocheck,
+        params,
+        body,
+    };
+    if let Err(e) = crate::check::check_function(&function) {
+        errors.add(e);
+    }
+    errors.finish(function)
+}
+
+struct Parser<'a> {
+    errors: &'a mut Errors,
+    expand: bool,
+    temp_counter: usize,
+    #[allow(dead_code)]
+    fn_name: String,
+}
+
+fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {
+    let ts = tokens.to_token_stream();
+    Stmt { kind, span: spanned_of(&ts), source: tokens_text(&ts) }
+}
+
+fn spanned_of(ts: &TokenStream) -> Span {
+    let mut it = ts.clone().into_iter();
+    let first = match it.next() {
+        Some(t) => t.span(),
+        None => return Span::call_site(),
+    };
+    match ts.clone().into_iter().last() {
+        Some(last) => first.join(last.span()).unwrap_or(first),
+        None => first,
+    }
+}
+
+impl Parser<'_> {
+    /// Parses a block of statements, expanding routines in place.
+    fn block(&mut self, stmts: &[syn::Stmt]) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut routines: Vec<Vec<Stmt>> = Vec::new();
+        for s in stmts {
+            self.statement(s, &mut out, &mut routines);
+        }
+        out
+    }
+
+    fn statement(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>, routines: &mut Vec<Vec<Stmt>>) {
+        match s {
+            syn::Stmt::Local(local) => self.local(local, out),
+            syn::Stmt::Item(item) => self.errors.push(
+                item.span(),
+                "items cannot be declared inside a reversible function; move them outside",
+            ),
+            syn::Stmt::Macro(m) => self.macro_stmt(&m.mac, s, out, routines),
+            syn::Stmt::Expr(e, _) => self.expr_stmt(e, s, out, routines),
+        }
+    }
+
+    fn local(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) {
+        let Some(init) = &local.init else {
+            self.errors.push(
+                local.span(),
+                "an ancilla needs a known initial value: write `let x = value;`",
+            );
+            return;
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            self.errors.push(diverge.span(), "`let … else` is not reversible");
+            return;
+        }
+        match self.bindings(&local.pat, &init.expr) {
+            Some(b) => out.push(stmt(StmtKind::Alloc(b), local)),
+            None => {}
+        }
+    }
+
+    /// Pairs the names of a `let` pattern (or of a `dealloc!` left side) with values.
+    fn bindings(&mut self, pat: &syn::Pat, value: &Expr) -> Option<Vec<Binding>> {
+        match pat {
+            syn::Pat::Ident(pi) => Some(vec![Binding {
+                name: pi.ident.clone(),
+                ty: None,
+                value: value.clone(),
+            }]),
+            syn::Pat::Type(pt) => {
+                let mut b = self.bindings(&pt.pat, value)?;
+                if b.len() == 1 {
+                    b[0].ty = Some((*pt.ty).clone());
+                    Some(b)
+                } else {
+                    self.errors.push(pt.span(), "write the types of several ancillas one by one");
+                    None
+                }
+            }
+            syn::Pat::Tuple(tp) => {
+                let Expr::Tuple(values) = value else {
+                    self.errors.push(
+                        value.span(),
+                        "several ancillas take a tuple of values: `let (a, b) = (x, y);`",
+                    );
+                    return None;
+                };
+                if values.elems.len() != tp.elems.len() {
+                    self.errors.push(
+                        value.span(),
+                        format!(
+                            "{} ancillas but {} values: give one value per ancilla",
+                            tp.elems.len(),
+                            values.elems.len()
+                        ),
+                    );
+                    return None;
+                }
+                let mut all = Vec::new();
+                for (p, v) in tp.elems.iter().zip(values.elems.iter()) {
+                    all.extend(self.bindings(p, v)?);
+                }
+                Some(all)
+            }
+            other => {
+                self.errors.push(
+                    other.span(),
+                    "an ancilla is a plain name or a tuple of names: `let x = 0.0;`",
+                );
+                None
+            }
+        }
+    }
+
+    fn expr_stmt(
+        &mut self,
+        e: &Expr,
+        whole: &dyn ToTokens,
+        out: &mut Vec<Stmt>,
+        routines: &mut Vec<Vec<Stmt>>,
+    ) {
+        match e {
+            Expr::Binary(b) => self.instruction(b, whole, out),
+            Expr::Assign(a) => self.errors.push(
+                a.eq_token.span,
+                "assignment `=` is not reversible: accumulate with `y += identity(x)` \
+                 into a zero-initialised ancilla, or allocate one with `let y = x;`",
+            ),
+            Expr::Return(r) => self.errors.push(
+                r.span(),
+                "`return` is not allowed in a reversible function: control must reach the end \
+                 so the program can run backwards; restructure with `if`",
+            ),
+            Expr::Break(b) => self.errors.push(
+                b.span(),
+                "`break` is not reversible: use `while (pre, post)` with an explicit condition",
+            ),
+            Expr::Continue(c) => self.errors.push(
+                c.span(),
+                "`continue` is not reversible: put the rest of the body under an `if`",
+            ),
+            Expr::Loop(l) => self.errors.push(
+                l.loop_token.span,
+                "`loop` is not reversible: use `while (pre, post) { … }` with a postcondition",
+            ),
+            Expr::If(i) => {
+                if let Some(s) = self.if_stmt(i, whole) {
+                    out.push(s)
+                }
+            }
+            Expr::While(w) => self.while_stmt(w, whole, out),
+            Expr::ForLoop(f) => self.for_stmt(f, whole, out),
+            Expr::Call(_) | Expr::MethodCall(_) => {
+                if let Some(s) = self.call_or_builtin(e, whole, false) {
+                    out.push(s)
+                }
+            }
+            Expr::Macro(m) => self.macro_stmt(&m.mac, whole, out, routines),
+            Expr::Paren(p) => self.expr_stmt(&p.expr, whole, out, routines),
+            other => self.errors.push(
+                other.span(),
+                "not a statement of the reversible language: expected an instruction \
+                 (`y += f(x)`), a call, `let`, `dealloc!`, `if`, `while`, `for`, or a macro \
+                 statement (`routine!`, `uncompute!`, `reverse!`, `uncall!`, `push!`, `pop!`, \
+                 `safe!`, `nocheck!`, `expand!`)",
+            ),
+        }
+    }
+
+    fn instruction(&mut self, b: &syn::ExprBinary, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
+        let op = match b.op {
+            syn::BinOp::AddAssign(_) => AccOp::Add,
+            syn::BinOp::SubAssign(_) => AccOp::Sub,
+            syn::BinOp::BitXorAssign(_) => AccOp::Xor,
+            syn::BinOp::MulAssign(_) => AccOp::Mul,
+            syn::BinOp::DivAssign(_) => AccOp::Div,
+            syn::BinOp::RemAssign(_)
+            | syn::BinOp::BitAndAssign(_)
+            | syn::BinOp::BitOrAssign(_)
+            | syn::BinOp::ShlAssign(_)
+            | syn::BinOp::ShrAssign(_) => {
+                self.errors.push(
+                    b.op.span(),
+                    "this compound assignment is not reversible: the instructions are \
+                     `+=`, `-=`, `^=` (and `*=`, `/=` for multiplicative number systems)",
+                );
+                return;
+            }
+            _ => {
+                self.errors.push(
+                    b.span(),
+                    "an expression is not a statement: write an instruction such as `y += f(x)`",
+                );
+                return;
+            }
+        };
+        // Tuple targets: `(s, c) += sincos(x)`.
+        if let Expr::Tuple(t) = &*b.left {
+            self.tuple_instruction(t, op, &b.right, whole, out);
+            return;
+        }
+        let Some(target) = self.dataview(&b.left) else {
+            self.errors.push(
+                b.left.span(),
+                "the target of an instruction must be a dataview: a variable, a field (`z.re`), \
+                 an element (`x[i]`) or a chain of them",
+            );
+            return;
+        };
+        if op == AccOp::Xor {
+            let expr = match &*b.right {
+                Expr::Call(c) if path_ident(&c.func).as_deref() == Some("identity") && c.args.len() == 1 => {
+                    c.args[0].clone()
+                }
+                other => other.clone(),
+            };
+            if mentions(&expr, &target.root) && !target.has_index() {
+                self.errors.push(
+                    expr.span(),
+                    format!(
+                        "the right-hand side of `^=` reads its own target `{}`: the instruction \
+                         would not be its own inverse; xor into another variable",
+                        target.root
+                    ),
+                );
+                return;
+            }
+            out.push(stmt(StmtKind::XorExpr { target, expr }, whole));
+            return;
+        }
+        let mut pre = Vec::new();
+        let Some((prim, args)) = self.rhs(&b.right, &target, &mut pre) else { return };
+        let instr = stmt(StmtKind::Instr(Instr { target, op, prim, args }), whole);
+        if pre.is_empty() {
+            out.push(instr);
+        } else {
+            // compute the ancillas, use them, uncompute them.
+            let undo = reverse_block(&pre);
+            out.extend(pre);
+            out.push(instr);
+            out.extend(undo);
+        }
+    }
+
+    fn tuple_instruction(
+        &mut self,
+        t: &syn::ExprTuple,
+        op: AccOp,
+        rhs: &Expr,
+        whole: &dyn ToTokens,
+        out: &mut Vec<Stmt>,
+    ) {
+        let parts: &[&str] = match rhs {
+            Expr::Call(c) if path_ident(&c.func).as_deref() == Some("sincos") => &["sin", "cos"],
+            _ => {
+                self.errors.push(
+                    rhs.span(),
+                    "a tuple target takes a primitive with several results; the built-in one is \
+                     `(s, c) += sincos(x)`",
+                );
+                return;
+            }
+        };
+        let Expr::Call(c) = rhs else { unreachable!() };
+        if t.elems.len() != parts.len() || c.args.len() != 1 || op == AccOp::Xor {
+            self.errors.push(
+                t.span(),
+                "`sincos` takes one operand and fills two targets: `(s, c) += sincos(x)`",
+            );
+            return;
+        }
+        for (elem, name) in t.elems.iter().zip(parts) {
+            let Some(target) = self.dataview(elem) else {
+                self.errors.push(elem.span(), "each element of a tuple target must be a dataview");
+                return;
+            };
+            let info = primitive(name).expect("sin and cos are primitives");
+            let arg = self.operand(&c.args[0], &target, &mut Vec::new());
+            let Some(arg) = arg else { return };
+            out.push(stmt(
+                StmtKind::Instr(Instr { target, op, prim: Prim::Builtin(info), args: vec![arg] }),
+                whole,
+            ));
+        }
+    }
+
+    /// Parses a right-hand side into a primitive and its operands. In expand mode, nested
+    /// operands are computed into ancillas appended to `pre`.
+    fn rhs(
+        &mut self,
+        e: &Expr,
+        target: &Dataview,
+        pre: &mut Vec<Stmt>,
+    ) -> Option<(Prim, Vec<Operand>)> {
+        match e {
+            Expr::Paren(p) => self.rhs(&p.expr, target, pre),
+            Expr::Group(g) => self.rhs(&g.expr, target, pre),
+            Expr::Binary(b) => {
+                let sym = b.op.to_token_stream().to_string();
+                let Some(info) = infix_primitive(&sym) else {
+                    self.errors.push(
+                        b.op.span(),
+                        format!(
+                            "`{sym}` is not a primitive: the infix primitives are `*`, `/`, `+`, `-`"
+                        ),
+                    );
+                    return None;
+                };
+                let l = self.operand(&b.left, target, pre)?;
+                let r = self.operand(&b.right, target, pre)?;
+                Some((Prim::Builtin(info), vec![l, r]))
+            }
+            Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => {
+                let x = self.operand(expr, target, pre)?;
+                Some((Prim::Builtin(primitive("neg").unwrap()), vec![x]))
+            }
+            Expr::Call(c) => {
+                let Some(prim) = self.prim_of(&c.func) else { return None };
+                if let Prim::Builtin(info) = &prim {
+                    if info.arity != c.args.len() {
+                        self.errors.push(
+                            c.span(),
+                            format!(
+                                "`{}` takes {} operand{}, found {}",
+                                info.name,
+                                info.arity,
+                                if info.arity == 1 { "" } else { "s" },
+                                c.args.len()
+                            ),
+                        );
+                        return None;
+                    }
+                }
+                let mut args = Vec::new();
+                for a in &c.args {
+                    args.push(self.operand(a, target, pre)?);
+                }
+                Some((prim, args))
+            }
+            // `y += x` is `y += identity(x)`.
+            other => {
+                let x = self.operand(other, target, pre)?;
+                Some((Prim::Builtin(primitive("identity").unwrap()), vec![x]))
+            }
+        }
+    }
+
+    fn prim_of(&mut self, func: &Expr) -> Option<Prim> {
+        let Expr::Path(p) = func else {
+            self.errors.push(func.span(), "expected the name of a primitive");
+            return None;
+        };
+        let last = p.path.segments.last().unwrap().ident.to_string();
+        if last.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return Some(Prim::User(p.path.clone()));
+        }
+        if p.path.segments.len() == 1 {
+            if let Some(info) = primitive(&last) {
+                return Some(Prim::Builtin(info));
+            }
+        }
+        let names: Vec<&str> = PRIMITIVES.iter().map(|p| p.name).collect();
+        self.errors.push(
+            func.span(),
+            format!(
+                "unknown primitive `{last}`: the primitives are {}; for your own, implement \
+                 `nilang::Unary` or `nilang::Binary` for a type `MyPrim` and write `y += MyPrim(x)`",
+                names.join(", ")
+            ),
+        );
+        None
+    }
+
+    /// Is this expression a nested computation (a primitive application)?
+    fn is_nested(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_nested(&p.expr),
+            Expr::Binary(b) => infix_primitive(&b.op.to_token_stream().to_string()).is_some(),
+            Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => {
+                !matches!(&**expr, Expr::Lit(_))
+            }
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) if p.path.segments.len() == 1 => {
+                    let n = p.path.segments[0].ident.to_string();
+                    primitive(&n).is_some() || n == "sincos"
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn operand(&mut self, e: &Expr, target: &Dataview, pre: &mut Vec<Stmt>) -> Option<Operand> {
+        if self.is_nested(e) {
+            if !self.expand {
+                self.errors.push(
+                    e.span(),
+                    "the right-hand side of an instruction must be a single primitive applied \
+                     to variables (`y += a * b`); split it into instructions on ancillas, or \
+                     wrap the statement in `expand! { … }` to have the ancillas generated",
+                );
+                return None;
+            }
+            // expand: t ← zero; t += e; (the caller uncomputes `pre` afterwards)
+            self.temp_counter += 1;
+            let name = Ident::new(&format!("__nested{}", self.temp_counter), e.span());
+            let mut inner = Vec::new();
+            let temp = Dataview { root: name.clone(), path: vec![], span: e.span() };
+            let (prim, args) = self.rhs(e, &temp, &mut inner)?;
+            let zero = zero_like_expr(target);
+            let alloc = Binding { name: name.clone(), ty: None, value: zero };
+            pre.push(stmt(StmtKind::Alloc(vec![alloc]), e));
+            pre.extend(inner);
+            pre.push(stmt(
+                StmtKind::Instr(Instr { target: temp.clone(), op: AccOp::Add, prim, args }),
+                e,
+            ));
+            return Some(Operand::View(temp));
+        }
+        match self.dataview(e) {
+            Some(v) => Some(Operand::View(v)),
+            None => Some(Operand::Const(e.clone())),
+        }
+    }
+
+    fn dataview(&self, e: &Expr) -> Option<Dataview> {
+        dataview(e)
+    }
+
+    fn if_stmt(&mut self, i: &syn::ExprIf, whole: &dyn ToTokens) -> Option<Stmt> {
+        let (pre, post, explicit_post) = match &*i.cond {
+            Expr::Tuple(t) if t.elems.len() == 2 => (t.elems[0].clone(), t.elems[1].clone(), true),
+            Expr::Tuple(t) => {
+                self.errors.push(
+                    t.span(),
+                    "a reversible `if` takes `(precondition, postcondition)` or a single condition",
+                );
+                return None;
+            }
+            c => (c.clone(), c.clone(), false),
+        };
+        let then = self.block(&i.then_branch.stmts);
+        let els = match &i.else_branch {
+            None => Vec::new(),
+            Some((_, e)) => match &**e {
+                Expr::Block(b) => self.block(&b.block.stmts),
+                Expr::If(inner) => self.if_stmt(inner, inner).into_iter().collect(),
+                other => {
+                    self.errors.push(other.span(), "expected a block after `else`");
+                    Vec::new()
+                }
+            },
+        };
+        Some(stmt(StmtKind::If { pre, post, explicit_post, then, els }, whole))
+    }
+
+    fn while_stmt(&mut self, w: &syn::ExprWhile, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
+        let Expr::Tuple(t) = &*w.cond else {
+            self.errors.push(
+                w.cond.span(),
+                "a reversible `while` needs a postcondition: write `while (pre, post) { … }` \
+                 where `post` is false on entry and true after every iteration",
+            );
+            return;
+        };
+        if t.elems.len() != 2 {
+            self.errors.push(t.span(), "a reversible `while` takes `(precondition, postcondition)`");
+            return;
+        }
+        let body = self.block(&w.body.stmts);
+        out.push(stmt(
+            StmtKind::While { pre: t.elems[0].clone(), post: t.elems[1].clone(), body },
+            whole,
+        ));
+    }
+
+    fn for_stmt(&mut self, f: &syn::ExprForLoop, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
+        let syn::Pat::Ident(pi) = &*f.pat else {
+            self.errors.push(f.pat.span(), "the loop variable must be a plain name");
+            return;
+        };
+        let Some(range) = self.range(&f.expr) else {
+            self.errors.push(
+                f.expr.span(),
+                "a reversible `for` iterates over a range: `a..b`, `a..=b`, `(a..b).rev()` or \
+                 `(a..b).step_by(s)`",
+            );
+            return;
+        };
+        let body = self.block(&f.body.stmts);
+        out.push(stmt(StmtKind::For { var: pi.ident.clone(), range, body }, whole));
+    }
+
+    fn range(&self, e: &Expr) -> Option<RangeSpec> {
+        match e {
+            Expr::Paren(p) => self.range(&p.expr),
+            Expr::Range(r) => Some(RangeSpec {
+                start: (**r.start.as_ref()?).clone(),
+                end: (**r.end.as_ref()?).clone(),
+                inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+                step: None,
+                rev: false,
+            }),
+            Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                let mut r = self.range(&m.receiver)?;
+                r.rev = !r.rev;
+                Some(r)
+            }
+            Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                let mut r = self.range(&m.receiver)?;
+                if r.step.is_some() || r.rev {
+                    return None;
+                }
+                r.step = Some(m.args[0].clone());
+                Some(r)
+            }
+            _ => None,
+        }
+    }
+
+    fn call_or_builtin(&mut self, e: &Expr, whole: &dyn ToTokens, uncall: bool) -> Option<Stmt> {
+        match e {
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else {
+                    self.errors.push(c.func.span(), "expected the name of a reversible function");
+                    return None;
+                };
+                if let Some(name) = path_ident(&c.func) {
+                    if let Some((op, n_views, angle)) = BuiltinOp::lookup(&name) {
+                        return self.builtin(c, op, n_views, angle, whole, uncall);
+                    }
+                    if primitive(&name).is_some() {
+                        self.errors.push(
+                            c.span(),
+                            format!(
+                                "`{name}(…)` alone does nothing: a primitive is used in an \
+                                 instruction, `y += {name}(…)`"
+                            ),
+                        );
+                        return None;
+                    }
+                }
+                let args = c.args.iter().map(|a| self.call_arg(a)).collect();
+                Some(stmt(
+                    StmtKind::Call { call: Call { callee: Callee::Path(p.clone()), args }, uncall },
+                    whole,
+                ))
+            }
+            Expr::MethodCall(m) => {
+                let args = m.args.iter().map(|a| self.call_arg(a)).collect();
+                Some(stmt(
+                    StmtKind::Call {
+                        call: Call {
+                            callee: Callee::Method {
+                                receiver: m.receiver.clone(),
+                                method: m.method.clone(),
+                                turbofish: m.turbofish.clone(),
+                            },
+                            args,
+                        },
+                        uncall,
+                    },
+                    whole,
+                ))
+            }
+            other => {
+                self.errors.push(other.span(), "`uncall!` takes a call: `uncall!(g(x, y))`");
+                None
+            }
+        }
+    }
+
+    fn builtin(
+        &mut self,
+        c: &syn::ExprCall,
+        op: BuiltinOp,
+        n_views: usize,
+        angle: bool,
+        whole: &dyn ToTokens,
+        uncall: bool,
+    ) -> Option<Stmt> {
+        let expected = n_views + angle as usize;
+        if c.args.len() != expected {
+            self.errors.push(
+                c.span(),
+                format!("`{}` takes {expected} argument{}", op.name(), if expected == 1 { "" } else { "s" }),
+            );
+            return None;
+        }
+        let mut args = Vec::new();
+        for a in c.args.iter().take(n_views) {
+            match self.dataview(a) {
+                Some(v) => args.push(v),
+                None => {
+                    self.errors.push(
+                        a.span(),
+                        format!("`{}` changes this argument in place: it must be a dataview", op.name()),
+                    );
+                    return None;
+                }
+            }
+        }
+        if n_views == 2 && args[0].same_as(&args[1]) {
+            self.errors.push(
+                c.args[1].span(),
+                format!("`{}` of a variable with itself: pass two different variables", op.name()),
+            );
+            return None;
+        }
+        let operand = if angle {
+            let a = &c.args[n_views];
+            Some(match self.dataview(a) {
+                Some(v) => {
+                    if args.iter().any(|t| t.same_as(&v)) {
+                        self.errors.push(a.span(), "the angle of a rotation cannot be one of the rotated variables");
+                        return None;
+                    }
+                    Operand::View(v)
+                }
+                None => Operand::Const(a.clone()),
+            })
+        } else {
+            None
+        };
+        let op = if uncall { op.inverse() } else { op };
+        Some(stmt(StmtKind::Builtin { op, args, operand }, whole))
+    }
+
+    fn call_arg(&self, a: &Expr) -> CallArg {
+        match a {
+            Expr::Reference(r) if r.mutability.is_none() => CallArg::Shared((*r.expr).clone()),
+            other => match self.dataview(other) {
+                Some(v) => CallArg::View(v),
+                None => CallArg::Value(other.clone()),
+            },
+        }
+    }
+
+    fn macro_stmt(
+        &mut self,
+        mac: &syn::Macro,
+        whole: &dyn ToTokens,
+        out: &mut Vec<Stmt>,
+        routines: &mut Vec<Vec<Stmt>>,
+    ) {
+        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let span = mac.path.span();
+        match name.as_str() {
+            "routine" => {
+                let Some(stmts) = self.macro_block(mac) else { return };
+                let body = self.block(&stmts);
+                routines.push(body.clone());
+                out.extend(body);
+            }
+            "uncompute" => {
+                if !mac.tokens.is_empty() {
+                    self.errors.push(mac.tokens.span(), "`uncompute!()` takes no arguments");
+                }
+                match routines.pop() {
+                    Some(r) => out.extend(reverse_block(&r)),
+                    None => self.errors.push(
+                        span,
+                        "`uncompute!()` without a `routine! { … }` before it in the same block: \
+                         it undoes the most recent routine",
+                    ),
+                }
+            }
+            "reverse" => {
+                let Some(stmts) = self.macro_block(mac) else { return };
+                let body = self.block(&stmts);
+                out.extend(reverse_block(&body));
+            }
+            "expand" => {
+                let Some(stmts) = self.macro_block(mac) else { return };
+                let was = std::mem::replace(&mut self.expand, true);
+                let body = self.block(&stmts);
+                self.expand = was;
+                out.extend(body);
+            }
+            "nocheck" => {
+                let Some(stmts) = self.macro_block(mac) else { return };
+                let body = self.block(&stmts);
+                out.push(stmt(StmtKind::NoCheck(body), whole));
+            }
+            "safe" => out.push(stmt(StmtKind::Safe(mac.tokens.clone()), whole)),
+            "uncall" => {
+                let e: Expr = match syn::parse2(mac.tokens.clone()) {
+                    Ok(e) => e,
+                    Err(_) => {
+                        self.errors.push(mac.tokens.span(), "`uncall!` takes a call: `uncall!(g(x, y))`");
+                        return;
+                    }
+                };
+                if let Some(s) = self.call_or_builtin(&e, whole, true) {
+                    out.push(s)
+                }
+            }
+            "dealloc" => self.dealloc(mac, whole, out),
+            "push" | "pop" | "push_copy" | "pop_copy" => {
+                let args = match mac.parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                ) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        self.errors.add(e);
+                        return;
+                    }
+                };
+                let views: Vec<_> = args.iter().map(|a| self.dataview(a)).collect();
+                if views.len() != 2 || views.iter().any(Option::is_none) {
+                    self.errors.push(
+                        mac.tokens.span(),
+                        format!("`{name}!` takes a stack and a variable: `{name}!(stack, x)`"),
+                    );
+                    return;
+                }
+                let mut views = views.into_iter().map(Option::unwrap);
+                let stack = views.next().unwrap();
+                let value = views.next().unwrap();
+                out.push(stmt(
+                    StmtKind::Stack {
+                        stack,
+                        value,
+                        push: name.starts_with("push"),
+                        copy: name.ends_with("copy"),
+                    },
+                    whole,
+                ));
+            }
+            other => self.errors.push(
+                span,
+                format!(
+                    "unknown statement macro `{other}!`: the statement macros are `routine!`, \
+                     `uncompute!`, `reverse!`, `uncall!`, `dealloc!`, `push!`, `pop!`, \
+                     `push_copy!`, `pop_copy!`, `safe!`, `nocheck!` and `expand!`"
+                ),
+            ),
+        }
+    }
+
+    fn macro_block(&mut self, mac: &syn::Macro) -> Option<Vec<syn::Stmt>> {
+        match mac.parse_body_with(syn::Block::parse_within) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.errors.add(e);
+                None
+            }
+        }
+    }
+
+    fn dealloc(&mut self, mac: &syn::Macro, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
+        let items = match mac.parse_body_with(
+            syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+        ) {
+            Ok(a) => a,
+            Err(e) => {
+                self.errors.add(e);
+                return;
+            }
+        };
+        let mut bindings = Vec::new();
+        for item in &items {
+            match item {
+                Expr::Assign(a) => {
+                    let pat: syn::Pat = match syn::parse2::<syn::Ident>(a.left.to_token_stream()) {
+                        Ok(id) => syn::Pat::Ident(syn::PatIdent {
+                            attrs: vec![],
+                            by_ref: None,
+                            mutability: None,
+                            ident: id,
+                            subpat: None,
+                        }),
+                        Err(_) => match syn::parse::Parser::parse2(
+                            syn::Pat::parse_single,
+                            a.left.to_token_stream(),
+                        ) {
+                            Ok(p) => p,
+                            Err(_) => {
+                                self.errors.push(a.left.span(), "`dealloc!` takes `name = value`");
+                                return;
+                            }
+                        },
+                    };
+                    match self.bindings(&pat, &a.right) {
+                        Some(b) => bindings.extend(b),
+                        None => return,
+                    }
+                }
+                other => {
+                    self.errors.push(
+                        other.span(),
+                        "`dealloc!` takes `name = value`: the value the ancilla must hold",
+                    );
+                    return;
+                }
+            }
+        }
+        if bindings.is_empty() {
+            self.errors.push(mac.path.span(), "`dealloc!` takes `name = value`");
+            return;
+        }
+        out.push(stmt(StmtKind::Dealloc(bindings), whole));
+    }
+}
+
+/// The expression of a zero of the same type as a dataview (used for generated ancillas).
+fn zero_like_expr(target: &Dataview) -> Expr {
+    let view: Expr = syn::parse_str(&target.text()).expect("a dataview is an expression");
+    syn::parse_quote!({ use ::nilang::__private::Zeroable as _; (#view).zero_like() })
+}
+
+/// The single identifier of a path expression, if it is one.
+fn path_ident(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+            Some(p.path.segments[0].ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Does the expression mention the identifier?
+fn mentions(e: &Expr, id: &Ident) -> bool {
+    fn walk(ts: TokenStream, id: &Ident) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => &i == id,
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), id),
+            _ => false,
+        })
+    }
+    walk(e.to_token_stream(), id)
+}
+
+/// Parses a dataview: `x`, `*x`, `self`, `x.f`, `x[i]`, and chains of them; `None` for any
+/// other expression.
+pub fn dataview(e: &Expr) -> Option<Dataview> {
+    let span = e.span();
+    let mut path = Vec::new();
+    let mut cur = e;
+    loop {
+        match cur {
+            Expr::Paren(p) => cur = &p.expr,
+            Expr::Group(g) => cur = &g.expr,
+            Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. }) if path.is_empty() => {
+                cur = expr
+            }
+            Expr::Field(f) => {
+                path.push(Access::Field(f.member.clone()));
+                cur = &f.base;
+            }
+            Expr::Index(i) => {
+                path.push(Access::Index((*i.index).clone()));
+                cur = &i.expr;
+            }
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                let seg = &p.path.segments[0];
+                if !seg.arguments.is_empty() {
+                    return None;
+                }
+                path.reverse();
+                return Some(Dataview { root: seg.ident.clone(), path, span });
+            }
+            _ => return None,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! Reversal: the one place where the inverse of every statement is defined.
+//!
+//! Architecture Invariant: `reverse_block(&reverse_block(b))` is `b` (reversal is an
+//! involution), which the tests check on every example program.
+
+use crate::ast::*;
+
+/// The inverse of a block: the inverse of each statement, in the opposite order.
+pub fn reverse_block(stmts: &[Stmt]) -> Vec<Stmt> {
+    stmts.iter().rev().map(reverse_stmt).collect()
+}
+
+/// The inverse of one statement (the papers' table of reversible statements).
+pub fn reverse_stmt(s: &Stmt) -> Stmt {
+    let kind = match &s.kind {
+        StmtKind::Instr(i) => StmtKind::Instr(Instr { op: i.op.inverse(), ..i.clone() }),
+        StmtKind::XorExpr { .. } | StmtKind::Safe(_) => s.kind.clone(),
+        StmtKind::Builtin { op, args, operand } => StmtKind::Builtin {
+            op: op.inverse(),
+            args: args.clone(),
+            operand: operand.clone(),
+        },
+        StmtKind::Alloc(b) => StmtKind::Dealloc(b.iter().rev().cloned().collect()),
+        StmtKind::Dealloc(b) => StmtKind::Alloc(b.iter().rev().cloned().collect()),
+        StmtKind::If { pre, post, explicit_post, then, els } => StmtKind::If {
+            pre: post.clone(),
+            post: pre.clone(),
+            explicit_post: *explicit_post,
+            then: reverse_block(then),
+            els: reverse_block(els),
+        },
+        StmtKind::While { pre, post, body } => StmtKind::While {
+            pre: post.clone(),
+            post: pre.clone(),
+            body: reverse_block(body),
+        },
+        StmtKind::For { var, range, body } => StmtKind::For {
+            var: var.clone(),
+            range: RangeSpec { rev: !range.rev, ..range.clone() },
+            body: reverse_block(body),
+        },
+        StmtKind::Call { call, uncall } => StmtKind::Call { call: call.clone(), uncall: !uncall },
+        StmtKind::Stack { stack, value, push, copy } => StmtKind::Stack {
+            stack: stack.clone(),
+            value: value.clone(),
+            push: !push,
+            copy: *copy,
+        },
+        StmtKind::NoCheck(body) => StmtKind::NoCheck(reverse_block(body)),
+    };
+    let source = crate::print::header_text(&kind);
+    Stmt { kind, span: s.span, source }
+}

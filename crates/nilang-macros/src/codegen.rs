@@ -1,0 +1,435 @@
+//! The translation stage: IR → Rust tokens, for the forward program and (after
+//! [`nilang_ir::reverse`]) for the inverse program.
+//!
+//! Generated code calls only `::nilang::__private::*`. Every instruction loads its target and
+//! operands into locals, runs the instruction trait method on them and stores them back, so
+//! that `x[i] += x[j]` borrows nothing twice, constants of other types convert on load, and
+//! gradients accumulated into operands are kept.
+
+use nilang_ir::ast::*;
+use nilang_ir::check::{Scope, VarKind};
+use nilang_ir::print::{expr_text, range_tokens, tokens_text};
+use nilang_ir::reverse::reverse_block;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+
+/// The forward and inverse functions of a reversible function.
+pub fn generate(f: &Function) -> TokenStream {
+    let fwd_body = Gen::new(f, &f.sig.ident.to_string()).block(&f.body);
+    let inverse = reverse_block(&f.body);
+    let inv_body = Gen::new(f, &f.inverse_name.to_string()).block(&inverse);
+    let attrs = &f.attrs;
+    let vis = &f.vis;
+    let sig = &f.sig;
+    let mut inv_sig = f.sig.clone();
+    inv_sig.ident = f.inverse_name.clone();
+    let doc = format!(
+        "The inverse of [`{}`](#): runs its program backwards, undoing every change it made.",
+        f.sig.ident
+    );
+    let allow = quote!(#[allow(unused_mut, unused_variables, unused_braces, clippy::all)]);
+    quote! {
+        #(#attrs)*
+        #allow
+        #vis #sig {
+            #fwd_body
+        }
+        #[doc = #doc]
+        #allow
+        #vis #inv_sig {
+            #inv_body
+        }
+    }
+}
+
+/// Stubs emitted when a function has errors, so that its callers do not get cascades.
+pub fn stubs(attrs: &[syn::Attribute], vis: &syn::Visibility, sig: &syn::Signature, inverse: &syn::Ident) -> TokenStream {
+    let mut inv_sig = sig.clone();
+    inv_sig.ident = inverse.clone();
+    quote! {
+        #(#attrs)*
+        #[allow(unused_variables)]
+        #vis #sig { ::core::unimplemented!("this reversible function did not compile") }
+        #[allow(unused_variables)]
+        #vis #inv_sig { ::core::unimplemented!("this reversible function did not compile") }
+    }
+}
+
+struct Gen {
+    function: String,
+    scope: Scope,
+    checked: bool,
+    counter: usize,
+}
+
+fn private() -> TokenStream {
+    quote!(::nilang::__private)
+}
+
+impl Gen {
+    fn new(f: &Function, name: &str) -> Gen {
+        Gen { function: name.to_string(), scope: Scope::for_function(f), checked: f.checked, counter: 0 }
+    }
+
+    fn fresh(&mut self, prefix: &str) -> syn::Ident {
+        self.counter += 1;
+        format_ident!("__{}{}", prefix, self.counter, span = Span::mixed_site())
+    }
+
+    fn site(&self, s: &Stmt) -> TokenStream {
+        let p = private();
+        let function = &self.function;
+        let statement = &s.source;
+        quote!(&#p::Site { function: #function, statement: #statement })
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
+        self.scope.push();
+        let out: TokenStream = stmts.iter().map(|s| self.stmt(s)).collect();
+        self.scope.pop();
+        out
+    }
+
+    fn kind(&self, v: &Dataview) -> Option<VarKind> {
+        self.scope.lookup(&v.root)
+    }
+
+    fn writable(&self, v: &Dataview) -> bool {
+        self.kind(v).map(VarKind::writable).unwrap_or(false)
+    }
+
+    /// A dataview as a Rust place expression.
+    fn place(&self, v: &Dataview) -> TokenStream {
+        let root = &v.root;
+        let mut ts = match self.kind(v) {
+            Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
+            _ => quote_spanned!(v.span=> #root),
+        };
+        for a in &v.path {
+            ts = match a {
+                Access::Field(m) => quote!(#ts.#m),
+                Access::Index(i) => quote!(#ts[#i]),
+            };
+        }
+        ts
+    }
+
+    /// Runtime checks that dataviews sharing a root with dynamic indices are different places.
+    fn alias_checks(&self, views: &[&Dataview], site: &TokenStream) -> TokenStream {
+        if !self.checked {
+            return TokenStream::new();
+        }
+        let p = private();
+        let mut out = TokenStream::new();
+        for (i, a) in views.iter().enumerate() {
+            for b in &views[i + 1..] {
+                if a.root == b.root && (a.has_index() || b.has_index()) {
+                    let (pa, pb) = (self.place(a), self.place(b));
+                    let names = format!("{} and {}", a.text(), b.text());
+                    out.extend(quote!(#p::check_distinct(&#pa, &#pb, #site, #names);));
+                }
+            }
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+        let p = private();
+        let site = self.site(s);
+        match &s.kind {
+            StmtKind::Instr(instr) => self.instruction(instr, &site, s.span),
+            StmtKind::XorExpr { target, expr } => {
+                let t = self.place(target);
+                quote!({ let __v = #expr; #t ^= __v; })
+            }
+            StmtKind::Builtin { op, args, operand } => {
+                let views: Vec<&Dataview> = args.iter().collect();
+                let checks = self.alias_checks(&views, &site);
+                let places: Vec<_> = args.iter().map(|a| self.place(a)).collect();
+                match op {
+                    BuiltinOp::Swap => {
+                        let (a, b) = (&places[0], &places[1]);
+                        quote!({ #checks let __a = #p::copy(&#a); let __b = #p::copy(&#b); #a = __b; #b = __a; })
+                    }
+                    BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
+                        let call = match op {
+                            BuiltinOp::Neg => quote!(#p::Negate::negate(&mut __a)),
+                            BuiltinOp::Inc => quote!(#p::Step::inc(&mut __a)),
+                            BuiltinOp::Dec => quote!(#p::Step::dec(&mut __a)),
+                            _ => quote!(#p::Conjugate::conjugate(&mut __a)),
+                        };
+                        let a = &places[0];
+                        quote!({ let mut __a = #p::copy(&#a); #call; #a = __a; })
+                    }
+                    BuiltinOp::Rot | BuiltinOp::IRot => {
+                        let (a, b) = (&places[0], &places[1]);
+                        let method = if *op == BuiltinOp::Rot { quote!(rot) } else { quote!(irot) };
+                        let operand = operand.as_ref().expect("rotations have an angle");
+                        let (load, store) = self.load_store(operand, quote!(__a), quote!(__t));
+                        quote!({
+                            #checks
+                            let mut __a = #p::copy(&#a);
+                            let mut __b = #p::copy(&#b);
+                            #load
+                            <_ as #p::Rotate>::#method(&mut __a, &mut __b, &mut __t);
+                            #a = __a;
+                            #b = __b;
+                            #store
+                        })
+                    }
+                }
+            }
+            StmtKind::Alloc(bindings) => {
+                let mut out = TokenStream::new();
+                for b in bindings {
+                    let (name, value) = (&b.name, &b.value);
+                    let ty = b.ty.as_ref().map(|t| quote!(: #t));
+                    out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
+                }
+                for b in bindings {
+                    self.scope.declare(&b.name, VarKind::Ancilla);
+                }
+                out
+            }
+            StmtKind::Dealloc(bindings) => {
+                let mut out = TokenStream::new();
+                for b in bindings {
+                    let (name, value) = (&b.name, &b.value);
+                    if self.checked {
+                        let var = name.to_string();
+                        let ty = b.ty.as_ref().map(|t| quote!(: &#t));
+                        out.extend(quote!({
+                            let __expected #ty = &(#value);
+                            #p::check_dealloc(&#name, __expected, #site, #var);
+                        }));
+                    }
+                    self.scope.remove_ancilla(name);
+                }
+                out
+            }
+            StmtKind::If { pre, post, then, els, .. } => {
+                let then = self.block(then);
+                let els = self.block(els);
+                let check = self.checked.then(|| {
+                    let text = expr_text(post);
+                    quote!(#p::check_if(__pre, #post, #site, #text);)
+                });
+                quote!({
+                    let __pre: bool = #pre;
+                    if __pre { #then } else { #els }
+                    #check
+                })
+            }
+            StmtKind::While { pre, post, body } => {
+                let body = self.block(body);
+                if self.checked {
+                    let text = expr_text(post);
+                    quote!({
+                        #p::check_while_entry(#post, #site, #text);
+                        while #pre {
+                            #body
+                            #p::check_while_iteration(#post, #site, #text);
+                        }
+                    })
+                } else {
+                    quote!(while #pre { #body })
+                }
+            }
+            StmtKind::For { var, range, body } => {
+                let RangeSpec { start, end, inclusive, step, rev } = range;
+                let step = step.as_ref().map(|s| s.to_token_stream()).unwrap_or_else(|| quote!(1));
+                self.scope.push();
+                self.scope.declare(var, VarKind::LoopVar);
+                let body = self.block(body);
+                self.scope.pop();
+                let check = self.checked.then(|| {
+                    let text = tokens_text(&range_tokens(range));
+                    quote!(#p::check_for_range((__start, __end, __step), (#start, #end, #step), #site, #text);)
+                });
+                quote!({
+                    let __start = #start;
+                    let __end = #end;
+                    let __step = #step;
+                    let __range = #p::RevRange::new(__start, __end, #inclusive, __step, #rev, #site);
+                    for #var in __range.iter() { #body }
+                    #check
+                })
+            }
+            StmtKind::Call { call, uncall } => self.call(call, *uncall, &site),
+            StmtKind::Stack { stack, value, push, copy } => {
+                let (ps, pv) = (self.place(stack), self.place(value));
+                let stack_text = stack.text();
+                let var = value.text();
+                match (push, copy) {
+                    (true, false) => quote!({
+                        let __v = #p::copy(&#pv);
+                        #p::stack_push(&mut #ps, __v);
+                        #pv = #p::zero_of(&#pv);
+                    }),
+                    (false, false) => {
+                        let check = self.checked.then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
+                        quote!({ #check #pv = #p::stack_pop(&mut #ps, #site, #stack_text); })
+                    }
+                    (true, true) => quote!({ let __v = #p::copy(&#pv); #p::stack_push(&mut #ps, __v); }),
+                    (false, true) => {
+                        let check = self.checked.then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
+                        quote!({ let __v = #p::stack_pop(&mut #ps, #site, #stack_text); #check })
+                    }
+                }
+            }
+            StmtKind::Safe(tokens) => quote!({ let _ = { #tokens }; }),
+            StmtKind::NoCheck(body) => {
+                let was = std::mem::replace(&mut self.checked, false);
+                let out: TokenStream = body.iter().map(|s| self.stmt(s)).collect();
+                self.checked = was;
+                out
+            }
+        }
+    }
+
+    /// Loads an operand into a local named `local` of the type of `like`; returns the load and
+    /// the store-back (empty for read-only operands and constants).
+    fn load_store(&self, o: &Operand, like: TokenStream, local: TokenStream) -> (TokenStream, TokenStream) {
+        let p = private();
+        match o {
+            Operand::View(v) => {
+                let place = self.place(v);
+                let load = quote!(let mut #local = #p::load(&#like, &#place););
+                let store = if self.writable(v) {
+                    quote!(#p::store(&mut #place, #local);)
+                } else {
+                    TokenStream::new()
+                };
+                (load, store)
+            }
+            Operand::Const(e) => (quote!(let mut #local = #p::load(&#like, &(#e));), TokenStream::new()),
+        }
+    }
+
+    fn instruction(&mut self, instr: &Instr, site: &TokenStream, span: Span) -> TokenStream {
+        let p = private();
+        let target = self.place(&instr.target);
+        let mut views = vec![&instr.target];
+        views.extend(instr.args.iter().filter_map(|a| match a {
+            Operand::View(v) if self.writable(v) => Some(v),
+            _ => None,
+        }));
+        let checks = self.alias_checks(&views, site);
+        let mut loads = TokenStream::new();
+        let mut stores = TokenStream::new();
+        let mut locals = Vec::new();
+        for (k, arg) in instr.args.iter().enumerate() {
+            let local = format_ident!("__a{}", k);
+            let (l, s) = self.load_store(arg, quote!(__y), local.to_token_stream());
+            loads.extend(l);
+            stores.extend(s);
+            locals.push(local);
+        }
+        let prim = match &instr.prim {
+            Prim::Builtin(info) => {
+                let ty = format_ident!("{}", info.runtime);
+                quote!(#p::prims::#ty)
+            }
+            Prim::User(path) => path.to_token_stream(),
+        };
+        let n = instr.args.len();
+        let (tr, method) = match (instr.op, n) {
+            (AccOp::Add, 1) => (quote!(Acc1), quote!(add1)),
+            (AccOp::Sub, 1) => (quote!(Acc1), quote!(sub1)),
+            (AccOp::Add, _) => (quote!(Acc2), quote!(add2)),
+            (AccOp::Sub, _) => (quote!(Acc2), quote!(sub2)),
+            (AccOp::Mul, 1) => (quote!(Scale1), quote!(mul1)),
+            (AccOp::Div, 1) => (quote!(Scale1), quote!(div1)),
+            (AccOp::Mul, _) => (quote!(Scale2), quote!(mul2)),
+            (AccOp::Div, _) => (quote!(Scale2), quote!(div2)),
+            (AccOp::Xor, _) => unreachable!("xor instructions are parsed as expressions"),
+        };
+        if n == 0 || n > 2 {
+            return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
+        }
+        let call = quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut __y, #(&mut #locals),*));
+        quote!({
+            #checks
+            let mut __y = #p::copy(&#target);
+            #loads
+            #call;
+            #target = __y;
+            #stores
+        })
+    }
+
+    fn call(&mut self, call: &Call, uncall: bool, site: &TokenStream) -> TokenStream {
+        let p = private();
+        // Writable views that share a root with another argument and carry an index go through
+        // temporaries, so that `g(x[i], x[j])` borrows `x` once at a time.
+        let writable_views: Vec<&Dataview> = call
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                CallArg::View(v) if self.writable(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        let conflicting = |v: &Dataview| {
+            writable_views.iter().filter(|w| w.root == v.root).count() > 1
+                && writable_views.iter().any(|w| w.root == v.root && w.has_index())
+        };
+        let checks = self.alias_checks(&writable_views, site);
+        let mut pre = TokenStream::new();
+        let mut post = TokenStream::new();
+        let mut args = Vec::new();
+        for a in &call.args {
+            let arg = match a {
+                CallArg::View(v) if self.writable(v) => {
+                    let place = self.place(v);
+                    if conflicting(v) {
+                        let t = self.fresh("arg");
+                        pre.extend(quote!(let mut #t = #p::copy(&#place);));
+                        post.extend(quote!(#place = #t;));
+                        quote!(&mut #t)
+                    } else {
+                        quote!(&mut #place)
+                    }
+                }
+                CallArg::View(v) => match self.kind(v) {
+                    Some(_) if v.path.is_empty() => v.root.to_token_stream(),
+                    Some(_) => {
+                        let place = self.place(v);
+                        quote!(#p::copy(&#place))
+                    }
+                    None => nilang_ir::print::view_tokens(v),
+                },
+                CallArg::Shared(e) => match nilang_ir::parse::dataview(e) {
+                    Some(v) if self.kind(&v).is_some() => {
+                        let place = self.place(&v);
+                        quote!(&#place)
+                    }
+                    _ => quote!(&(#e)),
+                },
+                CallArg::Value(e) => e.to_token_stream(),
+            };
+            args.push(arg);
+        }
+        let invocation = match &call.callee {
+            Callee::Path(path) => {
+                let mut path = path.clone();
+                if uncall {
+                    let last = path.path.segments.last_mut().expect("a path has a segment");
+                    last.ident = format_ident!("{}_inv", last.ident, span = last.ident.span());
+                }
+                quote!(#path(#(#args),*))
+            }
+            Callee::Method { receiver, method, turbofish } => {
+                let method = if uncall {
+                    format_ident!("{}_inv", method, span = method.span())
+                } else {
+                    method.clone()
+                };
+                let tf = turbofish.as_ref().map(|t| quote!(::#t));
+                quote!(#receiver.#method #tf(#(#args),*))
+            }
+        };
+        quote!({ #checks #pre #invocation; #post })
+    }
+}
+

@@ -1,0 +1,118 @@
+//! The `#[i]` attribute of nilang: a reversible function written once gives a forward and an
+//! inverse Rust function. This crate is the thin entry point: parsing, checking and reversal
+//! live in `nilang-ir`, and code generation in [`codegen`](crate). Use it through the `nilang`
+//! crate, which re-exports [`i`] and [`rev!`].
+#![warn(missing_docs)]
+
+mod codegen;
+
+use nilang_ir::parse::{parse_function, parse_method, Options};
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::{format_ident, quote};
+
+/// Marks a reversible function (or every method of an `impl` block, or one method).
+///
+/// `#[i] fn f(…) { … }` generates `f` (the forward program) and `f_inv` (its inverse), with the
+/// same signature. Options: `#[i(nocheck)]` turns the runtime reversibility checks off,
+/// `#[i(inverse = name)]` names the inverse, `#[i(expand)]` expands nested right-hand sides
+/// into ancillas. The statements of the language are listed in the `nilang` crate's README.
+#[proc_macro_attribute]
+pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr = TokenStream2::from(attr);
+    let options = match Options::parse(attr) {
+        Ok(o) => o,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let item: syn::Item = match syn::parse(item) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    match item {
+        syn::Item::Fn(f) => function(&options, f).into(),
+        syn::Item::Impl(imp) => impl_block(&options, imp).into(),
+        // A method inside an `impl` arrives as a verbatim item when it has a receiver.
+        syn::Item::Verbatim(ts) => match syn::parse2::<syn::ImplItemFn>(ts) {
+            Ok(m) => method(&options, m),
+            Err(e) => e.to_compile_error(),
+        }
+        .into(),
+        other => syn::Error::new_spanned(other, "#[i] applies to a function, a method or an impl block")
+            .to_compile_error()
+            .into(),
+    }
+}
+
+fn inverse_name(options: &Options, sig: &syn::Signature) -> syn::Ident {
+    options.inverse.clone().unwrap_or_else(|| format_ident!("{}_inv", sig.ident))
+}
+
+fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
+    let (attrs, vis, sig) = (f.attrs.clone(), f.vis.clone(), f.sig.clone());
+    match parse_function(options, f) {
+        Ok(ir) => codegen::generate(&ir),
+        Err(e) => {
+            let errors = e.to_compile_error();
+            let stubs = codegen::stubs(&attrs, &vis, &sig, &inverse_name(options, &sig));
+            quote!(#errors #stubs)
+        }
+    }
+}
+
+fn method(options: &Options, m: syn::ImplItemFn) -> TokenStream2 {
+    let (attrs, vis, sig) = (m.attrs.clone(), m.vis.clone(), m.sig.clone());
+    match parse_method(options, m) {
+        Ok(ir) => codegen::generate(&ir),
+        Err(e) => {
+            let errors = e.to_compile_error();
+            let stubs = codegen::stubs(&attrs, &vis, &sig, &inverse_name(options, &sig));
+            quote!(#errors #stubs)
+        }
+    }
+}
+
+fn impl_block(options: &Options, mut imp: syn::ItemImpl) -> TokenStream2 {
+    let mut items = Vec::new();
+    for item in std::mem::take(&mut imp.items) {
+        match item {
+            syn::ImplItem::Fn(mut m) => {
+                let own = m.attrs.iter().position(nilang_ir::is_reversible_attr);
+                let opts = match own {
+                    Some(pos) => {
+                        let attr = m.attrs.remove(pos);
+                        match &attr.meta {
+                            syn::Meta::List(l) => match Options::parse(l.tokens.clone()) {
+                                Ok(o) => o,
+                                Err(e) => {
+                                    items.push(syn::ImplItem::Verbatim(e.to_compile_error()));
+                                    continue;
+                                }
+                            },
+                            _ => Options::default(),
+                        }
+                    }
+                    None => options.clone(),
+                };
+                items.push(syn::ImplItem::Verbatim(method(&opts, m)));
+            }
+            other => items.push(other),
+        }
+    }
+    imp.items = items;
+    quote!(#imp)
+}
+
+/// Pairs a reversible function with its inverse as a value implementing
+/// `nilang::Reversible`: `rev!(f)` is `nilang::Rev::new(f, f_inv)` (turbofish allowed:
+/// `rev!(f::<f64>)`).
+#[proc_macro]
+pub fn rev(input: TokenStream) -> TokenStream {
+    let path: syn::ExprPath = match syn::parse(input) {
+        Ok(p) => p,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let mut inverse = path.clone();
+    let last = inverse.path.segments.last_mut().expect("a path has a segment");
+    last.ident = format_ident!("{}_inv", last.ident);
+    quote!(::nilang::Rev::new(#path, #inverse)).into()
+}

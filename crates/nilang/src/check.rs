@@ -1,0 +1,240 @@
+//! Runtime reversibility checks and their errors.
+//!
+//! In checked mode (the default; off under `#[i(nocheck)]` and inside `nocheck! { … }`) the
+//! generated code verifies what the compiler cannot: the value of an ancilla at deallocation,
+//! `if` postconditions, `while` pre- and postconditions, that a `for` range is unchanged by
+//! its body, that a stack pop lands in a zero variable, and that dynamic indices inside one
+//! instruction name different places. A failure panics with a [`ReversibilityError`] that
+//! names the function, the statement, the variable, the expected and the found value;
+//! [`catch`] turns such a panic back into a `Result`.
+//!
+//! Floats compare with a tolerance: `|a − b| ≤ tol · max(1, |a|, |b|)`, `tol` defaulting to
+//! `1e-8`, set globally with [`set_tolerance`] or for one thread and one closure with
+//! [`with_tolerance`].
+
+use core::cell::{Cell, RefCell};
+use core::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Equality as the runtime checks see it: exact for integers, within a tolerance for floats.
+pub trait Check: fmt::Debug {
+    /// Whether `self` and `other` are equal within `tol`.
+    fn check_eq(&self, other: &Self, tol: f64) -> bool;
+}
+
+/// Float comparison used by the checks.
+pub fn close(a: f64, b: f64, tol: f64) -> bool {
+    if a == b {
+        return true;
+    }
+    let scale = 1f64.max(a.abs()).max(b.abs());
+    (a - b).abs() <= tol * scale
+}
+
+macro_rules! check_exact {
+    ($($t:ty),*) => {$(
+        impl Check for $t {
+            #[inline]
+            fn check_eq(&self, other: &Self, _tol: f64) -> bool { self == other }
+        }
+    )*};
+}
+check_exact!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char);
+
+impl Check for f64 {
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        close(*self, *other, tol)
+    }
+}
+
+impl Check for f32 {
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        close(*self as f64, *other as f64, tol.max(f32::EPSILON as f64 * 8.0))
+    }
+}
+
+impl<T: Check> Check for crate::GVar<T> {
+    /// Compares values only: gradients are not part of a program's state checks.
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        self.x.check_eq(&other.x, tol)
+    }
+}
+
+impl<T: Check> Check for num_complex::Complex<T> {
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        self.re.check_eq(&other.re, tol) && self.im.check_eq(&other.im, tol)
+    }
+}
+
+impl<T: Check> Check for Vec<T> {
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.check_eq(b, tol))
+    }
+}
+
+impl<T: Check, const N: usize> Check for [T; N] {
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        self.iter().zip(other).all(|(a, b)| a.check_eq(b, tol))
+    }
+}
+
+static GLOBAL_TOLERANCE: AtomicU64 = AtomicU64::new(0x3E45798EE2308C3A); // 1e-8
+
+thread_local! {
+    static LOCAL_TOLERANCE: Cell<Option<f64>> = const { Cell::new(None) };
+    static LAST_ERROR: RefCell<Option<ReversibilityError>> = const { RefCell::new(None) };
+    static IN_CATCH: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Sets the tolerance of float checks for every thread (default `1e-8`).
+pub fn set_tolerance(tol: f64) {
+    GLOBAL_TOLERANCE.store(tol.to_bits(), Ordering::Relaxed);
+}
+
+/// The tolerance in force on this thread.
+pub fn tolerance() -> f64 {
+    LOCAL_TOLERANCE
+        .with(|t| t.get())
+        .unwrap_or_else(|| f64::from_bits(GLOBAL_TOLERANCE.load(Ordering::Relaxed)))
+}
+
+/// Runs `f` with a tolerance for this thread only.
+pub fn with_tolerance<R>(tol: f64, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<f64>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LOCAL_TOLERANCE.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(LOCAL_TOLERANCE.with(|t| t.replace(Some(tol))));
+    f()
+}
+
+/// Which runtime check failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckKind {
+    /// An ancilla did not hold its declared value at deallocation.
+    Dealloc,
+    /// The postcondition of an `if` disagreed with its precondition.
+    IfPostcondition,
+    /// The postcondition of a `while` was true on entry.
+    WhileEntry,
+    /// The postcondition of a `while` was false after an iteration.
+    WhileIteration,
+    /// A `for` loop's range was changed by its body.
+    ForRange,
+    /// A pop into a variable that was not zero.
+    PopIntoNonZero,
+    /// A pop from an empty stack.
+    EmptyStack,
+    /// A copy-pop found a value different from the variable's.
+    PopCopyMismatch,
+    /// Two dataviews of one instruction are the same place.
+    Aliasing,
+    /// A `for` loop with a step that is not positive.
+    BadStep,
+}
+
+impl fmt::Display for CheckKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CheckKind::Dealloc => "ancilla does not hold its declared value at deallocation",
+            CheckKind::IfPostcondition => "`if` postcondition disagrees with the precondition",
+            CheckKind::WhileEntry => "`while` postcondition is true on entry",
+            CheckKind::WhileIteration => "`while` postcondition is false after an iteration",
+            CheckKind::ForRange => "`for` range changed by the loop body",
+            CheckKind::PopIntoNonZero => "stack pop into a variable that is not zero",
+            CheckKind::EmptyStack => "pop from an empty stack",
+            CheckKind::PopCopyMismatch => "copy-pop found a different value",
+            CheckKind::Aliasing => "two dataviews of one instruction are the same place",
+            CheckKind::BadStep => "`for` step is not positive",
+        })
+    }
+}
+
+/// A runtime reversibility violation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReversibilityError {
+    /// Which check failed.
+    pub kind: CheckKind,
+    /// The reversible function (with `_inv` for its inverse).
+    pub function: &'static str,
+    /// The statement, as source text.
+    pub statement: &'static str,
+    /// The variable or expression checked.
+    pub variable: String,
+    /// The expected value.
+    pub expected: String,
+    /// The value found.
+    pub found: String,
+}
+
+impl fmt::Display for ReversibilityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "reversibility check failed in `{}`: {}\n  statement: {}\n  variable:  {}\n  expected:  {}\n  found:     {}",
+            self.function, self.kind, self.statement, self.variable, self.expected, self.found
+        )
+    }
+}
+
+impl std::error::Error for ReversibilityError {}
+
+/// Where a check is made: the function and the statement.
+#[derive(Clone, Copy, Debug)]
+pub struct Site {
+    /// The function (forward name, or inverse name in the inverse).
+    pub function: &'static str,
+    /// The statement as source text.
+    pub statement: &'static str,
+}
+
+/// Reports a failed check: records it for [`catch`] and panics with its message.
+#[cold]
+#[inline(never)]
+pub fn fail(
+    site: &Site,
+    kind: CheckKind,
+    variable: &str,
+    expected: String,
+    found: String,
+) -> ! {
+    let err = ReversibilityError {
+        kind,
+        function: site.function,
+        statement: site.statement,
+        variable: variable.to_string(),
+        expected,
+        found,
+    };
+    let msg = err.to_string();
+    LAST_ERROR.with(|e| *e.borrow_mut() = Some(err));
+    panic!("{msg}");
+}
+
+/// Runs `f`; a reversibility violation inside becomes `Err` instead of a panic. Other panics
+/// are propagated.
+pub fn catch<R>(f: impl FnOnce() -> R) -> Result<R, ReversibilityError> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    QUIET_HOOK.call_once(|| {
+        // Reversibility errors caught by `catch` are values, not crashes: do not print them.
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_CATCH.with(|c| c.get()) {
+                previous(info)
+            }
+        }));
+    });
+    LAST_ERROR.with(|e| e.borrow_mut().take());
+    let was = IN_CATCH.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    IN_CATCH.with(|c| c.set(was));
+    match result {
+        Ok(r) => Ok(r),
+        Err(payload) => match LAST_ERROR.with(|e| e.borrow_mut().take()) {
+            Some(err) => Err(err),
+            None => std::panic::resume_unwind(payload),
+        },
+    }
+}

@@ -1,0 +1,170 @@
+//! `Float`: the base number types that primitives compute with (`f64`, `f32`, dual numbers).
+//!
+//! Every primitive of the language is defined once, generically over `Float`, by its value and
+//! its derivative (see [`crate::prims`]); plain floats, value+gradient numbers and dual numbers
+//! then all get the instruction for free.
+
+use core::fmt::Debug;
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+/// A real number type the primitives can be evaluated on.
+pub trait Float:
+    Copy
+    + Debug
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + 'static
+{
+    /// Converts a constant.
+    fn from_f64(v: f64) -> Self;
+    /// The primal value as `f64` (for conditions and messages).
+    fn to_f64(self) -> f64;
+    /// `0`
+    fn zero() -> Self {
+        Self::from_f64(0.0)
+    }
+    /// `1`
+    fn one() -> Self {
+        Self::from_f64(1.0)
+    }
+    /// eˣ
+    fn exp(self) -> Self;
+    /// natural logarithm
+    fn ln(self) -> Self;
+    /// ln(1 + x)
+    fn ln_1p(self) -> Self;
+    /// eˣ − 1
+    fn exp_m1(self) -> Self;
+    /// sine
+    fn sin(self) -> Self;
+    /// cosine
+    fn cos(self) -> Self;
+    /// tangent
+    fn tan(self) -> Self;
+    /// arcsine
+    fn asin(self) -> Self;
+    /// arccosine
+    fn acos(self) -> Self;
+    /// arctangent
+    fn atan(self) -> Self;
+    /// hyperbolic sine
+    fn sinh(self) -> Self;
+    /// hyperbolic cosine
+    fn cosh(self) -> Self;
+    /// hyperbolic tangent
+    fn tanh(self) -> Self;
+    /// square root
+    fn sqrt(self) -> Self;
+    /// absolute value
+    fn abs(self) -> Self;
+    /// sign (−1, 0 or 1 as the primal value's sign)
+    fn signum(self) -> Self;
+    /// xʸ
+    fn powf(self, y: Self) -> Self;
+    /// xⁿ for an integer n
+    fn powi(self, n: i32) -> Self;
+    /// four-quadrant arctangent of `self / x`
+    fn atan2(self, x: Self) -> Self;
+}
+
+macro_rules! float_impl {
+    ($t:ty) => {
+        impl Float for $t {
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            #[inline(always)]
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            #[inline(always)]
+            fn ln_1p(self) -> Self {
+                <$t>::ln_1p(self)
+            }
+            #[inline(always)]
+            fn exp_m1(self) -> Self {
+                <$t>::exp_m1(self)
+            }
+            #[inline(always)]
+            fn sin(self) -> Self {
+                <$t>::sin(self)
+            }
+            #[inline(always)]
+            fn cos(self) -> Self {
+                <$t>::cos(self)
+            }
+            #[inline(always)]
+            fn tan(self) -> Self {
+                <$t>::tan(self)
+            }
+            #[inline(always)]
+            fn asin(self) -> Self {
+                <$t>::asin(self)
+            }
+            #[inline(always)]
+            fn acos(self) -> Self {
+                <$t>::acos(self)
+            }
+            #[inline(always)]
+            fn atan(self) -> Self {
+                <$t>::atan(self)
+            }
+            #[inline(always)]
+            fn sinh(self) -> Self {
+                <$t>::sinh(self)
+            }
+            #[inline(always)]
+            fn cosh(self) -> Self {
+                <$t>::cosh(self)
+            }
+            #[inline(always)]
+            fn tanh(self) -> Self {
+                <$t>::tanh(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn signum(self) -> Self {
+                if self == 0.0 {
+                    0.0
+                } else {
+                    <$t>::signum(self)
+                }
+            }
+            #[inline(always)]
+            fn powf(self, y: Self) -> Self {
+                <$t>::powf(self, y)
+            }
+            #[inline(always)]
+            fn powi(self, n: i32) -> Self {
+                <$t>::powi(self, n)
+            }
+            #[inline(always)]
+            fn atan2(self, x: Self) -> Self {
+                <$t>::atan2(self, x)
+            }
+        }
+    };
+}
+
+float_impl!(f64);
+float_impl!(f32);

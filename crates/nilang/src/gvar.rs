@@ -1,0 +1,162 @@
+//! `GVar`: a value with its gradient, and the adjoint rule of every instruction.
+//!
+//! This module is the one place where adjoint rules live. Each rule is bound to the
+//! instruction's inverse (`y -= f(x)` uncomputes `y` and accumulates `x̄ += ȳ f′(x)`); the
+//! forward instruction on `GVar` is the exact inverse of that, so that a `GVar` program is
+//! itself reversible (inversion and differentiation commute).
+
+use crate::float::Float;
+use crate::instr::*;
+use crate::prims::{Binary, Unary};
+
+/// A scalar paired with the gradient of the loss with respect to it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GVar<T> {
+    /// The value.
+    pub x: T,
+    /// The gradient.
+    pub g: T,
+}
+
+impl<T: Float> GVar<T> {
+    /// A value with a zero gradient.
+    pub fn new(x: T) -> Self {
+        GVar { x, g: T::zero() }
+    }
+
+    /// A value with a given gradient.
+    pub fn with_grad(x: T, g: T) -> Self {
+        GVar { x, g }
+    }
+
+    /// The value.
+    pub fn value(&self) -> T {
+        self.x
+    }
+
+    /// The gradient.
+    pub fn grad(&self) -> T {
+        self.g
+    }
+}
+
+impl<T: Float, F: Unary<T>> Acc1<F> for GVar<T> {
+    #[inline(always)]
+    fn add1(y: &mut Self, x: &mut Self) {
+        y.x = y.x + F::value(x.x);
+        x.g = x.g - y.g * F::derivative(x.x);
+    }
+    /// Adjoint rule: y ← y − f(x); x̄ ← x̄ + ȳ f′(x).
+    #[inline(always)]
+    fn sub1(y: &mut Self, x: &mut Self) {
+        y.x = y.x - F::value(x.x);
+        x.g = x.g + y.g * F::derivative(x.x);
+    }
+}
+
+impl<T: Float, F: Binary<T>> Acc2<F> for GVar<T> {
+    #[inline(always)]
+    fn add2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        y.x = y.x + F::value(a.x, b.x);
+        let (da, db) = F::partials(a.x, b.x);
+        a.g = a.g - y.g * da;
+        b.g = b.g - y.g * db;
+    }
+    /// Adjoint rule: y ← y − f(a, b); ā ← ā + ȳ ∂f/∂a; b̄ ← b̄ + ȳ ∂f/∂b.
+    #[inline(always)]
+    fn sub2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        y.x = y.x - F::value(a.x, b.x);
+        let (da, db) = F::partials(a.x, b.x);
+        a.g = a.g + y.g * da;
+        b.g = b.g + y.g * db;
+    }
+}
+
+impl<T: Float> Negate for GVar<T> {
+    /// Adjoint rule: x̄ ← −x̄ (negation is linear and its own inverse).
+    #[inline(always)]
+    fn negate(&mut self) {
+        self.x = -self.x;
+        self.g = -self.g;
+    }
+}
+
+impl<T: Float> Step for GVar<T> {
+    /// Adding a constant leaves the gradient unchanged.
+    #[inline(always)]
+    fn inc(&mut self) {
+        self.x = self.x + T::one();
+    }
+    #[inline(always)]
+    fn dec(&mut self) {
+        self.x = self.x - T::one();
+    }
+}
+
+impl<T: Float> Conjugate for GVar<T> {
+    #[inline(always)]
+    fn conjugate(&mut self) {}
+}
+
+impl<T: Float> Rotate for GVar<T> {
+    /// Rotates values and gradients by θ; θ̄ ← θ̄ − (a′ b̄′ − b′ ā′) with the rotated values
+    /// (the inverse of the rule in `irot`).
+    #[inline(always)]
+    fn rot(a: &mut Self, b: &mut Self, theta: &mut Self) {
+        let (s, c) = (theta.x.sin(), theta.x.cos());
+        let (x, y) = (a.x, b.x);
+        a.x = x * c - y * s;
+        b.x = y * c + x * s;
+        let (gx, gy) = (a.g, b.g);
+        a.g = gx * c - gy * s;
+        b.g = gy * c + gx * s;
+        theta.g = theta.g - (a.x * b.g - b.x * a.g);
+    }
+    /// Adjoint rule (the papers' Eq. 9): with the rotated values a′, b′ and their gradients,
+    /// θ̄ ← θ̄ + a′ b̄′ − b′ ā′; then values and gradients rotate back by −θ.
+    #[inline(always)]
+    fn irot(a: &mut Self, b: &mut Self, theta: &mut Self) {
+        theta.g = theta.g + (a.x * b.g - b.x * a.g);
+        let (s, c) = (theta.x.sin(), theta.x.cos());
+        let (x, y) = (a.x, b.x);
+        a.x = x * c + y * s;
+        b.x = y * c - x * s;
+        let (gx, gy) = (a.g, b.g);
+        a.g = gx * c + gy * s;
+        b.g = gy * c - gx * s;
+    }
+}
+
+impl<T: Float> Zeroable for GVar<T> {
+    fn zero_like(&self) -> Self {
+        GVar::new(T::zero())
+    }
+    fn is_zero(&self) -> bool {
+        self.x.to_f64() == 0.0
+    }
+}
+
+impl<T: Float> Accepts<GVar<T>> for GVar<T> {
+    #[inline(always)]
+    fn load(x: &GVar<T>) -> Self {
+        *x
+    }
+    #[inline(always)]
+    fn store(x: &mut GVar<T>, v: Self) {
+        *x = v;
+    }
+}
+
+macro_rules! gvar_accepts_constant {
+    ($($from:ty),*) => {$(
+        impl<T: Float> Accepts<$from> for GVar<T> {
+            /// A constant operand: its gradient is not kept.
+            #[inline(always)]
+            fn load(x: &$from) -> Self { GVar::new(T::from_f64(*x as f64)) }
+            #[inline(always)]
+            fn store(_: &mut $from, _: Self) {}
+        }
+    )*};
+}
+
+gvar_accepts_constant!(f64, f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);

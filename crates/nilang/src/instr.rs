@@ -1,0 +1,325 @@
+//! Instruction traits: what the generated code calls for each statement of the language.
+//!
+//! The generated code loads every operand into a local of the target's type (through
+//! [`Accepts`]), runs the instruction on the locals, and stores the target and the operands
+//! back. Each instruction is a trait implemented by the scalar types:
+//!
+//! | statement | trait |
+//! |---|---|
+//! | `y += f(x)`, `y -= f(x)` | [`Acc1`] |
+//! | `y += f(a, b)`, `y -= f(a, b)` | [`Acc2`] |
+//! | `y *= f(x)`, `y /= f(x)` | [`Scale1`] (multiplicative number systems only) |
+//! | `neg(x)` | [`Negate`] |
+//! | `inc(x)`, `dec(x)` | [`Step`] |
+//! | `conj(x)` | [`Conjugate`] |
+//! | `rot(a, b, θ)`, `irot(a, b, θ)` | [`Rotate`] |
+//!
+//! Plain floats get every instruction from the primitives' values ([`crate::prims`]);
+//! [`crate::GVar`] implements the same traits with the adjoint rules; integers implement the
+//! exact (wrapping) integer instructions.
+
+use crate::float::Float;
+use crate::prims::{self, Binary, Unary};
+
+/// `y += f(x)` and `y -= f(x)` for a primitive `F`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no instruction `y += {F}(x)`",
+    note = "integers support identity, neg, add, sub, mul and div; floats, `GVar` and complex numbers support every primitive"
+)]
+pub trait Acc1<F>: Sized {
+    /// `y += f(x)`
+    fn add1(y: &mut Self, x: &mut Self);
+    /// `y -= f(x)`
+    fn sub1(y: &mut Self, x: &mut Self);
+}
+
+/// `y += f(a, b)` and `y -= f(a, b)` for a primitive `F`.
+#[diagnostic::on_unimplemented(message = "`{Self}` has no instruction `y += {F}(a, b)`")]
+pub trait Acc2<F>: Sized {
+    /// `y += f(a, b)`
+    fn add2(y: &mut Self, a: &mut Self, b: &mut Self);
+    /// `y -= f(a, b)`
+    fn sub2(y: &mut Self, a: &mut Self, b: &mut Self);
+}
+
+/// `y *= f(x)` and `y /= f(x)`: reversible only in multiplicative number systems.
+#[diagnostic::on_unimplemented(
+    message = "`*=` and `/=` are not reversible on `{Self}`",
+    note = "use a multiplicative number system (`nilang::numbers::ULog`, `nilang::numbers::Tropical`), or `+=` on an ancilla"
+)]
+pub trait Scale1<F>: Sized {
+    /// `y *= f(x)`
+    fn mul1(y: &mut Self, x: &mut Self);
+    /// `y /= f(x)`
+    fn div1(y: &mut Self, x: &mut Self);
+}
+
+/// `y *= f(a, b)` and `y /= f(a, b)` in multiplicative number systems.
+#[diagnostic::on_unimplemented(message = "`*=` and `/=` are not reversible on `{Self}`")]
+pub trait Scale2<F>: Sized {
+    /// `y *= f(a, b)`
+    fn mul2(y: &mut Self, a: &mut Self, b: &mut Self);
+    /// `y /= f(a, b)`
+    fn div2(y: &mut Self, a: &mut Self, b: &mut Self);
+}
+
+/// How an operand of type `X` enters an instruction whose target has type `Self`.
+///
+/// For `X = Self` the operand is the variable itself: it is loaded, and stored back after
+/// the instruction (so that a gradient accumulated into it is kept). Any other `X` is a
+/// constant: converted on load, never stored.
+#[diagnostic::on_unimplemented(
+    message = "an operand of type `{X}` cannot be used in an instruction on `{Self}`",
+    note = "operands must have the target's type, or be integer or float constants"
+)]
+pub trait Accepts<X>: Sized {
+    /// The operand as a value of the target's type.
+    fn load(x: &X) -> Self;
+    /// Writes the operand back after the instruction.
+    fn store(x: &mut X, v: Self);
+}
+
+/// `neg(x)`: x ← −x (its own inverse).
+pub trait Negate {
+    /// x ← −x
+    fn negate(&mut self);
+}
+
+/// `inc(x)` and `dec(x)`: x ← x ± 1.
+pub trait Step {
+    /// x ← x + 1
+    fn inc(&mut self);
+    /// x ← x − 1
+    fn dec(&mut self);
+}
+
+/// `conj(x)`: complex conjugation (the identity on real numbers).
+pub trait Conjugate {
+    /// x ← x̄
+    fn conjugate(&mut self);
+}
+
+/// `rot(a, b, θ)`: (a, b) ← (a cos θ − b sin θ, b cos θ + a sin θ), and its inverse `irot`.
+pub trait Rotate: Sized {
+    /// `rot(a, b, θ)`
+    fn rot(a: &mut Self, b: &mut Self, theta: &mut Self);
+    /// `irot(a, b, θ)`
+    fn irot(a: &mut Self, b: &mut Self, theta: &mut Self);
+}
+
+/// Values that have a zero of their own shape (for stacks and generated ancillas).
+pub trait Zeroable {
+    /// A zero of the same type (and shape) as `self`.
+    fn zero_like(&self) -> Self;
+    /// Whether `self` is zero.
+    fn is_zero(&self) -> bool;
+}
+
+// ---------------------------------------------------------------------------------------
+// floats (and every `Float`): the instruction computes the primitive's value.
+
+impl<T: Float, F: Unary<T>> Acc1<F> for T {
+    #[inline(always)]
+    fn add1(y: &mut T, x: &mut T) {
+        *y = *y + F::value(*x);
+    }
+    #[inline(always)]
+    fn sub1(y: &mut T, x: &mut T) {
+        *y = *y - F::value(*x);
+    }
+}
+
+impl<T: Float, F: Binary<T>> Acc2<F> for T {
+    #[inline(always)]
+    fn add2(y: &mut T, a: &mut T, b: &mut T) {
+        *y = *y + F::value(*a, *b);
+    }
+    #[inline(always)]
+    fn sub2(y: &mut T, a: &mut T, b: &mut T) {
+        *y = *y - F::value(*a, *b);
+    }
+}
+
+impl<T: Float> Negate for T {
+    #[inline(always)]
+    fn negate(&mut self) {
+        *self = -*self;
+    }
+}
+
+impl<T: Float> Step for T {
+    #[inline(always)]
+    fn inc(&mut self) {
+        *self = *self + T::one();
+    }
+    #[inline(always)]
+    fn dec(&mut self) {
+        *self = *self - T::one();
+    }
+}
+
+impl<T: Float> Conjugate for T {
+    #[inline(always)]
+    fn conjugate(&mut self) {}
+}
+
+impl<T: Float> Rotate for T {
+    #[inline(always)]
+    fn rot(a: &mut T, b: &mut T, theta: &mut T) {
+        let (s, c) = (theta.sin(), theta.cos());
+        let (x, y) = (*a, *b);
+        *a = x * c - y * s;
+        *b = y * c + x * s;
+    }
+    #[inline(always)]
+    fn irot(a: &mut T, b: &mut T, theta: &mut T) {
+        let (s, c) = (theta.sin(), theta.cos());
+        let (x, y) = (*a, *b);
+        *a = x * c + y * s;
+        *b = y * c - x * s;
+    }
+}
+
+impl<T: Float> Zeroable for T {
+    #[inline(always)]
+    fn zero_like(&self) -> T {
+        T::zero()
+    }
+    #[inline(always)]
+    fn is_zero(&self) -> bool {
+        self.to_f64() == 0.0
+    }
+}
+
+macro_rules! float_accepts {
+    ($t:ty: $($from:ty),*) => {
+        impl Accepts<$t> for $t {
+            #[inline(always)]
+            fn load(x: &$t) -> $t { *x }
+            #[inline(always)]
+            fn store(x: &mut $t, v: $t) { *x = v; }
+        }
+        $(impl Accepts<$from> for $t {
+            #[inline(always)]
+            fn load(x: &$from) -> $t { *x as $t }
+            #[inline(always)]
+            fn store(_: &mut $from, _: $t) {}
+        })*
+    };
+}
+
+float_accepts!(f64: f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+float_accepts!(f32: f64, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+// ---------------------------------------------------------------------------------------
+// integers: exact, wrapping arithmetic (so that `+=` and `-=` undo each other bit for bit).
+
+macro_rules! int_instructions {
+    ($($t:ty),*) => {$(
+        impl Acc1<prims::Identity> for $t {
+            #[inline(always)]
+            fn add1(y: &mut $t, x: &mut $t) { *y = y.wrapping_add(*x); }
+            #[inline(always)]
+            fn sub1(y: &mut $t, x: &mut $t) { *y = y.wrapping_sub(*x); }
+        }
+        impl Acc1<prims::Neg> for $t {
+            #[inline(always)]
+            fn add1(y: &mut $t, x: &mut $t) { *y = y.wrapping_sub(*x); }
+            #[inline(always)]
+            fn sub1(y: &mut $t, x: &mut $t) { *y = y.wrapping_add(*x); }
+        }
+        impl Acc1<prims::Abs> for $t {
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn add1(y: &mut $t, x: &mut $t) { let a = if *x < 0 as $t { x.wrapping_neg() } else { *x }; *y = y.wrapping_add(a); }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn sub1(y: &mut $t, x: &mut $t) { let a = if *x < 0 as $t { x.wrapping_neg() } else { *x }; *y = y.wrapping_sub(a); }
+        }
+        impl Acc2<prims::Add> for $t {
+            #[inline(always)]
+            fn add2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_add(a.wrapping_add(*b)); }
+            #[inline(always)]
+            fn sub2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_sub(a.wrapping_add(*b)); }
+        }
+        impl Acc2<prims::Sub> for $t {
+            #[inline(always)]
+            fn add2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_add(a.wrapping_sub(*b)); }
+            #[inline(always)]
+            fn sub2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_sub(a.wrapping_sub(*b)); }
+        }
+        impl Acc2<prims::Mul> for $t {
+            #[inline(always)]
+            fn add2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_add(a.wrapping_mul(*b)); }
+            #[inline(always)]
+            fn sub2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_sub(a.wrapping_mul(*b)); }
+        }
+        impl Acc2<prims::Div> for $t {
+            /// Integer (truncating) division.
+            #[inline(always)]
+            fn add2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_add(*a / *b); }
+            #[inline(always)]
+            fn sub2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_sub(*a / *b); }
+        }
+        impl Acc2<prims::Pow> for $t {
+            #[inline(always)]
+            fn add2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_add(a.wrapping_pow(*b as u32)); }
+            #[inline(always)]
+            fn sub2(y: &mut $t, a: &mut $t, b: &mut $t) { *y = y.wrapping_sub(a.wrapping_pow(*b as u32)); }
+        }
+        impl Negate for $t {
+            #[inline(always)]
+            fn negate(&mut self) { *self = self.wrapping_neg(); }
+        }
+        impl Step for $t {
+            #[inline(always)]
+            fn inc(&mut self) { *self = self.wrapping_add(1); }
+            #[inline(always)]
+            fn dec(&mut self) { *self = self.wrapping_sub(1); }
+        }
+        impl Conjugate for $t {
+            #[inline(always)]
+            fn conjugate(&mut self) {}
+        }
+        impl Zeroable for $t {
+            #[inline(always)]
+            fn zero_like(&self) -> $t { 0 }
+            #[inline(always)]
+            fn is_zero(&self) -> bool { *self == 0 }
+        }
+        int_accepts!($t: i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+    )*};
+}
+
+macro_rules! int_accepts {
+    ($t:ty: $($from:ty),*) => {$(
+        impl Accepts<$from> for $t {
+            #[inline(always)]
+            #[allow(clippy::unnecessary_cast)]
+            fn load(x: &$from) -> $t { *x as $t }
+            #[inline(always)]
+            #[allow(clippy::unnecessary_cast)]
+            fn store(x: &mut $from, v: $t) { *x = v as $from; }
+        }
+    )*};
+}
+
+int_instructions!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl Zeroable for bool {
+    fn zero_like(&self) -> bool {
+        false
+    }
+    fn is_zero(&self) -> bool {
+        !*self
+    }
+}
+
+impl<T: Zeroable> Zeroable for Vec<T> {
+    fn zero_like(&self) -> Vec<T> {
+        self.iter().map(Zeroable::zero_like).collect()
+    }
+    fn is_zero(&self) -> bool {
+        self.iter().all(Zeroable::is_zero)
+    }
+}

@@ -1,0 +1,141 @@
+//! The primitives of the instruction table: each one's value and derivative, written once.
+//!
+//! A primitive is a zero-sized type implementing [`Unary`] or [`Binary`]. The instruction
+//! `y += f(x)` on any scalar, and its adjoint on [`crate::GVar`], are derived from these two
+//! functions alone. Users add their own primitive (a special function, a library call with a
+//! known derivative) by implementing one of the traits for a type of theirs and writing
+//! `y += MyPrim(x)` in a reversible function.
+
+use crate::float::Float;
+
+/// A primitive of one operand: its value and its derivative.
+pub trait Unary<T> {
+    /// f(x)
+    fn value(x: T) -> T;
+    /// f′(x)
+    fn derivative(x: T) -> T;
+}
+
+/// A primitive of two operands: its value and its partial derivatives.
+pub trait Binary<T> {
+    /// f(a, b)
+    fn value(a: T, b: T) -> T;
+    /// (∂f/∂a, ∂f/∂b)
+    fn partials(a: T, b: T) -> (T, T);
+}
+
+macro_rules! unary {
+    ($(#[$doc:meta] $name:ident: |$x:ident| $value:expr, $deriv:expr;)*) => {$(
+        #[$doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+        impl<T: Float> Unary<T> for $name {
+            #[inline(always)]
+            fn value($x: T) -> T { $value }
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn derivative($x: T) -> T { $deriv }
+        }
+    )*};
+}
+
+unary! {
+    /// `identity(x) = x`
+    Identity: |x| x, T::one();
+    /// `neg(x) = −x`
+    Neg: |x| -x, -T::one();
+    /// `exp(x)`
+    Exp: |x| x.exp(), x.exp();
+    /// `log(x)` (natural)
+    Log: |x| x.ln(), T::one() / x;
+    /// `log1p(x) = ln(1 + x)`
+    Log1p: |x| x.ln_1p(), T::one() / (T::one() + x);
+    /// `expm1(x) = eˣ − 1`
+    Expm1: |x| x.exp_m1(), x.exp();
+    /// `sin(x)`
+    Sin: |x| x.sin(), x.cos();
+    /// `cos(x)`
+    Cos: |x| x.cos(), -x.sin();
+    /// `tan(x)`
+    Tan: |x| x.tan(), { let c = x.cos(); T::one() / (c * c) };
+    /// `asin(x)`
+    Asin: |x| x.asin(), T::one() / (T::one() - x * x).sqrt();
+    /// `acos(x)`
+    Acos: |x| x.acos(), -T::one() / (T::one() - x * x).sqrt();
+    /// `atan(x)`
+    Atan: |x| x.atan(), T::one() / (T::one() + x * x);
+    /// `sinh(x)`
+    Sinh: |x| x.sinh(), x.cosh();
+    /// `cosh(x)`
+    Cosh: |x| x.cosh(), x.sinh();
+    /// `tanh(x)`
+    Tanh: |x| x.tanh(), { let t = x.tanh(); T::one() - t * t };
+    /// `sqrt(x)`
+    Sqrt: |x| x.sqrt(), T::from_f64(0.5) / x.sqrt();
+    /// `abs(x)` (derivative: the sign of x)
+    Abs: |x| x.abs(), x.signum();
+    /// `square(x) = x²`
+    Square: |x| x * x, T::from_f64(2.0) * x;
+    /// `sigmoid(x) = 1 / (1 + e⁻ˣ)`
+    Sigmoid: |x| T::one() / (T::one() + (-x).exp()), {
+        let s = T::one() / (T::one() + (-x).exp());
+        s * (T::one() - s)
+    };
+}
+
+macro_rules! binary {
+    ($(#[$doc:meta] $name:ident: |$a:ident, $b:ident| $value:expr, $partials:expr;)*) => {$(
+        #[$doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+        impl<T: Float> Binary<T> for $name {
+            #[inline(always)]
+            fn value($a: T, $b: T) -> T { $value }
+            #[inline(always)]
+            fn partials($a: T, $b: T) -> (T, T) { $partials }
+        }
+    )*};
+}
+
+binary! {
+    /// `a + b`
+    Add: |a, b| a + b, { let _ = (a, b); (T::one(), T::one()) };
+    /// `a − b`
+    Sub: |a, b| a - b, { let _ = (a, b); (T::one(), -T::one()) };
+    /// `a * b`
+    Mul: |a, b| a * b, (b, a);
+    /// `a / b`
+    Div: |a, b| a / b, (T::one() / b, -a / (b * b));
+    /// `pow(a, b) = aᵇ` (an integer-valued `b` is computed exactly by repeated multiplication)
+    Pow: |a, b| pow_value(a, b), pow_partials(a, b);
+    /// `atan2(a, b)`: the angle of the point (b, a)
+    Atan2: |a, b| a.atan2(b), { let r2 = a * a + b * b; (b / r2, -a / r2) };
+    /// `hypot(a, b) = √(a² + b²)`
+    Hypot: |a, b| (a * a + b * b).sqrt(), { let h = (a * a + b * b).sqrt(); (a / h, b / h) };
+}
+
+fn integer_exponent<T: Float>(b: T) -> Option<i32> {
+    let v = b.to_f64();
+    (v.fract() == 0.0 && v.abs() < 1024.0).then_some(v as i32)
+}
+
+#[inline(always)]
+fn pow_value<T: Float>(a: T, b: T) -> T {
+    match integer_exponent(b) {
+        Some(n) => a.powi(n),
+        None => a.powf(b),
+    }
+}
+
+#[inline(always)]
+fn pow_partials<T: Float>(a: T, b: T) -> (T, T) {
+    let da = match integer_exponent(b) {
+        Some(0) => T::zero(),
+        Some(n) => T::from_f64(n as f64) * a.powi(n - 1),
+        None => b * a.powf(b - T::one()),
+    };
+    let value = pow_value(a, b);
+    // ∂/∂b aᵇ = aᵇ ln a; zero where aᵇ is zero (the limit), undefined for a < 0.
+    let db = if value.to_f64() == 0.0 { T::zero() } else { value * a.ln() };
+    (da, db)
+}

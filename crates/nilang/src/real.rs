@@ -1,0 +1,140 @@
+//! `Real`: the bound a reversible function puts on its scalar type parameter.
+//!
+//! `fn f<T: Real>(y: &mut T, x: &mut T)` runs on `f64`, `f32`, [`crate::GVar`] (gradients),
+//! `GVar` of dual numbers (Hessians), and any other type implementing the instruction traits.
+
+use crate::check::Check;
+use crate::float::Float;
+use crate::gvar::GVar;
+use crate::instr::*;
+use crate::prims::*;
+use core::fmt::Debug;
+
+/// A real scalar of reversible programs: every instruction of the language on it, constants,
+/// and its primal value for conditions.
+pub trait Real:
+    Copy
+    + Debug
+    + Check
+    + Zeroable
+    + Accepts<Self>
+    + Accepts<f64>
+    + Accepts<f32>
+    + Accepts<i32>
+    + Accepts<i64>
+    + Accepts<usize>
+    + Acc1<Identity>
+    + Acc1<Neg>
+    + Acc1<Exp>
+    + Acc1<Log>
+    + Acc1<Log1p>
+    + Acc1<Expm1>
+    + Acc1<Sin>
+    + Acc1<Cos>
+    + Acc1<Tan>
+    + Acc1<Asin>
+    + Acc1<Acos>
+    + Acc1<Atan>
+    + Acc1<Sinh>
+    + Acc1<Cosh>
+    + Acc1<Tanh>
+    + Acc1<Sqrt>
+    + Acc1<Abs>
+    + Acc1<Square>
+    + Acc1<Sigmoid>
+    + Acc2<Add>
+    + Acc2<Sub>
+    + Acc2<Mul>
+    + Acc2<Div>
+    + Acc2<Pow>
+    + Acc2<Atan2>
+    + Acc2<Hypot>
+    + Negate
+    + Step
+    + Conjugate
+    + Rotate
+    + 'static
+{
+    /// The primal value as `f64` (what conditions and comparisons look at).
+    fn val(&self) -> f64;
+    /// A constant.
+    fn lit(v: f64) -> Self;
+    /// Zero.
+    fn zero() -> Self {
+        Self::lit(0.0)
+    }
+    /// One.
+    fn one() -> Self {
+        Self::lit(1.0)
+    }
+}
+
+impl<T: Float + Check + Accepts<T> + Accepts<f64> + Accepts<f32> + Accepts<i32> + Accepts<i64> + Accepts<usize>> Real
+    for T
+{
+    #[inline(always)]
+    fn val(&self) -> f64 {
+        self.to_f64()
+    }
+    #[inline(always)]
+    fn lit(v: f64) -> Self {
+        T::from_f64(v)
+    }
+}
+
+impl<T: Float + Check> Real for GVar<T> {
+    #[inline(always)]
+    fn val(&self) -> f64 {
+        self.x.to_f64()
+    }
+    #[inline(always)]
+    fn lit(v: f64) -> Self {
+        GVar::new(T::from_f64(v))
+    }
+}
+
+/// Integer scalars of reversible programs (exact, wrapping arithmetic).
+pub trait Int:
+    Copy
+    + Debug
+    + Check
+    + Zeroable
+    + Accepts<Self>
+    + Accepts<i32>
+    + Accepts<i64>
+    + Accepts<usize>
+    + Acc1<Identity>
+    + Acc1<Neg>
+    + Acc2<Add>
+    + Acc2<Sub>
+    + Acc2<Mul>
+    + Acc2<Div>
+    + Negate
+    + Step
+    + PartialOrd
+    + 'static
+{
+}
+
+impl<T> Int for T where
+    T: Copy
+        + Debug
+        + Check
+        + Zeroable
+        + Accepts<T>
+        + Accepts<i32>
+        + Accepts<i64>
+        + Accepts<usize>
+        + Acc1<Identity>
+        + Acc1<Neg>
+        + Acc2<Add>
+        + Acc2<Sub>
+        + Acc2<Mul>
+        + Acc2<Div>
+        + Negate
+        + Step
+        + PartialOrd
+        + num_traits::PrimInt
+        + 'static
+{
+}

@@ -1,0 +1,18 @@
+//! Stacks for `push!`/`pop!`: any type with push and pop; `Vec` is one.
+
+/// A last-in first-out store that `push!` and `pop!` move values to and from.
+pub trait Stack<T> {
+    /// Pushes a value.
+    fn push_value(&mut self, v: T);
+    /// Pops the last value pushed, if any.
+    fn pop_value(&mut self) -> Option<T>;
+}
+
+impl<T> Stack<T> for Vec<T> {
+    fn push_value(&mut self, v: T) {
+        self.push(v)
+    }
+    fn pop_value(&mut self) -> Option<T> {
+        self.pop()
+    }
+}
