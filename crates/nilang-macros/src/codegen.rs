@@ -386,9 +386,9 @@ impl Gen {
                         let t = self.fresh("arg");
                         pre.extend(quote!(let mut #t = #p::copy(&#place);));
                         post.extend(quote!(#place = #t;));
-                        quote!(&mut #t)
+                        quote!(#p::pass(&mut #t))
                     } else {
-                        quote!(&mut #place)
+                        quote!(#p::pass(&mut #place))
                     }
                 }
                 CallArg::View(v) => match self.kind(v) {

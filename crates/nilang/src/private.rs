@@ -154,3 +154,51 @@ pub fn check_pop_copy<X: Check>(popped: &X, x: &X, site: &Site, variable: &'stat
 pub fn zero_of<X: Zeroable>(x: &X) -> X {
     x.zero_like()
 }
+
+/// How a writable argument is handed to a called reversible function: as `&mut`, as `&`, or
+/// as a copy, whichever the callee's parameter type asks for.
+pub trait Pass<'a, X: ?Sized> {
+    /// Converts the borrowed argument.
+    fn pass(x: &'a mut X) -> Self;
+}
+
+impl<'a, X: ?Sized> Pass<'a, X> for &'a mut X {
+    #[inline(always)]
+    fn pass(x: &'a mut X) -> Self {
+        x
+    }
+}
+
+impl<'a, X: ?Sized> Pass<'a, X> for &'a X {
+    #[inline(always)]
+    fn pass(x: &'a mut X) -> Self {
+        x
+    }
+}
+
+impl<'a, X: Copy> Pass<'a, X> for X {
+    #[inline(always)]
+    fn pass(x: &'a mut X) -> Self {
+        *x
+    }
+}
+
+impl<'a, T> Pass<'a, Vec<T>> for &'a mut [T] {
+    #[inline(always)]
+    fn pass(x: &'a mut Vec<T>) -> Self {
+        x
+    }
+}
+
+impl<'a, T> Pass<'a, Vec<T>> for &'a [T] {
+    #[inline(always)]
+    fn pass(x: &'a mut Vec<T>) -> Self {
+        x
+    }
+}
+
+/// Hands a writable argument to a callee (see [`Pass`]).
+#[inline(always)]
+pub fn pass<'a, X: ?Sized, P: Pass<'a, X>>(x: &'a mut X) -> P {
+    P::pass(x)
+}
