@@ -140,7 +140,7 @@ tuple_deinterleave!(A 0, B 1, C 2, D 3, E 4, F 5);
 
 /// Run `f` on fresh input scalars for `x` while recording; returns the tape
 /// and `f`'s result.
-fn run<R>(x: &[f64], f: impl FnOnce(&[DualRev]) -> R) -> Result<(Tape, R), Error> {
+fn run<R>(x: &[f64], f: impl FnOnce(&[DualRev]) -> R) -> Result<(Box<Tape>, R), Error> {
     let mut tape = Tape::begin(x.len());
     if tape.overflowed {
         tape.recycle();
@@ -260,7 +260,7 @@ where
 /// `τ̲ ⊸ σ̲` (§3.3), backed by one tape that can be resolved repeatedly.
 pub struct Pullback<O> {
     // Always `Some` until dropped; an Option so Drop can recycle it.
-    tape: Option<Tape>,
+    tape: Option<Box<Tape>>,
     output: O,
     outputs: Vec<DualRev>,
 }

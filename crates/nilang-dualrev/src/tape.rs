@@ -111,7 +111,7 @@ thread_local! {
     /// The tape of the innermost active recording session on this thread.
     static ACTIVE: Cell<*mut Tape> = const { Cell::new(core::ptr::null_mut()) };
     /// A spare tape, so repeated differentiations reuse their allocations.
-    static POOL: Cell<Option<Tape>> = const { Cell::new(None) };
+    static POOL: Cell<Option<Box<Tape>>> = const { Cell::new(None) };
     /// Block of session tags reserved by this thread: `(next, end)`.
     static TAGS: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
 }
@@ -150,13 +150,18 @@ impl Tape {
     /// Take the pooled tape (or a fresh one) and start a session with `n`
     /// inputs: ID 0 is the sink, IDs `1..=n` are the inputs (the
     /// Interleave step of §3.3, numbering the input scalars as in §6).
-    pub(crate) fn begin(n: usize) -> Tape {
-        let mut tape = POOL.with(|p| p.take()).unwrap_or_else(Tape::new);
+    ///
+    /// Tapes are boxed so that handing them between the pool, the recording
+    /// and a [`Pullback`](crate::Pullback) moves a pointer, not the struct.
+    pub(crate) fn begin(n: usize) -> Box<Tape> {
+        let mut tape = POOL
+            .with(|p| p.take())
+            .unwrap_or_else(|| Box::new(Tape::new()));
         tape.tag = fresh_tag();
         tape.contribs.clear();
         tape.overflowed = n >= MAX_IDS;
         tape.n_inputs = if tape.overflowed { 0 } else { n };
-        tape.contribs.reserve(n + 1);
+        tape.contribs.reserve_exact(n + 1);
         tape.contribs.push(Contrib::EMPTY);
         tape.contribs
             .extend(core::iter::repeat(Contrib::EMPTY).take(tape.n_inputs));
@@ -164,7 +169,7 @@ impl Tape {
     }
 
     /// Give the allocations back to this thread's pool.
-    pub(crate) fn recycle(mut self) {
+    pub(crate) fn recycle(mut self: Box<Self>) {
         self.tag = 0;
         POOL.with(|p| {
             let old = p.take();
@@ -188,18 +193,27 @@ impl Tape {
     #[inline(always)]
     pub(crate) fn push(&mut self, c: Contrib) -> u32 {
         let id = self.contribs.len();
-        if id >= MAX_IDS {
-            return self.overflow();
+        if id == self.contribs.capacity() && !self.grow() {
+            return SINK;
         }
+        // `grow` guarantees spare capacity and at most MAX_IDS entries, so
+        // this push never reallocates and `id` fits in a u32.
         self.contribs.push(c);
         id as u32
     }
 
+    /// Slow path of [`push`](Self::push): make room, or report overflow.
     #[cold]
     #[inline(never)]
-    fn overflow(&mut self) -> u32 {
-        self.overflowed = true;
-        SINK
+    fn grow(&mut self) -> bool {
+        let len = self.contribs.len();
+        if len >= MAX_IDS {
+            self.overflowed = true;
+            return false;
+        }
+        let want = (len.max(64) * 2).min(MAX_IDS);
+        self.contribs.reserve_exact(want - len);
+        true
     }
 
     /// SResolve (§4) on the staging array (§7, §8.1) with defunctionalised
@@ -274,23 +288,30 @@ pub(crate) fn record_with<R>(tape: &mut Tape, body: impl FnOnce() -> R) -> R {
     body()
 }
 
+/// The active tape of this thread (null when no session is active).
+///
+/// Kept tiny so that it always inlines: the thread-local access then compiles
+/// to a single segment-relative load instead of an out-of-line accessor call.
+#[inline(always)]
+pub(crate) fn active_ptr() -> *mut Tape {
+    ACTIVE.with(|a| a.get())
+}
+
 /// Call `f` on the active tape of this thread, or return `None` when no
 /// session is active.
 #[inline(always)]
 pub(crate) fn with_active<R>(f: impl FnOnce(&mut Tape) -> R) -> Option<R> {
-    ACTIVE.with(|a| {
-        let p = a.get();
-        if p.is_null() {
-            None
-        } else {
-            // SAFETY: a non-null ACTIVE pointer was installed by `Active::new`
-            // from a `&mut Tape` that `record_with` keeps exclusively borrowed
-            // (and therefore alive and unmoved) until the guard resets the
-            // pointer. Nothing else dereferences it concurrently: the pointer
-            // is thread-local, and `f` is one of this crate's short recording
-            // closures, which never re-enter user code, so no second `&mut`
-            // to the tape exists while this one is live.
-            Some(f(unsafe { &mut *p }))
-        }
-    })
+    let p = active_ptr();
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: a non-null ACTIVE pointer was installed by `Active::new`
+        // from a `&mut Tape` that `record_with` keeps exclusively borrowed
+        // (and therefore alive and unmoved) until the guard resets the
+        // pointer. Nothing else dereferences it concurrently: the pointer is
+        // thread-local, and `f` is one of this crate's short recording
+        // closures, which never re-enter user code, so no second `&mut` to
+        // the tape exists while this one is live.
+        Some(f(unsafe { &mut *p }))
+    }
 }
