@@ -62,6 +62,12 @@ impl Errors {
         self.add(syn::Error::new(span, message));
     }
 
+    /// Records an error covering `tokens`, from their first to their last token (a single
+    /// `Span` covers only the first token on stable Rust).
+    pub fn spanned(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
+        self.add(syn::Error::new_spanned(tokens, message));
+    }
+
     /// Records an error.
     pub fn add(&mut self, e: syn::Error) {
         match &mut self.0 {
@@ -104,8 +110,8 @@ fn parse_signature_and_body(
 ) -> syn::Result<Function> {
     let mut errors = Errors::default();
     if let syn::ReturnType::Type(_, ty) = &sig.output {
-        errors.push(
-            ty.span(),
+        errors.spanned(
+            &ty,
             "a reversible function returns nothing: its outputs are its `&mut` arguments, \
              changed in place; remove the return type",
         );
@@ -127,8 +133,8 @@ fn parse_signature_and_body(
                 let name = match &*pt.pat {
                     syn::Pat::Ident(pi) => pi.ident.clone(),
                     other => {
-                        errors.push(
-                            other.span(),
+                        errors.spanned(
+                            &other,
                             "parameters of a reversible function must be plain names (`x: &mut T`)",
                         );
                         continue;
@@ -209,8 +215,8 @@ impl Parser<'_> {
     fn statement(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>, routines: &mut Vec<Vec<Stmt>>) {
         match s {
             syn::Stmt::Local(local) => self.local(local, out),
-            syn::Stmt::Item(item) => self.errors.push(
-                item.span(),
+            syn::Stmt::Item(item) => self.errors.spanned(
+                &item,
                 "items cannot be declared inside a reversible function; move them outside",
             ),
             syn::Stmt::Macro(m) => self.macro_stmt(&m.mac, s, out, routines),
@@ -220,14 +226,14 @@ impl Parser<'_> {
 
     fn local(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) {
         let Some(init) = &local.init else {
-            self.errors.push(
-                local.span(),
+            self.errors.spanned(
+                &local,
                 "an ancilla needs a known initial value: write `let x = value;`",
             );
             return;
         };
         if let Some((_, diverge)) = &init.diverge {
-            self.errors.push(diverge.span(), "`let … else` is not reversible");
+            self.errors.spanned(&diverge, "`let … else` is not reversible");
             return;
         }
         match self.bindings(&local.pat, &init.expr) {
@@ -250,21 +256,21 @@ impl Parser<'_> {
                     b[0].ty = Some((*pt.ty).clone());
                     Some(b)
                 } else {
-                    self.errors.push(pt.span(), "write the types of several ancillas one by one");
+                    self.errors.spanned(&pt, "write the types of several ancillas one by one");
                     None
                 }
             }
             syn::Pat::Tuple(tp) => {
                 let Expr::Tuple(values) = value else {
-                    self.errors.push(
-                        value.span(),
+                    self.errors.spanned(
+                        &value,
                         "several ancillas take a tuple of values: `let (a, b) = (x, y);`",
                     );
                     return None;
                 };
                 if values.elems.len() != tp.elems.len() {
-                    self.errors.push(
-                        value.span(),
+                    self.errors.spanned(
+                        &value,
                         format!(
                             "{} ancillas but {} values: give one value per ancilla",
                             tp.elems.len(),
@@ -280,8 +286,8 @@ impl Parser<'_> {
                 Some(all)
             }
             other => {
-                self.errors.push(
-                    other.span(),
+                self.errors.spanned(
+                    &other,
                     "an ancilla is a plain name or a tuple of names: `let x = 0.0;`",
                 );
                 None
@@ -303,17 +309,17 @@ impl Parser<'_> {
                 "assignment `=` is not reversible: accumulate with `y += identity(x)` \
                  into a zero-initialised ancilla, or allocate one with `let y = x;`",
             ),
-            Expr::Return(r) => self.errors.push(
-                r.span(),
+            Expr::Return(r) => self.errors.spanned(
+                &r,
                 "`return` is not allowed in a reversible function: control must reach the end \
                  so the program can run backwards; restructure with `if`",
             ),
-            Expr::Break(b) => self.errors.push(
-                b.span(),
+            Expr::Break(b) => self.errors.spanned(
+                &b,
                 "`break` is not reversible: use `while (pre, post)` with an explicit condition",
             ),
-            Expr::Continue(c) => self.errors.push(
-                c.span(),
+            Expr::Continue(c) => self.errors.spanned(
+                &c,
                 "`continue` is not reversible: put the rest of the body under an `if`",
             ),
             Expr::Loop(l) => self.errors.push(
@@ -334,8 +340,8 @@ impl Parser<'_> {
             }
             Expr::Macro(m) => self.macro_stmt(&m.mac, whole, out, routines),
             Expr::Paren(p) => self.expr_stmt(&p.expr, whole, out, routines),
-            other => self.errors.push(
-                other.span(),
+            other => self.errors.spanned(
+                &other,
                 "not a statement of the reversible language: expected an instruction \
                  (`y += f(x)`), a call, `let`, `dealloc!`, `if`, `while`, `for`, or a macro \
                  statement (`routine!`, `uncompute!`, `reverse!`, `uncall!`, `push!`, `pop!`, \
@@ -356,16 +362,16 @@ impl Parser<'_> {
             | syn::BinOp::BitOrAssign(_)
             | syn::BinOp::ShlAssign(_)
             | syn::BinOp::ShrAssign(_) => {
-                self.errors.push(
-                    b.op.span(),
+                self.errors.spanned(
+                    &b.op,
                     "this compound assignment is not reversible: the instructions are \
                      `+=`, `-=`, `^=` (and `*=`, `/=` for multiplicative number systems)",
                 );
                 return;
             }
             _ => {
-                self.errors.push(
-                    b.span(),
+                self.errors.spanned(
+                    &b,
                     "an expression is not a statement: write an instruction such as `y += f(x)`",
                 );
                 return;
@@ -377,8 +383,8 @@ impl Parser<'_> {
             return;
         }
         let Some(target) = self.dataview(&b.left) else {
-            self.errors.push(
-                b.left.span(),
+            self.errors.spanned(
+                &b.left,
                 "the target of an instruction must be a dataview: a variable, a field (`z.re`), \
                  an element (`x[i]`) or a chain of them",
             );
@@ -392,8 +398,8 @@ impl Parser<'_> {
                 other => other.clone(),
             };
             if mentions(&expr, &target.root) && !target.has_index() {
-                self.errors.push(
-                    expr.span(),
+                self.errors.spanned(
+                    &expr,
                     format!(
                         "the right-hand side of `^=` reads its own target `{}`: the instruction \
                          would not be its own inverse; xor into another variable",
@@ -430,8 +436,8 @@ impl Parser<'_> {
         let parts: &[&str] = match rhs {
             Expr::Call(c) if path_ident(&c.func).as_deref() == Some("sincos") => &["sin", "cos"],
             _ => {
-                self.errors.push(
-                    rhs.span(),
+                self.errors.spanned(
+                    &rhs,
                     "a tuple target takes a primitive with several results; the built-in one is \
                      `(s, c) += sincos(x)`",
                 );
@@ -440,15 +446,15 @@ impl Parser<'_> {
         };
         let Expr::Call(c) = rhs else { unreachable!() };
         if t.elems.len() != parts.len() || c.args.len() != 1 || op == AccOp::Xor {
-            self.errors.push(
-                t.span(),
+            self.errors.spanned(
+                &t,
                 "`sincos` takes one operand and fills two targets: `(s, c) += sincos(x)`",
             );
             return;
         }
         for (elem, name) in t.elems.iter().zip(parts) {
             let Some(target) = self.dataview(elem) else {
-                self.errors.push(elem.span(), "each element of a tuple target must be a dataview");
+                self.errors.spanned(&elem, "each element of a tuple target must be a dataview");
                 return;
             };
             let info = primitive(name).expect("sin and cos are primitives");
@@ -475,8 +481,8 @@ impl Parser<'_> {
             Expr::Binary(b) => {
                 let sym = b.op.to_token_stream().to_string();
                 let Some(info) = infix_primitive(&sym) else {
-                    self.errors.push(
-                        b.op.span(),
+                    self.errors.spanned(
+                        &b.op,
                         format!(
                             "`{sym}` is not a primitive: the infix primitives are `*`, `/`, `+`, `-`"
                         ),
@@ -495,8 +501,8 @@ impl Parser<'_> {
                 let Some(prim) = self.prim_of(&c.func) else { return None };
                 if let Prim::Builtin(info) = &prim {
                     if info.arity != c.args.len() {
-                        self.errors.push(
-                            c.span(),
+                        self.errors.spanned(
+                            &c,
                             format!(
                                 "`{}` takes {} operand{}, found {}",
                                 info.name,
@@ -524,7 +530,7 @@ impl Parser<'_> {
 
     fn prim_of(&mut self, func: &Expr) -> Option<Prim> {
         let Expr::Path(p) = func else {
-            self.errors.push(func.span(), "expected the name of a primitive");
+            self.errors.spanned(&func, "expected the name of a primitive");
             return None;
         };
         let last = p.path.segments.last().unwrap().ident.to_string();
@@ -537,8 +543,8 @@ impl Parser<'_> {
             }
         }
         let names: Vec<&str> = PRIMITIVES.iter().map(|p| p.name).collect();
-        self.errors.push(
-            func.span(),
+        self.errors.spanned(
+            &func,
             format!(
                 "unknown primitive `{last}`: the primitives are {}; for your own, implement \
                  `nilang::Unary` or `nilang::Binary` for a type `MyPrim` and write `y += MyPrim(x)`",
@@ -570,8 +576,8 @@ impl Parser<'_> {
     fn operand(&mut self, e: &Expr, target: &Dataview, pre: &mut Vec<Stmt>) -> Option<Operand> {
         if self.is_nested(e) {
             if !self.expand {
-                self.errors.push(
-                    e.span(),
+                self.errors.spanned(
+                    &e,
                     "the right-hand side of an instruction must be a single primitive applied \
                      to variables (`y += a * b`); split it into instructions on ancillas, or \
                      wrap the statement in `expand! { … }` to have the ancillas generated",
@@ -608,8 +614,8 @@ impl Parser<'_> {
         let (pre, post, explicit_post) = match &*i.cond {
             Expr::Tuple(t) if t.elems.len() == 2 => (t.elems[0].clone(), t.elems[1].clone(), true),
             Expr::Tuple(t) => {
-                self.errors.push(
-                    t.span(),
+                self.errors.spanned(
+                    &t,
                     "a reversible `if` takes `(precondition, postcondition)` or a single condition",
                 );
                 return None;
@@ -623,7 +629,7 @@ impl Parser<'_> {
                 Expr::Block(b) => self.block(&b.block.stmts),
                 Expr::If(inner) => self.if_stmt(inner, inner).into_iter().collect(),
                 other => {
-                    self.errors.push(other.span(), "expected a block after `else`");
+                    self.errors.spanned(&other, "expected a block after `else`");
                     Vec::new()
                 }
             },
@@ -633,15 +639,15 @@ impl Parser<'_> {
 
     fn while_stmt(&mut self, w: &syn::ExprWhile, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
         let Expr::Tuple(t) = &*w.cond else {
-            self.errors.push(
-                w.cond.span(),
+            self.errors.spanned(
+                &w.cond,
                 "a reversible `while` needs a postcondition: write `while (pre, post) { … }` \
                  where `post` is false on entry and true after every iteration",
             );
             return;
         };
         if t.elems.len() != 2 {
-            self.errors.push(t.span(), "a reversible `while` takes `(precondition, postcondition)`");
+            self.errors.spanned(&t, "a reversible `while` takes `(precondition, postcondition)`");
             return;
         }
         let body = self.block(&w.body.stmts);
@@ -653,12 +659,12 @@ impl Parser<'_> {
 
     fn for_stmt(&mut self, f: &syn::ExprForLoop, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
         let syn::Pat::Ident(pi) = &*f.pat else {
-            self.errors.push(f.pat.span(), "the loop variable must be a plain name");
+            self.errors.spanned(&f.pat, "the loop variable must be a plain name");
             return;
         };
         let Some(range) = self.range(&f.expr) else {
-            self.errors.push(
-                f.expr.span(),
+            self.errors.spanned(
+                &f.expr,
                 "a reversible `for` iterates over a range: `a..b`, `a..=b`, `(a..b).rev()` or \
                  `(a..b).step_by(s)`",
             );
@@ -699,7 +705,7 @@ impl Parser<'_> {
         match e {
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else {
-                    self.errors.push(c.func.span(), "expected the name of a reversible function");
+                    self.errors.spanned(&c.func, "expected the name of a reversible function");
                     return None;
                 };
                 if let Some(name) = path_ident(&c.func) {
@@ -707,8 +713,8 @@ impl Parser<'_> {
                         return self.builtin(c, op, n_views, angle, whole, uncall);
                     }
                     if primitive(&name).is_some() {
-                        self.errors.push(
-                            c.span(),
+                        self.errors.spanned(
+                            &c,
                             format!(
                                 "`{name}(…)` alone does nothing: a primitive is used in an \
                                  instruction, `y += {name}(…)`"
@@ -741,7 +747,7 @@ impl Parser<'_> {
                 ))
             }
             other => {
-                self.errors.push(other.span(), "`uncall!` takes a call: `uncall!(g(x, y))`");
+                self.errors.spanned(&other, "`uncall!` takes a call: `uncall!(g(x, y))`");
                 None
             }
         }
@@ -758,8 +764,8 @@ impl Parser<'_> {
     ) -> Option<Stmt> {
         let expected = n_views + angle as usize;
         if c.args.len() != expected {
-            self.errors.push(
-                c.span(),
+            self.errors.spanned(
+                &c,
                 format!("`{}` takes {expected} argument{}", op.name(), if expected == 1 { "" } else { "s" }),
             );
             return None;
@@ -769,8 +775,8 @@ impl Parser<'_> {
             match self.dataview(a) {
                 Some(v) => args.push(v),
                 None => {
-                    self.errors.push(
-                        a.span(),
+                    self.errors.spanned(
+                        &a,
                         format!("`{}` changes this argument in place: it must be a dataview", op.name()),
                     );
                     return None;
@@ -778,8 +784,8 @@ impl Parser<'_> {
             }
         }
         if n_views == 2 && args[0].same_as(&args[1]) {
-            self.errors.push(
-                c.args[1].span(),
+            self.errors.spanned(
+                &c.args[1],
                 format!("`{}` of a variable with itself: pass two different variables", op.name()),
             );
             return None;
@@ -789,7 +795,7 @@ impl Parser<'_> {
             Some(match self.dataview(a) {
                 Some(v) => {
                     if args.iter().any(|t| t.same_as(&v)) {
-                        self.errors.push(a.span(), "the angle of a rotation cannot be one of the rotated variables");
+                        self.errors.spanned(&a, "the angle of a rotation cannot be one of the rotated variables");
                         return None;
                     }
                     Operand::View(v)
@@ -831,7 +837,7 @@ impl Parser<'_> {
             }
             "uncompute" => {
                 if !mac.tokens.is_empty() {
-                    self.errors.push(mac.tokens.span(), "`uncompute!()` takes no arguments");
+                    self.errors.spanned(&mac.tokens, "`uncompute!()` takes no arguments");
                 }
                 match routines.pop() {
                     Some(r) => out.extend(reverse_block(&r)),
@@ -864,7 +870,7 @@ impl Parser<'_> {
                 let e: Expr = match syn::parse2(mac.tokens.clone()) {
                     Ok(e) => e,
                     Err(_) => {
-                        self.errors.push(mac.tokens.span(), "`uncall!` takes a call: `uncall!(g(x, y))`");
+                        self.errors.spanned(&mac.tokens, "`uncall!` takes a call: `uncall!(g(x, y))`");
                         return;
                     }
                 };
@@ -885,8 +891,8 @@ impl Parser<'_> {
                 };
                 let views: Vec<_> = args.iter().map(|a| self.dataview(a)).collect();
                 if views.len() != 2 || views.iter().any(Option::is_none) {
-                    self.errors.push(
-                        mac.tokens.span(),
+                    self.errors.spanned(
+                        &mac.tokens,
                         format!("`{name}!` takes a stack and a variable: `{name}!(stack, x)`"),
                     );
                     return;
@@ -953,7 +959,7 @@ impl Parser<'_> {
                         ) {
                             Ok(p) => p,
                             Err(_) => {
-                                self.errors.push(a.left.span(), "`dealloc!` takes `name = value`");
+                                self.errors.spanned(&a.left, "`dealloc!` takes `name = value`");
                                 return;
                             }
                         },
@@ -964,8 +970,8 @@ impl Parser<'_> {
                     }
                 }
                 other => {
-                    self.errors.push(
-                        other.span(),
+                    self.errors.spanned(
+                        &other,
                         "`dealloc!` takes `name = value`: the value the ancilla must hold",
                     );
                     return;
@@ -973,7 +979,7 @@ impl Parser<'_> {
             }
         }
         if bindings.is_empty() {
-            self.errors.push(mac.path.span(), "`dealloc!` takes `name = value`");
+            self.errors.spanned(&mac.path, "`dealloc!` takes `name = value`");
             return;
         }
         out.push(stmt(StmtKind::Dealloc(bindings), whole));

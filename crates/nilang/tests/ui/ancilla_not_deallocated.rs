@@ -1,0 +1,10 @@
+use nilang::i;
+
+#[i]
+fn f(y: &mut f64, x: &mut f64) {
+    let t = 0.0;
+    t += sin(x);
+    y += t;
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use nilang::i;
+
+#[i]
+fn f(y: &mut [f64], n: usize) {
+    for i in 0..n {
+        continue;
+        y[i] += identity(1.0);
+    }
+}
+
+fn main() {}

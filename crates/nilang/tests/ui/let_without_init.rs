@@ -1,0 +1,9 @@
+use nilang::i;
+
+#[i]
+fn f(y: &mut f64, x: &mut f64) {
+    let t: f64;
+    y += sin(x);
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use nilang::i;
+
+#[i]
+fn f(y: &mut f64, x: &mut f64) {
+    y += sin(x);
+    uncompute!();
+}
+
+fn main() {}
