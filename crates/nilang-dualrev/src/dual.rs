@@ -323,7 +323,9 @@ impl Scalar for DualRev {
         self.value
     }
 
-    unary_fns!(exp, ln, log10, sqrt, cbrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, abs, recip);
+    unary_fns!(
+        exp, ln, log10, sqrt, cbrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, abs, recip
+    );
 
     #[inline]
     fn powi(self, n: i32) -> Self {

@@ -338,7 +338,9 @@ impl Scalar for NaiveDual {
     fn value(self) -> f64 {
         self.value
     }
-    naive_unary_fns!(exp, ln, log10, sqrt, cbrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, abs, recip);
+    naive_unary_fns!(
+        exp, ln, log10, sqrt, cbrt, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, abs, recip
+    );
     fn powi(self, n: i32) -> Self {
         let (v, d) = partials::powi(self.value, n);
         NaiveDual::unary(v, self, d)

@@ -163,8 +163,7 @@ impl Tape {
         tape.n_inputs = if tape.overflowed { 0 } else { n };
         tape.contribs.reserve_exact(n + 1);
         tape.contribs.push(Contrib::EMPTY);
-        tape.contribs
-            .extend(core::iter::repeat(Contrib::EMPTY).take(tape.n_inputs));
+        tape.contribs.resize(tape.n_inputs + 1, Contrib::EMPTY);
         tape
     }
 

@@ -3,6 +3,7 @@
 //! step, while the final algorithm (§7 + §8.1/8.2) invokes each backpropagator
 //! at most once, so its count grows by one per step. We count invocations
 //! with instrumented counters, not seconds.
+#![allow(clippy::redundant_closure)]
 
 use nilang_dualrev::{naive, record, Scalar};
 
@@ -60,7 +61,7 @@ fn without_sharing_both_are_linear() {
     let f = |x: S1| {
         let mut y = x;
         for _ in 0..20 {
-            y = y * 1.0001;
+            y *= 1.0001;
         }
         y
     };

@@ -1,5 +1,6 @@
 //! Gradients of the efficient engine against forward mode, finite
 //! differences and the naive §3 transformation, at fixed and random points.
+#![allow(clippy::redundant_closure)]
 
 mod common;
 
@@ -16,7 +17,12 @@ macro_rules! check_all {
         let gf = fwd_grad(|xs| $f(xs), x);
         assert_close(&g, &gf, 1e-8, concat!(stringify!($f), " vs forward mode"));
         let gd = fd_grad(|xs| $f(xs), x);
-        assert_close(&g, &gd, 1e-8, concat!(stringify!($f), " vs finite differences"));
+        assert_close(
+            &g,
+            &gd,
+            1e-8,
+            concat!(stringify!($f), " vs finite differences"),
+        );
         let (nv, ng, _) = naive::grad(|xs| $f(xs), x);
         assert_eq!(nv, v);
         assert_close(&g, &ng, 1e-12, concat!(stringify!($f), " vs naive §3"));

@@ -1,6 +1,7 @@
 //! Jacobian layout, vector–Jacobian products, error handling, and generic
 //! Rust code shapes: closures, iterator chains, recursion, user structs and
 //! enums, `Option`/`Result`, threads and nesting.
+#![allow(clippy::redundant_closure)]
 
 mod common;
 
@@ -153,7 +154,10 @@ fn user_structs_and_enums() {
         &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
     )
     .unwrap();
-    assert_eq!(vals, vec![2.0 * 6.0 - 3.0 * 5.0, 3.0 * 4.0 - 6.0, 5.0 - 2.0 * 4.0]);
+    assert_eq!(
+        vals,
+        vec![2.0 * 6.0 - 3.0 * 5.0, 3.0 * 4.0 - 6.0, 5.0 - 2.0 * 4.0]
+    );
     // d(a×b)_x / d a = (0, b_z, -b_y)
     assert_eq!(j[0], vec![0.0, 6.0, -5.0, 0.0, -3.0, 2.0]);
     let (_, g) = grad(
@@ -224,7 +228,12 @@ fn recursion() {
     assert_eq!(v, 1.0 + 2.0 * 0.5 + 3.0 * 0.25);
     assert_close(&g, &[1.0, 0.5, 0.25, 2.0 + 6.0 * 0.5], 1e-15, "horner");
     let (v, g) = grad(|x| power_rec(x[0], 13), &[1.1]).unwrap();
-    assert_close(&[v, g[0]], &[1.1f64.powi(13), 13.0 * 1.1f64.powi(12)], 1e-13, "pow");
+    assert_close(
+        &[v, g[0]],
+        &[1.1f64.powi(13), 13.0 * 1.1f64.powi(12)],
+        1e-13,
+        "pow",
+    );
 }
 
 #[test]
@@ -241,7 +250,7 @@ fn closures_and_iterator_chains() {
             .map(|(s, &w)| softplus(s) * w)
             .fold(DualRev::cst(0.0), |acc, t| acc + t)
             + x.iter().copied().product::<DualRev>()
-            + x.iter().map(|&s| s).reduce(Scalar::max).unwrap()
+            + x.iter().copied().reduce(Scalar::max).unwrap()
     };
     let fwd = |x: &[Fwd]| {
         let scale = |s: Fwd| s * 2.0 + 1.0;
@@ -266,7 +275,11 @@ fn data_dependent_control_flow() {
         let mut y = x[0];
         let mut steps = 0;
         while y < 10.0 && steps < 100 {
-            y = if y > x[1] { y * x[1] + 1.0 } else { y * 1.5 + x[1] };
+            y = if y > x[1] {
+                y * x[1] + 1.0
+            } else {
+                y * 1.5 + x[1]
+            };
             steps += 1;
         }
         y

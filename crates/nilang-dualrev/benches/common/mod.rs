@@ -5,13 +5,18 @@
 //! engine's scalar satisfies, so each engine differentiates the same code.
 //! Each engine is used through its documented gradient API, reusing its tape
 //! across calls where the API allows it (the fastest legitimate use).
-#![allow(dead_code)]
+#![allow(dead_code, clippy::redundant_closure)]
 
 use core::ops::{Add, Mul, Sub};
 
 /// What the Table 1 programs need from a scalar.
 pub trait Ring:
-    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Mul<f64, Output = Self> + Sub<f64, Output = Self>
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Mul<f64, Output = Self>
+    + Sub<f64, Output = Self>
 {
 }
 impl<T> Ring for T where
@@ -117,7 +122,15 @@ impl Kernel {
 pub fn rotate_input() -> Vec<f64> {
     let (w, u) = (0.9f64, [0.1f64, -0.3, 0.2]);
     let norm = (w * w + u.iter().map(|a| a * a).sum::<f64>()).sqrt();
-    vec![1.0, 2.0, 3.0, w / norm, u[0] / norm, u[1] / norm, u[2] / norm]
+    vec![
+        1.0,
+        2.0,
+        3.0,
+        w / norm,
+        u[0] / norm,
+        u[1] / norm,
+        u[2] / norm,
+    ]
 }
 
 // ---- one adapter per engine -------------------------------------------------
@@ -220,7 +233,10 @@ pub fn cross_check() {
     let close = |a: &[f64], b: &[f64], what: &str| {
         assert_eq!(a.len(), b.len(), "{what}");
         for (x, y) in a.iter().zip(b) {
-            assert!((x - y).abs() <= 1e-12 * (1.0 + x.abs()), "{what}: {x} vs {y}");
+            assert!(
+                (x - y).abs() <= 1e-12 * (1.0 + x.abs()),
+                "{what}: {x} vs {y}"
+            );
         }
     };
     for name in ["scalar_mult", "dot_product", "sum_mat_vec"] {
@@ -234,7 +250,10 @@ pub fn cross_check() {
     let j = ours::rotate_jacobian(&x);
     for (name, other) in [
         ("echidna", echidna_engine::rotate_jacobian(echidna_tape, &x)),
-        ("reverse", reverse_engine::rotate_jacobian(&reverse_tape, &x)),
+        (
+            "reverse",
+            reverse_engine::rotate_jacobian(&reverse_tape, &x),
+        ),
         ("easy-ml", easy_ml_engine::rotate_jacobian(&easy_list, &x)),
     ] {
         for (a, b) in j.iter().zip(&other) {

@@ -1,6 +1,6 @@
 //! Shared test oracles: a tiny forward-mode dual number, Richardson-
 //! extrapolated central differences, and a battery of generic test functions.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::type_complexity)]
 
 use core::cmp::Ordering;
 use core::fmt;
@@ -268,10 +268,7 @@ pub fn rosenbrock<S: Scalar>(x: &[S]) -> S {
 
 pub fn elementary<S: Scalar>(x: &[S]) -> S {
     let (a, b, c) = (x[0], x[1], x[2]);
-    a.exp() * b.ln() + b.sqrt() * c.sin() / a.cos()
-        + (c * 0.3).tan()
-        + a.tanh()
-        + (b * 0.5).sinh()
+    a.exp() * b.ln() + b.sqrt() * c.sin() / a.cos() + (c * 0.3).tan() + a.tanh() + (b * 0.5).sinh()
         - (c * 0.2).cosh()
         + b.cbrt()
         + b.log10()
