@@ -25,6 +25,8 @@ pub struct Options {
     pub inverse: Option<Ident>,
     /// `#[i(expand)]`: expand nested right-hand sides into ancillas.
     pub expand: bool,
+    /// `#[i(nograd)]`: do not generate the `_grad`, `_jacobian` and `_hessian` functions.
+    pub nograd: bool,
 }
 
 impl Options {
@@ -35,6 +37,9 @@ impl Options {
             if meta.path.is_ident("nocheck") {
                 options.nocheck = true;
                 Ok(())
+            } else if meta.path.is_ident("nograd") {
+                options.nograd = true;
+                Ok(())
             } else if meta.path.is_ident("expand") {
                 options.expand = true;
                 Ok(())
@@ -43,7 +48,7 @@ impl Options {
                 Ok(())
             } else {
                 Err(meta.error(
-                    "unknown option of #[i]: the options are `nocheck`, `expand` and `inverse = name`",
+                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd` and `inverse = name`",
                 ))
             }
         });

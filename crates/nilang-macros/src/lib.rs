@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 mod codegen;
+mod grad;
 
 use nilang_ir::parse::{parse_function, parse_method, Options};
 use proc_macro::TokenStream;
@@ -50,7 +51,11 @@ fn inverse_name(options: &Options, sig: &syn::Signature) -> syn::Ident {
 fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     let (attrs, vis, sig) = (f.attrs.clone(), f.vis.clone(), f.sig.clone());
     match parse_function(options, f) {
-        Ok(ir) => codegen::generate(&ir),
+        Ok(ir) => {
+            let code = codegen::generate(&ir);
+            let grads = if options.nograd { TokenStream2::new() } else { grad::generate(&ir) };
+            quote!(#code #grads)
+        }
         Err(e) => {
             let errors = e.to_compile_error();
             let stubs = codegen::stubs(&attrs, &vis, &sig, &inverse_name(options, &sig));

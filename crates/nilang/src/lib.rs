@@ -25,25 +25,32 @@
 
 extern crate self as nilang;
 
+pub mod ad;
+pub mod blas;
 pub mod check;
+pub mod dual;
 pub mod float;
 pub mod gvar;
 pub mod instr;
 pub mod prims;
 pub mod real;
 pub mod rev;
+pub mod schedule;
+pub mod special;
 pub mod stack;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use ad::{GradError, Loss, Matrix, NoGrad, Scalars};
 pub use check::{catch, set_tolerance, tolerance, with_tolerance, CheckKind, ReversibilityError};
+pub use dual::{Dual, DualN};
 pub use float::Float;
 pub use gvar::GVar;
 pub use instr::{Acc1, Acc2, Accepts, Conjugate, Negate, Rotate, Scale1, Scale2, Step, Zeroable};
 pub use nilang_macros::{i, rev};
 pub use prims::{Binary, Unary};
-pub use real::{Int, Real};
+pub use real::{Base, Int, Real};
 pub use rev::{Rev, Reversible};
 pub use stack::Stack;

@@ -138,3 +138,10 @@ impl<T> Int for T where
         + 'static
 {
 }
+
+/// The scalar types that gradient programs are generated for: a [`Float`] on which both the
+/// program (`T: Real`) and its gradient program (`GVar<T>: Real`) run. `f64`, `f32`,
+/// [`crate::Dual`] and [`crate::DualN`] are `Base`.
+pub trait Base: Float + Check + Real {}
+
+impl<T: Float + Check + Real> Base for T {}

@@ -1,0 +1,309 @@
+//! Gradient, Jacobian and Hessian functions generated for a generic reversible function.
+//!
+//! They contain no derivative rules: `f_grad` runs `f` forward and `f_inv` on `GVar` values
+//! (whose instructions carry the adjoint rules, in `nilang::gvar`); `f_jacobian` repeats the
+//! reverse sweep once per output; `f_hessian` runs `f_grad` on dual numbers. See `nilang::ad`.
+
+use nilang_ir::ast::Function;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+
+/// How a parameter takes part in differentiation.
+enum Role {
+    /// `&mut X` with `X` holding the scalar type: wrapped in `GVar`, gets a gradient.
+    Diff(syn::Type),
+    /// Any other `&mut X`: cloned for each reverse sweep.
+    State,
+    /// A by-value parameter: cloned for each call.
+    Value,
+    /// A `&` parameter: passed along.
+    Shared,
+}
+
+fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    fn walk(ts: TokenStream, id: &syn::Ident) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => &i == id,
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), id),
+            _ => false,
+        })
+    }
+    walk(ty.to_token_stream(), ident)
+}
+
+fn bounds_mention_real(f: &Function, scalar: &syn::Ident) -> bool {
+    let is_real = |b: &syn::TypeParamBound| match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident == "Real").unwrap_or(false),
+        _ => false,
+    };
+    let in_params = f.sig.generics.type_params().any(|p| &p.ident == scalar && p.bounds.iter().any(is_real));
+    let in_where = f.sig.generics.where_clause.as_ref().map_or(false, |w| {
+        w.predicates.iter().any(|p| match p {
+            syn::WherePredicate::Type(t) => {
+                t.bounded_ty.to_token_stream().to_string() == scalar.to_string() && t.bounds.iter().any(is_real)
+            }
+            _ => false,
+        })
+    });
+    in_params || in_where
+}
+
+/// The generated `_grad`, `_jacobian` and `_hessian` functions, or nothing when the function
+/// is not generic over a `Real` scalar, is a method, or has no differentiable argument.
+pub fn generate(f: &Function) -> TokenStream {
+    let Some(scalar) = f.sig.generics.type_params().next().map(|p| p.ident.clone()) else {
+        return TokenStream::new();
+    };
+    if f.sig.receiver().is_some() || !bounds_mention_real(f, &scalar) {
+        return TokenStream::new();
+    }
+    let mut names = Vec::new();
+    let mut roles = Vec::new();
+    for input in &f.sig.inputs {
+        let syn::FnArg::Typed(pt) = input else { return TokenStream::new() };
+        let syn::Pat::Ident(pi) = &*pt.pat else { return TokenStream::new() };
+        names.push(pi.ident.clone());
+        roles.push(match &*pt.ty {
+            syn::Type::Reference(r) if r.mutability.is_some() => {
+                if mentions(&r.elem, &scalar) {
+                    Role::Diff((*r.elem).clone())
+                } else {
+                    Role::State
+                }
+            }
+            syn::Type::Reference(_) => Role::Shared,
+            _ => Role::Value,
+        });
+    }
+    if !roles.iter().any(|r| matches!(r, Role::Diff(_))) {
+        return TokenStream::new();
+    }
+
+    let n = quote!(::nilang);
+    let s = quote!(::nilang::ad::support);
+    let fwd = &f.sig.ident;
+    let inv = &f.inverse_name;
+    let name_str = fwd.to_string();
+    let grad_name = format_ident!("{}_grad", fwd);
+    let jac_name = format_ident!("{}_jacobian", fwd);
+    let hess_name = format_ident!("{}_hessian", fwd);
+    let vis = &f.vis;
+    let inputs = &f.sig.inputs;
+
+    // Generics: the scalar's bounds become `nilang::Base`; everything else is kept.
+    let mut generics = f.sig.generics.clone();
+    for p in generics.type_params_mut() {
+        if p.ident == scalar {
+            p.bounds = syn::parse_quote!(#n::Base);
+        }
+    }
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+
+    // Arguments of the forward call on the user's arguments.
+    let forward_args: Vec<TokenStream> = names
+        .iter()
+        .zip(&roles)
+        .map(|(name, role)| match role {
+            Role::Diff(_) | Role::State => quote!(&mut *#name),
+            Role::Value => quote!(::core::clone::Clone::clone(&#name)),
+            Role::Shared => quote!(#name),
+        })
+        .collect();
+    // Per-sweep locals: wrapped differentiable arguments and cloned state.
+    let wrapped = |i: usize| format_ident!("__w{}", i);
+    let prepare_sweep: TokenStream = names
+        .iter()
+        .zip(&roles)
+        .enumerate()
+        .map(|(i, (name, role))| {
+            let w = wrapped(i);
+            match role {
+                Role::Diff(ty) => quote!(let mut #w = #s::wrap::<#scalar, #ty>(&*#name);),
+                Role::State => quote!(let mut #w = ::core::clone::Clone::clone(&*#name);),
+                _ => TokenStream::new(),
+            }
+        })
+        .collect();
+    let inverse_args: Vec<TokenStream> = names
+        .iter()
+        .zip(&roles)
+        .enumerate()
+        .map(|(i, (name, role))| {
+            let w = wrapped(i);
+            match role {
+                Role::Diff(_) | Role::State => quote!(&mut #w),
+                Role::Value => quote!(::core::clone::Clone::clone(&#name)),
+                Role::Shared => quote!(#name),
+            }
+        })
+        .collect();
+    let diff: Vec<(usize, &syn::Ident, &syn::Type)> = names
+        .iter()
+        .zip(&roles)
+        .enumerate()
+        .filter_map(|(i, (name, role))| match role {
+            Role::Diff(ty) => Some((i, name, ty)),
+            _ => None,
+        })
+        .collect();
+
+    let validate_arms: TokenStream = diff
+        .iter()
+        .map(|(i, name, ty)| {
+            quote!(#i => {
+                let __len = <#ty as #n::Scalars<#scalar>>::count(&*#name);
+                if __len == 0 { return ::core::result::Result::Err(#s::not_differentiable(#name_str, #i)); }
+                if loss.index >= __len {
+                    return ::core::result::Result::Err(#n::GradError::IndexOutOfRange {
+                        function: #name_str, arg: #i, index: loss.index, len: __len,
+                    });
+                }
+            })
+        })
+        .collect();
+    let validate = quote! {
+        match loss.arg {
+            #validate_arms
+            _ => return ::core::result::Result::Err(#s::not_differentiable(#name_str, loss.arg)),
+        }
+    };
+    let seed_arms: TokenStream = diff
+        .iter()
+        .map(|(i, name, ty)| {
+            let w = wrapped(*i);
+            quote!(#i => #s::seed::<#scalar, #ty>(&*#name, &mut #w, loss.index, <#scalar as #n::Float>::one(), #name_str, #i)?,)
+        })
+        .collect();
+    let result_types: Vec<TokenStream> =
+        diff.iter().map(|(_, _, ty)| quote!(<#ty as #n::Scalars<#scalar>>::Map<#n::GVar<#scalar>>)).collect();
+    let result_values: Vec<TokenStream> = diff.iter().map(|(i, _, _)| wrapped(*i).to_token_stream()).collect();
+    let counts: Vec<TokenStream> =
+        diff.iter().map(|(_, name, ty)| quote!(<#ty as #n::Scalars<#scalar>>::count(&*#name))).collect();
+
+    // Jacobian: seed flat output `__i`, sweep, read the flat gradient row.
+    let seed_flat: TokenStream = diff
+        .iter()
+        .zip(&counts)
+        .map(|((i, name, ty), count)| {
+            let w = wrapped(*i);
+            quote! {
+                let __len = #count;
+                if __i >= __off && __i < __off + __len {
+                    #s::seed::<#scalar, #ty>(&*#name, &mut #w, __i - __off, <#scalar as #n::Float>::one(), #name_str, #i)?;
+                }
+                __off += __len;
+            }
+        })
+        .collect();
+    let read_row: TokenStream = diff
+        .iter()
+        .map(|(i, name, ty)| {
+            let w = wrapped(*i);
+            quote!(#s::grads::<#scalar, #ty>(&*#name, &#w, &mut __row);)
+        })
+        .collect();
+
+    // Hessian: lift into duals with tangent on flat input `__j`, run the gradient program.
+    let lift: TokenStream = names
+        .iter()
+        .zip(&roles)
+        .enumerate()
+        .map(|(i, (name, role))| {
+            let w = wrapped(i);
+            match role {
+                Role::Diff(ty) => quote! {
+                    let mut #w = #s::lift::<#scalar, #ty>(&*#name, __off, __j);
+                    __off += <#ty as #n::Scalars<#scalar>>::count(&*#name);
+                },
+                Role::State => quote!(let mut #w = ::core::clone::Clone::clone(&*#name);),
+                _ => TokenStream::new(),
+            }
+        })
+        .collect();
+    let grads_pattern: Vec<syn::Ident> = diff.iter().map(|(i, _, _)| format_ident!("__g{}", i)).collect();
+    let read_col: TokenStream = diff
+        .iter()
+        .zip(&grads_pattern)
+        .map(|((_, name, ty), g)| quote!(#s::grad_tangents::<#scalar, #ty>(&*#name, &#g, &mut __col);))
+        .collect();
+
+    let grad_doc = format!(
+        "Gradient of the loss (chosen by `loss`) of [`{name_str}`] with respect to its \
+         differentiable arguments, by running `{inv}` on `GVar` values. Returns the \
+         differentiable arguments with `GVar` scalars (inputs and gradients); the arguments are \
+         left holding the outputs of `{name_str}`. See `nilang::ad`."
+    );
+    let jac_doc = format!(
+        "Jacobian of [`{name_str}`]: `J[i][j] = ∂output_i/∂input_j` over the flat list of its \
+         differentiable scalars, one reverse sweep per output. The arguments are left holding \
+         the outputs. See `nilang::ad`."
+    );
+    let hess_doc = format!(
+        "Hessian of the loss of [`{name_str}`] over its differentiable scalars, by dual numbers \
+         through `{name_str}_grad` (one column per pass). The arguments are not changed. See \
+         `nilang::ad`."
+    );
+    let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, clippy::all)]);
+    quote! {
+        #[doc = #grad_doc]
+        #allow
+        #vis fn #grad_name #impl_generics (loss: #n::Loss, #inputs)
+            -> ::core::result::Result<(#(#result_types,)*), #n::GradError> #where_clause
+        {
+            #validate
+            #fwd(#(#forward_args),*);
+            #prepare_sweep
+            match loss.arg {
+                #seed_arms
+                _ => unreachable!(),
+            }
+            #inv(#(#inverse_args),*);
+            ::core::result::Result::Ok((#(#result_values,)*))
+        }
+
+        #[doc = #jac_doc]
+        #allow
+        #vis fn #jac_name #impl_generics (#inputs)
+            -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
+        {
+            #fwd(#(#forward_args),*);
+            let __n = 0usize #(+ #counts)*;
+            let mut __jac = #n::ad::Matrix::filled(__n, __n, <#scalar as #n::Float>::zero());
+            let mut __row = ::std::vec::Vec::with_capacity(__n);
+            for __i in 0..__n {
+                #prepare_sweep
+                let mut __off = 0usize;
+                #seed_flat
+                #inv(#(#inverse_args),*);
+                __row.clear();
+                #read_row
+                for (__j, __v) in __row.iter().enumerate() {
+                    __jac.set(__i, __j, *__v);
+                }
+            }
+            ::core::result::Result::Ok(__jac)
+        }
+
+        #[doc = #hess_doc]
+        #allow
+        #vis fn #hess_name #impl_generics (loss: #n::Loss, #inputs)
+            -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
+        {
+            #validate
+            let __n = 0usize #(+ #counts)*;
+            let mut __hess = #n::ad::Matrix::filled(__n, __n, <#scalar as #n::Float>::zero());
+            let mut __col = ::std::vec::Vec::with_capacity(__n);
+            for __j in 0..__n {
+                let mut __off = 0usize;
+                #lift
+                let (#(#grads_pattern,)*) = #grad_name(loss, #(#inverse_args),*)?;
+                __col.clear();
+                #read_col
+                for (__i, __v) in __col.iter().enumerate() {
+                    __hess.set(__i, __j, *__v);
+                }
+            }
+            ::core::result::Result::Ok(__hess)
+        }
+    }
+}

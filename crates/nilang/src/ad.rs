@@ -1,0 +1,382 @@
+//! Reverse-mode AD by running the inverse program.
+//!
+//! For every generic reversible function `#[i] fn f<T: Real>(…)` the macro also generates:
+//!
+//! * `f_grad(loss, args…) -> Result<(W₁, W₂, …), GradError>`: runs `f` forward on the
+//!   arguments, wraps the differentiable outputs in [`GVar`], seeds the loss gradient with 1,
+//!   and runs `f_inv` on the wrapped values. Each `Wₖ` is the `k`-th differentiable argument
+//!   (a `&mut` parameter whose type mentions `T`) with [`GVar`] scalars: its values are the
+//!   inputs (restored by the inverse), its gradients `∂loss/∂input`. The arguments themselves
+//!   are left holding the forward program's outputs.
+//! * `f_jacobian(args…) -> Result<Matrix<T>, GradError>`: the Jacobian of the outputs with
+//!   respect to the inputs, over the flat list of every differentiable scalar (arguments in
+//!   order, each flattened by [`Scalars`]). Layout: `J[i][j] = ∂output_i / ∂input_j`, one
+//!   reverse sweep per output `i`.
+//! * `f_hessian(loss, args…) -> Result<Matrix<T>, GradError>`: the Hessian of the loss, by
+//!   forward-mode [`Dual`] numbers through the gradient program (one column per pass).
+//!   A Hessian–vector product is one call of `f_grad::<Dual<T>>` with the tangents set to the
+//!   vector; [`crate::DualN`] carries several tangents per pass.
+//!
+//! The loss is chosen at call time with [`Loss`]; arguments are numbered from 0 in the order of
+//! the signature. Arguments that are not differentiable (integers, `&` parameters, by-value
+//! parameters, [`NoGrad`]) pass through: no gradient is reported for them.
+
+use crate::dual::Dual;
+use crate::float::Float;
+use crate::gvar::GVar;
+use core::fmt;
+
+/// Which scalar is the loss: element `index` of argument `arg` (both from 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loss {
+    /// Position of the argument in the signature.
+    pub arg: usize,
+    /// Position of the scalar inside the argument (0 for a scalar argument).
+    pub index: usize,
+}
+
+impl Loss {
+    /// The scalar argument at position `arg`.
+    pub fn arg(arg: usize) -> Loss {
+        Loss { arg, index: 0 }
+    }
+
+    /// Element `index` of the argument at position `arg`.
+    pub fn elem(arg: usize, index: usize) -> Loss {
+        Loss { arg, index }
+    }
+}
+
+/// Bad input to a gradient function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GradError {
+    /// The loss argument is not differentiable (or does not exist).
+    NotDifferentiable {
+        /// The function.
+        function: &'static str,
+        /// The argument position asked for.
+        arg: usize,
+    },
+    /// The loss index is past the end of the argument.
+    IndexOutOfRange {
+        /// The function.
+        function: &'static str,
+        /// The argument position.
+        arg: usize,
+        /// The index asked for.
+        index: usize,
+        /// The number of scalars in the argument.
+        len: usize,
+    },
+}
+
+impl fmt::Display for GradError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GradError::NotDifferentiable { function, arg } => write!(
+                f,
+                "argument {arg} of `{function}` is not differentiable: the loss must be a `&mut` \
+                 argument whose type holds the scalar type parameter"
+            ),
+            GradError::IndexOutOfRange { function, arg, index, len } => write!(
+                f,
+                "loss index {index} is out of range for argument {arg} of `{function}`, which \
+                 holds {len} scalars"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GradError {}
+
+/// A dense row-major matrix (Jacobians and Hessians).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matrix<T> {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Entries, row after row.
+    pub data: Vec<T>,
+}
+
+impl<T: Copy> Matrix<T> {
+    /// A matrix filled with `value`.
+    pub fn filled(rows: usize, cols: usize, value: T) -> Self {
+        Matrix { rows, cols, data: vec![value; rows * cols] }
+    }
+
+    /// Entry `(i, j)`.
+    pub fn get(&self, i: usize, j: usize) -> T {
+        self.data[i * self.cols + j]
+    }
+
+    /// Sets entry `(i, j)`.
+    pub fn set(&mut self, i: usize, j: usize, v: T) {
+        self.data[i * self.cols + j] = v;
+    }
+
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> &[T] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    /// The rows as vectors.
+    pub fn to_rows(&self) -> Vec<Vec<T>> {
+        (0..self.rows).map(|i| self.row(i).to_vec()).collect()
+    }
+}
+
+/// A value made of scalars of type `T`, visited in a fixed flat order: a scalar, a slice, a
+/// `Vec`, an array, a complex number, [`NoGrad`], or a user type implementing it.
+///
+/// `Map<U>` is the same shape with scalars of type `U` (e.g. [`GVar`] for gradients).
+pub trait Scalars<T> {
+    /// The same shape holding `U` instead of `T`.
+    type Map<U: Copy>;
+    /// Number of differentiable scalars.
+    fn count(&self) -> usize;
+    /// The same shape with every scalar mapped by `f` (called in flat order with the index).
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> Self::Map<U>;
+    /// Scalar `i` of a mapped value.
+    fn get_mapped<U: Copy>(m: &Self::Map<U>, i: usize) -> U;
+    /// Replaces scalar `i` of a mapped value.
+    fn set_mapped<U: Copy>(m: &mut Self::Map<U>, i: usize, v: U);
+}
+
+impl<T: Float> Scalars<T> for T {
+    type Map<U: Copy> = U;
+    fn count(&self) -> usize {
+        1
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> U {
+        f(0, *self)
+    }
+    fn get_mapped<U: Copy>(m: &U, _: usize) -> U {
+        *m
+    }
+    fn set_mapped<U: Copy>(m: &mut U, _: usize, v: U) {
+        *m = v;
+    }
+}
+
+impl<T: Float> Scalars<T> for [T] {
+    type Map<U: Copy> = Vec<U>;
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> Vec<U> {
+        self.iter().enumerate().map(|(i, &x)| f(i, x)).collect()
+    }
+    fn get_mapped<U: Copy>(m: &Vec<U>, i: usize) -> U {
+        m[i]
+    }
+    fn set_mapped<U: Copy>(m: &mut Vec<U>, i: usize, v: U) {
+        m[i] = v;
+    }
+}
+
+impl<T: Float> Scalars<T> for Vec<T> {
+    type Map<U: Copy> = Vec<U>;
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> Vec<U> {
+        self.as_slice().map(f)
+    }
+    fn get_mapped<U: Copy>(m: &Vec<U>, i: usize) -> U {
+        m[i]
+    }
+    fn set_mapped<U: Copy>(m: &mut Vec<U>, i: usize, v: U) {
+        m[i] = v;
+    }
+}
+
+impl<T: Float, const N: usize> Scalars<T> for [T; N] {
+    type Map<U: Copy> = [U; N];
+    fn count(&self) -> usize {
+        N
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> [U; N] {
+        core::array::from_fn(|i| f(i, self[i]))
+    }
+    fn get_mapped<U: Copy>(m: &[U; N], i: usize) -> U {
+        m[i]
+    }
+    fn set_mapped<U: Copy>(m: &mut [U; N], i: usize, v: U) {
+        m[i] = v;
+    }
+}
+
+impl<T: Float> Scalars<T> for num_complex::Complex<T> {
+    type Map<U: Copy> = num_complex::Complex<U>;
+    fn count(&self) -> usize {
+        2
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> num_complex::Complex<U> {
+        num_complex::Complex { re: f(0, self.re), im: f(1, self.im) }
+    }
+    fn get_mapped<U: Copy>(m: &num_complex::Complex<U>, i: usize) -> U {
+        if i == 0 {
+            m.re
+        } else {
+            m.im
+        }
+    }
+    fn set_mapped<U: Copy>(m: &mut num_complex::Complex<U>, i: usize, v: U) {
+        if i == 0 {
+            m.re = v
+        } else {
+            m.im = v
+        }
+    }
+}
+
+/// An argument excluded from differentiation: its scalars are carried through the gradient
+/// program (as values of the gradient type) but no gradient is reported for them, and they
+/// are not rows or columns of Jacobians and Hessians.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NoGrad<X>(pub X);
+
+impl<T: Float, X: Scalars<T>> Scalars<T> for NoGrad<X> {
+    type Map<U: Copy> = NoGrad<X::Map<U>>;
+    fn count(&self) -> usize {
+        0
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> NoGrad<X::Map<U>> {
+        NoGrad(self.0.map(f))
+    }
+    fn get_mapped<U: Copy>(m: &Self::Map<U>, i: usize) -> U {
+        X::get_mapped(&m.0, i)
+    }
+    fn set_mapped<U: Copy>(m: &mut Self::Map<U>, i: usize, v: U) {
+        X::set_mapped(&mut m.0, i, v)
+    }
+}
+
+/// What generated gradient code calls. Not a public API.
+#[doc(hidden)]
+pub mod support {
+    use super::*;
+
+    /// Wraps a differentiable argument's values in `GVar` with zero gradients.
+    #[inline]
+    pub fn wrap<T: Float, X: Scalars<T> + ?Sized>(x: &X) -> X::Map<GVar<T>> {
+        x.map(&mut |_, v| GVar::new(v))
+    }
+
+    /// Lifts a differentiable argument into dual numbers, with tangent 1 on flat scalar
+    /// `seed - offset` when it falls inside this argument.
+    #[inline]
+    pub fn lift<T: Float, X: Scalars<T> + ?Sized>(x: &X, offset: usize, seed: usize) -> X::Map<Dual<T>> {
+        x.map(&mut |i, v| {
+            let tangent = if offset + i == seed && i < x.count() { T::one() } else { T::zero() };
+            Dual::new(v, tangent)
+        })
+    }
+
+    /// Seeds gradient `g` on scalar `index` of a wrapped argument.
+    #[inline]
+    pub fn seed<T: Float, X: Scalars<T> + ?Sized>(
+        x: &X,
+        w: &mut X::Map<GVar<T>>,
+        index: usize,
+        g: T,
+        function: &'static str,
+        arg: usize,
+    ) -> Result<(), GradError> {
+        let len = x.count();
+        if len == 0 {
+            return Err(GradError::NotDifferentiable { function, arg });
+        }
+        if index >= len {
+            return Err(GradError::IndexOutOfRange { function, arg, index, len });
+        }
+        let mut v = X::get_mapped(w, index);
+        v.g = g;
+        X::set_mapped(w, index, v);
+        Ok(())
+    }
+
+    /// The gradients of a wrapped argument, appended in flat order.
+    #[inline]
+    pub fn grads<T: Float, X: Scalars<T> + ?Sized>(x: &X, w: &X::Map<GVar<T>>, out: &mut Vec<T>) {
+        for i in 0..x.count() {
+            out.push(X::get_mapped(w, i).g);
+        }
+    }
+
+    /// The tangents of the gradients of a dual-wrapped argument, appended in flat order.
+    #[inline]
+    pub fn grad_tangents<T: Float, X: Scalars<T> + ?Sized>(
+        x: &X,
+        w: &<X as Scalars<T>>::Map<GVar<Dual<T>>>,
+        out: &mut Vec<T>,
+    ) {
+        for i in 0..x.count() {
+            out.push(X::get_mapped(w, i).g.eps);
+        }
+    }
+
+    /// The error for a loss argument that is not differentiable.
+    pub fn not_differentiable(function: &'static str, arg: usize) -> GradError {
+        GradError::NotDifferentiable { function, arg }
+    }
+}
+
+/// The gradient of `f` at `x` by central differences with step `h` (for checking gradients).
+pub fn numeric_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], h: f64) -> Vec<f64> {
+    let mut xp = x.to_vec();
+    (0..x.len())
+        .map(|i| {
+            let orig = xp[i];
+            xp[i] = orig + h;
+            let fp = f(&xp);
+            xp[i] = orig - h;
+            let fm = f(&xp);
+            xp[i] = orig;
+            (fp - fm) / (2.0 * h)
+        })
+        .collect()
+}
+
+/// A gradient component that disagrees with central differences.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradientMismatch {
+    /// Component index.
+    pub index: usize,
+    /// The gradient being checked.
+    pub given: f64,
+    /// The central-difference estimate.
+    pub numeric: f64,
+}
+
+impl fmt::Display for GradientMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "gradient component {} is {} but central differences give {}",
+            self.index, self.given, self.numeric
+        )
+    }
+}
+
+impl std::error::Error for GradientMismatch {}
+
+/// Checks a gradient against central differences: every component must agree within
+/// `tol · max(1, |numeric|)`. Step `h` around `1e-6` suits smooth `f64` functions.
+pub fn check_gradient(
+    f: impl Fn(&[f64]) -> f64,
+    x: &[f64],
+    grad: &[f64],
+    h: f64,
+    tol: f64,
+) -> Result<(), GradientMismatch> {
+    let numeric = numeric_gradient(f, x, h);
+    for (index, (&given, &numeric)) in grad.iter().zip(&numeric).enumerate() {
+        if (given - numeric).abs() > tol * 1f64.max(numeric.abs()) || given.is_nan() {
+            return Err(GradientMismatch { index, given, numeric });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! Reversible linear algebra on slices: dot product, squared norm, affine map and the
+//! unitary matrix multiplication of the papers.
+//!
+//! Every routine accumulates into its output (`y += …`), so its inverse (`idot_inv`, …)
+//! subtracts the same amount back. All arguments are `&mut` slices, also the ones the
+//! program only reads: that is where [`GVar`](crate::GVar) gradients accumulate when the
+//! inverse runs on `GVar`s. Matrices are flat slices: [`i_affine`] takes `W` row-major,
+//! [`i_umm`] takes `x` column-major.
+//!
+//! ```
+//! use nilang::blas::{idot, idot_inv};
+//!
+//! let (mut out, mut x, mut y) = (0.0, vec![1.0, 2.0], vec![3.0, 4.0]);
+//! idot(&mut out, &mut x, &mut y);
+//! assert_eq!(out, 11.0);
+//! idot_inv(&mut out, &mut x, &mut y);
+//! assert_eq!(out, 0.0);
+//! ```
+
+use crate::{i, Real};
+
+/// `out += Σᵢ x[i]·y[i]` over the common length of `x` and `y` (which must be equal).
+#[i]
+pub fn idot<T: Real>(out: &mut T, x: &mut [T], y: &mut [T]) {
+    safe! {
+        assert_eq!(x.len(), y.len(), "idot: x and y have different lengths");
+    }
+    for i in 0..x.len() {
+        out += x[i] * y[i];
+    }
+}
+
+/// `out += Σᵢ x[i]²`, the squared Euclidean norm (NiLang's `i_norm2`).
+#[i]
+pub fn inorm2<T: Real>(out: &mut T, x: &mut [T]) {
+    for i in 0..x.len() {
+        out += square(x[i]);
+    }
+}
+
+/// `y += W·x + b`, the in-place affine map of the ICLR paper, Appendix B.1 (`i_affine!`).
+///
+/// `W` is `y.len() × x.len()`, stored row-major as a flat slice (`W[i, j] = w[i·x.len() + j]`);
+/// `b` has the length of `y`. The loops visit `W` column by column, as the listing does.
+#[i]
+pub fn i_affine<T: Real>(y: &mut [T], w: &mut [T], b: &mut [T], x: &mut [T]) {
+    safe! {
+        assert!(
+            w.len() == y.len() * x.len() && b.len() == y.len(),
+            "i_affine: W must be y.len() × x.len() and b must have y's length"
+        );
+    }
+    for j in 0..x.len() {
+        for i in 0..y.len() {
+            y[i] += w[i * x.len() + j] * x[j];
+        }
+    }
+    for i in 0..y.len() {
+        y[i] += b[i];
+    }
+}
+
+/// `x ← U(θ)·x`: multiplies the `m × n` matrix `x` (column-major flat slice, `n = x.len()/m`)
+/// by the real unitary (orthogonal) matrix parametrized by `m(m−1)/2` rotation angles `θ`,
+/// as a product of two-level rotations (ICLR paper, Appendix B.2, `i_umm!`).
+///
+/// Each column gets the rotations `rot(x[i], x[i+1], θ[k])` for `j = 0…m−1`, `i = m−2…j`,
+/// with `k` counting up through `θ`; the ancilla `k` is deallocated at the value `θ.len()`, so
+/// a wrong number of angles is a reversibility error. (The listing keeps one counter across
+/// all columns, which only fits `n = 1`; here each column has its own.) Norms of the columns
+/// are preserved.
+#[i]
+pub fn i_umm<T: Real>(x: &mut [T], theta: &mut [T], m: usize) {
+    safe! {
+        assert!(m > 0 && x.len() % m == 0, "i_umm: x.len() must be a multiple of m");
+        assert_eq!(theta.len(), m * (m - 1) / 2, "i_umm: θ must have m(m−1)/2 angles");
+    }
+    for l in 0..x.len() / m {
+        let k = 0usize;
+        for j in 0..m {
+            for i in (j..m - 1).rev() {
+                rot(x[l * m + i], x[l * m + i + 1], theta[k]);
+                inc(k);
+            }
+        }
+        dealloc!(k = theta.len());
+    }
+}

@@ -1,0 +1,231 @@
+//! Forward-mode dual numbers: feed them through a gradient program for Hessians.
+//!
+//! [`Dual`] carries one tangent, [`DualN`] carries `N` tangents at once (a batch of
+//! Hessian–vector products per pass). Both implement [`Float`], so every primitive, every
+//! instruction and [`crate::GVar`] work on them: `GVar<Dual<f64>>` is forward-over-reverse.
+
+use crate::check::Check;
+use crate::float::Float;
+use crate::instr::Accepts;
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+/// A number `re + eps·ε` with ε² = 0: a value and one directional derivative.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Dual<T> {
+    /// The value.
+    pub re: T,
+    /// The tangent (directional derivative).
+    pub eps: T,
+}
+
+impl<T: Float> Dual<T> {
+    /// A value with a tangent.
+    pub fn new(re: T, eps: T) -> Self {
+        Dual { re, eps }
+    }
+
+    /// A constant (zero tangent).
+    pub fn constant(re: T) -> Self {
+        Dual { re, eps: T::zero() }
+    }
+
+    /// Applies a function with known value and derivative at `re` (the chain rule).
+    #[inline(always)]
+    fn chain(self, value: T, derivative: T) -> Self {
+        Dual { re: value, eps: self.eps * derivative }
+    }
+}
+
+/// A value with `N` tangents, propagated together.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DualN<T, const N: usize> {
+    /// The value.
+    pub re: T,
+    /// The tangents.
+    pub eps: [T; N],
+}
+
+impl<T: Float, const N: usize> Default for DualN<T, N> {
+    fn default() -> Self {
+        DualN::constant(T::zero())
+    }
+}
+
+impl<T: Float, const N: usize> DualN<T, N> {
+    /// A value with the given tangents.
+    pub fn new(re: T, eps: [T; N]) -> Self {
+        DualN { re, eps }
+    }
+
+    /// A constant (zero tangents).
+    pub fn constant(re: T) -> Self {
+        DualN { re, eps: [T::zero(); N] }
+    }
+
+    /// A variable whose `k`-th tangent is one.
+    pub fn seeded(re: T, k: usize) -> Self {
+        let mut eps = [T::zero(); N];
+        if k < N {
+            eps[k] = T::one();
+        }
+        DualN { re, eps }
+    }
+
+    #[inline(always)]
+    fn chain(self, value: T, derivative: T) -> Self {
+        DualN { re: value, eps: self.eps.map(|e| e * derivative) }
+    }
+}
+
+// Arithmetic: the one place where each operation's tangent rule is written, for both types
+// through a small abstraction over "the tangent part".
+trait Tangent<T>: Copy {
+    fn zip(self, other: Self, f: impl Fn(T, T) -> T) -> Self;
+    fn scale(self, f: impl Fn(T) -> T) -> Self;
+}
+
+impl<T: Float> Tangent<T> for T {
+    #[inline(always)]
+    fn zip(self, other: T, f: impl Fn(T, T) -> T) -> T {
+        f(self, other)
+    }
+    #[inline(always)]
+    fn scale(self, f: impl Fn(T) -> T) -> T {
+        f(self)
+    }
+}
+
+impl<T: Float, const N: usize> Tangent<T> for [T; N] {
+    #[inline(always)]
+    fn zip(self, other: [T; N], f: impl Fn(T, T) -> T) -> [T; N] {
+        let mut out = self;
+        for k in 0..N {
+            out[k] = f(self[k], other[k]);
+        }
+        out
+    }
+    #[inline(always)]
+    fn scale(self, f: impl Fn(T) -> T) -> [T; N] {
+        self.map(f)
+    }
+}
+
+macro_rules! dual_impl {
+    ([$($gen:tt)*] $ty:ty, $eps:ty) => {
+        impl<$($gen)*> Add for $ty {
+            type Output = Self;
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                Self { re: self.re + o.re, eps: Tangent::<T>::zip(self.eps, o.eps, |a, b| a + b) }
+            }
+        }
+        impl<$($gen)*> Sub for $ty {
+            type Output = Self;
+            #[inline(always)]
+            fn sub(self, o: Self) -> Self {
+                Self { re: self.re - o.re, eps: Tangent::<T>::zip(self.eps, o.eps, |a, b| a - b) }
+            }
+        }
+        impl<$($gen)*> Mul for $ty {
+            type Output = Self;
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                let (a, b) = (self.re, o.re);
+                Self { re: a * b, eps: Tangent::<T>::zip(self.eps, o.eps, |da, db| da * b + a * db) }
+            }
+        }
+        impl<$($gen)*> Div for $ty {
+            type Output = Self;
+            #[inline(always)]
+            fn div(self, o: Self) -> Self {
+                let (a, b) = (self.re, o.re);
+                Self { re: a / b, eps: Tangent::<T>::zip(self.eps, o.eps, |da, db| (da * b - a * db) / (b * b)) }
+            }
+        }
+        impl<$($gen)*> Neg for $ty {
+            type Output = Self;
+            #[inline(always)]
+            fn neg(self) -> Self {
+                Self { re: -self.re, eps: Tangent::<T>::scale(self.eps, |e| -e) }
+            }
+        }
+        impl<$($gen)*> PartialOrd for $ty {
+            /// Orders by value.
+            fn partial_cmp(&self, o: &Self) -> Option<core::cmp::Ordering> {
+                self.re.partial_cmp(&o.re)
+            }
+        }
+        impl<$($gen)*> Float for $ty {
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self { Self::constant(T::from_f64(v)) }
+            #[inline(always)]
+            fn to_f64(self) -> f64 { self.re.to_f64() }
+            fn exp(self) -> Self { let e = self.re.exp(); self.chain(e, e) }
+            fn ln(self) -> Self { self.chain(self.re.ln(), T::one() / self.re) }
+            fn ln_1p(self) -> Self { self.chain(self.re.ln_1p(), T::one() / (T::one() + self.re)) }
+            fn exp_m1(self) -> Self { self.chain(self.re.exp_m1(), self.re.exp()) }
+            fn sin(self) -> Self { self.chain(self.re.sin(), self.re.cos()) }
+            fn cos(self) -> Self { self.chain(self.re.cos(), -self.re.sin()) }
+            fn tan(self) -> Self { let c = self.re.cos(); self.chain(self.re.tan(), T::one() / (c * c)) }
+            fn asin(self) -> Self { self.chain(self.re.asin(), T::one() / (T::one() - self.re * self.re).sqrt()) }
+            fn acos(self) -> Self { self.chain(self.re.acos(), -T::one() / (T::one() - self.re * self.re).sqrt()) }
+            fn atan(self) -> Self { self.chain(self.re.atan(), T::one() / (T::one() + self.re * self.re)) }
+            fn sinh(self) -> Self { self.chain(self.re.sinh(), self.re.cosh()) }
+            fn cosh(self) -> Self { self.chain(self.re.cosh(), self.re.sinh()) }
+            fn tanh(self) -> Self { let t = self.re.tanh(); self.chain(t, T::one() - t * t) }
+            fn sqrt(self) -> Self { let s = self.re.sqrt(); self.chain(s, T::from_f64(0.5) / s) }
+            fn abs(self) -> Self { self.chain(self.re.abs(), self.re.signum()) }
+            fn signum(self) -> Self { Self::constant(self.re.signum()) }
+            fn powf(self, y: Self) -> Self {
+                // d(aᵇ) = b aᵇ⁻¹ da + aᵇ ln a db
+                let v = self.re.powf(y.re);
+                let da = y.re * self.re.powf(y.re - T::one());
+                let db = if v.to_f64() == 0.0 { T::zero() } else { v * self.re.ln() };
+                Self { re: v, eps: Tangent::<T>::zip(self.eps, y.eps, |ea, eb| ea * da + eb * db) }
+            }
+            fn powi(self, n: i32) -> Self {
+                let d = if n == 0 { T::zero() } else { T::from_f64(n as f64) * self.re.powi(n - 1) };
+                self.chain(self.re.powi(n), d)
+            }
+            fn atan2(self, x: Self) -> Self {
+                let (a, b) = (self.re, x.re);
+                let r2 = a * a + b * b;
+                Self { re: a.atan2(b), eps: Tangent::<T>::zip(self.eps, x.eps, |ea, eb| (ea * b - eb * a) / r2) }
+            }
+        }
+        impl<$($gen)*> Check for $ty {
+            /// Compares values only.
+            fn check_eq(&self, other: &Self, tol: f64) -> bool {
+                crate::check::close(self.re.to_f64(), other.re.to_f64(), tol)
+            }
+        }
+        impl<$($gen)*> Accepts<$ty> for $ty {
+            #[inline(always)]
+            fn load(x: &Self) -> Self { *x }
+            #[inline(always)]
+            fn store(x: &mut Self, v: Self) { *x = v; }
+        }
+    };
+}
+
+macro_rules! dual_accepts_constant {
+    ($($from:ty),*) => {$(
+        impl<T: Float> Accepts<$from> for Dual<T> {
+            #[inline(always)]
+            fn load(x: &$from) -> Self { Self::constant(T::from_f64(*x as f64)) }
+            #[inline(always)]
+            fn store(_: &mut $from, _: Self) {}
+        }
+        impl<T: Float, const N: usize> Accepts<$from> for DualN<T, N> {
+            #[inline(always)]
+            fn load(x: &$from) -> Self { Self::constant(T::from_f64(*x as f64)) }
+            #[inline(always)]
+            fn store(_: &mut $from, _: Self) {}
+        }
+    )*};
+}
+
+dual_accepts_constant!(f64, f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+dual_impl!([T: Float] Dual<T>, T);
+dual_impl!([T: Float, const N: usize] DualN<T, N>, [T; N]);

@@ -1,0 +1,218 @@
+//! Bennett's time-space trade-off for reverse computing (ICLR paper, §2 Listing 3 and
+//! Appendix A Listing 12).
+//!
+//! A computation of `N` steps `s₁ = f₀(s₀), …, s_N = f_{N−1}(s_{N−1})`, each step a reversible
+//! function, can be run reversibly by keeping every state alive (`N + 1` states, `N` step
+//! calls). Bennett's scheme keeps far fewer: it splits the steps into `k` sectors, runs them
+//! forward (the *P* process, leaving the end state of each sector) and then runs the first
+//! `k − 1` sectors backwards (the *Q* process, erasing the states in between), recursively
+//! inside each sector. For `N = kⁿ` it calls steps `(2k−1)ⁿ` times and never holds more than
+//! `n(k−1) + 2` states.
+//!
+//! A step is a [`Transition`]: a reversible function `(out, inp)` that adds `f(inp)` into a
+//! zero `out` (`call`) and takes it back out (`uncall`). Any [`Rev`] pair of functions
+//! `fn(&mut S, &mut S)`, e.g. `rev!(f)` for an `#[i] fn f(out: &mut S, inp: &mut S)`, is one.
+//!
+//! ```
+//! use nilang::{i, rev, Real};
+//! use nilang::schedule::Bennett;
+//!
+//! #[i]
+//! fn double<T: Real>(out: &mut T, inp: &mut T) {
+//!     out += 2.0 * inp;
+//! }
+//!
+//! let steps = vec![rev!(double::<f64>); 16];
+//! let mut b = Bennett::new(2, 1.0, steps.len());
+//! b.run(&steps);
+//! assert_eq!(b.final_state(), Some(&65536.0));
+//! assert_eq!(b.live_states(), 2); // s₀ and s₁₆ only
+//! assert_eq!(b.program_counter(), 81); // (2k−1)ⁿ = 3⁴
+//! assert_eq!(b.peak_live_states(), 6); // n(k−1)+2 = 4·1+2
+//! b.run_inv(&steps);
+//! assert_eq!(b.live_states(), 1); // back to s₀ alone
+//! ```
+//!
+//! (The step trait is named `Transition` rather than `Step` because [`crate::Step`] is the
+//! instruction trait of `inc`/`dec`.)
+
+use crate::check::{fail, CheckKind, Site};
+use crate::rev::Rev;
+use crate::Zeroable;
+
+/// One step `s_{i+1} = f_i(s_i)` of a computation, as a reversible function.
+pub trait Transition<S> {
+    /// Computes the next state into `out` (zero on entry) from `inp`.
+    fn call(&self, out: &mut S, inp: &mut S);
+    /// Undoes [`call`](Transition::call): brings `out` back to zero.
+    fn uncall(&self, out: &mut S, inp: &mut S);
+}
+
+impl<S, F, G> Transition<S> for Rev<F, G>
+where
+    F: Fn(&mut S, &mut S),
+    G: Fn(&mut S, &mut S),
+{
+    #[inline]
+    fn call(&self, out: &mut S, inp: &mut S) {
+        (self.forward)(out, inp)
+    }
+    #[inline]
+    fn uncall(&self, out: &mut S, inp: &mut S) {
+        (self.inverse)(out, inp)
+    }
+}
+
+/// The state collection of Bennett's scheme (the listing's `state` dictionary) with its
+/// counters.
+///
+/// States are numbered `0..=n_steps`; `s₀` is live from the start. [`run`](Bennett::run)
+/// maps `{s₀}` to `{s₀, s_N}`, [`run_inv`](Bennett::run_inv) maps it back. A new state is
+/// allocated as `s₀.zero_like()`; a state is discarded only when it is zero again, which is
+/// checked (a [`ReversibilityError`](crate::ReversibilityError) of kind
+/// [`CheckKind::Dealloc`] otherwise).
+#[derive(Clone, Debug)]
+pub struct Bennett<S> {
+    k: usize,
+    states: Vec<Option<S>>,
+    live: usize,
+    program_counter: usize,
+    peak_live_states: usize,
+}
+
+const SITE_INV: Site = Site { function: "bennett_inv", statement: "s[i+1] → zero" };
+
+impl<S: Zeroable> Bennett<S> {
+    /// A schedule with `k ≥ 2` sectors per level for a computation of `n_steps` steps starting
+    /// at state `s0`.
+    pub fn new(k: usize, s0: S, n_steps: usize) -> Self {
+        assert!(k >= 2, "Bennett's scheme needs k ≥ 2 sectors");
+        let mut states: Vec<Option<S>> = (0..=n_steps).map(|_| None).collect();
+        states[0] = Some(s0);
+        Bennett { k, states, live: 1, program_counter: 0, peak_live_states: 1 }
+    }
+
+    /// Runs the `N = steps.len()` steps forward: afterwards `s₀` and `s_N` are live and all
+    /// states in between have been uncomputed. `N` need not be a power of `k` (sectors then
+    /// differ in length by at most one); the counts of the module documentation hold for
+    /// `N = kⁿ`.
+    pub fn run<T: Transition<S>>(&mut self, steps: &[T]) {
+        self.check_len(steps.len());
+        self.forward(steps, 0, steps.len());
+    }
+
+    /// The inverse of [`run`](Bennett::run): uncomputes `s_N`, leaving `s₀` alone.
+    pub fn run_inv<T: Transition<S>>(&mut self, steps: &[T]) {
+        self.check_len(steps.len());
+        self.backward(steps, 0, steps.len());
+    }
+
+    /// State `sᵢ`, if it is live.
+    pub fn state(&self, i: usize) -> Option<&S> {
+        self.states.get(i).and_then(Option::as_ref)
+    }
+
+    /// The final state `s_N`, if it is live (after [`run`](Bennett::run)).
+    pub fn final_state(&self) -> Option<&S> {
+        self.states.last().and_then(Option::as_ref)
+    }
+
+    /// How many states are live now.
+    pub fn live_states(&self) -> usize {
+        self.live
+    }
+
+    /// The most states that were live at once (the listing's `PEAK_MEM`).
+    pub fn peak_live_states(&self) -> usize {
+        self.peak_live_states
+    }
+
+    /// How many step calls and uncalls have run (the listing's `PROG_COUNTER`), summed over
+    /// all runs of this schedule.
+    pub fn program_counter(&self) -> usize {
+        self.program_counter
+    }
+
+    /// The states `s₀ … s_N` (`None` where not live).
+    pub fn into_states(self) -> Vec<Option<S>> {
+        self.states
+    }
+
+    fn check_len(&self, n: usize) {
+        assert_eq!(n + 1, self.states.len(), "Bennett: the schedule was made for a different number of steps");
+    }
+
+    /// The pair `(s[i+1], s[i])`, both borrowed mutably.
+    fn pair(&mut self, i: usize) -> (&mut Option<S>, &mut Option<S>) {
+        let (lo, hi) = self.states.split_at_mut(i + 1);
+        (&mut hi[0], &mut lo[i])
+    }
+
+    /// The sectors `(base, len)` of `[base, base+len)`: `min(k, len)` of them, as equal as can be.
+    fn sector(&self, base: usize, len: usize, j: usize) -> (usize, usize) {
+        let parts = self.k.min(len);
+        let (q, r) = (len / parts, len % parts);
+        // The last `r` sectors get one step more, so that for len = kⁿ all are equal.
+        let start = base + q * j + j.saturating_sub(parts - r);
+        let size = q + usize::from(j >= parts - r);
+        (start, size)
+    }
+
+    fn forward<T: Transition<S>>(&mut self, steps: &[T], base: usize, len: usize) {
+        if len == 0 {
+            return;
+        }
+        if len == 1 {
+            let (out, inp) = self.pair(base);
+            let inp = inp.as_mut().expect("Bennett: input state is live");
+            assert!(out.is_none(), "Bennett: output state is already live");
+            let out = out.insert(inp.zero_like());
+            steps[base].call(out, inp);
+            self.live += 1;
+            self.program_counter += 1;
+            self.peak_live_states = self.peak_live_states.max(self.live);
+            return;
+        }
+        let parts = self.k.min(len);
+        // the P process
+        for j in 0..parts {
+            let (b, l) = self.sector(base, len, j);
+            self.forward(steps, b, l);
+        }
+        // the Q process
+        for j in (0..parts - 1).rev() {
+            let (b, l) = self.sector(base, len, j);
+            self.backward(steps, b, l);
+        }
+    }
+
+    fn backward<T: Transition<S>>(&mut self, steps: &[T], base: usize, len: usize) {
+        if len == 0 {
+            return;
+        }
+        if len == 1 {
+            let (out_slot, inp) = self.pair(base);
+            let inp = inp.as_mut().expect("Bennett: input state is live");
+            let out = out_slot.as_mut().expect("Bennett: output state is live");
+            steps[base].uncall(out, inp);
+            if !out.is_zero() {
+                fail(&SITE_INV, CheckKind::Dealloc, "state", "zero".into(), "a nonzero state".into());
+            }
+            *out_slot = None;
+            self.live -= 1;
+            self.program_counter += 1;
+            return;
+        }
+        let parts = self.k.min(len);
+        // inverse of the Q process
+        for j in 0..parts - 1 {
+            let (b, l) = self.sector(base, len, j);
+            self.forward(steps, b, l);
+        }
+        // inverse of the P process
+        for j in (0..parts).rev() {
+            let (b, l) = self.sector(base, len, j);
+            self.backward(steps, b, l);
+        }
+    }
+}

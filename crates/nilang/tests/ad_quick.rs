@@ -1,0 +1,26 @@
+use nilang::{i, Loss, Real};
+
+#[i]
+fn f2<T: Real>(y: &mut T, x: &mut [T]) {
+    y += x[0] * x[1];
+    y += sin(x[2]);
+}
+
+#[test]
+fn grad_jac_hess() {
+    let mut y = 0.0f64;
+    let mut x = vec![2.0f64, 3.0, 0.5];
+    let (gy, gx) = f2_grad(Loss::arg(0), &mut y, &mut x).unwrap();
+    println!("{gy:?} {gx:?}");
+    assert_eq!(gx[0].g, 3.0);
+    let mut y = 0.0f64;
+    let mut x = vec![2.0f64, 3.0, 0.5];
+    let j = f2_jacobian(&mut y, &mut x).unwrap();
+    println!("{:?}", j.to_rows());
+    let mut y = 0.0f64;
+    let mut x = vec![2.0f64, 3.0, 0.5];
+    let h = f2_hessian(Loss::arg(0), &mut y, &mut x).unwrap();
+    println!("{:?}", h.to_rows());
+    assert!((h.get(3, 3) + 0.5f64.sin()).abs() < 1e-15);
+    assert_eq!(h.get(1, 2), 1.0);
+}
