@@ -80,7 +80,10 @@ pub struct Bennett<S> {
     peak_live_states: usize,
 }
 
-const SITE_INV: Site = Site { function: "bennett_inv", statement: "s[i+1] → zero" };
+const SITE_INV: Site = Site {
+    function: "bennett_inv",
+    statement: "s[i+1] → zero",
+};
 
 impl<S: Zeroable> Bennett<S> {
     /// A schedule with `k ≥ 2` sectors per level for a computation of `n_steps` steps starting
@@ -89,7 +92,13 @@ impl<S: Zeroable> Bennett<S> {
         assert!(k >= 2, "Bennett's scheme needs k ≥ 2 sectors");
         let mut states: Vec<Option<S>> = (0..=n_steps).map(|_| None).collect();
         states[0] = Some(s0);
-        Bennett { k, states, live: 1, program_counter: 0, peak_live_states: 1 }
+        Bennett {
+            k,
+            states,
+            live: 1,
+            program_counter: 0,
+            peak_live_states: 1,
+        }
     }
 
     /// Runs the `N = steps.len()` steps forward: afterwards `s₀` and `s_N` are live and all
@@ -139,7 +148,11 @@ impl<S: Zeroable> Bennett<S> {
     }
 
     fn check_len(&self, n: usize) {
-        assert_eq!(n + 1, self.states.len(), "Bennett: the schedule was made for a different number of steps");
+        assert_eq!(
+            n + 1,
+            self.states.len(),
+            "Bennett: the schedule was made for a different number of steps"
+        );
     }
 
     /// The pair `(s[i+1], s[i])`, both borrowed mutably.
@@ -196,7 +209,13 @@ impl<S: Zeroable> Bennett<S> {
             let out = out_slot.as_mut().expect("Bennett: output state is live");
             steps[base].uncall(out, inp);
             if !out.is_zero() {
-                fail(&SITE_INV, CheckKind::Dealloc, "state", "zero".into(), "a nonzero state".into());
+                fail(
+                    &SITE_INV,
+                    CheckKind::Dealloc,
+                    "state",
+                    "zero".into(),
+                    "a nonzero state".into(),
+                );
             }
             *out_slot = None;
             self.live -= 1;

@@ -140,7 +140,11 @@ pub fn ibesselj<T: Real>(out: &mut T, nu: i64, z: &mut T) {
     out += out_anc;
     uncompute!();
     dealloc!(k = 0, fact_nu = 0);
-    dealloc!(halfz = T::zero(), halfz_power_nu = T::zero(), halfz_power_2 = T::zero());
+    dealloc!(
+        halfz = T::zero(),
+        halfz_power_nu = T::zero(),
+        halfz_power_2 = T::zero()
+    );
     dealloc!(out_anc = T::zero(), anc1 = T::zero(), anc2 = T::zero());
     dealloc!(anc3 = T::zero(), anc4 = T::zero(), anc5 = T::zero());
 }
@@ -183,7 +187,11 @@ pub fn ibesselj_nocheck<T: Real>(out: &mut T, nu: i64, z: &mut T) {
     out += out_anc;
     uncompute!();
     dealloc!(k = 0, fact_nu = 0);
-    dealloc!(halfz = T::zero(), halfz_power_nu = T::zero(), halfz_power_2 = T::zero());
+    dealloc!(
+        halfz = T::zero(),
+        halfz_power_nu = T::zero(),
+        halfz_power_2 = T::zero()
+    );
     dealloc!(out_anc = T::zero(), anc1 = T::zero(), anc2 = T::zero());
     dealloc!(anc3 = T::zero(), anc4 = T::zero(), anc5 = T::zero());
 }
