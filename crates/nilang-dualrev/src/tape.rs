@@ -21,10 +21,10 @@
 //!   three shapes — input (does nothing more), constant (does nothing), or a
 //!   primitive operation `op(x₁,…,xₙ)` (which forwards `z·∂ᵢop` to the
 //!   backpropagator of each `xᵢ`). The third shape is fully described by a
-//!   list of `(parent ID, partial derivative)` pairs — a [`Contrib`] list —
+//!   list of `(parent ID, partial derivative)` pairs — a `Contrib` list —
 //!   and the partials can be computed during the primal pass.
 //!
-//! So the data structure is: a vector of [`Contrib`] lists indexed by ID in
+//! So the data structure is: a vector of `Contrib` lists indexed by ID in
 //! creation order, filled during the primal run, plus a staging array of one
 //! `f64` cotangent per ID, resolved from the highest ID downwards.
 //!
@@ -34,7 +34,7 @@
 //!   a Contrib list is stored inline as two `(parent, partial)` slots in one
 //!   24-byte record; the whole tape is one contiguous `Vec<Contrib>`.
 //! * All constant backpropagators are the same function (`λz. id`), so they
-//!   share a single ID, [`SINK`] = 0, whose Contrib list is empty. Unused
+//!   share a single ID, `SINK` = 0, whose Contrib list is empty. Unused
 //!   slots of unary operations also point at the sink with partial `0`.
 //!   Resolution never processes ID 0, so whatever lands there is ignored.
 //! * Input backpropagators are IDs `1..=n` with empty Contrib lists; after

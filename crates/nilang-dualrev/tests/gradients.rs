@@ -83,8 +83,42 @@ fn large_input_uses_heap_path() {
     check_all!(rosenbrock, &x);
 }
 
+/// A vector-valued test function: the quaternion rotation of Table 1
+/// (not normalised, so every input matters).
+fn rotate<S: Scalar>(x: &[S]) -> Vec<S> {
+    let (v, w, u) = ([x[0], x[1], x[2]], x[3], [x[4], x[5], x[6]]);
+    let s = w * w * 2.0 - 1.0;
+    let d = (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) * 2.0;
+    let c = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    (0..3)
+        .map(|i| s * v[i] + d * u[i] + w * c[i] * 2.0)
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn prop_jacobian_and_vjp(
+        x in proptest::collection::vec(-2.0f64..2.0, 7),
+        w in proptest::collection::vec(-2.0f64..2.0, 3),
+    ) {
+        let (vals, j) = nilang_dualrev::jacobian(|x| rotate(x), &x).unwrap();
+        prop_assert_eq!(vals, rotate::<f64>(&x));
+        let naive = naive::jacobian(|x| rotate(x), &x);
+        for (i, row) in j.iter().enumerate() {
+            let fwd = fwd_grad(|x| rotate(x)[i], &x);
+            assert_close(row, &fwd, 1e-12, "Jacobian row vs forward mode");
+            assert_close(row, &naive.jacobian[i], 1e-12, "Jacobian row vs naive");
+        }
+        let (_, g) = nilang_dualrev::vjp(|x| rotate(x), &x, &w).unwrap();
+        let expect: Vec<f64> = (0..7).map(|c| (0..3).map(|r| w[r] * j[r][c]).sum()).collect();
+        assert_close(&g, &expect, 1e-12, "vjp = wᵀJ");
+    }
 
     #[test]
     fn prop_elementary(a in 0.2f64..0.9, b in 0.2f64..0.9, c in 0.2f64..0.9) {
