@@ -28,6 +28,7 @@ extern crate self as nilang;
 pub mod ad;
 pub mod blas;
 pub mod check;
+pub mod complex;
 pub mod dual;
 pub mod float;
 pub mod gvar;

@@ -24,3 +24,21 @@ fn grad_jac_hess() {
     assert!((h.get(3, 3) + 0.5f64.sin()).abs() < 1e-15);
     assert_eq!(h.get(1, 2), 1.0);
 }
+
+#[i]
+fn clog<T: Real>(y: &mut num_complex::Complex<T>, x: &mut num_complex::Complex<T>) {
+    y += log(x);
+}
+
+#[test]
+fn complex_log_gradient() {
+    use num_complex::Complex;
+    let x0 = Complex::new(1.0f64, 2.0);
+    let mut y = Complex::new(0.0f64, 0.0);
+    let mut x = x0;
+    let (_gy, gx) = clog_grad(Loss::elem(0, 0), &mut y, &mut x).unwrap();
+    assert!((y - x0.ln()).norm() < 1e-15);
+    // d Re(log x) / d x.re = x.re / |x|^2
+    assert!((gx.re.g - 1.0 / 5.0).abs() < 1e-15);
+    assert!((gx.im.g - 2.0 / 5.0).abs() < 1e-15);
+}

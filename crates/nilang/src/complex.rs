@@ -1,0 +1,178 @@
+//! Complex numbers: their instructions are written reversibly in the language itself, on the
+//! real and imaginary fields, so that their gradients follow from the real instructions' adjoint
+//! rules with no rule of their own (the papers' "differentiating complex numbers").
+//!
+//! `Complex<T>` for any `T: Real` supports `y += x`, `y += -x`, `y += a + b`, `y += a - b`,
+//! `y += a * b`, `y += a / b`, `y += exp(x)`, `y += log(x)` (the arXiv paper's Listing 5),
+//! `neg`, `conj` and `swap`; real constants convert to complex ones.
+
+use crate::instr::*;
+use crate::prims;
+use crate::real::Real;
+use nilang_macros::i;
+use num_complex::Complex;
+
+#[i(nograd)]
+fn c_identity<T: Real>(y: &mut Complex<T>, x: &mut Complex<T>) {
+    y.re += x.re;
+    y.im += x.im;
+}
+
+#[i(nograd)]
+fn c_neg<T: Real>(y: &mut Complex<T>, x: &mut Complex<T>) {
+    y.re -= x.re;
+    y.im -= x.im;
+}
+
+#[i(nograd)]
+fn c_add<T: Real>(y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
+    y.re += a.re + b.re;
+    y.im += a.im + b.im;
+}
+
+#[i(nograd)]
+fn c_sub<T: Real>(y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
+    y.re += a.re - b.re;
+    y.im += a.im - b.im;
+}
+
+#[i(nograd)]
+fn c_mul<T: Real>(y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
+    y.re += a.re * b.re;
+    y.re -= a.im * b.im;
+    y.im += a.re * b.im;
+    y.im += a.im * b.re;
+}
+
+#[i(nograd)]
+fn c_div<T: Real>(y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
+    let d = T::zero();
+    let re = T::zero();
+    let im = T::zero();
+    routine! {
+        d += square(b.re);
+        d += square(b.im);
+        re += a.re * b.re;
+        re += a.im * b.im;
+        im += a.im * b.re;
+        im -= a.re * b.im;
+    }
+    y.re += re / d;
+    y.im += im / d;
+    uncompute!();
+    dealloc!(d = T::zero(), re = T::zero(), im = T::zero());
+}
+
+#[i(nograd)]
+fn c_exp<T: Real>(y: &mut Complex<T>, x: &mut Complex<T>) {
+    let r = T::zero();
+    let c = T::zero();
+    let s = T::zero();
+    routine! {
+        r += exp(x.re);
+        c += cos(x.im);
+        s += sin(x.im);
+    }
+    y.re += r * c;
+    y.im += r * s;
+    uncompute!();
+    dealloc!(r = T::zero(), c = T::zero(), s = T::zero());
+}
+
+/// The complex logarithm of the arXiv paper's Listing 5: `y += log(|x|) + i·angle(x)`.
+#[i(nograd)]
+fn c_log<T: Real>(y: &mut Complex<T>, x: &mut Complex<T>) {
+    let n = T::zero();
+    routine! {
+        n += hypot(x.re, x.im);
+    }
+    y.re += log(n);
+    y.im += atan2(x.im, x.re);
+    uncompute!();
+    dealloc!(n = T::zero());
+}
+
+macro_rules! complex_unary {
+    ($($prim:ident => $f:ident, $finv:ident;)*) => {$(
+        impl<T: Real> Acc1<prims::$prim> for Complex<T> {
+            #[inline]
+            fn add1(y: &mut Self, x: &mut Self) { $f(y, x) }
+            #[inline]
+            fn sub1(y: &mut Self, x: &mut Self) { $finv(y, x) }
+        }
+    )*};
+}
+
+macro_rules! complex_binary {
+    ($($prim:ident => $f:ident, $finv:ident;)*) => {$(
+        impl<T: Real> Acc2<prims::$prim> for Complex<T> {
+            #[inline]
+            fn add2(y: &mut Self, a: &mut Self, b: &mut Self) { $f(y, a, b) }
+            #[inline]
+            fn sub2(y: &mut Self, a: &mut Self, b: &mut Self) { $finv(y, a, b) }
+        }
+    )*};
+}
+
+complex_unary! {
+    Identity => c_identity, c_identity_inv;
+    Neg => c_neg, c_neg_inv;
+    Exp => c_exp, c_exp_inv;
+    Log => c_log, c_log_inv;
+}
+
+complex_binary! {
+    Add => c_add, c_add_inv;
+    Sub => c_sub, c_sub_inv;
+    Mul => c_mul, c_mul_inv;
+    Div => c_div, c_div_inv;
+}
+
+impl<T: Real> Negate for Complex<T> {
+    #[inline]
+    fn negate(&mut self) {
+        self.re.negate();
+        self.im.negate();
+    }
+}
+
+impl<T: Real> Conjugate for Complex<T> {
+    #[inline]
+    fn conjugate(&mut self) {
+        self.im.negate();
+    }
+}
+
+impl<T: Real> Zeroable for Complex<T> {
+    fn zero_like(&self) -> Self {
+        Complex::new(T::zero(), T::zero())
+    }
+    fn is_zero(&self) -> bool {
+        self.re.val() == 0.0 && self.im.val() == 0.0
+    }
+}
+
+impl<T: Real> Accepts<Complex<T>> for Complex<T> {
+    #[inline(always)]
+    fn load(x: &Self) -> Self {
+        *x
+    }
+    #[inline(always)]
+    fn store(x: &mut Self, v: Self) {
+        *x = v;
+    }
+}
+
+macro_rules! complex_accepts_real_constant {
+    ($($from:ty),*) => {$(
+        impl<T: Real> Accepts<$from> for Complex<T> {
+            /// A real constant `c` is the complex constant `c + 0i`.
+            #[inline(always)]
+            fn load(x: &$from) -> Self { Complex::new(T::lit(*x as f64), T::zero()) }
+            #[inline(always)]
+            fn store(_: &mut $from, _: Self) {}
+        }
+    )*};
+}
+
+complex_accepts_real_constant!(f64, f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
