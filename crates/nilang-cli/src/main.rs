@@ -1,0 +1,60 @@
+//! `nilang`: the command-line tool of the nilang workspace.
+//!
+//! * `nilang expand FILE.rs` prints, for each reversible function (`#[i]`) of a Rust file, its
+//!   forward and its inverse program in the language's own syntax (the papers' `macroexpand`).
+//! * `nilang demo` runs the papers' small examples and prints what a user would check.
+#![warn(missing_docs)]
+
+mod demo;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Differentiable reversible programming: command-line tool.
+#[derive(Parser)]
+#[command(name = "nilang", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the forward and inverse programs of every `#[i]` function in a Rust file.
+    Expand {
+        /// The Rust source file.
+        file: PathBuf,
+    },
+    /// Run the papers' small examples forward, backward and through the gradient.
+    Demo,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Expand { file } => {
+            let src = match std::fs::read_to_string(&file) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: cannot read {}: {e}", file.display());
+                    return ExitCode::FAILURE;
+                }
+            };
+            match nilang_ir::expand_source(&src) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {}: {e}", file.display());
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Demo => {
+            demo::run();
+            ExitCode::SUCCESS
+        }
+    }
+}
