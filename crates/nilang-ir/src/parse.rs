@@ -230,20 +230,29 @@ impl Parser<'_> {
     }
 
     fn local(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) {
-        let Some(init) = &local.init else {
-            self.errors.spanned(
-                &local,
-                "an ancilla needs a known initial value: write `let x = value;`",
-            );
-            return;
+        let bindings = match &local.init {
+            None => {
+                self.errors.spanned(
+                    &local,
+                    format!(
+                        "an ancilla needs a known initial value: write `let {} = value;`",
+                        tokens_text(&local.pat.to_token_stream())
+                    ),
+                );
+                None
+            }
+            Some(init) if init.diverge.is_some() => {
+                let (_, diverge) = init.diverge.as_ref().unwrap();
+                self.errors.spanned(&diverge, "`let … else` is not reversible");
+                None
+            }
+            Some(init) => self.bindings(&local.pat, &init.expr),
         };
-        if let Some((_, diverge)) = &init.diverge {
-            self.errors.spanned(&diverge, "`let … else` is not reversible");
-            return;
-        }
-        match self.bindings(&local.pat, &init.expr) {
-            Some(b) => out.push(stmt(StmtKind::Alloc(b), local)),
-            None => {}
+        // After an error the names are still declared, so that their uses and their
+        // `dealloc!` do not report the same mistake again.
+        let bindings = bindings.unwrap_or_else(|| placeholder_bindings(&local.pat));
+        if !bindings.is_empty() {
+            out.push(stmt(StmtKind::Alloc(bindings), local));
         }
     }
 
@@ -947,47 +956,66 @@ impl Parser<'_> {
             }
         };
         let mut bindings = Vec::new();
+        let mut fallback = Vec::new();
+        let mut failed = false;
         for item in &items {
-            match item {
-                Expr::Assign(a) => {
-                    let pat: syn::Pat = match syn::parse2::<syn::Ident>(a.left.to_token_stream()) {
-                        Ok(id) => syn::Pat::Ident(syn::PatIdent {
-                            attrs: vec![],
-                            by_ref: None,
-                            mutability: None,
-                            ident: id,
-                            subpat: None,
-                        }),
-                        Err(_) => match syn::parse::Parser::parse2(
-                            syn::Pat::parse_single,
-                            a.left.to_token_stream(),
-                        ) {
-                            Ok(p) => p,
-                            Err(_) => {
-                                self.errors.spanned(&a.left, "`dealloc!` takes `name = value`");
-                                return;
-                            }
-                        },
-                    };
-                    match self.bindings(&pat, &a.right) {
-                        Some(b) => bindings.extend(b),
-                        None => return,
-                    }
+            let (left, value) = match item {
+                Expr::Assign(a) => (&*a.left, Some(&*a.right)),
+                other => (other, None),
+            };
+            let pat = syn::parse::Parser::parse2(syn::Pat::parse_single, left.to_token_stream());
+            if let Ok(p) = &pat {
+                fallback.extend(placeholder_bindings(p));
+            }
+            match (pat, value) {
+                (Ok(p), Some(v)) => match self.bindings(&p, v) {
+                    Some(b) => bindings.extend(b),
+                    None => failed = true,
+                },
+                (Err(_), Some(_)) => {
+                    self.errors.spanned(left, "`dealloc!` takes `name = value`");
+                    failed = true;
                 }
-                other => {
+                (_, None) => {
                     self.errors.spanned(
-                        &other,
-                        "`dealloc!` takes `name = value`: the value the ancilla must hold",
+                        item,
+                        format!(
+                            "`dealloc!` takes `name = value`, the value the ancilla must hold: \
+                             `dealloc!({} = …)`",
+                            tokens_text(&item.to_token_stream())
+                        ),
                     );
-                    return;
+                    failed = true;
                 }
             }
+        }
+        if failed {
+            // Retire the names anyway, so that they are not also reported as never deallocated.
+            if !fallback.is_empty() {
+                out.push(stmt(StmtKind::Dealloc(fallback), whole));
+            }
+            return;
         }
         if bindings.is_empty() {
             self.errors.spanned(&mac.path, "`dealloc!` takes `name = value`");
             return;
         }
         out.push(stmt(StmtKind::Dealloc(bindings), whole));
+    }
+}
+
+/// The names of a pattern, each bound to a placeholder value: what a malformed `let` or
+/// `dealloc!` declares so that the checks after it do not cascade. Never generated, since
+/// the function already has an error.
+fn placeholder_bindings(pat: &syn::Pat) -> Vec<Binding> {
+    match pat {
+        syn::Pat::Ident(pi) => {
+            vec![Binding { name: pi.ident.clone(), ty: None, value: syn::parse_quote!(()) }]
+        }
+        syn::Pat::Type(pt) => placeholder_bindings(&pt.pat),
+        syn::Pat::Paren(pp) => placeholder_bindings(&pp.pat),
+        syn::Pat::Tuple(tp) => tp.elems.iter().flat_map(placeholder_bindings).collect(),
+        _ => Vec::new(),
     }
 }
 
