@@ -191,7 +191,13 @@ struct Parser<'a> {
 
 fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {
     let ts = tokens.to_token_stream();
-    Stmt { kind, span: spanned_of(&ts), source: tokens_text(&ts) }
+    let source = match &kind {
+        StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::NoCheck(_) => {
+            crate::print::header_text(&kind)
+        }
+        _ => crate::print::pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts)),
+    };
+    Stmt { kind, span: spanned_of(&ts), source }
 }
 
 fn spanned_of(ts: &TokenStream) -> Span {

@@ -75,7 +75,17 @@ fn write_tokens(ts: TokenStream, out: &mut String) {
 
 /// Source text of an expression.
 pub fn expr_text(e: &syn::Expr) -> String {
-    tokens_text(&e.to_token_stream())
+    pretty_stmt_text(&quote!(#e;)).map(|t| t.trim_end_matches(';').to_string()).unwrap_or_else(|| tokens_text(&e.to_token_stream()))
+}
+
+/// One statement's tokens formatted by `prettyplease`, on one line; `None` if they do not parse.
+pub fn pretty_stmt_text(ts: &TokenStream) -> Option<String> {
+    let file: syn::File = syn::parse2(quote!(fn __f() { #ts })).ok()?;
+    let text = prettyplease::unparse(&file);
+    let body: Vec<&str> = text.lines().collect();
+    // drop `fn __f() {` and the closing `}`
+    let inner = &body[1..body.len().saturating_sub(1)];
+    Some(inner.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "))
 }
 
 /// One-line text of a statement (for compound statements, their header only).
@@ -92,7 +102,10 @@ pub fn header_text(kind: &StmtKind) -> String {
             format!("for {var} in {} {{ … }}", tokens_text(&range_tokens(range)))
         }
         StmtKind::NoCheck(_) => "nocheck! { … }".to_string(),
-        _ => tokens_text(&stmt_tokens(&s)),
+        _ => {
+            let ts = stmt_tokens(&s);
+            pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts))
+        }
     }
 }
 
