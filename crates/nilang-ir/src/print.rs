@@ -135,12 +135,16 @@ fn operand_tokens(o: &Operand) -> TokenStream {
 /// The `for` range in the surface syntax.
 pub fn range_tokens(r: &RangeSpec) -> TokenStream {
     let RangeSpec { start, end, inclusive, step, rev } = r;
-    let mut ts = if *inclusive { quote!(#start..=#end) } else { quote!(#start..#end) };
+    let range = if *inclusive { quote!(#start..=#end) } else { quote!(#start..#end) };
+    if step.is_none() && !rev {
+        return range;
+    }
+    let mut ts = quote!((#range));
     if let Some(s) = step {
-        ts = quote!((#ts).step_by(#s));
+        ts = quote!(#ts.step_by(#s));
     }
     if *rev {
-        ts = quote!((#ts).rev());
+        ts = quote!(#ts.rev());
     }
     ts
 }
