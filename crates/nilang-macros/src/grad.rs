@@ -153,25 +153,25 @@ pub fn generate(f: &Function) -> TokenStream {
             quote!(#i => {
                 let __len = <#ty as #n::Scalars<#scalar>>::count(&*#name);
                 if __len == 0 { return ::core::result::Result::Err(#s::not_differentiable(#name_str, #i)); }
-                if loss.index >= __len {
+                if __loss.index >= __len {
                     return ::core::result::Result::Err(#n::GradError::IndexOutOfRange {
-                        function: #name_str, arg: #i, index: loss.index, len: __len,
+                        function: #name_str, arg: #i, index: __loss.index, len: __len,
                     });
                 }
             })
         })
         .collect();
     let validate = quote! {
-        match loss.arg {
+        match __loss.arg {
             #validate_arms
-            _ => return ::core::result::Result::Err(#s::not_differentiable(#name_str, loss.arg)),
+            _ => return ::core::result::Result::Err(#s::not_differentiable(#name_str, __loss.arg)),
         }
     };
     let seed_arms: TokenStream = diff
         .iter()
         .map(|(i, name, ty)| {
             let w = wrapped(*i);
-            quote!(#i => #s::seed::<#scalar, #ty>(&*#name, &mut #w, loss.index, <#scalar as #n::Float>::one(), #name_str, #i)?,)
+            quote!(#i => #s::seed::<#scalar, #ty>(&*#name, &mut #w, __loss.index, <#scalar as #n::Float>::one(), #name_str, #i)?,)
         })
         .collect();
     let result_types: Vec<TokenStream> =
@@ -247,13 +247,13 @@ pub fn generate(f: &Function) -> TokenStream {
     quote! {
         #[doc = #grad_doc]
         #allow
-        #vis fn #grad_name #impl_generics (loss: #n::Loss, #inputs)
+        #vis fn #grad_name #impl_generics (__loss: #n::Loss, #inputs)
             -> ::core::result::Result<(#(#result_types,)*), #n::GradError> #where_clause
         {
             #validate
             #fwd(#(#forward_args),*);
             #prepare_sweep
-            match loss.arg {
+            match __loss.arg {
                 #seed_arms
                 _ => unreachable!(),
             }
@@ -286,7 +286,7 @@ pub fn generate(f: &Function) -> TokenStream {
 
         #[doc = #hess_doc]
         #allow
-        #vis fn #hess_name #impl_generics (loss: #n::Loss, #inputs)
+        #vis fn #hess_name #impl_generics (__loss: #n::Loss, #inputs)
             -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
         {
             #validate
@@ -296,7 +296,7 @@ pub fn generate(f: &Function) -> TokenStream {
             for __j in 0..__n {
                 let mut __off = 0usize;
                 #lift
-                let (#(#grads_pattern,)*) = #grad_name(loss, #(#inverse_args),*)?;
+                let (#(#grads_pattern,)*) = #grad_name(__loss, #(#inverse_args),*)?;
                 __col.clear();
                 #read_col
                 for (__i, __v) in __col.iter().enumerate() {

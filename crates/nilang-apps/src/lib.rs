@@ -1,0 +1,6 @@
+//! The NiLang papers' applications, written in nilang's reversible language, with the plain-Rust
+//! objectives and the peers they are measured against (`nilang bench` prints the tables).
+#![warn(missing_docs)]
+
+pub mod graph;
+pub mod plain;
