@@ -4,3 +4,4 @@
 
 pub mod graph;
 pub mod plain;
+pub mod sparse;

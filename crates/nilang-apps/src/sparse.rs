@@ -1,0 +1,197 @@
+//! Sparse matrices (arXiv paper §"Sparse Matrices"): the Frobenius dot product of two CSC
+//! matrices and sparse × dense multiplication, reversible and differentiable.
+//!
+//! Matrices are `sprs::CsMat` in CSC storage. A reversible function takes the values of a
+//! matrix as a `&mut [T]` (its differentiable state) and its structure as a [`Pattern`]
+//! (read-only control parameters), so the gradient with respect to the stored values keeps the
+//! sparsity structure.
+
+use nilang::{i, Accepts, Acc2, Real};
+use sprs::CsMat;
+
+/// The structure of a CSC matrix: column pointers and row indices.
+#[derive(Clone, Copy, Debug)]
+pub struct Pattern<'a> {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Column `j` holds entries `indptr[j]..indptr[j + 1]`.
+    pub indptr: &'a [usize],
+    /// Row index of each stored entry.
+    pub indices: &'a [usize],
+}
+
+impl<'a> Pattern<'a> {
+    /// The structure of a CSC matrix (an error for CSR storage).
+    pub fn of<N>(m: &'a CsMat<N>) -> Result<Pattern<'a>, SparseError> {
+        if !m.is_csc() {
+            return Err(SparseError::NotCsc);
+        }
+        Ok(Pattern { rows: m.rows(), cols: m.cols(), indptr: m.indptr().into_raw_storage(), indices: m.indices() })
+    }
+}
+
+/// Bad input to the sparse functions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SparseError {
+    /// The matrix is stored by rows; convert it with `to_csc()`.
+    NotCsc,
+    /// The shapes do not match.
+    Shape {
+        /// What was expected.
+        expected: (usize, usize),
+        /// What was found.
+        found: (usize, usize),
+    },
+}
+
+impl std::fmt::Display for SparseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SparseError::NotCsc => write!(f, "the matrix is stored by rows (CSR); convert it with to_csc()"),
+            SparseError::Shape { expected, found } => write!(f, "shape {found:?} does not match {expected:?}"),
+        }
+    }
+}
+
+impl std::error::Error for SparseError {}
+
+/// `r += Σᵢⱼ Aᵢⱼ Bᵢⱼ` for CSC matrices of the same shape.
+///
+/// Column by column, the row lists of A and B are merged. The merge moves a pointer that
+/// decides the next comparison, so its decisions are kept in a branch keeper (a bit per step);
+/// after the column the pointer moves are uncomputed by running the merge's movement
+/// backwards, which clears the keeper (the papers' scheme).
+#[i]
+pub fn isparse_dot<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, b: &Pattern) {
+    let keeper = vec![false; av.len() + bv.len()];
+    for j in 0..a.cols {
+        let (ia1, ia2, ib1, ib2) = (a.indptr[j], a.indptr[j + 1], b.indptr[j], b.indptr[j + 1]);
+        if ia2 > ia1 && ib2 > ib1 {
+            let (ia, ib) = (ia1, ib1);
+            for s in 0..ia2 - ia1 + ib2 - ib1 - 2 {
+                if a.indices[ia] == b.indices[ib] {
+                    r += av[ia] * bv[ib];
+                }
+                // b moves when a is at its end, or when b's row is smaller and b is not at its end.
+                keeper[s] ^= ia == ia2 - 1 || (ib < ib2 - 1 && a.indices[ia] > b.indices[ib]);
+                if keeper[s] {
+                    inc(ib);
+                } else {
+                    inc(ia);
+                }
+            }
+            if a.indices[ia] == b.indices[ib] {
+                r += av[ia] * bv[ib];
+            }
+            reverse! {
+                for s in 0..ia2 - ia1 + ib2 - ib1 - 2 {
+                    keeper[s] ^= ia == ia2 - 1 || (ib < ib2 - 1 && a.indices[ia] > b.indices[ib]);
+                    if keeper[s] {
+                        inc(ib);
+                    } else {
+                        inc(ia);
+                    }
+                }
+            }
+            dealloc!(ia = ia1, ib = ib1);
+        }
+        dealloc!(ia1 = a.indptr[j], ia2 = a.indptr[j + 1], ib1 = b.indptr[j], ib2 = b.indptr[j + 1]);
+    }
+    dealloc!(keeper = vec![false; av.len() + bv.len()]);
+}
+
+/// [`isparse_dot`] with the runtime checks off (for benchmarks).
+#[i(nocheck)]
+pub fn isparse_dot_nocheck<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, b: &Pattern) {
+    isparse_dot(r, av, bv, a, b);
+}
+
+/// The elements a sparse product accepts: real numbers, `GVar`s, complex numbers of them.
+pub trait Element: Clone + Accepts<Self> + Acc2<nilang::prims::Mul> {}
+impl<E: Clone + Accepts<E> + Acc2<nilang::prims::Mul>> Element for E {}
+
+/// `C += A · B` with A sparse (CSC, `a.rows × a.cols`), B and C dense column-major
+/// (`a.cols × n` and `a.rows × n`). Works for real and complex elements and their gradients.
+#[i(nocheck)]
+pub fn isparse_matmul<E: Element>(c: &mut [E], av: &mut [E], b: &mut [E], a: &Pattern, n: usize) {
+    for col in 0..n {
+        for j in 0..a.cols {
+            for p in a.indptr[j]..a.indptr[j + 1] {
+                c[col * a.rows + a.indices[p]] += av[p] * b[col * a.cols + j];
+            }
+        }
+    }
+}
+
+/// The Frobenius dot product of two CSC matrices, plain Rust (the native baseline).
+pub fn sparse_dot(a: &CsMat<f64>, b: &CsMat<f64>) -> f64 {
+    let (pa, pb) = (Pattern::of(a).expect("CSC"), Pattern::of(b).expect("CSC"));
+    let (av, bv) = (a.data(), b.data());
+    let mut r = 0.0;
+    for j in 0..pa.cols {
+        let (mut ia, ia2, mut ib, ib2) = (pa.indptr[j], pa.indptr[j + 1], pb.indptr[j], pb.indptr[j + 1]);
+        while ia < ia2 && ib < ib2 {
+            let (ra, rb) = (pa.indices[ia], pb.indices[ib]);
+            if ra == rb {
+                r += av[ia] * bv[ib];
+                ia += 1;
+                ib += 1;
+            } else if ra < rb {
+                ia += 1;
+            } else {
+                ib += 1;
+            }
+        }
+    }
+    r
+}
+
+/// Sparse × dense, plain Rust (the native baseline), same layout as [`isparse_matmul`].
+pub fn sparse_matmul<E: Copy + core::ops::Add<Output = E> + core::ops::Mul<Output = E>>(
+    c: &mut [E],
+    a: &CsMat<E>,
+    b: &[E],
+    n: usize,
+) {
+    let pa = Pattern::of(a).expect("CSC");
+    let av = a.data();
+    for col in 0..n {
+        for j in 0..pa.cols {
+            let bj = b[col * pa.cols + j];
+            for p in pa.indptr[j]..pa.indptr[j + 1] {
+                let i = col * pa.rows + pa.indices[p];
+                c[i] = c[i] + av[p] * bj;
+            }
+        }
+    }
+}
+
+/// A random CSC matrix with the given density (entries in (−1, 1)), from a seed.
+pub fn random_csc(rows: usize, cols: usize, density: f64, seed: u64) -> CsMat<f64> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut tri = sprs::TriMat::new((rows, cols));
+    for j in 0..cols {
+        for i in 0..rows {
+            if rng.gen::<f64>() < density {
+                tri.add_triplet(i, j, rng.gen_range(-1.0..1.0));
+            }
+        }
+    }
+    tri.to_csc()
+}
+
+/// `(dot, ∂dot/∂A values, ∂dot/∂B values)` by reversal.
+pub fn sparse_dot_gradient(a: &CsMat<f64>, b: &CsMat<f64>) -> Result<(f64, Vec<f64>, Vec<f64>), SparseError> {
+    let (pa, pb) = (Pattern::of(a)?, Pattern::of(b)?);
+    if (pa.rows, pa.cols) != (pb.rows, pb.cols) {
+        return Err(SparseError::Shape { expected: (pa.rows, pa.cols), found: (pb.rows, pb.cols) });
+    }
+    let mut r = 0.0;
+    let (mut av, mut bv) = (a.data().to_vec(), b.data().to_vec());
+    let (_, ga, gb) = isparse_dot_nocheck_grad(nilang::Loss::arg(0), &mut r, &mut av, &mut bv, &pa, &pb)
+        .expect("argument 0 is the loss");
+    Ok((r, ga.iter().map(|g| g.g).collect(), gb.iter().map(|g| g.g).collect()))
+}
