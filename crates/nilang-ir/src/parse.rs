@@ -501,13 +501,20 @@ impl Parser<'_> {
             Expr::Binary(b) => {
                 let sym = b.op.to_token_stream().to_string();
                 let Some(info) = infix_primitive(&sym) else {
-                    self.errors.spanned(
-                        &b.op,
-                        format!(
-                            "`{sym}` is not a primitive: the infix primitives are `*`, `/`, `+`, `-`"
-                        ),
-                    );
-                    return None;
+                    // Any other operator (`n % 2`, `a & b`, `i << 1`) is a constant operand:
+                    // computed from read-only values, accumulated with `identity`.
+                    if mentions(e, &target.root) {
+                        self.errors.spanned(
+                            e,
+                            format!(
+                                "`{sym}` is not a primitive, and this expression reads the target \
+                                 `{}`: the infix primitives are `*`, `/`, `+`, `-`",
+                                target.root
+                            ),
+                        );
+                        return None;
+                    }
+                    return Some((Prim::Builtin(primitive("identity").unwrap()), vec![Operand::Const(e.clone())]));
                 };
                 let l = self.operand(&b.left, target, pre)?;
                 let r = self.operand(&b.right, target, pre)?;

@@ -223,3 +223,17 @@ fn aliasing_check() {
     assert_eq!(err.kind, CheckKind::Aliasing);
     println!("{err}");
 }
+
+#[i]
+fn parity(counter: &mut i64, n: i64) {
+    counter -= n % 2;
+}
+
+#[test]
+fn non_primitive_operators_are_constant_operands() {
+    let mut c = 10;
+    parity(&mut c, 7);
+    assert_eq!(c, 9);
+    parity_inv(&mut c, 7);
+    assert_eq!(c, 10);
+}
