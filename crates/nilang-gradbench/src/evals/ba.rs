@@ -1,0 +1,363 @@
+//! `ba`: bundle adjustment (ADBench): reprojection and weight residuals, and their sparse
+//! Jacobian.
+//!
+//! The input carries one camera (11 values: Rodrigues rotation, centre, focal length,
+//! principal point, two radial distortion coefficients), one point, one weight and one feature;
+//! like GradBench's reference tool, the problem is `n` copies of the camera, `m` of the point,
+//! `p` observations (camera `i mod n`, point `i mod m`) of weight `w` and feature `feat`.
+//!
+//! Per observation the reprojection residual `w·(proj(cam, X) − feat)` is the reversible
+//! [`ba_reproj`] (with [`rodrigues`] for the rotation) and the weight residual `1 − w²` is
+//! [`ba_weight`]. The Jacobian is assembled row by row, each row one gradient of one residual
+//! by reversal: for every observation two rows of 15 non-zeros (11 camera, 3 point, 1 weight
+//! columns) and one row of one non-zero, in compressed sparse rows (CSR) as ADBench does.
+//!
+//! Output, as GradBench's reference tool encodes it (all observations are copies):
+//! `objective` → `{"reproj_error": {"elements": [e₀, e₁], "repeated": p}, "w_err": {"element":
+//! e, "repeated": p}}`; `jacobian` → `{"rows", "cols", "vals"}` holding the first 30 entries of
+//! the CSR arrays followed by their last entry.
+
+use super::{decode, timed, unknown_function};
+use crate::runs::Timing;
+use nilang::{i, Loss, Real};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Camera parameters per camera.
+pub const NCAM: usize = 11;
+
+/// `(out0, out1, out2) += R(r)·p`, the point `p` rotated by the angle-axis vector `r`
+/// (Rodrigues' formula; first order `p + r × p` when `r = 0`).
+#[i(expand)]
+#[allow(clippy::too_many_arguments)]
+pub fn rodrigues<T: Real>(
+    out0: &mut T,
+    out1: &mut T,
+    out2: &mut T,
+    r0: &mut T,
+    r1: &mut T,
+    r2: &mut T,
+    p0: &mut T,
+    p1: &mut T,
+    p2: &mut T,
+) {
+    let sqtheta = T::zero();
+    routine! {
+        sqtheta += square(r0);
+        sqtheta += square(r1);
+        sqtheta += square(r2);
+    }
+    if sqtheta.val() != 0.0 {
+        let (theta, cost, sint) = (T::zero(), T::zero(), T::zero());
+        let (w0, w1, w2) = (T::zero(), T::zero(), T::zero());
+        let (dot, tmp) = (T::zero(), T::zero());
+        routine! {
+            theta += sqrt(sqtheta);
+            cost += cos(theta);
+            sint += sin(theta);
+            w0 += r0 / theta;
+            w1 += r1 / theta;
+            w2 += r2 / theta;
+            dot += w0 * p0 + w1 * p1 + w2 * p2;
+            tmp += dot - dot * cost;
+        }
+        out0 += p0 * cost + (w1 * p2 - w2 * p1) * sint + w0 * tmp;
+        out1 += p1 * cost + (w2 * p0 - w0 * p2) * sint + w1 * tmp;
+        out2 += p2 * cost + (w0 * p1 - w1 * p0) * sint + w2 * tmp;
+        uncompute!();
+        dealloc!(theta = T::zero(), cost = T::zero(), sint = T::zero());
+        dealloc!(w0 = T::zero(), w1 = T::zero(), w2 = T::zero());
+        dealloc!(dot = T::zero(), tmp = T::zero());
+    } else {
+        out0 += p0 + (r1 * p2 - r2 * p1);
+        out1 += p1 + (r2 * p0 - r0 * p2);
+        out2 += p2 + (r0 * p1 - r1 * p0);
+    }
+    uncompute!();
+    dealloc!(sqtheta = T::zero());
+}
+
+/// `err += w·(proj(cam, x) − feat)`: the reprojection residual of one observation.
+#[i(expand)]
+pub fn ba_reproj<T: Real>(
+    err: &mut [T; 2],
+    cam: &mut [T; NCAM],
+    x: &mut [T; 3],
+    w: &mut T,
+    feat: &[f64; 2],
+) {
+    let (xo0, xo1, xo2) = (T::zero(), T::zero(), T::zero());
+    let (xc0, xc1, xc2) = (T::zero(), T::zero(), T::zero());
+    let (pr0, pr1, rsq, big_l) = (T::zero(), T::zero(), T::zero(), T::zero());
+    let (f0, f1) = (T::zero(), T::zero());
+    routine! {
+        xo0 += x[0] - cam[3];
+        xo1 += x[1] - cam[4];
+        xo2 += x[2] - cam[5];
+        rodrigues(xc0, xc1, xc2, cam[0], cam[1], cam[2], xo0, xo1, xo2);
+        pr0 += xc0 / xc2;
+        pr1 += xc1 / xc2;
+        rsq += square(pr0);
+        rsq += square(pr1);
+        big_l += identity(1.0);
+        big_l += cam[9] * rsq + cam[10] * square(rsq);
+        f0 += pr0 * big_l * cam[6] + cam[7];
+        f1 += pr1 * big_l * cam[6] + cam[8];
+        f0 -= identity(feat[0]);
+        f1 -= identity(feat[1]);
+    }
+    err[0] += w * f0;
+    err[1] += w * f1;
+    uncompute!();
+    dealloc!(xo0 = T::zero(), xo1 = T::zero(), xo2 = T::zero());
+    dealloc!(xc0 = T::zero(), xc1 = T::zero(), xc2 = T::zero());
+    dealloc!(
+        pr0 = T::zero(),
+        pr1 = T::zero(),
+        rsq = T::zero(),
+        big_l = T::zero()
+    );
+    dealloc!(f0 = T::zero(), f1 = T::zero());
+}
+
+/// `e += 1 − w²`: the weight residual of one observation.
+#[i]
+pub fn ba_weight<T: Real>(e: &mut T, w: &mut T) {
+    e += identity(1.0);
+    e -= square(w);
+}
+
+/// The `ba` input (one of each, replicated).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Input {
+    /// Number of cameras.
+    pub n: usize,
+    /// Number of points.
+    pub m: usize,
+    /// Number of observations.
+    pub p: usize,
+    /// The camera (11 values).
+    pub cam: Vec<f64>,
+    /// The point (3 values).
+    pub x: Vec<f64>,
+    /// The weight.
+    pub w: f64,
+    /// The feature (2 values).
+    pub feat: Vec<f64>,
+}
+
+/// A bundle adjustment problem with every camera, point, weight and feature materialized.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Cameras, `n × 11`.
+    pub cams: Vec<[f64; NCAM]>,
+    /// Points, `m × 3`.
+    pub x: Vec<[f64; 3]>,
+    /// Weights, `p`.
+    pub w: Vec<f64>,
+    /// Observations: (camera, point), `p`.
+    pub obs: Vec<(usize, usize)>,
+    /// Features, `p × 2`.
+    pub feats: Vec<[f64; 2]>,
+}
+
+/// The residuals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Residuals {
+    /// Reprojection residuals, `p × 2`.
+    pub reproj: Vec<[f64; 2]>,
+    /// Weight residuals, `p`.
+    pub w_err: Vec<f64>,
+}
+
+/// A sparse matrix in compressed sparse rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Csr {
+    /// Number of columns.
+    pub ncols: usize,
+    /// Row starts into `cols`/`vals` (rows + 1 entries).
+    pub rows: Vec<usize>,
+    /// Column of each non-zero.
+    pub cols: Vec<usize>,
+    /// Value of each non-zero.
+    pub vals: Vec<f64>,
+}
+
+impl Problem {
+    /// Replicates the input as GradBench's reference tool does.
+    pub fn from_input(i: &Input) -> Result<Problem, String> {
+        if i.cam.len() != NCAM || i.x.len() != 3 || i.feat.len() != 2 {
+            return Err(format!(
+                "bad `ba` input: `cam`, `x`, `feat` must have 11, 3, 2 values, got {}, {}, {}",
+                i.cam.len(),
+                i.x.len(),
+                i.feat.len()
+            ));
+        }
+        if i.n == 0 || i.m == 0 {
+            return Err("bad `ba` input: `n` and `m` must be positive".into());
+        }
+        let cam: [f64; NCAM] = i.cam.clone().try_into().unwrap();
+        Ok(Problem {
+            cams: vec![cam; i.n],
+            x: vec![[i.x[0], i.x[1], i.x[2]]; i.m],
+            w: vec![i.w; i.p],
+            obs: (0..i.p).map(|k| (k % i.n, k % i.m)).collect(),
+            feats: vec![[i.feat[0], i.feat[1]]; i.p],
+        })
+    }
+
+    /// Reads an ADBench `ba` data file (see `/work/shared/data/adbench/README.md`) as an input.
+    pub fn input_from_adbench(text: &str) -> Result<Input, String> {
+        let v: Vec<f64> = text
+            .split_whitespace()
+            .map(|w| w.parse::<f64>().map_err(|e| format!("{w}: {e}")))
+            .collect::<Result<_, _>>()?;
+        if v.len() < 3 + NCAM + 3 + 1 + 2 {
+            return Err("ADBench ba file too short".into());
+        }
+        Ok(Input {
+            n: v[0] as usize,
+            m: v[1] as usize,
+            p: v[2] as usize,
+            cam: v[3..14].to_vec(),
+            x: v[14..17].to_vec(),
+            w: v[17],
+            feat: v[18..20].to_vec(),
+        })
+    }
+
+    /// The residuals, by running [`ba_reproj`] and [`ba_weight`] forward.
+    pub fn objective(&self) -> Residuals {
+        let p = self.obs.len();
+        let mut reproj = vec![[0.0; 2]; p];
+        let mut w_err = vec![0.0; p];
+        for (k, &(c, pt)) in self.obs.iter().enumerate() {
+            let (mut cam, mut x, mut w) = (self.cams[c], self.x[pt], self.w[k]);
+            ba_reproj(&mut reproj[k], &mut cam, &mut x, &mut w, &self.feats[k]);
+            ba_weight(&mut w_err[k], &mut w);
+        }
+        Residuals { reproj, w_err }
+    }
+
+    /// The Jacobian of the residuals with respect to (cameras, points, weights), one row per
+    /// residual, each row a gradient by reversal.
+    pub fn jacobian(&self) -> Result<Csr, String> {
+        let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
+        let ncols = NCAM * n + 3 * m + p;
+        let nnz = (NCAM + 3 + 1) * 2 * p + p;
+        let mut rows = Vec::with_capacity(3 * p + 1);
+        let mut cols = Vec::with_capacity(nnz);
+        let mut vals = Vec::with_capacity(nnz);
+        rows.push(0);
+        let err = |e: nilang::GradError| e.to_string();
+        for (k, &(c, pt)) in self.obs.iter().enumerate() {
+            for r in 0..2 {
+                let (mut e, mut cam, mut x, mut w) =
+                    ([0.0; 2], self.cams[c], self.x[pt], self.w[k]);
+                let (_ge, gcam, gx, gw) = ba_reproj_grad(
+                    Loss::elem(0, r),
+                    &mut e,
+                    &mut cam,
+                    &mut x,
+                    &mut w,
+                    &self.feats[k],
+                )
+                .map_err(err)?;
+                for (j, v) in gcam.iter().enumerate() {
+                    cols.push(NCAM * c + j);
+                    vals.push(v.g);
+                }
+                for (j, v) in gx.iter().enumerate() {
+                    cols.push(NCAM * n + 3 * pt + j);
+                    vals.push(v.g);
+                }
+                cols.push(NCAM * n + 3 * m + k);
+                vals.push(gw.g);
+                rows.push(cols.len());
+            }
+        }
+        for k in 0..p {
+            let (mut e, mut w) = (0.0, self.w[k]);
+            let (_ge, gw) = ba_weight_grad(Loss::arg(0), &mut e, &mut w).map_err(err)?;
+            cols.push(NCAM * n + 3 * m + k);
+            vals.push(gw.g);
+            rows.push(cols.len());
+        }
+        Ok(Csr {
+            ncols,
+            rows,
+            cols,
+            vals,
+        })
+    }
+}
+
+/// The reference tool's encoding of the residuals (observations are copies).
+pub fn encode_objective(r: &Residuals) -> Value {
+    let p = r.w_err.len();
+    let first = r.reproj.first().copied().unwrap_or([0.0; 2]);
+    json!({
+        "reproj_error": {"elements": first, "repeated": p},
+        "w_err": {"element": r.w_err.first().copied().unwrap_or(0.0), "repeated": p},
+    })
+}
+
+/// The reference tool's encoding of the Jacobian: the first 30 entries of each CSR array and
+/// its last entry.
+pub fn encode_jacobian(j: &Csr) -> Value {
+    fn cut<X: Copy + serde::Serialize>(v: &[X]) -> Vec<X> {
+        let head = 2 * (NCAM + 4);
+        if v.len() <= head + 1 {
+            return v.to_vec();
+        }
+        let mut out = v[..head].to_vec();
+        out.push(v[v.len() - 1]);
+        out
+    }
+    json!({"rows": cut(&j.rows), "cols": cut(&j.cols), "vals": cut(&j.vals)})
+}
+
+/// Plain Rust reprojection residual (the reference for tests).
+pub fn reference_reproj(cam: &[f64; NCAM], x: &[f64; 3], w: f64, feat: &[f64; 2]) -> [f64; 2] {
+    let xo = [x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]];
+    let r = [cam[0], cam[1], cam[2]];
+    let sq = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let xc = if sq != 0.0 {
+        let theta = sq.sqrt();
+        let (c, s) = (theta.cos(), theta.sin());
+        let wv = [r[0] / theta, r[1] / theta, r[2] / theta];
+        let wx = cross(wv, xo);
+        let tmp = (wv[0] * xo[0] + wv[1] * xo[1] + wv[2] * xo[2]) * (1.0 - c);
+        [0, 1, 2].map(|i| xo[i] * c + wx[i] * s + wv[i] * tmp)
+    } else {
+        let rx = cross(r, xo);
+        [0, 1, 2].map(|i| xo[i] + rx[i])
+    };
+    let mut pr = [xc[0] / xc[2], xc[1] / xc[2]];
+    let rsq = pr[0] * pr[0] + pr[1] * pr[1];
+    let l = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
+    pr = [pr[0] * l, pr[1] * l];
+    [
+        w * (pr[0] * cam[6] + cam[7] - feat[0]),
+        w * (pr[1] * cam[6] + cam[8] - feat[1]),
+    ]
+}
+
+/// The `ba` functions: `objective` and `jacobian`.
+pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
+    let inp: Input = decode("ba", input)?;
+    let problem = Problem::from_input(&inp)?;
+    match function {
+        "objective" => timed(input, || Ok(problem.objective()), |r| encode_objective(&r)),
+        "jacobian" => timed(input, || problem.jacobian(), |j| encode_jacobian(&j)),
+        _ => Err(unknown_function("ba", function, &["objective", "jacobian"])),
+    }
+}

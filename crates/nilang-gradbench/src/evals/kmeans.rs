@@ -1,0 +1,136 @@
+//! `kmeans`: the k-means cost `Σᵢ minⱼ ‖Cⱼ − Pᵢ‖²` and the Newton direction `J·H⁻¹`.
+//!
+//! The nearest centroid of each point is an integer ancilla, computed from the primal values
+//! and deallocated with the same expression; the point's squared distance to that centroid is
+//! added to the cost. (The derivative of `min` is that of the selected term, as for any tool.)
+//!
+//! `dir` needs the gradient `J` and the diagonal of the Hessian `H`, which is all of `H`
+//! here: the cost is a sum of squares of single centroid coordinates. One run of the gradient
+//! program on dual numbers ([`nilang::Dual`]), every centroid coordinate with tangent 1, gives
+//! both: the gradients' values are `J`, their tangents `H·1 = diag H`. Output `J / diag H`.
+
+use super::{decode, flatten, rows, timed, unknown_function};
+use crate::runs::Timing;
+use nilang::{i, Dual, Loss, Real};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// The centroid nearest to point `i` (`d`-dimensional rows), by primal values.
+pub fn nearest<T: Real>(points: &[f64], centroids: &[T], i: usize, d: usize) -> usize {
+    let mut best = (f64::INFINITY, 0);
+    for j in 0..centroids.len() / d {
+        let mut dist = 0.0;
+        for e in 0..d {
+            let diff = centroids[j * d + e].val() - points[i * d + e];
+            dist += diff * diff;
+        }
+        if dist < best.0 {
+            best = (dist, j);
+        }
+    }
+    best.1
+}
+
+/// `cost += Σᵢ minⱼ ‖c_j − p_i‖²` over the `d`-dimensional rows of `points` and `c`.
+#[i(expand)]
+pub fn kmeans_cost<T: Real>(cost: &mut T, c: &mut [T], points: &[f64], d: usize) {
+    for i in 0..points.len() / d {
+        let j = nearest(points, c, i, d);
+        for e in 0..d {
+            cost += square(c[j * d + e] - T::lit(points[i * d + e]));
+        }
+        dealloc!(j = nearest(points, c, i, d));
+    }
+}
+
+/// The `kmeans` input.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Input {
+    /// The points, one row each.
+    pub points: Vec<Vec<f64>>,
+    /// The centroids, one row each.
+    pub centroids: Vec<Vec<f64>>,
+}
+
+/// A k-means problem, flattened row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Dimension.
+    pub d: usize,
+    /// Points, `n × d`.
+    pub points: Vec<f64>,
+    /// Centroids, `k × d`.
+    pub centroids: Vec<f64>,
+}
+
+impl Problem {
+    /// Checks and flattens an input.
+    pub fn from_input(i: &Input) -> Result<Problem, String> {
+        let d = i
+            .centroids
+            .first()
+            .map(Vec::len)
+            .ok_or("bad `kmeans` input: no centroids")?;
+        if d == 0 {
+            return Err("bad `kmeans` input: centroids have no coordinates".into());
+        }
+        Ok(Problem {
+            d,
+            points: flatten("points", &i.points, d)?,
+            centroids: flatten("centroids", &i.centroids, d)?,
+        })
+    }
+
+    /// The cost, by running [`kmeans_cost`] forward.
+    pub fn cost(&self) -> f64 {
+        let (mut cost, mut c) = (0.0, self.centroids.clone());
+        kmeans_cost(&mut cost, &mut c, &self.points, self.d);
+        cost
+    }
+
+    /// The gradient and the Hessian diagonal, by one run of [`kmeans_cost_inv`] on
+    /// `GVar<Dual<f64>>` (forward over reverse, all tangents 1).
+    pub fn gradient_and_hessian_diagonal(&self) -> Result<(Vec<f64>, Vec<f64>), String> {
+        let mut cost = Dual::constant(0.0);
+        let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
+        let (_g_cost, gc) = kmeans_cost_grad(Loss::arg(0), &mut cost, &mut c, &self.points, self.d)
+            .map_err(|e| e.to_string())?;
+        Ok((
+            gc.iter().map(|v| v.g.re).collect(),
+            gc.iter().map(|v| v.g.eps).collect(),
+        ))
+    }
+
+    /// The Newton direction `J·H⁻¹` (`k × d`, row-major).
+    pub fn dir(&self) -> Result<Vec<f64>, String> {
+        let (j, h) = self.gradient_and_hessian_diagonal()?;
+        Ok(j.iter().zip(&h).map(|(j, h)| j / h).collect())
+    }
+
+    /// Plain Rust cost (the reference for tests).
+    pub fn reference(&self, centroids: &[f64]) -> f64 {
+        let d = self.d;
+        (0..self.points.len() / d)
+            .map(|i| {
+                (0..centroids.len() / d)
+                    .map(|j| {
+                        (0..d)
+                            .map(|e| (centroids[j * d + e] - self.points[i * d + e]).powi(2))
+                            .sum::<f64>()
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .sum()
+    }
+}
+
+/// The `kmeans` functions: `cost` and `dir`.
+pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
+    let p = Problem::from_input(&decode("kmeans", input)?)?;
+    let k = p.centroids.len() / p.d;
+    match function {
+        "cost" => timed(input, || Ok(p.cost()), |c| json!(c)),
+        "dir" => timed(input, || p.dir(), |v| json!(rows(&v, k, p.d))),
+        _ => Err(unknown_function("kmeans", function, &["cost", "dir"])),
+    }
+}

@@ -1,0 +1,73 @@
+//! `lse`: LogSumExp `log Σᵢ exp(xᵢ)` and its gradient.
+//!
+//! Written with the LogSumExp trick: the maximum `a` of `x` is an ancilla holding a constant
+//! (computed from the primal values, allocated and deallocated with the same expression), and
+//! `LSE(x) = a + log Σᵢ exp(xᵢ − a)`. The value does not depend on `a`, so holding `a`
+//! constant while reversing gives the exact gradient (the softmax of `x`).
+
+use super::{decode, timed, unknown_function};
+use crate::runs::Timing;
+use nilang::{i, Loss, Real};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// The largest primal value in `x` (−∞ for an empty slice).
+pub fn max_value<T: Real>(x: &[T]) -> f64 {
+    x.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.val()))
+}
+
+/// `out += log Σᵢ exp(x[i])`, stably (shifted by the maximum).
+#[i(expand)]
+pub fn logsumexp<T: Real>(out: &mut T, x: &mut [T]) {
+    let a = T::lit(max_value(x));
+    let s = T::zero();
+    routine! {
+        for i in 0..x.len() {
+            s += exp(x[i] - a);
+        }
+    }
+    out += log(s);
+    out += a;
+    uncompute!();
+    dealloc!(s = T::zero(), a = T::lit(max_value(x)));
+}
+
+/// The `lse` input.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Input {
+    /// The vector.
+    pub x: Vec<f64>,
+}
+
+/// LSE(x) by running [`logsumexp`] forward.
+pub fn primal(x: &[f64]) -> f64 {
+    let (mut out, mut x) = (0.0, x.to_vec());
+    logsumexp(&mut out, &mut x);
+    out
+}
+
+/// ∇LSE(x) by running [`logsumexp_inv`] on gradient values.
+pub fn gradient(x: &[f64]) -> Result<Vec<f64>, String> {
+    let (mut out, mut x) = (0.0, x.to_vec());
+    let (_g_out, gx) = logsumexp_grad(Loss::arg(0), &mut out, &mut x).map_err(|e| e.to_string())?;
+    Ok(gx.iter().map(|v| v.g).collect())
+}
+
+/// Plain Rust LSE (the reference for tests).
+pub fn reference(x: &[f64]) -> f64 {
+    let a = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    a + x.iter().map(|v| (v - a).exp()).sum::<f64>().ln()
+}
+
+/// The `lse` functions: `primal` and `gradient`.
+pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
+    let inp: Input = decode("lse", input)?;
+    if inp.x.is_empty() {
+        return Err("bad `lse` input: `x` is empty".into());
+    }
+    match function {
+        "primal" => timed(input, || Ok(primal(&inp.x)), |y| json!(y)),
+        "gradient" => timed(input, || gradient(&inp.x), |g| json!(g)),
+        _ => Err(unknown_function("lse", function, &["primal", "gradient"])),
+    }
+}

@@ -1,0 +1,88 @@
+//! The evals nilang implements, one module each: the objective as a reversible `#[i]`
+//! function, the derivative the eval asks for by reversal, the JSON input and output.
+//!
+//! Every module has `evaluate(function, input)`, which decodes the input, runs the function
+//! as often as the input's `Runs` fields ask ([`crate::runs::Runs`]), and encodes the output,
+//! and a plain-Rust `reference` objective used by the tests.
+
+use crate::runs::{Runs, Timing};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub mod ba;
+pub mod det;
+pub mod gmm;
+pub mod hello;
+pub mod kmeans;
+pub mod llsq;
+pub mod lse;
+
+/// The modules (GradBench eval names) this tool defines.
+pub const MODULES: &[&str] = &["hello", "lse", "llsq", "gmm", "ba", "kmeans", "det"];
+
+/// Evaluates `function` of `module` on `input`: the output and one timing per run.
+pub fn evaluate(
+    module: &str,
+    function: &str,
+    input: &Value,
+) -> Result<(Value, Vec<Timing>), String> {
+    match module {
+        "hello" => hello::evaluate(function, input),
+        "lse" => lse::evaluate(function, input),
+        "llsq" => llsq::evaluate(function, input),
+        "gmm" => gmm::evaluate(function, input),
+        "ba" => ba::evaluate(function, input),
+        "kmeans" => kmeans::evaluate(function, input),
+        "det" => det::evaluate(function, input),
+        _ => Err(format!(
+            "module `{module}` is not implemented by nilang (implemented: {})",
+            MODULES.join(", ")
+        )),
+    }
+}
+
+/// Decodes an eval's input type from JSON, with a readable error.
+pub fn decode<I: DeserializeOwned>(module: &str, input: &Value) -> Result<I, String> {
+    I::deserialize(input).map_err(|e| format!("bad `{module}` input: {e}"))
+}
+
+/// The error for a function a module does not have.
+pub fn unknown_function(module: &str, function: &str, known: &[&str]) -> String {
+    format!(
+        "module `{module}` has no function `{function}` (functions: {})",
+        known.join(", ")
+    )
+}
+
+/// Runs `compute` as the input's `Runs` fields ask and encodes its last result.
+pub fn timed<R>(
+    input: &Value,
+    compute: impl FnMut() -> Result<R, String>,
+    encode: impl FnOnce(R) -> Value,
+) -> Result<(Value, Vec<Timing>), String> {
+    let runs = Runs::from_input(input)?;
+    let (r, timings) = runs.run(compute)?;
+    Ok((encode(r), timings))
+}
+
+/// Flattens rows into one row-major vector, checking every row has `cols` entries.
+pub fn flatten(what: &str, rows: &[Vec<f64>], cols: usize) -> Result<Vec<f64>, String> {
+    let mut out = Vec::with_capacity(rows.len() * cols);
+    for (i, r) in rows.iter().enumerate() {
+        if r.len() != cols {
+            return Err(format!(
+                "`{what}[{i}]` has {} entries, expected {cols}",
+                r.len()
+            ));
+        }
+        out.extend_from_slice(r);
+    }
+    Ok(out)
+}
+
+/// Splits a row-major vector into `count` rows of `cols` entries.
+pub fn rows(v: &[f64], count: usize, cols: usize) -> Vec<Vec<f64>> {
+    (0..count)
+        .map(|i| v[i * cols..(i + 1) * cols].to_vec())
+        .collect()
+}

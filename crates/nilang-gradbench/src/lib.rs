@@ -1,0 +1,22 @@
+//! # nilang-gradbench: nilang as a GradBench tool
+//!
+//! [GradBench](https://github.com/gradbench/gradbench) runs an *eval* and an AD *tool* as two
+//! processes that talk JSON Lines: the eval writes one message per line on the tool's stdin,
+//! the tool answers each with one line on its stdout carrying the same `id`. This crate is
+//! that tool for nilang: the binary `nilang-gradbench` reads messages, answers them
+//! ([`protocol::Tool`]), and evaluates each eval's functions ([`evals`]).
+//!
+//! Every objective is a reversible program: an `#[i]` function generic over `T: Real`.
+//! Gradients come from the generated `f_grad` (run `f` forward, then its inverse `f_inv` on
+//! [`nilang::GVar`] values), second derivatives from the same gradient program on
+//! [`nilang::Dual`] numbers. No derivative is written by hand, and there is no tape.
+//!
+//! Implemented evals: `hello`, `lse`, `llsq`, `gmm`, `ba`, `kmeans`, `det` (see
+//! [`evals::MODULES`]).
+#![warn(missing_docs)]
+
+pub mod evals;
+pub mod protocol;
+pub mod runs;
+
+pub use protocol::Tool;

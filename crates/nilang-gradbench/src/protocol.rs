@@ -1,0 +1,123 @@
+//! The GradBench protocol, tool side: one JSON message per line in, one JSON response per
+//! line out, with the message's `id`.
+//!
+//! * `start` → `{"id", "tool": "nilang"}`
+//! * `define` → `{"id", "success"}`: `true` for the modules in [`MODULES`], otherwise `false`
+//!   with an `error`.
+//! * `evaluate` → `{"id", "success": true, "output", "timings"}`, or `{"id", "success":
+//!   false, "error"}` for an unknown module or function, a malformed input, or a failure
+//!   while computing (a reversibility check, a panic).
+//! * any other kind (`analysis`, …) → `{"id"}`.
+//!
+//! A line that is not a JSON object, or has no `kind`, is answered with `success: false` and
+//! an `error` (and the `id` when there is one). Nothing a message contains stops the tool.
+
+use crate::evals::{self, MODULES};
+use serde_json::{json, Value};
+use std::panic::{self, AssertUnwindSafe};
+
+/// The tool's name in the `start` response.
+pub const TOOL_NAME: &str = "nilang";
+
+/// The protocol state of the tool: the modules defined so far.
+#[derive(Debug, Default)]
+pub struct Tool {
+    defined: Vec<String>,
+}
+
+impl Tool {
+    /// A tool with no module defined.
+    pub fn new() -> Tool {
+        Tool::default()
+    }
+
+    /// Whether `module` was defined by a successful `define` message.
+    pub fn is_defined(&self, module: &str) -> bool {
+        self.defined.iter().any(|m| m == module)
+    }
+
+    /// The response line (without newline) to one message line; `None` for a blank line.
+    pub fn handle_line(&mut self, line: &str) -> Option<String> {
+        let line = line.trim();
+        if line.is_empty() {
+            return None;
+        }
+        let response = match serde_json::from_str::<Value>(line) {
+            Ok(message) => self.handle(&message),
+            Err(e) => {
+                json!({"id": null, "success": false, "error": format!("invalid JSON message: {e}")})
+            }
+        };
+        Some(response.to_string())
+    }
+
+    /// The response to one message.
+    pub fn handle(&mut self, message: &Value) -> Value {
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        if !message.is_object() {
+            return failure(id, "a message must be a JSON object".into());
+        }
+        let Some(kind) = message.get("kind").and_then(Value::as_str) else {
+            return failure(id, "message has no string field `kind`".into());
+        };
+        match kind {
+            "start" => json!({"id": id, "tool": TOOL_NAME}),
+            "define" => match message.get("module").and_then(Value::as_str) {
+                Some(module) if MODULES.contains(&module) => {
+                    if !self.is_defined(module) {
+                        self.defined.push(module.to_string());
+                    }
+                    json!({"id": id, "success": true})
+                }
+                Some(module) => failure(
+                    id,
+                    format!(
+                        "module `{module}` is not implemented by nilang (implemented: {})",
+                        MODULES.join(", ")
+                    ),
+                ),
+                None => failure(id, "`define` message has no string field `module`".into()),
+            },
+            "evaluate" => {
+                let module = message.get("module").and_then(Value::as_str);
+                let function = message.get("function").and_then(Value::as_str);
+                let (Some(module), Some(function)) = (module, function) else {
+                    return failure(
+                        id,
+                        "`evaluate` message needs string fields `module` and `function`".into(),
+                    );
+                };
+                let Some(input) = message.get("input") else {
+                    return failure(id, "`evaluate` message has no field `input`".into());
+                };
+                match guarded(|| evals::evaluate(module, function, input)) {
+                    Ok((output, timings)) => {
+                        json!({"id": id, "success": true, "output": output, "timings": timings})
+                    }
+                    Err(error) => failure(id, error),
+                }
+            }
+            _ => json!({"id": id}),
+        }
+    }
+}
+
+fn failure(id: Value, error: String) -> Value {
+    json!({"id": id, "success": false, "error": error})
+}
+
+/// Runs `f`, turning a reversibility error or any other panic into `Err`.
+pub fn guarded<R>(f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
+    match panic::catch_unwind(AssertUnwindSafe(|| nilang::catch(f))) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => Err(format!("reversibility check failed: {e}")),
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("unknown panic");
+            Err(format!("panic while evaluating: {msg}"))
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Each eval's reversible objective against a plain-Rust objective, and its derivative
+//! (by reversal) against central finite differences.
+
+use nilang::ad::numeric_gradient;
+use nilang_gradbench::evals::*;
+
+const ADBENCH: &str = "/work/shared/data/adbench";
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * 1f64.max(a.abs()).max(b.abs())
+}
+
+fn assert_all_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(close(*g, *w, tol), "{what}[{i}]: got {g}, want {w}");
+    }
+}
+
+/// A deterministic pseudo-random sequence in [-1, 1).
+fn lcg(seed: u64, n: usize) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+#[test]
+fn gmm_adbench_test_instance() {
+    let text = std::fs::read_to_string(format!("{ADBENCH}/gmm/test.txt")).unwrap();
+    let p = gmm::Problem::from_adbench(&text).unwrap();
+    let f = p.objective();
+    assert!(close(f, 8.07380408004975791, 1e-12), "objective {f}");
+    assert!(close(p.reference(&p.alpha, &p.mu, &p.q, &p.l), f, 1e-12));
+}
+
+#[test]
+fn hello_square_and_double() {
+    for x in [0.0, 1.5, -3.25, 1e3] {
+        assert_eq!(hello::square_value(x), x * x);
+        assert_eq!(hello::double_value(x).unwrap(), 2.0 * x);
+    }
+}
+
+#[test]
+fn lse_value_and_gradient() {
+    for (seed, n) in [(1, 1), (2, 5), (3, 40)] {
+        let x: Vec<f64> = lcg(seed, n).iter().map(|v| 10.0 * v).collect();
+        assert!(close(lse::primal(&x), lse::reference(&x), 1e-14));
+        let g = lse::gradient(&x).unwrap();
+        assert_all_close(
+            "lse gradient",
+            &g,
+            &numeric_gradient(lse::reference, &x, 1e-6),
+            1e-7,
+        );
+        assert!(
+            close(g.iter().sum::<f64>(), 1.0, 1e-14),
+            "softmax sums to 1"
+        );
+    }
+    // large values: the shift keeps it finite
+    let x = [1000.0, 1000.0];
+    assert!(close(lse::primal(&x), 1000.0 + 2f64.ln(), 1e-15));
+    assert_eq!(lse::gradient(&x).unwrap(), vec![0.5, 0.5]);
+}
+
+#[test]
+fn llsq_value_and_gradient() {
+    for (m, n) in [(1, 2), (3, 5), (8, 101)] {
+        let x = lcg(m as u64, m);
+        assert!(close(llsq::primal(&x, n), llsq::reference(&x, n), 1e-13));
+        let g = llsq::gradient(&x, n).unwrap();
+        assert_all_close(
+            "llsq gradient",
+            &g,
+            &numeric_gradient(|x| llsq::reference(x, n), &x, 1e-6),
+            1e-6,
+        );
+    }
+}
+
+fn random_gmm(d: usize, k: usize, n: usize, layout: gmm::Layout, seed: u64) -> gmm::Problem {
+    let lsz = d * (d - 1) / 2;
+    gmm::Problem {
+        d,
+        k,
+        n,
+        alpha: lcg(seed, k),
+        mu: lcg(seed + 1, k * d),
+        q: lcg(seed + 2, k * d).iter().map(|v| 0.5 * v).collect(),
+        l: lcg(seed + 3, k * lsz),
+        x: lcg(seed + 4, n * d).iter().map(|v| 2.0 * v).collect(),
+        gamma: 1.3,
+        m: 2.0,
+        layout,
+    }
+}
+
+#[test]
+fn gmm_value_and_gradient_both_layouts() {
+    for layout in [gmm::Layout::Adbench, gmm::Layout::Split] {
+        for (d, k, n) in [(1, 1, 1), (2, 3, 4), (4, 3, 7)] {
+            let p = random_gmm(d, k, n, layout, (d * 10 + k) as u64);
+            let f = p.objective();
+            assert!(
+                close(f, p.reference(&p.alpha, &p.mu, &p.q, &p.l), 1e-12),
+                "{layout:?} {d} {k} {n}"
+            );
+            let g = p.gradient().unwrap();
+            // all parameters in one flat vector for central differences
+            let (na, nm, nq) = (p.alpha.len(), p.mu.len(), p.q.len());
+            let flat: Vec<f64> = [&p.alpha[..], &p.mu, &p.q, &p.l].concat();
+            let f_flat = |v: &[f64]| {
+                p.reference(
+                    &v[..na],
+                    &v[na..na + nm],
+                    &v[na + nm..na + nm + nq],
+                    &v[na + nm + nq..],
+                )
+            };
+            let numeric = numeric_gradient(f_flat, &flat, 1e-6);
+            let got: Vec<f64> = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
+            assert_all_close("gmm gradient", &got, &numeric, 1e-6);
+        }
+    }
+}
+
+#[test]
+fn gmm_adbench_file_round_trip_and_gradient() {
+    // the smallest ADBench file: objective against the plain objective, gradient spot-checked
+    let text = std::fs::read_to_string(format!("{ADBENCH}/gmm/1k/gmm_d2_K5.txt")).unwrap();
+    let p = gmm::Problem::from_adbench(&text).unwrap();
+    assert_eq!((p.d, p.k, p.n), (2, 5, 1000));
+    assert!(close(
+        p.objective(),
+        p.reference(&p.alpha, &p.mu, &p.q, &p.l),
+        1e-12
+    ));
+    // JSON round trip through the eval's input format
+    let raw: gmm::RawInput = serde_json::from_value(p.to_json()).unwrap();
+    assert_eq!(gmm::Problem::from_raw(raw).unwrap(), p);
+    let g = p.gradient().unwrap();
+    let h = 1e-6;
+    for c in 0..p.k {
+        let mut a = p.alpha.clone();
+        a[c] += h;
+        let fp = p.reference(&a, &p.mu, &p.q, &p.l);
+        a[c] -= 2.0 * h;
+        let fm = p.reference(&a, &p.mu, &p.q, &p.l);
+        assert!(close(g.alpha[c], (fp - fm) / (2.0 * h), 1e-6), "alpha[{c}]");
+    }
+}
+
+#[test]
+fn ba_residuals_and_jacobian() {
+    let text = std::fs::read_to_string(format!("{ADBENCH}/ba/test.txt")).unwrap();
+    let mut input = ba::Problem::input_from_adbench(&text).unwrap();
+    input.p = 7; // keep it small: 2 cameras, 10 points, 7 observations
+    let cases = [
+        input.clone(),
+        ba::Input {
+            cam: {
+                let mut c = input.cam.clone();
+                c[0] = 0.0;
+                c[1] = 0.0;
+                c[2] = 0.0;
+                c
+            },
+            ..input.clone()
+        },
+    ];
+    for inp in cases {
+        let p = ba::Problem::from_input(&inp).unwrap();
+        let r = p.objective();
+        for (k, &(c, pt)) in p.obs.iter().enumerate() {
+            let want = ba::reference_reproj(&p.cams[c], &p.x[pt], p.w[k], &p.feats[k]);
+            assert_all_close("reproj", &r.reproj[k], &want, 1e-12);
+            assert!(close(r.w_err[k], 1.0 - p.w[k] * p.w[k], 1e-15));
+        }
+        let j = p.jacobian().unwrap();
+        let (n, m, nobs) = (p.cams.len(), p.x.len(), p.obs.len());
+        assert_eq!(j.ncols, 11 * n + 3 * m + nobs);
+        assert_eq!(j.rows.len(), 3 * nobs + 1);
+        assert_eq!(*j.rows.last().unwrap(), 31 * nobs);
+        // each reprojection row against central differences of the plain residual
+        for (k, &(c, pt)) in p.obs.iter().enumerate() {
+            let vars: Vec<f64> = [&p.cams[c][..], &p.x[pt], &[p.w[k]]].concat();
+            for r in 0..2 {
+                let f = |v: &[f64]| {
+                    let cam: [f64; 11] = v[..11].try_into().unwrap();
+                    ba::reference_reproj(&cam, &[v[11], v[12], v[13]], v[14], &p.feats[k])[r]
+                };
+                let row = 2 * k + r;
+                let vals = &j.vals[j.rows[row]..j.rows[row + 1]];
+                let cols = &j.cols[j.rows[row]..j.rows[row + 1]];
+                assert_all_close(
+                    "ba jacobian row",
+                    vals,
+                    &numeric_gradient(f, &vars, 1e-6),
+                    1e-5,
+                );
+                let want_cols: Vec<usize> = (0..11)
+                    .map(|i| 11 * c + i)
+                    .chain((0..3).map(|i| 11 * n + 3 * pt + i))
+                    .chain([11 * n + 3 * m + k])
+                    .collect();
+                assert_eq!(cols, &want_cols[..]);
+            }
+            let row = 2 * nobs + k;
+            assert_eq!(&j.vals[j.rows[row]..j.rows[row + 1]], &[-2.0 * p.w[k]]);
+        }
+    }
+}
+
+#[test]
+fn kmeans_cost_and_direction() {
+    let (n, k, d) = (30, 4, 3);
+    let points = lcg(7, n * d);
+    // centroids at the first k points, so that each has at least one point
+    let p = kmeans::Problem {
+        d,
+        points: points.clone(),
+        centroids: points[..k * d].iter().map(|v| v + 0.01).collect(),
+    };
+    assert!(close(p.cost(), p.reference(&p.centroids), 1e-13));
+    let (jac, hdiag) = p.gradient_and_hessian_diagonal().unwrap();
+    let numeric = numeric_gradient(|c| p.reference(c), &p.centroids, 1e-6);
+    assert_all_close("kmeans gradient", &jac, &numeric, 1e-6);
+    // the Hessian diagonal by second differences of the plain cost
+    let h = 1e-4;
+    for i in 0..p.centroids.len() {
+        let mut c = p.centroids.clone();
+        let f0 = p.reference(&c);
+        c[i] += h;
+        let fp = p.reference(&c);
+        c[i] -= 2.0 * h;
+        let fm = p.reference(&c);
+        assert!(
+            close(hdiag[i], (fp - 2.0 * f0 + fm) / (h * h), 1e-5),
+            "H[{i}][{i}] = {}",
+            hdiag[i]
+        );
+    }
+    let dir = p.dir().unwrap();
+    for i in 0..dir.len() {
+        assert!(close(dir[i], jac[i] / hdiag[i], 1e-15));
+    }
+}
+
+#[test]
+fn det_value_and_gradient() {
+    for ell in 1..=6 {
+        let a = lcg(ell as u64, ell * ell);
+        let v = det::primal(&a, ell);
+        assert!(close(v, det::reference(&a, ell), 1e-13), "ell = {ell}");
+        let g = det::gradient(&a, ell).unwrap();
+        assert_all_close(
+            "det gradient",
+            &g,
+            &numeric_gradient(|a| det::reference(a, ell), &a, 1e-6),
+            1e-6,
+        );
+    }
+    // a known determinant and its gradient (the cofactor matrix): diag(1, 2, 3, 4, 5)
+    let ell = 5;
+    let mut a = vec![0.0; 25];
+    for i in 0..ell {
+        a[i * ell + i] = (i + 1) as f64;
+    }
+    assert_eq!(det::primal(&a, ell), 120.0);
+    let g = det::gradient(&a, ell).unwrap();
+    for i in 0..ell {
+        assert!(close(g[i * ell + i], 120.0 / (i + 1) as f64, 1e-14));
+    }
+}
