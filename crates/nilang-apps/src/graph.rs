@@ -62,45 +62,51 @@ const fn pairs() -> [(usize, usize, bool); 45] {
 /// The vertices held fixed during training.
 pub const FIXED: [usize; 2] = [0, 1];
 
-/// `d += ‖x_i − x_j‖` for points stored row by row (`k` coordinates each).
-#[i]
-pub fn ipair_distance<T: Real>(d: &mut T, x: &mut [T], i: usize, j: usize, k: usize) {
-    let sq = T::zero();
-    routine! {
-        for c in 0..k {
-            let diff = T::zero();
-            diff += x[i * k + c] - x[j * k + c];
-            sq += square(diff);
-            diff -= x[i * k + c] - x[j * k + c];
-            dealloc!(diff = T::zero());
-        }
+/// The primitive `(a − b)²`, with its partial derivatives `(2(a − b), −2(a − b))` written by
+/// hand: one instruction per coordinate of a squared distance (a user-registered primitive).
+#[derive(Clone, Copy, Debug)]
+pub struct SquaredDifference;
+
+impl<T: nilang::Float> nilang::Binary<T> for SquaredDifference {
+    #[inline(always)]
+    fn value(a: T, b: T) -> T {
+        let d = a - b;
+        d * d
     }
-    d += sqrt(sq);
-    uncompute!();
-    dealloc!(sq = T::zero());
+    #[inline(always)]
+    fn partials(a: T, b: T) -> (T, T) {
+        let d = a - b;
+        (d + d, -(d + d))
+    }
 }
 
-/// The loss of Eq. (7), reversible: `loss += L(x)`.
-#[i]
-pub fn iembedding_loss<T: Real>(loss: &mut T, x: &mut [T], k: usize) {
+/// The loss of Eq. (7), reversible: `loss += L(x)`. The 45 squared distances and distances
+/// are computed once into stack arrays (ancillas), used, and uncomputed at the end. Runtime
+/// checks are off, as in the papers' benchmarks; the tests check that the inverse restores the
+/// inputs.
+#[i(nocheck)]
+pub fn iembedding_loss<T: Real>(loss: &mut T, x: &mut [T], k: usize)
+where
+    T: nilang::Acc2<SquaredDifference>,
+{
+    let sq = [T::zero(); 45];
+    let d = [T::zero(); 45];
     let (s1, q1, s2, q2) = (T::zero(), T::zero(), T::zero(), T::zero());
     let (m1, m2, v1, v2) = (T::zero(), T::zero(), T::zero(), T::zero());
     let (t, e) = (T::zero(), T::zero());
     routine! {
         for p in 0..45 {
-            let d = T::zero();
-            routine! {
-                ipair_distance(d, x, PAIRS[p].0, PAIRS[p].1, k);
+            for c in 0..k {
+                sq[p] += SquaredDifference(x[PAIRS[p].0 * k + c], x[PAIRS[p].1 * k + c]);
             }
+            d[p] += sqrt(sq[p]);
             if PAIRS[p].2 {
-                s1 += d;
-                q1 += square(d);
+                s1 += d[p];
+                q1 += square(d[p]);
             } else {
-                s2 += d;
-                q2 += square(d);
+                s2 += d[p];
+                q2 += square(d[p]);
             }
-            uncompute!();
-            dealloc!(d = T::zero());
         }
         m1 += s1 / 15.0;
         m2 += s2 / 30.0;
@@ -120,8 +126,19 @@ pub fn iembedding_loss<T: Real>(loss: &mut T, x: &mut [T], k: usize) {
     loss += e;
     loss -= 1.0;
     uncompute!();
-    dealloc!(s1 = T::zero(), q1 = T::zero(), s2 = T::zero(), q2 = T::zero());
-    dealloc!(m1 = T::zero(), m2 = T::zero(), v1 = T::zero(), v2 = T::zero());
+    dealloc!(sq = [T::zero(); 45], d = [T::zero(); 45]);
+    dealloc!(
+        s1 = T::zero(),
+        q1 = T::zero(),
+        s2 = T::zero(),
+        q2 = T::zero()
+    );
+    dealloc!(
+        m1 = T::zero(),
+        m2 = T::zero(),
+        v1 = T::zero(),
+        v2 = T::zero()
+    );
     dealloc!(t = T::zero(), e = T::zero());
 }
 
@@ -148,7 +165,11 @@ pub fn embedding_loss<S: Plain>(x: &[S], k: usize) -> S {
     let v1 = q1 / S::cst(15.0) - m1 * m1;
     let v2 = q2 / S::cst(30.0) - m2 * m2;
     let t = m1 - m2 + S::cst(0.1);
-    let e = if t.value() > 0.0 { t.exp() } else { S::cst(1.0) };
+    let e = if t.value() > 0.0 {
+        t.exp()
+    } else {
+        S::cst(1.0)
+    };
     v1 + v2 + e - S::cst(1.0)
 }
 
@@ -156,7 +177,8 @@ pub fn embedding_loss<S: Plain>(x: &[S], k: usize) -> S {
 pub fn loss_and_gradient(x: &[f64], k: usize) -> (f64, Vec<f64>) {
     let mut loss = 0.0;
     let mut xs = x.to_vec();
-    let (_, gx) = iembedding_loss_grad(Loss::arg(0), &mut loss, &mut xs, k).expect("argument 0 is the loss");
+    let (_, gx) =
+        iembedding_loss_grad(Loss::arg(0), &mut loss, &mut xs, k).expect("argument 0 is the loss");
     (loss, gx.iter().map(|g| g.g).collect())
 }
 
@@ -164,16 +186,21 @@ pub fn loss_and_gradient(x: &[f64], k: usize) -> (f64, Vec<f64>) {
 pub fn hessian(x: &[f64], k: usize) -> Vec<Vec<f64>> {
     let mut loss = 0.0;
     let mut xs = x.to_vec();
-    let h = iembedding_loss_hessian(Loss::arg(0), &mut loss, &mut xs, k).expect("argument 0 is the loss");
+    let h = iembedding_loss_hessian(Loss::arg(0), &mut loss, &mut xs, k)
+        .expect("argument 0 is the loss");
     // flat order: the loss scalar first, then x
-    (1..h.rows).map(|i| (1..h.cols).map(|j| h.get(i, j)).collect()).collect()
+    (1..h.rows)
+        .map(|i| (1..h.cols).map(|j| h.get(i, j)).collect())
+        .collect()
 }
 
 /// Random initial positions in [−1, 1]ᵏ from a seed.
 pub fn initial_positions(k: usize, seed: u64) -> Vec<f64> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    (0..VERTICES * k).map(|_| rng.gen_range(-1.0..1.0)).collect()
+    (0..VERTICES * k)
+        .map(|_| rng.gen_range(-1.0..1.0))
+        .collect()
 }
 
 fn zero_fixed(g: &mut [f64], k: usize) {
@@ -245,7 +272,11 @@ pub fn train_newton(mut x: Vec<f64>, k: usize, iterations: usize) -> (Vec<f64>, 
                 x = trial;
                 loss = trial_loss;
                 g = trial_g;
-                lambda = if rho > 0.75 { (lambda / 3.0).max(1e-12) } else { lambda };
+                lambda = if rho > 0.75 {
+                    (lambda / 3.0).max(1e-12)
+                } else {
+                    lambda
+                };
                 accepted = true;
                 break;
             }
@@ -263,7 +294,10 @@ pub fn train_newton(mut x: Vec<f64>, k: usize, iterations: usize) -> (Vec<f64>, 
 pub fn distances(x: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
     let (mut l1, mut l2) = (Vec::new(), Vec::new());
     for &(i, j, connected) in PAIRS.iter() {
-        let d = (0..k).map(|c| (x[i * k + c] - x[j * k + c]).powi(2)).sum::<f64>().sqrt();
+        let d = (0..k)
+            .map(|c| (x[i * k + c] - x[j * k + c]).powi(2))
+            .sum::<f64>()
+            .sqrt();
         if connected {
             l1.push(d)
         } else {
@@ -291,14 +325,24 @@ pub struct ScanRow {
 pub fn scan(ks: impl IntoIterator<Item = usize>, seeds: u64, iterations: usize) -> Vec<ScanRow> {
     ks.into_iter()
         .map(|k| {
-            let mut best = ScanRow { k, loss: f64::INFINITY, ratio: f64::NAN, seed: 0 };
+            let mut best = ScanRow {
+                k,
+                loss: f64::INFINITY,
+                ratio: f64::NAN,
+                seed: 0,
+            };
             for seed in 0..seeds {
                 let (x, history) = train_newton(initial_positions(k, seed), k, iterations);
                 let loss = *history.last().unwrap();
                 if loss < best.loss {
                     let (l1, l2) = distances(&x, k);
                     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-                    best = ScanRow { k, loss, ratio: mean(&l2) / mean(&l1), seed };
+                    best = ScanRow {
+                        k,
+                        loss,
+                        ratio: mean(&l2) / mean(&l1),
+                        seed,
+                    };
                 }
             }
             best

@@ -2,6 +2,7 @@
 //! objectives and the peers they are measured against (`nilang bench` prints the tables).
 #![warn(missing_docs)]
 
+pub mod bessel;
 pub mod graph;
 pub mod plain;
 pub mod sparse;

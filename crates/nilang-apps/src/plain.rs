@@ -7,7 +7,12 @@ use core::ops::{Add, Div, Mul, Neg, Sub};
 
 /// What the plain objectives need from a scalar.
 pub trait Plain:
-    Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Neg<Output = Self>
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
 {
     /// A constant.
     fn cst(v: f64) -> Self;
@@ -137,7 +142,10 @@ pub mod peers {
     use super::Plain;
 
     /// Forward mode with `num-dual`: one `Dual64` pass per input.
-    pub fn num_dual_gradient(f: impl Fn(&[num_dual::Dual64]) -> num_dual::Dual64, x: &[f64]) -> Vec<f64> {
+    pub fn num_dual_gradient(
+        f: impl Fn(&[num_dual::Dual64]) -> num_dual::Dual64,
+        x: &[f64],
+    ) -> Vec<f64> {
         let mut xs: Vec<num_dual::Dual64> = x.iter().map(|&v| num_dual::Dual64::from(v)).collect();
         (0..x.len())
             .map(|i| {
@@ -151,9 +159,13 @@ pub mod peers {
 
     /// Forward-over-forward Hessian with `num-dual` hyper-dual numbers: one pass per entry of
     /// the upper triangle.
-    pub fn num_dual_hessian(f: impl Fn(&[num_dual::HyperDual64]) -> num_dual::HyperDual64, x: &[f64]) -> Vec<Vec<f64>> {
+    pub fn num_dual_hessian(
+        f: impl Fn(&[num_dual::HyperDual64]) -> num_dual::HyperDual64,
+        x: &[f64],
+    ) -> Vec<Vec<f64>> {
         let n = x.len();
-        let mut xs: Vec<num_dual::HyperDual64> = x.iter().map(|&v| num_dual::HyperDual64::from(v)).collect();
+        let mut xs: Vec<num_dual::HyperDual64> =
+            x.iter().map(|&v| num_dual::HyperDual64::from(v)).collect();
         let mut h = vec![vec![0.0; n]; n];
         for i in 0..n {
             for j in i..n {
@@ -170,26 +182,39 @@ pub mod peers {
     }
 
     /// Reverse mode with `echidna`'s tape.
-    pub fn echidna_gradient(f: impl Fn(&[echidna::Reverse<f64>]) -> echidna::Reverse<f64>, x: &[f64]) -> Vec<f64> {
+    pub fn echidna_gradient(
+        f: impl Fn(&[echidna::Reverse<f64>]) -> echidna::Reverse<f64>,
+        x: &[f64],
+    ) -> Vec<f64> {
         echidna::grad(|xs| f(xs), x)
     }
 
     /// Reverse mode with `easy-ml`'s Wengert list (reused across calls by the caller).
     pub fn easy_ml_gradient<'a>(
         list: &'a easy_ml::differentiation::WengertList<f64>,
-        f: impl Fn(&[easy_ml::differentiation::Record<'a, f64>]) -> easy_ml::differentiation::Record<'a, f64>,
+        f: impl Fn(
+            &[easy_ml::differentiation::Record<'a, f64>],
+        ) -> easy_ml::differentiation::Record<'a, f64>,
         x: &[f64],
     ) -> Vec<f64> {
         list.clear();
-        let vars: Vec<_> = x.iter().map(|&v| easy_ml::differentiation::Record::variable(v, list)).collect();
+        let vars: Vec<_> = x
+            .iter()
+            .map(|&v| easy_ml::differentiation::Record::variable(v, list))
+            .collect();
         let y = f(&vars);
         let d = y.derivatives();
         vars.iter().map(|v| d[v]).collect()
     }
 
     /// Our dual-numbers reverse AD (`nilang-dualrev`).
-    pub fn dualrev_gradient(f: impl Fn(&[nilang_dualrev::DualRev]) -> nilang_dualrev::DualRev, x: &[f64]) -> Vec<f64> {
-        nilang_dualrev::grad(|xs| f(xs), x).expect("a scalar objective").1
+    pub fn dualrev_gradient(
+        f: impl Fn(&[nilang_dualrev::DualRev]) -> nilang_dualrev::DualRev,
+        x: &[f64],
+    ) -> Vec<f64> {
+        nilang_dualrev::grad(|xs| f(xs), x)
+            .expect("a scalar objective")
+            .1
     }
 
     /// The value of a plain objective on `f64`.

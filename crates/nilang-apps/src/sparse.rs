@@ -6,7 +6,7 @@
 //! (read-only control parameters), so the gradient with respect to the stored values keeps the
 //! sparsity structure.
 
-use nilang::{i, Accepts, Acc2, Real};
+use nilang::{i, Acc2, Accepts, Real};
 use sprs::CsMat;
 
 /// The structure of a CSC matrix: column pointers and row indices.
@@ -28,7 +28,12 @@ impl<'a> Pattern<'a> {
         if !m.is_csc() {
             return Err(SparseError::NotCsc);
         }
-        Ok(Pattern { rows: m.rows(), cols: m.cols(), indptr: m.indptr().into_raw_storage(), indices: m.indices() })
+        Ok(Pattern {
+            rows: m.rows(),
+            cols: m.cols(),
+            indptr: m.indptr().into_raw_storage(),
+            indices: m.indices(),
+        })
     }
 }
 
@@ -49,8 +54,13 @@ pub enum SparseError {
 impl std::fmt::Display for SparseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SparseError::NotCsc => write!(f, "the matrix is stored by rows (CSR); convert it with to_csc()"),
-            SparseError::Shape { expected, found } => write!(f, "shape {found:?} does not match {expected:?}"),
+            SparseError::NotCsc => write!(
+                f,
+                "the matrix is stored by rows (CSR); convert it with to_csc()"
+            ),
+            SparseError::Shape { expected, found } => {
+                write!(f, "shape {found:?} does not match {expected:?}")
+            }
         }
     }
 }
@@ -97,14 +107,25 @@ pub fn isparse_dot<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, 
             }
             dealloc!(ia = ia1, ib = ib1);
         }
-        dealloc!(ia1 = a.indptr[j], ia2 = a.indptr[j + 1], ib1 = b.indptr[j], ib2 = b.indptr[j + 1]);
+        dealloc!(
+            ia1 = a.indptr[j],
+            ia2 = a.indptr[j + 1],
+            ib1 = b.indptr[j],
+            ib2 = b.indptr[j + 1]
+        );
     }
     dealloc!(keeper = vec![false; av.len() + bv.len()]);
 }
 
 /// [`isparse_dot`] with the runtime checks off (for benchmarks).
 #[i(nocheck)]
-pub fn isparse_dot_nocheck<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, b: &Pattern) {
+pub fn isparse_dot_nocheck<T: Real>(
+    r: &mut T,
+    av: &mut [T],
+    bv: &mut [T],
+    a: &Pattern,
+    b: &Pattern,
+) {
     isparse_dot(r, av, bv, a, b);
 }
 
@@ -131,7 +152,12 @@ pub fn sparse_dot(a: &CsMat<f64>, b: &CsMat<f64>) -> f64 {
     let (av, bv) = (a.data(), b.data());
     let mut r = 0.0;
     for j in 0..pa.cols {
-        let (mut ia, ia2, mut ib, ib2) = (pa.indptr[j], pa.indptr[j + 1], pb.indptr[j], pb.indptr[j + 1]);
+        let (mut ia, ia2, mut ib, ib2) = (
+            pa.indptr[j],
+            pa.indptr[j + 1],
+            pb.indptr[j],
+            pb.indptr[j + 1],
+        );
         while ia < ia2 && ib < ib2 {
             let (ra, rb) = (pa.indices[ia], pb.indices[ib]);
             if ra == rb {
@@ -184,14 +210,25 @@ pub fn random_csc(rows: usize, cols: usize, density: f64, seed: u64) -> CsMat<f6
 }
 
 /// `(dot, ∂dot/∂A values, ∂dot/∂B values)` by reversal.
-pub fn sparse_dot_gradient(a: &CsMat<f64>, b: &CsMat<f64>) -> Result<(f64, Vec<f64>, Vec<f64>), SparseError> {
+pub fn sparse_dot_gradient(
+    a: &CsMat<f64>,
+    b: &CsMat<f64>,
+) -> Result<(f64, Vec<f64>, Vec<f64>), SparseError> {
     let (pa, pb) = (Pattern::of(a)?, Pattern::of(b)?);
     if (pa.rows, pa.cols) != (pb.rows, pb.cols) {
-        return Err(SparseError::Shape { expected: (pa.rows, pa.cols), found: (pb.rows, pb.cols) });
+        return Err(SparseError::Shape {
+            expected: (pa.rows, pa.cols),
+            found: (pb.rows, pb.cols),
+        });
     }
     let mut r = 0.0;
     let (mut av, mut bv) = (a.data().to_vec(), b.data().to_vec());
-    let (_, ga, gb) = isparse_dot_nocheck_grad(nilang::Loss::arg(0), &mut r, &mut av, &mut bv, &pa, &pb)
-        .expect("argument 0 is the loss");
-    Ok((r, ga.iter().map(|g| g.g).collect(), gb.iter().map(|g| g.g).collect()))
+    let (_, ga, gb) =
+        isparse_dot_nocheck_grad(nilang::Loss::arg(0), &mut r, &mut av, &mut bv, &pa, &pb)
+            .expect("argument 0 is the loss");
+    Ok((
+        r,
+        ga.iter().map(|g| g.g).collect(),
+        gb.iter().map(|g| g.g).collect(),
+    ))
 }

@@ -9,7 +9,10 @@ fn reversible_loss_matches_plain_and_inverts() {
         let mut xs = x.clone();
         iembedding_loss(&mut loss, &mut xs, k);
         let plain = embedding_loss(&x, k);
-        assert!((loss - plain).abs() < 1e-12 * plain.abs().max(1.0), "{loss} vs {plain}");
+        assert!(
+            (loss - plain).abs() < 1e-12 * plain.abs().max(1.0),
+            "{loss} vs {plain}"
+        );
         iembedding_loss_inv(&mut loss, &mut xs, k);
         assert!(loss.abs() < 1e-12);
         assert_eq!(xs, x);
@@ -40,7 +43,12 @@ fn hessian_matches_forward_over_forward() {
     let hd = peers::num_dual_hessian(|x| embedding_loss(x, k), &x);
     for i in 0..x.len() {
         for j in 0..x.len() {
-            assert!((h[i][j] - hd[i][j]).abs() < 1e-10 * (1.0 + hd[i][j].abs()), "({i},{j}): {} vs {}", h[i][j], hd[i][j]);
+            assert!(
+                (h[i][j] - hd[i][j]).abs() < 1e-10 * (1.0 + hd[i][j].abs()),
+                "({i},{j}): {} vs {}",
+                h[i][j],
+                hd[i][j]
+            );
         }
     }
 }
@@ -51,6 +59,9 @@ fn newton_finds_the_five_dimensional_embedding() {
     println!("{rows:?}");
     let (four, five) = (&rows[0], &rows[1]);
     assert!(five.loss < 1e-10, "k = 5 reaches zero loss: {five:?}");
-    assert!((five.ratio - 2f64.sqrt()).abs() < 1e-4, "l2/l1 = sqrt 2: {five:?}");
+    assert!(
+        (five.ratio - 2f64.sqrt()).abs() < 1e-4,
+        "l2/l1 = sqrt 2: {five:?}"
+    );
     assert!(four.loss > 1e-4, "k = 4 does not: {four:?}");
 }

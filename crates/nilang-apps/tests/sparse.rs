@@ -12,9 +12,14 @@ fn dot_matches_native_and_inverts() {
         let mut r = 0.0;
         isparse_dot(&mut r, &mut av, &mut bv, &pa, &pb);
         let native = sparse_dot(&a, &b);
-        let dense: f64 = (0..40).flat_map(|i| (0..30).map(move |j| (i, j)))
-            .map(|(i, j)| a.get(i, j).copied().unwrap_or(0.0) * b.get(i, j).copied().unwrap_or(0.0)).sum();
-        assert!((r - native).abs() < 1e-12 && (r - dense).abs() < 1e-12, "{r} {native} {dense}");
+        let dense: f64 = (0..40)
+            .flat_map(|i| (0..30).map(move |j| (i, j)))
+            .map(|(i, j)| a.get(i, j).copied().unwrap_or(0.0) * b.get(i, j).copied().unwrap_or(0.0))
+            .sum();
+        assert!(
+            (r - native).abs() < 1e-12 && (r - dense).abs() < 1e-12,
+            "{r} {native} {dense}"
+        );
         isparse_dot_inv(&mut r, &mut av, &mut bv, &pa, &pb);
         assert!(r.abs() < 1e-12);
     }
@@ -34,7 +39,10 @@ fn dot_gradient_is_the_other_matrix() {
     for (k, (_, (i, j))) in b.iter().enumerate() {
         assert_eq!(gb[k], a.get(i, j).copied().unwrap_or(0.0));
     }
-    assert!(matches!(sparse_dot_gradient(&a, &random_csc(20, 21, 0.3, 3)), Err(SparseError::Shape { .. })));
+    assert!(matches!(
+        sparse_dot_gradient(&a, &random_csc(20, 21, 0.3, 3)),
+        Err(SparseError::Shape { .. })
+    ));
     assert_eq!(Pattern::of(&a.to_csr()).unwrap_err(), SparseError::NotCsc);
 }
 

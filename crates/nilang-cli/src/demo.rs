@@ -15,6 +15,7 @@ pub fn run() {
     multiplier_inv(&mut y, &mut a, &mut b);
     println!("multiplier_inv(17, 3, 5)  = ({y}, {a}, {b})");
     let (mut y, mut a, mut b) = (2.0f64, 3.0f64, 5.0f64);
-    let (gy, ga, gb) = multiplier_grad(Loss::arg(0), &mut y, &mut a, &mut b).expect("arg 0 is differentiable");
+    let (gy, ga, gb) =
+        multiplier_grad(Loss::arg(0), &mut y, &mut a, &mut b).expect("arg 0 is differentiable");
     println!("∂y/∂(y, a, b)             = ({}, {}, {})", gy.g, ga.g, gb.g);
 }

@@ -3,9 +3,16 @@
 //! * `nilang expand FILE.rs` prints, for each reversible function (`#[i]`) of a Rust file, its
 //!   forward and its inverse program in the language's own syntax (the papers' `macroexpand`).
 //! * `nilang demo` runs the papers' small examples and prints what a user would check.
+//! * `nilang bench [--quick]` measures the papers' benchmark tables against peers and writes a
+//!   markdown report with SVG plots.
 #![warn(missing_docs)]
 
+mod alloc;
+mod bench;
 mod demo;
+
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -28,6 +35,19 @@ enum Command {
     },
     /// Run the papers' small examples forward, backward and through the gradient.
     Demo,
+    /// Measure the papers' benchmark tables side by side with peers; write a markdown report
+    /// and SVG plots.
+    Bench {
+        /// Small sizes and few samples (a smoke test that finishes in under two minutes).
+        #[arg(long)]
+        quick: bool,
+        /// Output directory of the report and plots.
+        #[arg(long, default_value = "target/nilang-bench")]
+        out: std::path::PathBuf,
+        /// Only the tables whose name contains this (bessel, sparse, graph, gmm, ba).
+        #[arg(long)]
+        only: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -48,6 +68,18 @@ fn main() -> ExitCode {
                 }
                 Err(e) => {
                     eprintln!("error: {}: {e}", file.display());
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Bench { quick, out, only } => {
+            match bench::run(&bench::Options { quick, out, only }) {
+                Ok(path) => {
+                    println!("report written to {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
                     ExitCode::FAILURE
                 }
             }

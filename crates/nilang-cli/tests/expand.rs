@@ -22,8 +22,16 @@ fn expand_prints_forward_and_inverse() {
         "#,
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_nilang")).arg("expand").arg(&file).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_nilang"))
+        .arg("expand")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let expected_forward = "fn f<T: Real>(y: &mut T, x: &mut T) {\n    let a = T::zero();\n    a += sin(x);\n    y += a * x;\n    a -= sin(x);\n    dealloc!(a = T::zero());\n}";
     let expected_inverse = "fn f_inv<T: Real>(y: &mut T, x: &mut T) {\n    let a = T::zero();\n    a += sin(x);\n    y -= a * x;\n    a -= sin(x);\n    dealloc!(a = T::zero());\n}";
@@ -36,8 +44,16 @@ fn expand_reports_errors_with_position() {
     let dir = std::env::temp_dir().join(format!("nilang-expand-err-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.rs");
-    std::fs::write(&file, "#[i]\nfn f(y: &mut f64, x: &mut f64) {\n    y = x;\n}\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_nilang")).arg("expand").arg(&file).output().unwrap();
+    std::fs::write(
+        &file,
+        "#[i]\nfn f(y: &mut f64, x: &mut f64) {\n    y = x;\n}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nilang"))
+        .arg("expand")
+        .arg(&file)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("line 3"), "{err}");

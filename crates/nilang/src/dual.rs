@@ -202,8 +202,9 @@ macro_rules! dual_impl {
         impl<$($gen)*> Accepts<$ty> for $ty {
             #[inline(always)]
             fn load(x: &Self) -> Self { *x }
+            /// A dual-number operand is unchanged by an instruction: nothing to store.
             #[inline(always)]
-            fn store(x: &mut Self, v: Self) { *x = v; }
+            fn store(_: &mut Self, _: Self) {}
         }
     };
 }

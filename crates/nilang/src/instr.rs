@@ -66,8 +66,9 @@ pub trait Scale2<F>: Sized {
 /// How an operand of type `X` enters an instruction whose target has type `Self`.
 ///
 /// For `X = Self` the operand is the variable itself: it is loaded, and stored back after
-/// the instruction (so that a gradient accumulated into it is kept). Any other `X` is a
-/// constant: converted on load, never stored.
+/// the instruction when the instruction may have changed it (a gradient accumulated into a
+/// `GVar`); plain numbers are never changed by being an operand, so their store does nothing.
+/// Any other `X` is a constant: converted on load, never stored.
 #[diagnostic::on_unimplemented(
     message = "an operand of type `{X}` cannot be used in an instruction on `{Self}`",
     note = "operands must have the target's type, or be integer or float constants"
@@ -196,8 +197,9 @@ macro_rules! float_accepts {
         impl Accepts<$t> for $t {
             #[inline(always)]
             fn load(x: &$t) -> $t { *x }
+            /// An operand of a plain-number instruction is unchanged: nothing to store.
             #[inline(always)]
-            fn store(x: &mut $t, v: $t) { *x = v; }
+            fn store(_: &mut $t, _: $t) {}
         }
         $(impl Accepts<$from> for $t {
             #[inline(always)]
@@ -298,8 +300,7 @@ macro_rules! int_accepts {
             #[allow(clippy::unnecessary_cast)]
             fn load(x: &$from) -> $t { *x as $t }
             #[inline(always)]
-            #[allow(clippy::unnecessary_cast)]
-            fn store(x: &mut $from, v: $t) { *x = v as $from; }
+            fn store(_: &mut $from, _: $t) {}
         }
     )*};
 }

@@ -105,7 +105,7 @@ binary! {
     /// `a * b`
     Mul: |a, b| a * b, (b, a);
     /// `a / b`
-    Div: |a, b| a / b, (T::one() / b, -a / (b * b));
+    Div: |a, b| a / b, { let inv = T::one() / b; (inv, -a * inv * inv) };
     /// `pow(a, b) = aᵇ` (an integer-valued `b` is computed exactly by repeated multiplication)
     Pow: |a, b| pow_value(a, b), pow_partials(a, b);
     /// `atan2(a, b)`: the angle of the point (b, a)

@@ -108,13 +108,43 @@ impl<I: PrimInt + Debug> RevRange<I> {
     }
 
     /// The loop values in visiting order.
-    #[inline]
-    pub fn iter(self) -> impl Iterator<Item = I> {
+    #[inline(always)]
+    pub fn iter(self) -> RevRangeIter<I> {
         let RevRange { first, step, count, rev } = self;
-        (0..count).map(move |k| {
-            let k = if rev { count - 1 - k } else { k };
-            first + step * I::from(k).expect("loop index fits the range type")
-        })
+        if count == 0 {
+            return RevRangeIter { next: first, step, remaining: 0, rev };
+        }
+        let last = first + step * I::from(count - 1).expect("loop index fits the range type");
+        RevRangeIter { next: if rev { last } else { first }, step, remaining: count, rev }
+    }
+}
+
+/// Iterator over a [`RevRange`]: one addition or subtraction per step.
+#[derive(Clone, Copy, Debug)]
+pub struct RevRangeIter<I> {
+    next: I,
+    step: I,
+    remaining: usize,
+    rev: bool,
+}
+
+impl<I: PrimInt> Iterator for RevRangeIter<I> {
+    type Item = I;
+    #[inline(always)]
+    fn next(&mut self) -> Option<I> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let v = self.next;
+        self.remaining -= 1;
+        if self.remaining > 0 {
+            self.next = if self.rev { v - self.step } else { v + self.step };
+        }
+        Some(v)
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
     }
 }
 

@@ -1,0 +1,221 @@
+//! `nilang bench`: the papers' benchmark tables, measured on this machine side by side with
+//! real peers, written as a markdown report with SVG plots.
+
+mod bessel;
+mod graph;
+pub mod measure;
+mod sparse;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use measure::Budget;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Options of `nilang bench`.
+pub struct Options {
+    /// Small sizes and few samples (finishes in well under two minutes).
+    pub quick: bool,
+    /// Where the report and plots are written.
+    pub out: PathBuf,
+    /// Only the tables whose name contains this string.
+    pub only: Option<String>,
+}
+
+/// A table of the report.
+pub struct Table {
+    /// Column headers.
+    pub header: Vec<String>,
+    /// Rows of cells.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with the given headers.
+    pub fn new(header: &[&str]) -> Table {
+        Table {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row.
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// The table in markdown.
+    pub fn markdown(&self) -> String {
+        let mut s = format!("| {} |\n", self.header.join(" | "));
+        s += &format!("|{}\n", "---|".repeat(self.header.len()));
+        for r in &self.rows {
+            s += &format!("| {} |\n", r.join(" | "));
+        }
+        s
+    }
+}
+
+/// One section of the report.
+pub struct Section {
+    /// Title.
+    pub title: String,
+    /// What was measured and how.
+    pub intro: String,
+    /// The tables.
+    pub tables: Vec<Table>,
+    /// Conclusions drawn from the numbers (targets met or missed).
+    pub notes: Vec<String>,
+    /// SVG plots written, relative to the report.
+    pub plots: Vec<String>,
+}
+
+/// Everything a benchmark section needs.
+pub struct Ctx {
+    /// Measurement budget.
+    pub budget: Budget,
+    /// Quick mode.
+    pub quick: bool,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Progress bar (one tick per measurement).
+    pub progress: ProgressBar,
+}
+
+impl Ctx {
+    /// Measures `f` and ticks the progress bar.
+    pub fn measure<R>(&self, what: &str, f: impl FnMut() -> R) -> measure::Timing {
+        self.progress.set_message(what.to_string());
+        let t = measure::measure(self.budget, f);
+        self.progress.inc(1);
+        t
+    }
+}
+
+type SectionFn = fn(&Ctx) -> Section;
+
+/// The tables, in the papers' order: (name, estimated number of measurements, function).
+fn sections(quick: bool) -> Vec<(&'static str, u64, SectionFn)> {
+    vec![
+        ("bessel", bessel::MEASUREMENTS, bessel::run as SectionFn),
+        ("sparse", sparse::MEASUREMENTS, sparse::run as SectionFn),
+        ("graph", graph::measurements(quick), graph::run as SectionFn),
+    ]
+}
+
+/// Runs the tables and writes the report; returns its path.
+pub fn run(options: &Options) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(&options.out)?;
+    let chosen: Vec<_> = sections(options.quick)
+        .into_iter()
+        .filter(|(name, _, _)| options.only.as_deref().map_or(true, |o| name.contains(o)))
+        .collect();
+    let total: u64 = chosen.iter().map(|(_, n, _)| n).sum();
+    let progress = ProgressBar::new(total);
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
+            .expect("a valid template"),
+    );
+    let ctx = Ctx {
+        budget: if options.quick {
+            Budget::quick()
+        } else {
+            Budget::full()
+        },
+        quick: options.quick,
+        out: options.out.clone(),
+        progress,
+    };
+    let mut report = String::new();
+    writeln!(report, "# nilang benchmark tables").unwrap();
+    writeln!(
+        report,
+        "\nMeasured by `nilang bench{}` on this machine ({} logical CPUs). Every time is the median \
+         of {} samples, each a batch of calls lasting at least {:?}; every ratio is between numbers \
+         of the same run.\n",
+        if options.quick { " --quick" } else { "" },
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        ctx.budget.samples,
+        ctx.budget.sample_time
+    )
+    .unwrap();
+    for (_, _, f) in chosen {
+        let section = f(&ctx);
+        let text = render(&section);
+        ctx.progress.suspend(|| println!("{text}"));
+        report += &text;
+    }
+    ctx.progress.finish_and_clear();
+    let path = options.out.join("report.md");
+    std::fs::write(&path, report)?;
+    Ok(path)
+}
+
+fn render(s: &Section) -> String {
+    let mut out = format!("## {}\n\n{}\n\n", s.title, s.intro);
+    for t in &s.tables {
+        out += &t.markdown();
+        out += "\n";
+    }
+    for n in &s.notes {
+        out += &format!("- {n}\n");
+    }
+    for p in &s.plots {
+        out += &format!("\n![{p}]({p})\n");
+    }
+    out + "\n"
+}
+
+/// Ratio `a / b` formatted to two decimals.
+pub fn ratio(a: f64, b: f64) -> String {
+    format!("{:.2}", a / b)
+}
+
+/// Writes a line plot (log-scale y) of several series over a shared x axis.
+pub fn line_plot(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let xs = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let ys = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
+    let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+        (a.min(y), b.max(y))
+    });
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, (y0 * 0.8..y1 * 1.25).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()?;
+    for (i, (name, points)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color.stroke_width(2),
+            ))?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
