@@ -99,6 +99,27 @@ pub fn generate(f: &Function) -> TokenStream {
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
 
+    // Explicit generic arguments for the calls, so that const generics and type parameters
+    // that appear only inside the body are known: `f::<T, N>`, `f_inv::<GVar<T>, N>`,
+    // `f_grad::<Dual<T>, N>`. Lifetimes are left to inference.
+    let turbofish = |scalar_as: TokenStream| -> TokenStream {
+        let args: Vec<TokenStream> = f
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) if t.ident == scalar => Some(scalar_as.clone()),
+                syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+                syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        quote!(::<#(#args),*>)
+    };
+    let tf_fwd = turbofish(scalar.to_token_stream());
+    let tf_inv = turbofish(quote!(#n::GVar<#scalar>));
+    let tf_dual = turbofish(quote!(#n::Dual<#scalar>));
     // Arguments of the forward call on the user's arguments.
     let forward_args: Vec<TokenStream> = names
         .iter()
@@ -251,13 +272,13 @@ pub fn generate(f: &Function) -> TokenStream {
             -> ::core::result::Result<(#(#result_types,)*), #n::GradError> #where_clause
         {
             #validate
-            #fwd(#(#forward_args),*);
+            #fwd #tf_fwd(#(#forward_args),*);
             #prepare_sweep
             match __loss.arg {
                 #seed_arms
                 _ => unreachable!(),
             }
-            #inv(#(#inverse_args),*);
+            #inv #tf_inv(#(#inverse_args),*);
             ::core::result::Result::Ok((#(#result_values,)*))
         }
 
@@ -266,7 +287,7 @@ pub fn generate(f: &Function) -> TokenStream {
         #vis fn #jac_name #impl_generics (#inputs)
             -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
         {
-            #fwd(#(#forward_args),*);
+            #fwd #tf_fwd(#(#forward_args),*);
             let __n = 0usize #(+ #counts)*;
             let mut __jac = #n::ad::Matrix::filled(__n, __n, <#scalar as #n::Float>::zero());
             let mut __row = ::std::vec::Vec::with_capacity(__n);
@@ -274,7 +295,7 @@ pub fn generate(f: &Function) -> TokenStream {
                 #prepare_sweep
                 let mut __off = 0usize;
                 #seed_flat
-                #inv(#(#inverse_args),*);
+                #inv #tf_inv(#(#inverse_args),*);
                 __row.clear();
                 #read_row
                 for (__j, __v) in __row.iter().enumerate() {
@@ -296,7 +317,7 @@ pub fn generate(f: &Function) -> TokenStream {
             for __j in 0..__n {
                 let mut __off = 0usize;
                 #lift
-                let (#(#grads_pattern,)*) = #grad_name(__loss, #(#inverse_args),*)?;
+                let (#(#grads_pattern,)*) = #grad_name #tf_dual(__loss, #(#inverse_args),*)?;
                 __col.clear();
                 #read_col
                 for (__i, __v) in __col.iter().enumerate() {
