@@ -3,6 +3,7 @@
 #![warn(missing_docs)]
 
 pub mod bessel;
+pub mod flow;
 pub mod graph;
 pub mod plain;
 pub mod sparse;
