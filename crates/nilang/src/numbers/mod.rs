@@ -1,0 +1,34 @@
+//! Number systems in which reversible arithmetic is exact (the papers' §3.1 and the arXiv
+//! paper's number-system discussion).
+//!
+//! Floating-point `+=` and `-=` are reversible only up to round-off: `(y + x) − x` need not
+//! give `y` back bit for bit. Other number systems make some instructions rigorously
+//! reversible:
+//!
+//! | type | exact instructions | module |
+//! |---|---|---|
+//! | fixed-point ([`fixed::FixedI64`], e.g. [`I21F43`]) | `+=`, `-=` of identity, neg, `a + b`, `a − b`, `a * b`, `a / b`; `neg`, `inc`, `dec` | [`fixedpoint`] |
+//! | [`ULog`] (positive number stored as its logarithm) | `*=`, `/=` of `x`, `a * b`, `a / b` | [`ulog`] |
+//! | [`Tropical`] (max-plus semiring) | `*=`, `/=` of `x`, `a * b` (= `a + b`), `a + b` (= `max(a, b)`) away from the zero element −∞ | [`tropical`] |
+//! | complex numbers | as their real parts | [`crate::complex`] |
+//!
+//! Write generic reversible functions over fixed-point numbers with the [`FixedPoint`] bound,
+//! over logarithmic numbers as `ULog<T>` with `T: Real` (gradients then flow through the
+//! logarithm), and over tropical numbers as `Tropical<T>`. An instruction with no reversible
+//! meaning for a type is a compile error naming the type and the instruction: `y *= x` on
+//! `f64` ("`*=` and `/=` are not reversible on `f64`"), `y += x` on a `ULog`, `y *= x` on a
+//! fixed-point number.
+//!
+//! [`double_double`] is a higher-precision float (about 106 bits) used as the reference of
+//! the round-off study ([`crate::leapfrog`]).
+
+pub mod double_double;
+pub mod fixedpoint;
+pub mod tropical;
+pub mod ulog;
+
+pub use double_double::DoubleDouble;
+pub use fixed::types::I21F43;
+pub use fixedpoint::FixedPoint;
+pub use tropical::{Tropical, TropicalBase};
+pub use ulog::{mypower, mypower_grad, mypower_inv, QLog, ULog};

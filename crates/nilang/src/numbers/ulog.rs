@@ -1,0 +1,240 @@
+//! `ULog`: logarithmic numbers, where `*=` and `/=` are exactly reversible.
+//!
+//! A positive number `x` is stored as its natural logarithm `ln x` (the `ULogarithmic` type
+//! of the papers' Julia implementation), so that multiplication is addition of logarithms.
+//! To make that addition exact, logarithms are kept on the grid of multiples of 2⁻⁴³ (the
+//! resolution of the papers' 64-bit fixed-point numbers): a sum or difference of two grid
+//! values below 2¹⁰ in magnitude is representable exactly in `f64`, so `y *= x` followed by
+//! `y /= x` gives `y` back bit for bit. Every `f64` except zero, subnormals and infinities
+//! (|ln x| < 745) lies in that range; the relative precision of a `ULog` is 2⁻⁴³ ≈ 1.1·10⁻¹³.
+//!
+//! The logarithm's type `T` is any [`Real`]: `ULog<f64>` computes, and `ULog<GVar<f64>>`
+//! carries the gradient with respect to the logarithm through every `*=` and `/=` by the real
+//! adjoint rules of `ln y += ln x`, so a reversible function generic over `T: Real` that uses
+//! `ULog<T>` inside (like [`mypower`]) gets its gradient by the usual reversal, with no rule
+//! of its own.
+//!
+//! | statement | meaning on logarithms |
+//! |---|---|
+//! | `y *= x`, `y /= x` | `ln y ± = ln x` |
+//! | `y *= a * b`, `y /= a * b` | `ln y ± = ln a + ln b` |
+//! | `y *= a / b`, `y /= a / b` | `ln y ± = ln a − ln b` |
+//! | `y *= 2.0` (a constant) | `ln y ± = ln 2` (rounded to the grid) |
+//!
+//! `y += x` has no reversible meaning on a `ULog` (it is a compile error): add in the linear
+//! domain instead, e.g. `out += exp(y.ln)` on a real `out`, as [`mypower`] does.
+
+use crate::check::Check;
+use crate::instr::*;
+use crate::prims;
+use crate::real::Real;
+use nilang_macros::i;
+
+/// Number of fractional bits of the logarithm's grid.
+pub const LN_FRAC_BITS: i32 = 43;
+
+const SCALE: f64 = (1u64 << LN_FRAC_BITS) as f64;
+
+/// Rounds a logarithm to the grid of multiples of 2⁻⁴³ (exact scaling by powers of two, then
+/// round to nearest).
+#[inline]
+pub fn quantize_ln(l: f64) -> f64 {
+    (l * SCALE).round() / SCALE
+}
+
+/// A positive number stored as its logarithm `ln` (on the grid of multiples of 2⁻⁴³).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ULog<T = f64> {
+    /// The natural logarithm of the number.
+    pub ln: T,
+}
+
+impl<T: Real> ULog<T> {
+    /// The number one (logarithm zero): the cleared state of a `ULog` ancilla.
+    #[inline]
+    pub fn one() -> Self {
+        ULog { ln: T::zero() }
+    }
+
+    /// The number `x > 0` (its logarithm rounded to the grid). Panics if `x` is not positive
+    /// and finite: zero has no logarithm, and a logarithmic number is positive.
+    #[inline]
+    pub fn new(x: f64) -> Self {
+        assert!(
+            x > 0.0 && x.is_finite(),
+            "a ULog holds a positive finite number, not {x}"
+        );
+        ULog::from_ln(x.ln())
+    }
+
+    /// The number `e^l` (with `l` rounded to the grid).
+    #[inline]
+    pub fn from_ln(l: f64) -> Self {
+        ULog {
+            ln: T::lit(quantize_ln(l)),
+        }
+    }
+
+    /// The value as `f64` (`exp(ln)`).
+    #[inline]
+    pub fn to_f64(&self) -> f64 {
+        self.ln.val().exp()
+    }
+}
+
+impl From<f64> for ULog<f64> {
+    /// `ULog::new(x)`: panics unless `x` is positive and finite.
+    fn from(x: f64) -> Self {
+        ULog::new(x)
+    }
+}
+
+impl From<ULog<f64>> for f64 {
+    fn from(x: ULog<f64>) -> f64 {
+        x.to_f64()
+    }
+}
+
+impl<T: Acc1<prims::Identity>> Scale1<prims::Identity> for ULog<T> {
+    /// `ln y += ln x`
+    #[inline(always)]
+    fn mul1(y: &mut Self, x: &mut Self) {
+        T::add1(&mut y.ln, &mut x.ln);
+    }
+    /// `ln y -= ln x`
+    #[inline(always)]
+    fn div1(y: &mut Self, x: &mut Self) {
+        T::sub1(&mut y.ln, &mut x.ln);
+    }
+}
+
+impl<T: Acc2<prims::Add>> Scale2<prims::Mul> for ULog<T> {
+    /// `ln y += ln a + ln b`
+    #[inline(always)]
+    fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        <T as Acc2<prims::Add>>::add2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+    /// `ln y -= ln a + ln b`
+    #[inline(always)]
+    fn div2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        <T as Acc2<prims::Add>>::sub2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+}
+
+impl<T: Acc2<prims::Sub>> Scale2<prims::Div> for ULog<T> {
+    /// `ln y += ln a − ln b`
+    #[inline(always)]
+    fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        <T as Acc2<prims::Sub>>::add2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+    /// `ln y -= ln a − ln b`
+    #[inline(always)]
+    fn div2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        <T as Acc2<prims::Sub>>::sub2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+}
+
+impl<T: Check> Check for ULog<T> {
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        self.ln.check_eq(&other.ln, tol)
+    }
+}
+
+impl<T: Real> Zeroable for ULog<T> {
+    /// The cleared state of a logarithmic number is one (logarithm zero), the neutral element
+    /// of its reversible instructions: stacks leave `ULog::one()` behind.
+    fn zero_like(&self) -> Self {
+        ULog::one()
+    }
+    fn is_zero(&self) -> bool {
+        self.ln.val() == 0.0
+    }
+}
+
+impl<T: Copy> Accepts<ULog<T>> for ULog<T> {
+    #[inline(always)]
+    fn load(x: &ULog<T>) -> Self {
+        *x
+    }
+    #[inline(always)]
+    fn store(x: &mut ULog<T>, v: Self) {
+        *x = v;
+    }
+}
+
+macro_rules! ulog_accepts_constant {
+    ($($from:ty),*) => {$(
+        impl<T: Real> Accepts<$from> for ULog<T> {
+            /// A constant operand: the positive number `x` (panics otherwise).
+            #[inline]
+            fn load(x: &$from) -> Self { ULog::new(*x as f64) }
+            #[inline(always)]
+            fn store(_: &mut $from, _: Self) {}
+        }
+    )*};
+}
+
+ulog_accepts_constant!(f64, f32, i32, i64, u32, u64, usize);
+
+/// `ln x` rounded to the grid of [`ULog`] logarithms, as a primitive: `lx.ln += QLog(x)`
+/// converts a positive real into a logarithmic number. Its derivative is taken as `1/x` (the
+/// rounding is below 2⁻⁴⁴, invisible to gradients).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QLog;
+
+impl<F: crate::Float> prims::Unary<F> for QLog {
+    #[inline]
+    fn value(x: F) -> F {
+        // The rounded logarithm, plus (for dual numbers) the tangent of `ln x`.
+        let l = x.ln();
+        F::from_f64(quantize_ln(l.to_f64())) + (l - F::from_f64(l.to_f64()))
+    }
+    #[inline]
+    fn derivative(x: F) -> F {
+        F::one() / x
+    }
+}
+
+/// The reversible power of the ICLR paper's Listing 16: `out += xⁿ` for `x > 0`, computed
+/// with logarithmic numbers so that the loop `ly *= lx` needs no stack (a fixed-point or
+/// float `*=` is not reversible). Both ancillas are uncomputed exactly. For `x ≤ 0` nothing
+/// is added (the listing's `if (x != 0, ~)`, restricted to the logarithms' domain).
+///
+/// `T = f64` computes; `T = GVar<f64>` differentiates (`mypower_grad`):
+/// `∂out/∂x = n xⁿ⁻¹`.
+#[i]
+pub fn mypower<T: Real>(out: &mut T, x: &mut T, n: usize)
+where
+    T: Acc1<QLog>,
+{
+    if x.val() > 0.0 {
+        let ly = ULog::<T>::one();
+        let lx = ULog::<T>::one();
+        routine! {
+            lx.ln += QLog(x);
+            for _i in 0..n {
+                ly *= lx;
+            }
+        }
+        out += exp(ly.ln);
+        uncompute!();
+        dealloc!(ly = ULog::<T>::one(), lx = ULog::<T>::one());
+    }
+}
+
+impl<T: crate::Float> crate::ad::Scalars<T> for ULog<T> {
+    type Map<U: Copy> = ULog<U>;
+    /// One differentiable scalar: the logarithm.
+    fn count(&self) -> usize {
+        1
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> ULog<U> {
+        ULog { ln: f(0, self.ln) }
+    }
+    fn get_mapped<U: Copy>(m: &ULog<U>, _: usize) -> U {
+        m.ln
+    }
+    fn set_mapped<U: Copy>(m: &mut ULog<U>, _: usize, v: U) {
+        m.ln = v;
+    }
+}
