@@ -2,6 +2,8 @@
 //! a time as an eval sends them (each response is read before the next message is written).
 //! The messages follow each eval's README (`evals/<name>/README.md` in gradbench/gradbench).
 
+#![allow(clippy::excessive_precision)] // ADBench's published objective, digit for digit
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

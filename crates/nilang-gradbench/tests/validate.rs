@@ -1,6 +1,8 @@
 //! Each eval's reversible objective against a plain-Rust objective, and its derivative
 //! (by reversal) against central finite differences.
 
+#![allow(clippy::excessive_precision)] // ADBench's published objective, digit for digit
+
 use nilang::ad::numeric_gradient;
 use nilang_gradbench::evals::*;
 
