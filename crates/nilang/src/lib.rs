@@ -40,6 +40,7 @@ pub mod rev;
 pub mod schedule;
 pub mod special;
 pub mod stack;
+pub mod treeverse;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -1,0 +1,298 @@
+//! Griewank's Treeverse (binomial checkpointing): differentiating a long chain of steps in
+//! bounded memory (ICLR paper, §2, Figure 1(a), Table 1 and Eq. (1)).
+//!
+//! A chain `x₁ = f₀(x₀), …, x_T = f_{T−1}(x_{T−1})` is differentiated backwards: the
+//! vector–Jacobian product of step `i` needs the state `xᵢ`. Storing every state costs `T`
+//! states; Treeverse stores at most `S` (the *snapshots*, the budget) and recomputes the rest
+//! from the nearest stored state, splitting the chain binomially. With `S` snapshots and
+//! `r` sweeps it reverses up to `η(r, S) = C(r + S, S)` steps, each step recomputed at most
+//! `r` times; the number of forward steps it spends is the optimum (Griewank 1992; Griewank &
+//! Walther 2000)
+//!
+//! ```text
+//! t(T, S) = r·T − η(r − 1, S + 1),   r the least integer with η(r, S) ≥ T,
+//! ```
+//!
+//! so `t ≤ r·T` (the paper's `T_c = tT, S_c = dS`, Eq. (1)); the extremes are the two rows of
+//! the paper's Table 1 for checkpointing: `S = T` gives `T − 1` steps, `S = 1` gives
+//! `T(T − 1)/2`.
+//!
+//! The steps are any [`Chain`]; [`ReversalChain`] is a chain of reversible functions
+//! `#[i] fn step<T: Real>(out: &mut [T], inp: &mut [T])` (`out += f(inp)`), each
+//! differentiated by the reversal AD of this crate: its vector–Jacobian product comes from
+//! running `step_inv` on [`GVar`] values. Bennett's scheme for reverse computing, the other
+//! column of Table 1, is [`crate::schedule::Bennett`].
+//!
+//! ```
+//! use nilang::{i, GVar, Real};
+//! use nilang::treeverse::{treeverse, ReversalChain};
+//!
+//! #[i]
+//! fn step<T: Real>(out: &mut [T], inp: &mut [T]) {
+//!     out[0] += sin(inp[1]);
+//!     out[1] += inp[0] * inp[1];
+//! }
+//!
+//! let chain = ReversalChain::new(2, step::<f64>, step_inv::<GVar<f64>>);
+//! // d x_T[0] / d x_0 over 1000 steps, with 10 stored states
+//! let r = treeverse(&chain, &vec![0.3, 0.9], 1000, 10, |_x_t| vec![1.0, 0.0]);
+//! assert_eq!(r.stats.vjps, 1000);
+//! assert!(r.stats.peak_snapshots <= 10);
+//! let full = treeverse(&chain, &vec![0.3, 0.9], 1000, 1000, |_x_t| vec![1.0, 0.0]);
+//! assert_eq!(r.gradient, full.gradient);
+//! ```
+
+use crate::gvar::GVar;
+
+/// A chain of steps `x_{i+1} = f_i(x_i)` with the vector–Jacobian product of each step.
+pub trait Chain {
+    /// A state `xᵢ`.
+    type State: Clone;
+    /// A cotangent (the gradient of the loss with respect to a state).
+    type Grad;
+    /// `x_{i+1} = f_i(x_i)`.
+    fn step(&self, i: usize, x: &Self::State) -> Self::State;
+    /// `g ← (∂f_i/∂x at x)ᵀ g`: the gradient with respect to `x_{i+1}` becomes the gradient
+    /// with respect to `x_i = x`.
+    fn vjp(&self, i: usize, x: &Self::State, g: &mut Self::Grad);
+}
+
+/// What a run of [`treeverse`] cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Forward steps spent advancing from stored states (the `t` of Griewank's formula): the
+    /// first sweep and all recomputation, not counting the one evaluation of the last step
+    /// that gives the final state to the loss.
+    pub forward_steps: usize,
+    /// Vector–Jacobian products (one per step).
+    pub vjps: usize,
+    /// The most states stored at once (snapshots, `x₀`'s included).
+    pub peak_snapshots: usize,
+}
+
+/// The result of [`treeverse`].
+#[derive(Clone, Debug)]
+pub struct Gradient<S, G> {
+    /// The final state `x_T`.
+    pub final_state: S,
+    /// The gradient with respect to `x₀`.
+    pub gradient: G,
+    /// The cost.
+    pub stats: Stats,
+}
+
+/// `η(τ, δ) = C(τ + δ, δ)`, the binomial function of Figure 1 (saturating at `usize::MAX`).
+pub fn eta(tau: usize, delta: usize) -> usize {
+    let (n, k) = (tau + delta, tau.min(delta));
+    let mut r: u128 = 1;
+    for j in 0..k {
+        r = r * (n - j) as u128 / (j + 1) as u128;
+        if r > usize::MAX as u128 {
+            return usize::MAX;
+        }
+    }
+    r as usize
+}
+
+/// The number of sweeps `r`: the least integer with `η(r, snapshots) ≥ steps`.
+pub fn sweeps(steps: usize, snapshots: usize) -> usize {
+    let mut r = 0;
+    while eta(r, snapshots) < steps {
+        r += 1;
+    }
+    r
+}
+
+/// The optimal number of forward steps to reverse `steps` steps with `snapshots` stored
+/// states: `r·T − η(r − 1, S + 1)` (Griewank & Walther 2000, Proposition 1), `0` for `T ≤ 1`.
+pub fn optimal_forward_steps(steps: usize, snapshots: usize) -> usize {
+    assert!(snapshots >= 1, "treeverse needs at least one stored state");
+    if steps <= 1 {
+        return 0;
+    }
+    let r = sweeps(steps, snapshots);
+    r * steps - eta(r - 1, snapshots + 1)
+}
+
+/// The first split of a binomial partition: the distance from the stored state to the next
+/// snapshot, for `len` steps with `snaps` snapshots (the stored one included), chosen in the
+/// range where the schedule is optimal: `η(r−2, S) ≤ m ≤ η(r−1, S)` and
+/// `η(r−1, S−1) ≤ len − m ≤ η(r, S−1)`.
+fn split(len: usize, snaps: usize) -> usize {
+    let r = sweeps(len, snaps);
+    let lo = if r >= 2 { eta(r - 2, snaps) } else { 1 };
+    let m = lo.max(len.saturating_sub(eta(r, snaps - 1))).max(1);
+    m.min(len - 1)
+}
+
+struct Run<'a, C: Chain, F> {
+    chain: &'a C,
+    n: usize,
+    seed: Option<F>,
+    grad: Option<C::Grad>,
+    final_state: Option<C::State>,
+    stats: Stats,
+}
+
+impl<C: Chain, F: FnOnce(&C::State) -> C::Grad> Run<'_, C, F> {
+    fn advance(&mut self, x: &C::State, from: usize, to: usize) -> C::State {
+        let mut x = x.clone();
+        for i in from..to {
+            x = self.chain.step(i, &x);
+            self.stats.forward_steps += 1;
+        }
+        x
+    }
+
+    fn vjp(&mut self, i: usize, x: &C::State) {
+        if i + 1 == self.n {
+            // the turn: the last step's output is the loss input
+            let y = self.chain.step(i, x);
+            let seed = self.seed.take().expect("the last step is reversed once");
+            self.grad = Some(seed(&y));
+            self.final_state = Some(y);
+        }
+        let g = self
+            .grad
+            .as_mut()
+            .expect("the reverse sweep starts at the last step");
+        self.chain.vjp(i, x, g);
+        self.stats.vjps += 1;
+    }
+
+    /// Reverses steps `0..n` from `x0` with `snaps` stored states (`x0`'s included).
+    ///
+    /// Each frame of the explicit stack is a stored state `x_a` with the steps `a..b` still to
+    /// reverse from it and the number of stored states it may use (its own included); the
+    /// stack's length is the number of snapshots held. Splitting a frame advances to `x_m`,
+    /// leaves `(x_a, a..m, s)` pending below `(x_m, m..b, s − 1)`.
+    fn reverse(&mut self, x0: &C::State, snaps: usize) {
+        let mut stack: Vec<(C::State, usize, usize, usize)> = vec![(x0.clone(), 0, self.n, snaps)];
+        while let Some(&mut (ref x, a, b, s)) = stack.last_mut() {
+            let len = b - a;
+            if len <= 1 || s == 1 || s >= len {
+                let (x, a, b, s) = stack.pop().expect("a frame");
+                let held = stack.len();
+                if len == 1 {
+                    self.vjp(a, &x);
+                } else if s >= len {
+                    // every state of the sector fits: one sweep, then reverse
+                    let mut states = Vec::with_capacity(len);
+                    states.push(x);
+                    for i in a..b - 1 {
+                        let next = self.chain.step(i, states.last().expect("a state"));
+                        self.stats.forward_steps += 1;
+                        states.push(next);
+                    }
+                    self.stats.peak_snapshots = self.stats.peak_snapshots.max(held + states.len());
+                    for i in (a..b).rev() {
+                        let xi = states.pop().expect("a state");
+                        self.vjp(i, &xi);
+                    }
+                } else {
+                    // one stored state: recompute from it for every step
+                    for k in (a..b).rev() {
+                        let xk = self.advance(&x, a, k);
+                        self.vjp(k, &xk);
+                    }
+                }
+                continue;
+            }
+            let m = a + split(len, s);
+            let xm = self.advance(x, a, m);
+            let top = stack.last_mut().expect("a frame");
+            top.2 = m;
+            stack.push((xm, m, b, s - 1));
+            self.stats.peak_snapshots = self.stats.peak_snapshots.max(stack.len());
+        }
+    }
+}
+
+/// Differentiates the chain of `steps` steps from `x0` with at most `snapshots` stored states
+/// (`x₀` included; `snapshots ≥ 1`): `seed(x_T)` gives the gradient of the loss with respect
+/// to the final state, and the result holds `x_T`, the gradient with respect to `x₀`, and the
+/// cost. The forward step count is [`optimal_forward_steps`]`(steps, snapshots)`.
+pub fn treeverse<C: Chain>(
+    chain: &C,
+    x0: &C::State,
+    steps: usize,
+    snapshots: usize,
+    seed: impl FnOnce(&C::State) -> C::Grad,
+) -> Gradient<C::State, C::Grad> {
+    assert!(snapshots >= 1, "treeverse needs at least one stored state");
+    assert!(steps >= 1, "treeverse needs at least one step");
+    let mut run = Run {
+        chain,
+        n: steps,
+        seed: Some(seed),
+        grad: None,
+        final_state: None,
+        stats: Stats {
+            peak_snapshots: 1,
+            ..Stats::default()
+        },
+    };
+    run.reverse(x0, snapshots);
+    Gradient {
+        final_state: run.final_state.expect("the last step ran"),
+        gradient: run.grad.expect("the reverse sweep ran"),
+        stats: run.stats,
+    }
+}
+
+/// A chain of one reversible function `out += f(inp)` on `f64` vectors of length `dim`,
+/// differentiated by reversal: the forward function on `f64`, the inverse on [`GVar`]
+/// (`ReversalChain::new(dim, step::<f64>, step_inv::<GVar<f64>>)` for an `#[i] fn step`).
+///
+/// `step` runs the forward function on a zero `out`; `vjp` runs it again, wraps `out` with
+/// the incoming gradient and `inp` with zero, and runs the inverse: `inp.g` is `Jᵀ ḡ`.
+pub struct ReversalChain<F, G> {
+    dim: usize,
+    forward: F,
+    inverse: G,
+}
+
+impl<F, G> ReversalChain<F, G>
+where
+    F: Fn(&mut [f64], &mut [f64]),
+    G: Fn(&mut [GVar<f64>], &mut [GVar<f64>]),
+{
+    /// The chain of `forward` (on `f64`) with its inverse on `GVar<f64>`.
+    pub fn new(dim: usize, forward: F, inverse: G) -> Self {
+        ReversalChain {
+            dim,
+            forward,
+            inverse,
+        }
+    }
+}
+
+impl<F, G> Chain for ReversalChain<F, G>
+where
+    F: Fn(&mut [f64], &mut [f64]),
+    G: Fn(&mut [GVar<f64>], &mut [GVar<f64>]),
+{
+    type State = Vec<f64>;
+    type Grad = Vec<f64>;
+
+    fn step(&self, _i: usize, x: &Vec<f64>) -> Vec<f64> {
+        let mut out = vec![0.0; self.dim];
+        let mut inp = x.clone();
+        (self.forward)(&mut out, &mut inp);
+        out
+    }
+
+    fn vjp(&self, i: usize, x: &Vec<f64>, g: &mut Vec<f64>) {
+        let y = self.step(i, x);
+        let mut out: Vec<GVar<f64>> = y
+            .iter()
+            .zip(g.iter())
+            .map(|(&v, &gv)| GVar::with_grad(v, gv))
+            .collect();
+        let mut inp: Vec<GVar<f64>> = x.iter().map(|&v| GVar::new(v)).collect();
+        (self.inverse)(&mut out, &mut inp);
+        for (gi, v) in g.iter_mut().zip(&inp) {
+            *gi = v.g;
+        }
+    }
+}
