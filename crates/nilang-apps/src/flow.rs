@@ -88,7 +88,7 @@ pub fn inice_nll<T: Real, const D: usize, const H: usize>(
         for i in 0..D {
             loss -= p[s + i];
         }
-        loss += { 0.5 * D as f64 * (2.0 * std::f64::consts::PI).ln() };
+        loss += 0.5 * D as f64 * (2.0 * std::f64::consts::PI).ln();
         uncompute!();
         dealloc!(
             v = [T::zero(); D],

@@ -159,10 +159,16 @@ fn parse_signature_and_body(
         .inverse
         .clone()
         .unwrap_or_else(|| Ident::new(&format!("{}_inv", sig.ident), sig.ident.span()));
+    let state_names = params
+        .iter()
+        .filter(|p| p.kind == ParamKind::MutRef)
+        .map(|p| p.name.to_string())
+        .collect();
     let mut parser = Parser {
         errors: &mut errors,
         expand: options.expand,
         temp_counter: 0,
+        state_names,
         fn_name,
     };
     let body = parser.block(&block.stmts);
@@ -185,6 +191,9 @@ struct Parser<'a> {
     errors: &'a mut Errors,
     expand: bool,
     temp_counter: usize,
+    /// Names of state: `&mut` parameters and every ancilla allocated so far. An expression
+    /// that mentions none of them is a constant operand, however it is computed.
+    state_names: std::collections::HashSet<String>,
     #[allow(dead_code)]
     fn_name: String,
 }
@@ -257,6 +266,7 @@ impl Parser<'_> {
         // After an error the names are still declared, so that their uses and their
         // `dealloc!` do not report the same mistake again.
         let bindings = bindings.unwrap_or_else(|| placeholder_bindings(&local.pat));
+        self.state_names.extend(bindings.iter().map(|b| b.name.to_string()));
         if !bindings.is_empty() {
             out.push(stmt(StmtKind::Alloc(bindings), local));
         }
@@ -583,6 +593,9 @@ impl Parser<'_> {
 
     /// Is this expression a nested computation (a primitive application)?
     fn is_nested(&self, e: &Expr) -> bool {
+        if !self.state_names.iter().any(|n| mentions_name(e, n)) {
+            return false;
+        }
         match e {
             Expr::Paren(p) => self.is_nested(&p.expr),
             Expr::Binary(b) => infix_primitive(&b.op.to_token_stream().to_string()).is_some(),
@@ -1046,6 +1059,18 @@ fn path_ident(e: &Expr) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Does the expression mention an identifier spelled `name`?
+fn mentions_name(e: &Expr, name: &str) -> bool {
+    fn walk(ts: TokenStream, name: &str) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == name,
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), name),
+            _ => false,
+        })
+    }
+    walk(e.to_token_stream(), name)
 }
 
 /// Does the expression mention the identifier?

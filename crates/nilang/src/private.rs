@@ -163,10 +163,10 @@ pub fn stack_pop<S: Stack<T>, T>(stack: &mut S, site: &Site, stack_text: &'stati
     }
 }
 
-/// Checks that a pop lands in a zero variable.
+/// Checks that a pop lands in a zero variable (floats: zero within the tolerance).
 #[inline]
-pub fn check_pop_target<X: Zeroable + Debug>(x: &X, site: &Site, variable: &'static str) {
-    if !x.is_zero() {
+pub fn check_pop_target<X: Zeroable + Check>(x: &X, site: &Site, variable: &'static str) {
+    if !x.is_zero() && !x.check_eq(&x.zero_like(), tolerance()) {
         fail(site, CheckKind::PopIntoNonZero, variable, "zero".into(), format!("{x:?}"));
     }
 }

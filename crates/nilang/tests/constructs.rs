@@ -237,3 +237,24 @@ fn non_primitive_operators_are_constant_operands() {
     parity_inv(&mut c, 7);
     assert_eq!(c, 10);
 }
+
+pub struct Prior {
+    pub sign: f64,
+    pub gamma: f64,
+}
+
+#[i]
+fn constant_arithmetic(y: &mut f64, x: &mut f64, prior: &Prior, n: usize) {
+    y += x * (prior.sign * 0.5 * prior.gamma);
+    y += (n / 2) as f64 * 2.0;
+}
+
+#[test]
+fn arithmetic_on_read_only_values_is_a_constant_operand() {
+    let p = Prior { sign: -1.0, gamma: 4.0 };
+    let (mut y, mut x) = (0.0, 3.0);
+    constant_arithmetic(&mut y, &mut x, &p, 5);
+    assert_eq!(y, -6.0 + 4.0);
+    constant_arithmetic_inv(&mut y, &mut x, &p, 5);
+    assert_eq!(y, 0.0);
+}
