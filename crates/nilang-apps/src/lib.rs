@@ -2,6 +2,7 @@
 //! objectives and the peers they are measured against (`nilang bench` prints the tables).
 #![warn(missing_docs)]
 
+pub mod adbench;
 pub mod bessel;
 pub mod flow;
 pub mod graph;

@@ -22,6 +22,10 @@ pub trait Plain:
     fn exp(self) -> Self;
     /// Natural logarithm.
     fn ln(self) -> Self;
+    /// Sine.
+    fn sin(self) -> Self;
+    /// Cosine.
+    fn cos(self) -> Self;
     /// The primal value.
     fn value(self) -> f64;
 }
@@ -44,6 +48,14 @@ impl Plain for f64 {
         f64::ln(self)
     }
     #[inline(always)]
+    fn sin(self) -> Self {
+        f64::sin(self)
+    }
+    #[inline(always)]
+    fn cos(self) -> Self {
+        f64::cos(self)
+    }
+    #[inline(always)]
     fn value(self) -> f64 {
         self
     }
@@ -60,6 +72,10 @@ macro_rules! num_dual_plain {
             fn exp(self) -> Self { num_dual::DualNum::exp(&self) }
             #[inline(always)]
             fn ln(self) -> Self { num_dual::DualNum::ln(&self) }
+            #[inline(always)]
+            fn sin(self) -> Self { num_dual::DualNum::sin(&self) }
+            #[inline(always)]
+            fn cos(self) -> Self { num_dual::DualNum::cos(&self) }
             #[inline(always)]
             fn value(self) -> f64 { self.re }
         }
@@ -86,6 +102,14 @@ impl Plain for echidna::Reverse<f64> {
         num_traits::Float::ln(self)
     }
     #[inline(always)]
+    fn sin(self) -> Self {
+        num_traits::Float::sin(self)
+    }
+    #[inline(always)]
+    fn cos(self) -> Self {
+        num_traits::Float::cos(self)
+    }
+    #[inline(always)]
     fn value(self) -> f64 {
         echidna::Scalar::value(&self)
     }
@@ -109,6 +133,14 @@ impl<'a> Plain for easy_ml::differentiation::Record<'a, f64> {
         easy_ml::numeric::extra::Ln::ln(self)
     }
     #[inline(always)]
+    fn sin(self) -> Self {
+        easy_ml::numeric::extra::Sin::sin(self)
+    }
+    #[inline(always)]
+    fn cos(self) -> Self {
+        easy_ml::numeric::extra::Cos::cos(self)
+    }
+    #[inline(always)]
     fn value(self) -> f64 {
         self.number
     }
@@ -130,6 +162,14 @@ impl Plain for nilang_dualrev::DualRev {
     #[inline(always)]
     fn ln(self) -> Self {
         nilang_dualrev::Scalar::ln(self)
+    }
+    #[inline(always)]
+    fn sin(self) -> Self {
+        nilang_dualrev::Scalar::sin(self)
+    }
+    #[inline(always)]
+    fn cos(self) -> Self {
+        nilang_dualrev::Scalar::cos(self)
     }
     #[inline(always)]
     fn value(self) -> f64 {

@@ -87,6 +87,7 @@ pub fn generate(f: &Function) -> TokenStream {
     let grad_name = format_ident!("{}_grad", fwd);
     let jac_name = format_ident!("{}_jacobian", fwd);
     let hess_name = format_ident!("{}_hessian", fwd);
+    let jac_of_name = format_ident!("{}_jacobian_of", fwd);
     let vis = &f.vis;
     let inputs = &f.sig.inputs;
 
@@ -259,6 +260,11 @@ pub fn generate(f: &Function) -> TokenStream {
          differentiable scalars, one reverse sweep per output. The arguments are left holding \
          the outputs. See `nilang::ad`."
     );
+    let jac_of_doc = format!(
+        "Rows of the Jacobian of [`{name_str}`] for the chosen outputs only: row `i` is the \
+         gradient of `outputs[i]` over the flat list of differentiable inputs. One forward run, \
+         one reverse sweep per row. The arguments are left holding the outputs. See `nilang::ad`."
+    );
     let hess_doc = format!(
         "Hessian of the loss of [`{name_str}`] over its differentiable scalars, by dual numbers \
          through `{name_str}_grad` (one column per pass). The arguments are not changed. See \
@@ -295,6 +301,34 @@ pub fn generate(f: &Function) -> TokenStream {
                 #prepare_sweep
                 let mut __off = 0usize;
                 #seed_flat
+                #inv #tf_inv(#(#inverse_args),*);
+                __row.clear();
+                #read_row
+                for (__j, __v) in __row.iter().enumerate() {
+                    __jac.set(__i, __j, *__v);
+                }
+            }
+            ::core::result::Result::Ok(__jac)
+        }
+
+        #[doc = #jac_of_doc]
+        #allow
+        #vis fn #jac_of_name #impl_generics (__outputs: &[#n::Loss], #inputs)
+            -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
+        {
+            for &__loss in __outputs {
+                #validate
+            }
+            #fwd #tf_fwd(#(#forward_args),*);
+            let __n = 0usize #(+ #counts)*;
+            let mut __jac = #n::ad::Matrix::filled(__outputs.len(), __n, <#scalar as #n::Float>::zero());
+            let mut __row = ::std::vec::Vec::with_capacity(__n);
+            for (__i, &__loss) in __outputs.iter().enumerate() {
+                #prepare_sweep
+                match __loss.arg {
+                    #seed_arms
+                    _ => unreachable!(),
+                }
                 #inv #tf_inv(#(#inverse_args),*);
                 __row.clear();
                 #read_row

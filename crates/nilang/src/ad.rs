@@ -12,6 +12,9 @@
 //!   respect to the inputs, over the flat list of every differentiable scalar (arguments in
 //!   order, each flattened by [`Scalars`]). Layout: `J[i][j] = ∂output_i / ∂input_j`, one
 //!   reverse sweep per output `i`.
+//! * `f_jacobian_of(&[Loss], args…) -> Result<Matrix<T>, GradError>`: only the rows of the
+//!   chosen outputs (e.g. the two residuals of a reprojection), one forward run and one reverse
+//!   sweep per row.
 //! * `f_hessian(loss, args…) -> Result<Matrix<T>, GradError>`: the Hessian of the loss, by
 //!   forward-mode [`Dual`] numbers through the gradient program (one column per pass).
 //!   A Hessian–vector product is one call of `f_grad::<Dual<T>>` with the tangents set to the

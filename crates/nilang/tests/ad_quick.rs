@@ -42,3 +42,17 @@ fn complex_log_gradient() {
     assert!((gx.re.g - 1.0 / 5.0).abs() < 1e-15);
     assert!((gx.im.g - 2.0 / 5.0).abs() < 1e-15);
 }
+
+#[test]
+fn jacobian_of_chosen_outputs() {
+    let mut y = 0.0f64;
+    let mut x = vec![2.0f64, 3.0, 0.5];
+    let full = f2_jacobian(&mut y, &mut x).unwrap();
+    let mut y = 0.0f64;
+    let mut x = vec![2.0f64, 3.0, 0.5];
+    let rows = f2_jacobian_of(&[Loss::arg(0), Loss::elem(1, 2)], &mut y, &mut x).unwrap();
+    assert_eq!((rows.rows, rows.cols), (2, 4));
+    assert_eq!(rows.row(0), full.row(0));
+    assert_eq!(rows.row(1), full.row(3));
+    assert!(f2_jacobian_of(&[Loss::elem(1, 3)], &mut y, &mut x).is_err());
+}
