@@ -33,6 +33,7 @@ pub mod dual;
 pub mod float;
 pub mod gvar;
 pub mod instr;
+pub mod leapfrog;
 pub mod numbers;
 pub mod prims;
 pub mod real;

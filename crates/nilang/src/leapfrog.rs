@@ -1,0 +1,330 @@
+//! The round-off study of the ICLR paper's Appendix F (Figure 6): a reversible leapfrog
+//! integrator of the solar system, with the acceleration written as in Listing 25 (computed
+//! and uncomputed on an ancilla) and as in Listing 26 (computed and uncomputed on an input,
+//! which accumulates round-off), against an irreversible integrator and a higher-precision
+//! ([`DoubleDouble`]) reference.
+//!
+//! **Initial conditions.** The Sun and the four giant planets (Jupiter, Saturn, Uranus,
+//! Neptune) as tabulated in the n-body program of the Computer Language Benchmarks Game
+//! (heliocentric positions in AU and velocities in AU/day, from JPL ephemerides; masses in
+//! solar masses; the Sun's velocity offsets the total momentum). Units: AU, years, solar
+//! masses, so `G = 4π²`. Time step `dt = 0.01` years.
+//!
+//! **The integrator.** One step is a kick and a drift (Eqs. (8)–(10) of the paper):
+//! `vᵢ += Σⱼ G mⱼ (xⱼ − xᵢ)/|xⱼ − xᵢ|³ · dt`, then `xᵢ += vᵢ dt` (the tabulated velocities
+//! are taken as `v_{1/2}`). Both updates are `+=` instructions, so the reversible step's
+//! inverse runs it backwards; its memory is the state alone, whatever the number of steps.
+//! Each variant computes exactly the same floating-point operations as [`regular_step`] on
+//! its forward run: Listing 25's forward run is bit for bit the irreversible integrator.
+
+use crate::numbers::DoubleDouble;
+use crate::real::Real;
+use nilang_macros::i;
+
+/// `G` in AU³ / (solar mass · year²).
+pub const G: f64 = 4.0 * core::f64::consts::PI * core::f64::consts::PI;
+/// The time step, in years.
+pub const DT: f64 = 0.01;
+const DAYS_PER_YEAR: f64 = 365.24;
+
+/// Positions, velocities and masses of a system of bodies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bodies<T> {
+    /// Positions (AU).
+    pub x: Vec<[T; 3]>,
+    /// Velocities (AU/year).
+    pub v: Vec<[T; 3]>,
+    /// Masses (solar masses).
+    pub m: Vec<f64>,
+}
+
+/// The Sun, Jupiter, Saturn, Uranus and Neptune (the Benchmarks Game's n-body table), with the
+/// Sun's velocity set so that the total momentum is zero.
+pub fn solar_system() -> Bodies<f64> {
+    #[rustfmt::skip]
+    let table: [([f64; 3], [f64; 3], f64); 4] = [
+        // Jupiter
+        ([4.84143144246472090e+00, -1.16032004402742839e+00, -1.03622044471123109e-01],
+         [1.66007664274403694e-03, 7.69901118419740425e-03, -6.90460016972063023e-05],
+         9.54791938424326609e-04),
+        // Saturn
+        ([8.34336671824457987e+00, 4.12479856412430479e+00, -4.03523417114321381e-01],
+         [-2.76742510726862411e-03, 4.99852801234917238e-03, 2.30417297573763929e-05],
+         2.85885980666130812e-04),
+        // Uranus
+        ([1.28943695621391310e+01, -1.51111514016986312e+01, -2.23307578892655734e-01],
+         [2.96460137564761618e-03, 2.37847173959480950e-03, -2.96589568540237556e-05],
+         4.36624404335156298e-05),
+        // Neptune
+        ([1.53796971148509165e+01, -2.59193146099879641e+01, 1.79258772950371181e-01],
+         [2.68067772490389322e-03, 1.62824170038242295e-03, -9.51592254519715870e-05],
+         5.15138902046611451e-05),
+    ];
+    let mut b = Bodies {
+        x: vec![[0.0; 3]],
+        v: vec![[0.0; 3]],
+        m: vec![1.0],
+    };
+    for (x, v, m) in table {
+        b.x.push(x);
+        b.v.push(v.map(|c| c * DAYS_PER_YEAR));
+        b.m.push(m);
+    }
+    let mut p = [0.0; 3];
+    for (v, m) in b.v.iter().zip(&b.m) {
+        for k in 0..3 {
+            p[k] += v[k] * m;
+        }
+    }
+    b.v[0] = p.map(|c| -c / b.m[0]);
+    b
+}
+
+impl Bodies<f64> {
+    /// The same system in another precision.
+    pub fn convert<T>(&self, f: impl Fn(f64) -> T) -> Bodies<T> {
+        Bodies {
+            x: self.x.iter().map(|p| p.map(&f)).collect(),
+            v: self.v.iter().map(|p| p.map(&f)).collect(),
+            m: self.m.clone(),
+        }
+    }
+}
+
+/// Listing 25: `y += G m_b (r_b − r_a) / |r_b − r_a|³`, every intermediate in an ancilla
+/// (`rc` holds `r_b − r_a`), uncomputed exactly.
+#[i(nocheck)]
+pub fn acceleration<T: Real>(y: &mut [T; 3], ra: &mut [T; 3], rb: &mut [T; 3], mb: f64, g: f64) {
+    let (d, anc1, sq, anc2, anc3, anc4) = (
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+    );
+    let rc = [T::zero(); 3];
+    routine! {
+        rc[0] += rb[0] - ra[0];
+        rc[1] += rb[1] - ra[1];
+        rc[2] += rb[2] - ra[2];
+        d += square(rc[0]);
+        d += square(rc[1]);
+        d += square(rc[2]);
+        anc1 += sqrt(d);
+        sq += square(anc1);
+        anc2 += sq * anc1;
+        anc3 += g * mb;
+        anc4 += anc3 / anc2;
+    }
+    y[0] += anc4 * rc[0];
+    y[1] += anc4 * rc[1];
+    y[2] += anc4 * rc[2];
+    uncompute!();
+    dealloc!(
+        d = T::zero(),
+        anc1 = T::zero(),
+        sq = T::zero(),
+        anc2 = T::zero(),
+        anc3 = T::zero(),
+        anc4 = T::zero()
+    );
+    dealloc!(rc = [T::zero(); 3]);
+}
+
+/// Listing 26: the same, but `r_b − r_a` is computed in place in `r_b` and uncomputed by
+/// `r_b += r_a`, which does not give `r_b` back exactly: the round-off accumulates in the
+/// positions.
+#[i(nocheck)]
+pub fn acceleration_cumulative<T: Real>(
+    y: &mut [T; 3],
+    ra: &mut [T; 3],
+    rb: &mut [T; 3],
+    mb: f64,
+    g: f64,
+) {
+    let (d, anc1, sq, anc2, anc3, anc4) = (
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+    );
+    routine! {
+        rb[0] -= ra[0];
+        rb[1] -= ra[1];
+        rb[2] -= ra[2];
+        d += square(rb[0]);
+        d += square(rb[1]);
+        d += square(rb[2]);
+        anc1 += sqrt(d);
+        sq += square(anc1);
+        anc2 += sq * anc1;
+        anc3 += g * mb;
+        anc4 += anc3 / anc2;
+    }
+    y[0] += anc4 * rb[0];
+    y[1] += anc4 * rb[1];
+    y[2] += anc4 * rb[2];
+    uncompute!();
+    dealloc!(
+        d = T::zero(),
+        anc1 = T::zero(),
+        sq = T::zero(),
+        anc2 = T::zero(),
+        anc3 = T::zero(),
+        anc4 = T::zero()
+    );
+}
+
+/// One reversible leapfrog step (kick, then drift) with the acceleration of Listing 25, or of
+/// Listing 26 when `cumulative`. `gdt` is `G·dt`.
+#[i(nocheck, nograd)]
+pub fn leapfrog_step<T: Real>(
+    x: &mut [[T; 3]],
+    v: &mut [[T; 3]],
+    m: &[f64],
+    gdt: f64,
+    dt: f64,
+    cumulative: bool,
+) {
+    for i in 0..m.len() {
+        for j in 0..m.len() {
+            if i != j {
+                if cumulative {
+                    acceleration_cumulative(v[i], x[i], x[j], m[j], gdt);
+                } else {
+                    acceleration(v[i], x[i], x[j], m[j], gdt);
+                }
+            }
+        }
+    }
+    for i in 0..m.len() {
+        x[i][0] += dt * v[i][0];
+        x[i][1] += dt * v[i][1];
+        x[i][2] += dt * v[i][2];
+    }
+}
+
+/// `steps` reversible steps forward.
+pub fn run_reversible<T: Real>(b: &mut Bodies<T>, steps: usize, cumulative: bool) {
+    for _ in 0..steps {
+        leapfrog_step(&mut b.x, &mut b.v, &b.m, G * DT, DT, cumulative);
+    }
+}
+
+/// `steps` reversible steps backward (the inverse program).
+pub fn run_reversible_inv<T: Real>(b: &mut Bodies<T>, steps: usize, cumulative: bool) {
+    for _ in 0..steps {
+        leapfrog_step_inv(&mut b.x, &mut b.v, &b.m, G * DT, DT, cumulative);
+    }
+}
+
+/// The arithmetic the irreversible integrator needs.
+pub trait Arith:
+    Copy
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Div<Output = Self>
+{
+    /// A constant.
+    fn from_f64(v: f64) -> Self;
+    /// The value as `f64`.
+    fn to_f64(self) -> f64;
+    /// Square root.
+    fn sqrt(self) -> Self;
+}
+
+impl Arith for f64 {
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn sqrt(self) -> Self {
+        f64::sqrt(self)
+    }
+}
+
+impl Arith for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
+    }
+}
+
+impl Arith for DoubleDouble {
+    fn from_f64(v: f64) -> Self {
+        DoubleDouble::new(v)
+    }
+    fn to_f64(self) -> f64 {
+        DoubleDouble::to_f64(self)
+    }
+    fn sqrt(self) -> Self {
+        DoubleDouble::sqrt(self)
+    }
+}
+
+/// One irreversible step, the same operations in the same order as the reversible ones.
+pub fn regular_step<T: Arith>(b: &mut Bodies<T>) {
+    let n = b.m.len();
+    let (gdt, dt) = (T::from_f64(G * DT), T::from_f64(DT));
+    for i in 0..n {
+        for j in 0..n {
+            if i != j {
+                let (ra, rb) = (b.x[i], b.x[j]);
+                let rc = [rb[0] - ra[0], rb[1] - ra[1], rb[2] - ra[2]];
+                let d = rc[0] * rc[0] + rc[1] * rc[1] + rc[2] * rc[2];
+                let r = d.sqrt();
+                let r3 = (r * r) * r;
+                let a = (gdt * T::from_f64(b.m[j])) / r3;
+                for k in 0..3 {
+                    b.v[i][k] = b.v[i][k] + a * rc[k];
+                }
+            }
+        }
+    }
+    for i in 0..n {
+        for k in 0..3 {
+            b.x[i][k] = b.x[i][k] + dt * b.v[i][k];
+        }
+    }
+}
+
+/// The mean over the planets (not the Sun) of the distance between their positions in `a`
+/// and in `reference`.
+pub fn mean_position_error<A: Copy, B: Copy>(
+    a: &Bodies<A>,
+    reference: &Bodies<B>,
+    fa: impl Fn(A) -> f64,
+    fb: impl Fn(B) -> f64,
+) -> f64 {
+    let n = a.m.len();
+    let mut sum = 0.0;
+    for i in 1..n {
+        let d2: f64 = (0..3)
+            .map(|k| (fa(a.x[i][k]) - fb(reference.x[i][k])).powi(2))
+            .sum();
+        sum += d2.sqrt();
+    }
+    sum / (n - 1) as f64
+}
+
+/// The largest difference of any coordinate of position or velocity between `a` and `b`.
+pub fn max_state_difference<T: Real>(a: &Bodies<T>, b: &Bodies<T>) -> f64 {
+    let mut e: f64 = 0.0;
+    for (p, q) in a.x.iter().chain(&a.v).zip(b.x.iter().chain(&b.v)) {
+        for k in 0..3 {
+            e = e.max((p[k].val() - q[k].val()).abs());
+        }
+    }
+    e
+}
