@@ -12,7 +12,11 @@ fn main() {
     let layers = 6;
     let data = two_moons(1000, 0.05, 1);
     let p = initial_parameters(D, H, layers, 2);
-    println!("{} parameters, {} samples, {layers} coupling layers", p.len(), data.len() / D);
+    println!(
+        "{} parameters, {} samples, {layers} coupling layers",
+        p.len(),
+        data.len() / D
+    );
     let (_, history) = train::<D, H>(p, &data, layers, 0.01, 1000);
     for step in (0..history.len()).step_by(100).chain([history.len() - 1]) {
         println!("step {step:>4}: mean NLL {:.4}", history[step]);

@@ -8,9 +8,15 @@
 use nilang_apps::graph::*;
 
 fn main() {
-    println!("{:>3} {:>12} {:>10} {:>5}", "k", "best loss", "l2/l1", "seed");
+    println!(
+        "{:>3} {:>12} {:>10} {:>5}",
+        "k", "best loss", "l2/l1", "seed"
+    );
     for row in scan(1..=10, 5, 100) {
-        println!("{:>3} {:>12.3e} {:>10.6} {:>5}", row.k, row.loss, row.ratio, row.seed);
+        println!(
+            "{:>3} {:>12.3e} {:>10.6} {:>5}",
+            row.k, row.loss, row.ratio, row.seed
+        );
     }
     println!("(√2 = {:.6})", 2f64.sqrt());
     let (_, history) = train_adam(initial_positions(5, 0), 5, 0.01, 3000);

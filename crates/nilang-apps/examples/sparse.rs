@@ -11,8 +11,18 @@ fn main() -> Result<(), SparseError> {
     let b = random_csc(1000, 1000, 0.05, 2);
     let (r, ga, _gb) = sparse_dot_gradient(&a, &b)?;
     println!("nnz(A) = {}, nnz(B) = {}", a.nnz(), b.nnz());
-    println!("dot(A, B) reversible = {r:.12}, native = {:.12}", sparse_dot(&a, &b));
-    let matches = a.iter().zip(&ga).filter(|((_, (i, j)), g)| b.get(*i, *j).copied().unwrap_or(0.0) == **g).count();
-    println!("∂dot/∂A equals B on {matches} of {} stored entries of A", a.nnz());
+    println!(
+        "dot(A, B) reversible = {r:.12}, native = {:.12}",
+        sparse_dot(&a, &b)
+    );
+    let matches = a
+        .iter()
+        .zip(&ga)
+        .filter(|((_, (i, j)), g)| b.get(*i, *j).copied().unwrap_or(0.0) == **g)
+        .count();
+    println!(
+        "∂dot/∂A equals B on {matches} of {} stored entries of A",
+        a.nnz()
+    );
     Ok(())
 }

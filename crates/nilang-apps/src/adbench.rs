@@ -28,7 +28,10 @@ pub struct GmmData<'a> {
 }
 
 fn logsumexp<S: Plain>(v: &[S]) -> S {
-    let a = v.iter().map(|s| s.value()).fold(f64::NEG_INFINITY, f64::max);
+    let a = v
+        .iter()
+        .map(|s| s.value())
+        .fold(f64::NEG_INFINITY, f64::max);
     let a = S::cst(a);
     let mut sum = S::cst(0.0);
     for &x in v {
@@ -45,7 +48,13 @@ pub fn gmm_objective<S: Plain>(data: &GmmData, p: &[S]) -> S {
     let (mu, rest) = rest.split_at(k * d);
     let (q, l) = rest.split_at(k * d);
     let n = data.x.len() / d;
-    let sumq: Vec<S> = (0..k).map(|c| q[c * d..(c + 1) * d].iter().fold(S::cst(0.0), |s, &v| s + v)).collect();
+    let sumq: Vec<S> = (0..k)
+        .map(|c| {
+            q[c * d..(c + 1) * d]
+                .iter()
+                .fold(S::cst(0.0), |s, &v| s + v)
+        })
+        .collect();
     let expq: Vec<S> = q.iter().map(|v| v.exp()).collect();
     let mut total = S::cst(0.0);
     let mut main = vec![S::cst(0.0); k];
@@ -79,7 +88,8 @@ pub fn gmm_objective<S: Plain>(data: &GmmData, p: &[S]) -> S {
         frob = frob + v * v;
     }
     let all_q = sumq.iter().fold(S::cst(0.0), |s, &v| s + v);
-    total + S::cst(0.5 * data.gamma * data.gamma) * frob - S::cst(data.m) * all_q + S::cst(data.constant)
+    total + S::cst(0.5 * data.gamma * data.gamma) * frob - S::cst(data.m) * all_q
+        + S::cst(data.constant)
 }
 
 /// The ADBench reprojection residual `w · (proj(cam, X) − feat)` of one observation: camera
@@ -90,7 +100,11 @@ pub fn ba_residual<S: Plain>(cam: &[S], x: &[S], w: S, feat: [f64; 2]) -> [S; 2]
     let r = [cam[0], cam[1], cam[2]];
     let sq = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
     let cross = |a: [S; 3], b: [S; 3]| {
-        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
     };
     let xc = if sq.value() != 0.0 {
         let theta = sq.sqrt();

@@ -47,6 +47,9 @@ enum Command {
         /// Only the tables whose name contains this (bessel, sparse, graph, gmm, ba).
         #[arg(long)]
         only: Option<String>,
+        /// The ADBench data directory (with `gmm/` and `ba/`).
+        #[arg(long, default_value = "../shared/data/adbench")]
+        data: std::path::PathBuf,
     },
 }
 
@@ -72,8 +75,18 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Bench { quick, out, only } => {
-            match bench::run(&bench::Options { quick, out, only }) {
+        Command::Bench {
+            quick,
+            out,
+            only,
+            data,
+        } => {
+            match bench::run(&bench::Options {
+                quick,
+                out,
+                only,
+                data,
+            }) {
                 Ok(path) => {
                     println!("report written to {}", path.display());
                     ExitCode::SUCCESS

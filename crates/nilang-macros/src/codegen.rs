@@ -27,7 +27,7 @@ pub fn generate(f: &Function) -> TokenStream {
         "The inverse of [`{}`](#): runs its program backwards, undoing every change it made.",
         f.sig.ident
     );
-    let allow = quote!(#[allow(unused_mut, unused_variables, unused_braces, unused_parens, clippy::all)]);
+    let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, clippy::all)]);
     quote! {
         #(#attrs)*
         #allow

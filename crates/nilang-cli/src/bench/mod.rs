@@ -1,7 +1,9 @@
 //! `nilang bench`: the papers' benchmark tables, measured on this machine side by side with
 //! real peers, written as a markdown report with SVG plots.
 
+mod ba;
 mod bessel;
+mod gmm;
 mod graph;
 pub mod measure;
 mod sparse;
@@ -19,6 +21,8 @@ pub struct Options {
     pub out: PathBuf,
     /// Only the tables whose name contains this string.
     pub only: Option<String>,
+    /// The ADBench data directory (`gmm/`, `ba/`).
+    pub data: PathBuf,
 }
 
 /// A table of the report.
@@ -78,6 +82,8 @@ pub struct Ctx {
     pub out: PathBuf,
     /// Progress bar (one tick per measurement).
     pub progress: ProgressBar,
+    /// The ADBench data directory.
+    pub data: PathBuf,
 }
 
 impl Ctx {
@@ -98,6 +104,8 @@ fn sections(quick: bool) -> Vec<(&'static str, u64, SectionFn)> {
         ("bessel", bessel::MEASUREMENTS, bessel::run as SectionFn),
         ("sparse", sparse::MEASUREMENTS, sparse::run as SectionFn),
         ("graph", graph::measurements(quick), graph::run as SectionFn),
+        ("gmm", gmm::measurements(quick), gmm::run as SectionFn),
+        ("ba", ba::measurements(quick), ba::run as SectionFn),
     ]
 }
 
@@ -123,6 +131,7 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
         quick: options.quick,
         out: options.out.clone(),
         progress,
+        data: options.data.clone(),
     };
     let mut report = String::new();
     writeln!(report, "# nilang benchmark tables").unwrap();

@@ -28,7 +28,7 @@ pub const NCAM: usize = 11;
 
 /// `(out0, out1, out2) += R(r)·p`, the point `p` rotated by the angle-axis vector `r`
 /// (Rodrigues' formula; first order `p + r × p` when `r = 0`).
-#[i(expand)]
+#[i(expand, nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn rodrigues<T: Real>(
     out0: &mut T,
@@ -78,7 +78,7 @@ pub fn rodrigues<T: Real>(
 }
 
 /// `err += w·(proj(cam, x) − feat)`: the reprojection residual of one observation.
-#[i(expand)]
+#[i(expand, nocheck)]
 pub fn ba_reproj<T: Real>(
     err: &mut [T; 2],
     cam: &mut [T; NCAM],
@@ -121,7 +121,7 @@ pub fn ba_reproj<T: Real>(
 }
 
 /// `e += 1 − w²`: the weight residual of one observation.
-#[i]
+#[i(nocheck)]
 pub fn ba_weight<T: Real>(e: &mut T, w: &mut T) {
     e += identity(1.0);
     e -= square(w);

@@ -57,7 +57,7 @@ impl Cols {
 
 /// `out += det(A[row.., cols])` for the `ℓ × ℓ` row-major `a`; `stack` receives the
 /// sub-minor determinants of large minors.
-#[i]
+#[i(nocheck)]
 pub fn det_minor<T: Real>(
     out: &mut T,
     a: &mut [T],
@@ -101,7 +101,7 @@ pub fn det_minor<T: Real>(
 }
 
 /// `out += det(A)` for the `ℓ × ℓ` row-major `a` (the stack is left holding sub-minors).
-#[i]
+#[i(nocheck)]
 pub fn det_objective<T: Real>(out: &mut T, a: &mut [T], stack: &mut Vec<T>, ell: usize) {
     det_minor(out, a, stack, 0, Cols::all(ell), ell);
 }

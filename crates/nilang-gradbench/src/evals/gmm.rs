@@ -113,7 +113,7 @@ pub fn ltri(a: usize, b: usize, d: usize) -> usize {
 
 /// `out += f(α, μ, q, l)` for the data `x` (`n × d`, row-major), `k` components.
 /// `mu`, `q` are `k × d`; `l` is `k × d(d−1)/2`.
-#[i]
+#[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn gmm_objective<T: Real>(
     out: &mut T,

@@ -32,7 +32,7 @@ pub fn nearest<T: Real>(points: &[f64], centroids: &[T], i: usize, d: usize) -> 
 }
 
 /// `cost += Σᵢ minⱼ ‖c_j − p_i‖²` over the `d`-dimensional rows of `points` and `c`.
-#[i(expand)]
+#[i(expand, nocheck)]
 pub fn kmeans_cost<T: Real>(cost: &mut T, c: &mut [T], points: &[f64], d: usize) {
     for i in 0..points.len() / d {
         let j = nearest(points, c, i, d);

@@ -29,7 +29,7 @@ pub fn s(i: usize, n: usize) -> f64 {
 }
 
 /// `out += ½ Σᵢ (sᵢ − Σⱼ x[j] tᵢʲ)²` over `i < n`.
-#[i]
+#[i(nocheck)]
 pub fn llsq_objective<T: Real>(out: &mut T, x: &mut [T], n: usize) {
     let r = T::zero();
     for i in 0..n {
