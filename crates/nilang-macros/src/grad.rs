@@ -18,6 +18,10 @@ enum Role {
     Value,
     /// A `&` parameter: passed along.
     Shared,
+    /// A by-value parameter whose type holds the scalar: a constant of the gradient type.
+    ValueScalar(syn::Type),
+    /// A `&` parameter whose type holds the scalar: a constant of the gradient type.
+    SharedScalar(syn::Type),
 }
 
 fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
@@ -71,7 +75,9 @@ pub fn generate(f: &Function) -> TokenStream {
                     Role::State
                 }
             }
+            syn::Type::Reference(r) if mentions(&r.elem, &scalar) => Role::SharedScalar((*r.elem).clone()),
             syn::Type::Reference(_) => Role::Shared,
+            ty if mentions(ty, &scalar) => Role::ValueScalar(ty.clone()),
             _ => Role::Value,
         });
     }
@@ -127,8 +133,8 @@ pub fn generate(f: &Function) -> TokenStream {
         .zip(&roles)
         .map(|(name, role)| match role {
             Role::Diff(_) | Role::State => quote!(&mut *#name),
-            Role::Value => quote!(::core::clone::Clone::clone(&#name)),
-            Role::Shared => quote!(#name),
+            Role::Value | Role::ValueScalar(_) => quote!(::core::clone::Clone::clone(&#name)),
+            Role::Shared | Role::SharedScalar(_) => quote!(#name),
         })
         .collect();
     // Per-sweep locals: wrapped differentiable arguments and cloned state.
@@ -142,6 +148,8 @@ pub fn generate(f: &Function) -> TokenStream {
             match role {
                 Role::Diff(ty) => quote!(let mut #w = #s::wrap::<#scalar, #ty>(&*#name);),
                 Role::State => quote!(let mut #w = ::core::clone::Clone::clone(&*#name);),
+                Role::ValueScalar(ty) => quote!(let #w = #s::wrap::<#scalar, #ty>(&#name);),
+                Role::SharedScalar(ty) => quote!(let #w = #s::wrap::<#scalar, #ty>(#name);),
                 _ => TokenStream::new(),
             }
         })
@@ -156,6 +164,8 @@ pub fn generate(f: &Function) -> TokenStream {
                 Role::Diff(_) | Role::State => quote!(&mut #w),
                 Role::Value => quote!(::core::clone::Clone::clone(&#name)),
                 Role::Shared => quote!(#name),
+                Role::ValueScalar(_) => quote!(::core::clone::Clone::clone(&#w)),
+                Role::SharedScalar(_) => quote!(&#w),
             }
         })
         .collect();
@@ -238,6 +248,8 @@ pub fn generate(f: &Function) -> TokenStream {
                     __off += <#ty as #n::Scalars<#scalar>>::count(&*#name);
                 },
                 Role::State => quote!(let mut #w = ::core::clone::Clone::clone(&*#name);),
+                Role::ValueScalar(ty) => quote!(let #w = #s::constant_dual::<#scalar, #ty>(&#name);),
+                Role::SharedScalar(ty) => quote!(let #w = #s::constant_dual::<#scalar, #ty>(#name);),
                 _ => TokenStream::new(),
             }
         })

@@ -278,6 +278,12 @@ pub mod support {
         })
     }
 
+    /// A read-only argument as dual numbers with zero tangents.
+    #[inline]
+    pub fn constant_dual<T: Float, X: Scalars<T> + ?Sized>(x: &X) -> X::Map<Dual<T>> {
+        x.map(&mut |_, v| Dual::constant(v))
+    }
+
     /// Seeds gradient `g` on scalar `index` of a wrapped argument.
     #[inline]
     pub fn seed<T: Float, X: Scalars<T> + ?Sized>(

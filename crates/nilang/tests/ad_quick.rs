@@ -56,3 +56,20 @@ fn jacobian_of_chosen_outputs() {
     assert_eq!(rows.row(1), full.row(3));
     assert!(f2_jacobian_of(&[Loss::elem(1, 3)], &mut y, &mut x).is_err());
 }
+
+#[i]
+fn with_constants<T: Real>(y: &mut T, x: &mut T, c: T, w: &[T]) {
+    y += x * c;
+    y += w[0] * x;
+}
+
+#[test]
+fn by_value_and_shared_scalars_are_constants_of_the_gradient_type() {
+    let (mut y, mut x) = (0.0f64, 2.0f64);
+    let (_, gx) = with_constants_grad(Loss::arg(0), &mut y, &mut x, 3.0, &[5.0]).unwrap();
+    assert_eq!(y, 16.0);
+    assert_eq!(gx.g, 8.0);
+    let (mut y, mut x) = (0.0f64, 2.0f64);
+    let h = with_constants_hessian(Loss::arg(0), &mut y, &mut x, 3.0, &[5.0]).unwrap();
+    assert_eq!(h.get(1, 1), 0.0);
+}
