@@ -38,14 +38,20 @@ pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
             Err(e) => e.to_compile_error(),
         }
         .into(),
-        other => syn::Error::new_spanned(other, "#[i] applies to a function, a method or an impl block")
-            .to_compile_error()
-            .into(),
+        other => syn::Error::new_spanned(
+            other,
+            "#[i] applies to a function, a method or an impl block",
+        )
+        .to_compile_error()
+        .into(),
     }
 }
 
 fn inverse_name(options: &Options, sig: &syn::Signature) -> syn::Ident {
-    options.inverse.clone().unwrap_or_else(|| format_ident!("{}_inv", sig.ident))
+    options
+        .inverse
+        .clone()
+        .unwrap_or_else(|| format_ident!("{}_inv", sig.ident))
 }
 
 fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
@@ -53,7 +59,11 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     match parse_function(options, f) {
         Ok(ir) => {
             let code = codegen::generate(&ir);
-            let grads = if options.nograd { TokenStream2::new() } else { grad::generate(&ir) };
+            let grads = if options.nograd {
+                TokenStream2::new()
+            } else {
+                grad::generate(&ir)
+            };
             quote!(#code #grads)
         }
         Err(e) => {
@@ -117,7 +127,106 @@ pub fn rev(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error().into(),
     };
     let mut inverse = path.clone();
-    let last = inverse.path.segments.last_mut().expect("a path has a segment");
+    let last = inverse
+        .path
+        .segments
+        .last_mut()
+        .expect("a path has a segment");
     last.ident = format_ident!("{}_inv", last.ident);
     quote!(::nilang::Rev::new(#path, #inverse)).into()
+}
+
+/// `#[derive(Scalars)]` on a struct generic over its scalar type (`struct P<T> { … }` with named
+/// fields whose types are `nilang::Scalars<T>`: scalars, arrays, `Vec`s, complex numbers, other
+/// derived structs) makes it a differentiable argument of generated gradient functions. Its
+/// scalars are flattened field by field, in declaration order.
+#[proc_macro_derive(Scalars)]
+pub fn derive_scalars(input: TokenStream) -> TokenStream {
+    let item: syn::DeriveInput = match syn::parse(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    derive::scalars(&item)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+mod derive {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    pub fn scalars(item: &syn::DeriveInput) -> syn::Result<TokenStream> {
+        let name = &item.ident;
+        let syn::Data::Struct(data) = &item.data else {
+            return Err(syn::Error::new_spanned(
+                name,
+                "#[derive(Scalars)] applies to structs with named fields",
+            ));
+        };
+        let syn::Fields::Named(fields) = &data.fields else {
+            return Err(syn::Error::new_spanned(
+                name,
+                "#[derive(Scalars)] applies to structs with named fields",
+            ));
+        };
+        let params: Vec<_> = item.generics.params.iter().collect();
+        let scalar = match params.as_slice() {
+            [syn::GenericParam::Type(t)] => t.ident.clone(),
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    &item.generics,
+                    "#[derive(Scalars)] needs exactly one type parameter, the scalar type: `struct P<T> { … }`",
+                ))
+            }
+        };
+        let n = quote!(::nilang);
+        let names: Vec<_> = fields
+            .named
+            .iter()
+            .map(|f| f.ident.clone().expect("named"))
+            .collect();
+        let tys: Vec<_> = fields.named.iter().map(|f| &f.ty).collect();
+        let tr = quote!(#n::Scalars<#scalar>);
+        Ok(quote! {
+            impl<#scalar: #n::Float> #tr for #name<#scalar> {
+                type Map<__U: ::core::marker::Copy> = #name<__U>;
+                fn count(&self) -> usize {
+                    0 #(+ <#tys as #tr>::count(&self.#names))*
+                }
+                fn map<__U: ::core::marker::Copy>(&self, __f: &mut dyn FnMut(usize, #scalar) -> __U) -> #name<__U> {
+                    let mut __off = 0usize;
+                    #name {
+                        #(#names: {
+                            let __o = __off;
+                            __off += <#tys as #tr>::count(&self.#names);
+                            <#tys as #tr>::map(&self.#names, &mut |__i, __v| __f(__o + __i, __v))
+                        },)*
+                    }
+                }
+                fn get_mapped<__U: ::core::marker::Copy>(__m: &#name<__U>, mut __i: usize) -> __U {
+                    #(
+                        let __c = <#tys as #tr>::count_mapped(&__m.#names);
+                        if __i < __c {
+                            return <#tys as #tr>::get_mapped(&__m.#names, __i);
+                        }
+                        __i -= __c;
+                    )*
+                    ::core::panic!("scalar index past the end of {}", ::core::stringify!(#name))
+                }
+                fn set_mapped<__U: ::core::marker::Copy>(__m: &mut #name<__U>, mut __i: usize, __v: __U) {
+                    #(
+                        let __c = <#tys as #tr>::count_mapped(&__m.#names);
+                        if __i < __c {
+                            return <#tys as #tr>::set_mapped(&mut __m.#names, __i, __v);
+                        }
+                        __i -= __c;
+                    )*
+                    ::core::panic!("scalar index past the end of {}", ::core::stringify!(#name))
+                }
+                fn count_mapped<__U: ::core::marker::Copy>(__m: &#name<__U>) -> usize {
+                    0 #(+ <#tys as #tr>::count_mapped(&__m.#names))*
+                }
+            }
+        })
+    }
 }

@@ -81,7 +81,12 @@ impl fmt::Display for GradError {
                 "argument {arg} of `{function}` is not differentiable: the loss must be a `&mut` \
                  argument whose type holds the scalar type parameter"
             ),
-            GradError::IndexOutOfRange { function, arg, index, len } => write!(
+            GradError::IndexOutOfRange {
+                function,
+                arg,
+                index,
+                len,
+            } => write!(
                 f,
                 "loss index {index} is out of range for argument {arg} of `{function}`, which \
                  holds {len} scalars"
@@ -106,7 +111,11 @@ pub struct Matrix<T> {
 impl<T: Copy> Matrix<T> {
     /// A matrix filled with `value`.
     pub fn filled(rows: usize, cols: usize, value: T) -> Self {
-        Matrix { rows, cols, data: vec![value; rows * cols] }
+        Matrix {
+            rows,
+            cols,
+            data: vec![value; rows * cols],
+        }
     }
 
     /// Entry `(i, j)`.
@@ -131,7 +140,8 @@ impl<T: Copy> Matrix<T> {
 }
 
 /// A value made of scalars of type `T`, visited in a fixed flat order: a scalar, a slice, a
-/// `Vec`, an array, a complex number, [`NoGrad`], or a user type implementing it.
+/// `Vec`, an array, a complex number, [`NoGrad`], or a user struct with
+/// `#[derive(nilang::Scalars)]` (its fields in declaration order).
 ///
 /// `Map<U>` is the same shape with scalars of type `U` (e.g. [`GVar`] for gradients).
 pub trait Scalars<T> {
@@ -145,6 +155,8 @@ pub trait Scalars<T> {
     fn get_mapped<U: Copy>(m: &Self::Map<U>, i: usize) -> U;
     /// Replaces scalar `i` of a mapped value.
     fn set_mapped<U: Copy>(m: &mut Self::Map<U>, i: usize, v: U);
+    /// Number of scalars of a mapped value (what [`Scalars::count`] is for the original).
+    fn count_mapped<U: Copy>(m: &Self::Map<U>) -> usize;
 }
 
 impl<T: Float> Scalars<T> for T {
@@ -160,6 +172,9 @@ impl<T: Float> Scalars<T> for T {
     }
     fn set_mapped<U: Copy>(m: &mut U, _: usize, v: U) {
         *m = v;
+    }
+    fn count_mapped<U: Copy>(_: &U) -> usize {
+        1
     }
 }
 
@@ -177,6 +192,9 @@ impl<T: Float> Scalars<T> for [T] {
     fn set_mapped<U: Copy>(m: &mut Vec<U>, i: usize, v: U) {
         m[i] = v;
     }
+    fn count_mapped<U: Copy>(m: &Vec<U>) -> usize {
+        m.len()
+    }
 }
 
 impl<T: Float> Scalars<T> for Vec<T> {
@@ -192,6 +210,9 @@ impl<T: Float> Scalars<T> for Vec<T> {
     }
     fn set_mapped<U: Copy>(m: &mut Vec<U>, i: usize, v: U) {
         m[i] = v;
+    }
+    fn count_mapped<U: Copy>(m: &Vec<U>) -> usize {
+        m.len()
     }
 }
 
@@ -209,6 +230,9 @@ impl<T: Float, const N: usize> Scalars<T> for [T; N] {
     fn set_mapped<U: Copy>(m: &mut [U; N], i: usize, v: U) {
         m[i] = v;
     }
+    fn count_mapped<U: Copy>(_: &[U; N]) -> usize {
+        N
+    }
 }
 
 impl<T: Float> Scalars<T> for num_complex::Complex<T> {
@@ -217,7 +241,10 @@ impl<T: Float> Scalars<T> for num_complex::Complex<T> {
         2
     }
     fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> num_complex::Complex<U> {
-        num_complex::Complex { re: f(0, self.re), im: f(1, self.im) }
+        num_complex::Complex {
+            re: f(0, self.re),
+            im: f(1, self.im),
+        }
     }
     fn get_mapped<U: Copy>(m: &num_complex::Complex<U>, i: usize) -> U {
         if i == 0 {
@@ -232,6 +259,9 @@ impl<T: Float> Scalars<T> for num_complex::Complex<T> {
         } else {
             m.im = v
         }
+    }
+    fn count_mapped<U: Copy>(_: &num_complex::Complex<U>) -> usize {
+        2
     }
 }
 
@@ -255,6 +285,9 @@ impl<T: Float, X: Scalars<T>> Scalars<T> for NoGrad<X> {
     fn set_mapped<U: Copy>(m: &mut Self::Map<U>, i: usize, v: U) {
         X::set_mapped(&mut m.0, i, v)
     }
+    fn count_mapped<U: Copy>(_: &Self::Map<U>) -> usize {
+        0
+    }
 }
 
 /// What generated gradient code calls. Not a public API.
@@ -271,9 +304,17 @@ pub mod support {
     /// Lifts a differentiable argument into dual numbers, with tangent 1 on flat scalar
     /// `seed - offset` when it falls inside this argument.
     #[inline]
-    pub fn lift<T: Float, X: Scalars<T> + ?Sized>(x: &X, offset: usize, seed: usize) -> X::Map<Dual<T>> {
+    pub fn lift<T: Float, X: Scalars<T> + ?Sized>(
+        x: &X,
+        offset: usize,
+        seed: usize,
+    ) -> X::Map<Dual<T>> {
         x.map(&mut |i, v| {
-            let tangent = if offset + i == seed && i < x.count() { T::one() } else { T::zero() };
+            let tangent = if offset + i == seed && i < x.count() {
+                T::one()
+            } else {
+                T::zero()
+            };
             Dual::new(v, tangent)
         })
     }
@@ -299,7 +340,12 @@ pub mod support {
             return Err(GradError::NotDifferentiable { function, arg });
         }
         if index >= len {
-            return Err(GradError::IndexOutOfRange { function, arg, index, len });
+            return Err(GradError::IndexOutOfRange {
+                function,
+                arg,
+                index,
+                len,
+            });
         }
         let mut v = X::get_mapped(w, index);
         v.g = g;
@@ -384,7 +430,11 @@ pub fn check_gradient(
     let numeric = numeric_gradient(f, x, h);
     for (index, (&given, &numeric)) in grad.iter().zip(&numeric).enumerate() {
         if (given - numeric).abs() > tol * 1f64.max(numeric.abs()) || given.is_nan() {
-            return Err(GradientMismatch { index, given, numeric });
+            return Err(GradientMismatch {
+                index,
+                given,
+                numeric,
+            });
         }
     }
     Ok(())

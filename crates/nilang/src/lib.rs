@@ -53,7 +53,7 @@ pub use dual::{Dual, DualN};
 pub use float::Float;
 pub use gvar::GVar;
 pub use instr::{Acc1, Acc2, Accepts, Conjugate, Negate, Rotate, Scale1, Scale2, Step, Zeroable};
-pub use nilang_macros::{i, rev};
+pub use nilang_macros::{i, rev, Scalars};
 pub use prims::{Binary, Unary};
 pub use real::{Base, Int, Real};
 pub use rev::{Rev, Reversible};

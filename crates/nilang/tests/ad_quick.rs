@@ -73,3 +73,50 @@ fn by_value_and_shared_scalars_are_constants_of_the_gradient_type() {
     let h = with_constants_hessian(Loss::arg(0), &mut y, &mut x, 3.0, &[5.0]).unwrap();
     assert_eq!(h.get(1, 1), 0.0);
 }
+
+/// A user struct with public fields, differentiable through `#[derive(Scalars)]`.
+#[derive(Clone, Debug, nilang::Scalars)]
+pub struct Particle<T> {
+    pub pos: [T; 2],
+    pub vel: [T; 2],
+    pub mass: T,
+}
+
+#[i]
+fn kinetic<T: Real>(e: &mut T, p: &mut Particle<T>) {
+    let v2 = T::zero();
+    routine! {
+        v2 += square(p.vel[0]);
+        v2 += square(p.vel[1]);
+    }
+    e += p.mass * v2;
+    uncompute!();
+    dealloc!(v2 = T::zero());
+}
+
+#[i]
+fn drift<T: Real>(p: &mut Particle<T>, dt: T) {
+    p.pos[0] += p.vel[0] * dt;
+    p.pos[1] += p.vel[1] * dt;
+}
+
+#[test]
+fn user_structs_run_both_ways_and_differentiate() {
+    let p0 = Particle {
+        pos: [0.0f64, 1.0],
+        vel: [2.0, -1.0],
+        mass: 3.0,
+    };
+    let mut p = p0.clone();
+    drift(&mut p, 0.5);
+    assert_eq!(p.pos, [1.0, 0.5]);
+    drift_inv(&mut p, 0.5);
+    assert_eq!(p.pos, p0.pos);
+    let mut e = 0.0;
+    let (_, gp) = kinetic_grad(Loss::arg(0), &mut e, &mut p).unwrap();
+    assert_eq!(e, 15.0);
+    assert_eq!(gp.vel[0].g, 12.0); // ∂(m v²)/∂v0 = 2 m v0
+    assert_eq!(gp.mass.g, 5.0);
+    let j = drift_jacobian(&mut p, 0.5).unwrap();
+    assert_eq!(j.get(0, 2), 0.5); // ∂pos0'/∂vel0 = dt
+}

@@ -247,4 +247,7 @@ impl<T: crate::Float> crate::ad::Scalars<T> for Tropical<T> {
     fn set_mapped<U: Copy>(m: &mut Tropical<U>, _: usize, v: U) {
         m.0 = v;
     }
+    fn count_mapped<U: Copy>(_: &Tropical<U>) -> usize {
+        1
+    }
 }

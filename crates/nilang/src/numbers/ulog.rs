@@ -237,4 +237,7 @@ impl<T: crate::Float> crate::ad::Scalars<T> for ULog<T> {
     fn set_mapped<U: Copy>(m: &mut ULog<U>, _: usize, v: U) {
         m.ln = v;
     }
+    fn count_mapped<U: Copy>(_: &ULog<U>) -> usize {
+        1
+    }
 }
