@@ -43,7 +43,12 @@ pub fn generate(f: &Function) -> TokenStream {
 }
 
 /// Stubs emitted when a function has errors, so that its callers do not get cascades.
-pub fn stubs(attrs: &[syn::Attribute], vis: &syn::Visibility, sig: &syn::Signature, inverse: &syn::Ident) -> TokenStream {
+pub fn stubs(
+    attrs: &[syn::Attribute],
+    vis: &syn::Visibility,
+    sig: &syn::Signature,
+    inverse: &syn::Ident,
+) -> TokenStream {
     let mut inv_sig = sig.clone();
     inv_sig.ident = inverse.clone();
     quote! {
@@ -68,7 +73,12 @@ fn private() -> TokenStream {
 
 impl Gen {
     fn new(f: &Function, name: &str) -> Gen {
-        Gen { function: name.to_string(), scope: Scope::for_function(f), checked: f.checked, counter: 0 }
+        Gen {
+            function: name.to_string(),
+            scope: Scope::for_function(f),
+            checked: f.checked,
+            counter: 0,
+        }
     }
 
     fn fresh(&mut self, prefix: &str) -> syn::Ident {
@@ -163,7 +173,11 @@ impl Gen {
                     }
                     BuiltinOp::Rot | BuiltinOp::IRot => {
                         let (a, b) = (&places[0], &places[1]);
-                        let method = if *op == BuiltinOp::Rot { quote!(rot) } else { quote!(irot) };
+                        let method = if *op == BuiltinOp::Rot {
+                            quote!(rot)
+                        } else {
+                            quote!(irot)
+                        };
                         let operand = operand.as_ref().expect("rotations have an angle");
                         let (load, store) = self.load_store(operand, quote!(__a), quote!(__t));
                         quote!({
@@ -207,7 +221,13 @@ impl Gen {
                 }
                 out
             }
-            StmtKind::If { pre, post, then, els, .. } => {
+            StmtKind::If {
+                pre,
+                post,
+                then,
+                els,
+                ..
+            } => {
                 let then = self.block(then);
                 let els = self.block(els);
                 let check = self.checked.then(|| {
@@ -236,8 +256,17 @@ impl Gen {
                 }
             }
             StmtKind::For { var, range, body } => {
-                let RangeSpec { start, end, inclusive, step, rev } = range;
-                let step = step.as_ref().map(|s| s.to_token_stream()).unwrap_or_else(|| quote!(1));
+                let RangeSpec {
+                    start,
+                    end,
+                    inclusive,
+                    step,
+                    rev,
+                } = range;
+                let step = step
+                    .as_ref()
+                    .map(|s| s.to_token_stream())
+                    .unwrap_or_else(|| quote!(1));
                 self.scope.push();
                 self.scope.declare(var, VarKind::LoopVar);
                 let body = self.block(body);
@@ -256,7 +285,12 @@ impl Gen {
                 })
             }
             StmtKind::Call { call, uncall } => self.call(call, *uncall, &site),
-            StmtKind::Stack { stack, value, push, copy } => {
+            StmtKind::Stack {
+                stack,
+                value,
+                push,
+                copy,
+            } => {
                 let (ps, pv) = (self.place(stack), self.place(value));
                 let stack_text = stack.text();
                 let var = value.text();
@@ -267,12 +301,18 @@ impl Gen {
                         #pv = #p::zero_of(&#pv);
                     }),
                     (false, false) => {
-                        let check = self.checked.then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
+                        let check = self
+                            .checked
+                            .then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
                         quote!({ #check #pv = #p::stack_pop(&mut #ps, #site, #stack_text); })
                     }
-                    (true, true) => quote!({ let __v = #p::copy(&#pv); #p::stack_push(&mut #ps, __v); }),
+                    (true, true) => {
+                        quote!({ let __v = #p::copy(&#pv); #p::stack_push(&mut #ps, __v); })
+                    }
                     (false, true) => {
-                        let check = self.checked.then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
+                        let check = self
+                            .checked
+                            .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
                         quote!({ let __v = #p::stack_pop(&mut #ps, #site, #stack_text); #check })
                     }
                 }
@@ -289,7 +329,12 @@ impl Gen {
 
     /// Loads an operand into a local named `local` of the type of `like`; returns the load and
     /// the store-back (empty for read-only operands and constants).
-    fn load_store(&self, o: &Operand, like: TokenStream, local: TokenStream) -> (TokenStream, TokenStream) {
+    fn load_store(
+        &self,
+        o: &Operand,
+        like: TokenStream,
+        local: TokenStream,
+    ) -> (TokenStream, TokenStream) {
         let p = private();
         match o {
             Operand::View(v) => {
@@ -302,7 +347,10 @@ impl Gen {
                 };
                 (load, store)
             }
-            Operand::Const(e) => (quote!(let mut #local = #p::load(&#like, &(#e));), TokenStream::new()),
+            Operand::Const(e) => (
+                quote!(let mut #local = #p::load(&#like, &(#e));),
+                TokenStream::new(),
+            ),
         }
     }
 
@@ -347,7 +395,8 @@ impl Gen {
         if n == 0 || n > 2 {
             return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
         }
-        let call = quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut __y, #(&mut #locals),*));
+        let call =
+            quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut __y, #(&mut #locals),*));
         quote!({
             #checks
             let mut __y = #p::copy(&#target);
@@ -372,7 +421,9 @@ impl Gen {
             .collect();
         let conflicting = |v: &Dataview| {
             writable_views.iter().filter(|w| w.root == v.root).count() > 1
-                && writable_views.iter().any(|w| w.root == v.root && w.has_index())
+                && writable_views
+                    .iter()
+                    .any(|w| w.root == v.root && w.has_index())
         };
         let checks = self.alias_checks(&writable_views, site);
         let mut pre = TokenStream::new();
@@ -419,7 +470,11 @@ impl Gen {
                 }
                 quote!(#path(#(#args),*))
             }
-            Callee::Method { receiver, method, turbofish } => {
+            Callee::Method {
+                receiver,
+                method,
+                turbofish,
+            } => {
                 let method = if uncall {
                     format_ident!("{}_inv", method, span = method.span())
                 } else {
@@ -432,4 +487,3 @@ impl Gen {
         quote!({ #checks #pre #invocation; #post })
     }
 }
-

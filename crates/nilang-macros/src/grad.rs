@@ -37,14 +37,24 @@ fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
 
 fn bounds_mention_real(f: &Function, scalar: &syn::Ident) -> bool {
     let is_real = |b: &syn::TypeParamBound| match b {
-        syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident == "Real").unwrap_or(false),
+        syn::TypeParamBound::Trait(t) => t
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident == "Real")
+            .unwrap_or(false),
         _ => false,
     };
-    let in_params = f.sig.generics.type_params().any(|p| &p.ident == scalar && p.bounds.iter().any(is_real));
+    let in_params = f
+        .sig
+        .generics
+        .type_params()
+        .any(|p| &p.ident == scalar && p.bounds.iter().any(is_real));
     let in_where = f.sig.generics.where_clause.as_ref().map_or(false, |w| {
         w.predicates.iter().any(|p| match p {
             syn::WherePredicate::Type(t) => {
-                t.bounded_ty.to_token_stream().to_string() == scalar.to_string() && t.bounds.iter().any(is_real)
+                t.bounded_ty.to_token_stream().to_string() == scalar.to_string()
+                    && t.bounds.iter().any(is_real)
             }
             _ => false,
         })
@@ -64,8 +74,12 @@ pub fn generate(f: &Function) -> TokenStream {
     let mut names = Vec::new();
     let mut roles = Vec::new();
     for input in &f.sig.inputs {
-        let syn::FnArg::Typed(pt) = input else { return TokenStream::new() };
-        let syn::Pat::Ident(pi) = &*pt.pat else { return TokenStream::new() };
+        let syn::FnArg::Typed(pt) = input else {
+            return TokenStream::new();
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            return TokenStream::new();
+        };
         names.push(pi.ident.clone());
         roles.push(match &*pt.ty {
             syn::Type::Reference(r) if r.mutability.is_some() => {
@@ -75,7 +89,9 @@ pub fn generate(f: &Function) -> TokenStream {
                     Role::State
                 }
             }
-            syn::Type::Reference(r) if mentions(&r.elem, &scalar) => Role::SharedScalar((*r.elem).clone()),
+            syn::Type::Reference(r) if mentions(&r.elem, &scalar) => {
+                Role::SharedScalar((*r.elem).clone())
+            }
             syn::Type::Reference(_) => Role::Shared,
             ty if mentions(ty, &scalar) => Role::ValueScalar(ty.clone()),
             _ => Role::Value,
@@ -206,11 +222,18 @@ pub fn generate(f: &Function) -> TokenStream {
             quote!(#i => #s::seed::<#scalar, #ty>(&*#name, &mut #w, __loss.index, <#scalar as #n::Float>::one(), #name_str, #i)?,)
         })
         .collect();
-    let result_types: Vec<TokenStream> =
-        diff.iter().map(|(_, _, ty)| quote!(<#ty as #n::Scalars<#scalar>>::Map<#n::GVar<#scalar>>)).collect();
-    let result_values: Vec<TokenStream> = diff.iter().map(|(i, _, _)| wrapped(*i).to_token_stream()).collect();
-    let counts: Vec<TokenStream> =
-        diff.iter().map(|(_, name, ty)| quote!(<#ty as #n::Scalars<#scalar>>::count(&*#name))).collect();
+    let result_types: Vec<TokenStream> = diff
+        .iter()
+        .map(|(_, _, ty)| quote!(<#ty as #n::Scalars<#scalar>>::Map<#n::GVar<#scalar>>))
+        .collect();
+    let result_values: Vec<TokenStream> = diff
+        .iter()
+        .map(|(i, _, _)| wrapped(*i).to_token_stream())
+        .collect();
+    let counts: Vec<TokenStream> = diff
+        .iter()
+        .map(|(_, name, ty)| quote!(<#ty as #n::Scalars<#scalar>>::count(&*#name)))
+        .collect();
 
     // Jacobian: seed flat output `__i`, sweep, read the flat gradient row.
     let seed_flat: TokenStream = diff
@@ -248,13 +271,20 @@ pub fn generate(f: &Function) -> TokenStream {
                     __off += <#ty as #n::Scalars<#scalar>>::count(&*#name);
                 },
                 Role::State => quote!(let mut #w = ::core::clone::Clone::clone(&*#name);),
-                Role::ValueScalar(ty) => quote!(let #w = #s::constant_dual::<#scalar, #ty>(&#name);),
-                Role::SharedScalar(ty) => quote!(let #w = #s::constant_dual::<#scalar, #ty>(#name);),
+                Role::ValueScalar(ty) => {
+                    quote!(let #w = #s::constant_dual::<#scalar, #ty>(&#name);)
+                }
+                Role::SharedScalar(ty) => {
+                    quote!(let #w = #s::constant_dual::<#scalar, #ty>(#name);)
+                }
                 _ => TokenStream::new(),
             }
         })
         .collect();
-    let grads_pattern: Vec<syn::Ident> = diff.iter().map(|(i, _, _)| format_ident!("__g{}", i)).collect();
+    let grads_pattern: Vec<syn::Ident> = diff
+        .iter()
+        .map(|(i, _, _)| format_ident!("__g{}", i))
+        .collect();
     let read_col: TokenStream = diff
         .iter()
         .zip(&grads_pattern)
