@@ -27,6 +27,9 @@ pub struct Options {
     pub expand: bool,
     /// `#[i(nograd)]`: do not generate the `_grad`, `_jacobian` and `_hessian` functions.
     pub nograd: bool,
+    /// `#[i(unchecked = name)]`: also generate `name` (and `name_inv`, gradients), the same
+    /// program with the runtime reversibility checks off.
+    pub unchecked: Option<Ident>,
 }
 
 impl Options {
@@ -36,6 +39,9 @@ impl Options {
         let parser = syn::meta::parser(|meta| {
             if meta.path.is_ident("nocheck") {
                 options.nocheck = true;
+                Ok(())
+            } else if meta.path.is_ident("unchecked") {
+                options.unchecked = Some(meta.value()?.parse()?);
                 Ok(())
             } else if meta.path.is_ident("nograd") {
                 options.nograd = true;
@@ -48,7 +54,7 @@ impl Options {
                 Ok(())
             } else {
                 Err(meta.error(
-                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd` and `inverse = name`",
+                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd`, `inverse = name` and `unchecked = name`",
                 ))
             }
         });
@@ -92,13 +98,7 @@ impl Errors {
 
 /// Parses a function carrying the `#[i]` attribute (already removed) into the IR.
 pub fn parse_function(options: &Options, item: syn::ItemFn) -> syn::Result<Function> {
-    parse_signature_and_body(
-        options,
-        item.attrs,
-        item.vis,
-        item.sig,
-        &item.block,
-    )
+    parse_signature_and_body(options, item.attrs, item.vis, item.sig, &item.block)
 }
 
 /// Parses a method of an `impl` block into the IR.
@@ -132,7 +132,10 @@ fn parse_signature_and_body(
                 } else {
                     ParamKind::SharedRef
                 };
-                params.push(Param { name: Ident::new("self", r.self_token.span), kind });
+                params.push(Param {
+                    name: Ident::new("self", r.self_token.span),
+                    kind,
+                });
             }
             syn::FnArg::Typed(pt) => {
                 let name = match &*pt.pat {
@@ -201,12 +204,17 @@ struct Parser<'a> {
 fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {
     let ts = tokens.to_token_stream();
     let source = match &kind {
-        StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::NoCheck(_) => {
-            crate::print::header_text(&kind)
-        }
+        StmtKind::If { .. }
+        | StmtKind::While { .. }
+        | StmtKind::For { .. }
+        | StmtKind::NoCheck(_) => crate::print::header_text(&kind),
         _ => crate::print::pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts)),
     };
-    Stmt { kind, span: spanned_of(&ts), source }
+    Stmt {
+        kind,
+        span: spanned_of(&ts),
+        source,
+    }
 }
 
 fn spanned_of(ts: &TokenStream) -> Span {
@@ -258,7 +266,8 @@ impl Parser<'_> {
             }
             Some(init) if init.diverge.is_some() => {
                 let (_, diverge) = init.diverge.as_ref().unwrap();
-                self.errors.spanned(&diverge, "`let … else` is not reversible");
+                self.errors
+                    .spanned(&diverge, "`let … else` is not reversible");
                 None
             }
             Some(init) => self.bindings(&local.pat, &init.expr),
@@ -266,7 +275,8 @@ impl Parser<'_> {
         // After an error the names are still declared, so that their uses and their
         // `dealloc!` do not report the same mistake again.
         let bindings = bindings.unwrap_or_else(|| placeholder_bindings(&local.pat));
-        self.state_names.extend(bindings.iter().map(|b| b.name.to_string()));
+        self.state_names
+            .extend(bindings.iter().map(|b| b.name.to_string()));
         if !bindings.is_empty() {
             out.push(stmt(StmtKind::Alloc(bindings), local));
         }
@@ -286,7 +296,8 @@ impl Parser<'_> {
                     b[0].ty = Some((*pt.ty).clone());
                     Some(b)
                 } else {
-                    self.errors.spanned(&pt, "write the types of several ancillas one by one");
+                    self.errors
+                        .spanned(&pt, "write the types of several ancillas one by one");
                     None
                 }
             }
@@ -422,7 +433,9 @@ impl Parser<'_> {
         };
         if op == AccOp::Xor {
             let expr = match &*b.right {
-                Expr::Call(c) if path_ident(&c.func).as_deref() == Some("identity") && c.args.len() == 1 => {
+                Expr::Call(c)
+                    if path_ident(&c.func).as_deref() == Some("identity") && c.args.len() == 1 =>
+                {
                     c.args[0].clone()
                 }
                 other => other.clone(),
@@ -442,8 +455,18 @@ impl Parser<'_> {
             return;
         }
         let mut pre = Vec::new();
-        let Some((prim, args)) = self.rhs(&b.right, &target, &mut pre) else { return };
-        let instr = stmt(StmtKind::Instr(Instr { target, op, prim, args }), whole);
+        let Some((prim, args)) = self.rhs(&b.right, &target, &mut pre) else {
+            return;
+        };
+        let instr = stmt(
+            StmtKind::Instr(Instr {
+                target,
+                op,
+                prim,
+                args,
+            }),
+            whole,
+        );
         if pre.is_empty() {
             out.push(instr);
         } else {
@@ -484,14 +507,20 @@ impl Parser<'_> {
         }
         for (elem, name) in t.elems.iter().zip(parts) {
             let Some(target) = self.dataview(elem) else {
-                self.errors.spanned(&elem, "each element of a tuple target must be a dataview");
+                self.errors
+                    .spanned(&elem, "each element of a tuple target must be a dataview");
                 return;
             };
             let info = primitive(name).expect("sin and cos are primitives");
             let arg = self.operand(&c.args[0], &target, &mut Vec::new());
             let Some(arg) = arg else { return };
             out.push(stmt(
-                StmtKind::Instr(Instr { target, op, prim: Prim::Builtin(info), args: vec![arg] }),
+                StmtKind::Instr(Instr {
+                    target,
+                    op,
+                    prim: Prim::Builtin(info),
+                    args: vec![arg],
+                }),
                 whole,
             ));
         }
@@ -524,18 +553,27 @@ impl Parser<'_> {
                         );
                         return None;
                     }
-                    return Some((Prim::Builtin(primitive("identity").unwrap()), vec![Operand::Const(e.clone())]));
+                    return Some((
+                        Prim::Builtin(primitive("identity").unwrap()),
+                        vec![Operand::Const(e.clone())],
+                    ));
                 };
                 let l = self.operand(&b.left, target, pre)?;
                 let r = self.operand(&b.right, target, pre)?;
                 Some((Prim::Builtin(info), vec![l, r]))
             }
-            Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => {
+            Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                expr,
+                ..
+            }) => {
                 let x = self.operand(expr, target, pre)?;
                 Some((Prim::Builtin(primitive("neg").unwrap()), vec![x]))
             }
             Expr::Call(c) => {
-                let Some(prim) = self.prim_of(&c.func) else { return None };
+                let Some(prim) = self.prim_of(&c.func) else {
+                    return None;
+                };
                 if let Prim::Builtin(info) = &prim {
                     if info.arity != c.args.len() {
                         self.errors.spanned(
@@ -567,7 +605,8 @@ impl Parser<'_> {
 
     fn prim_of(&mut self, func: &Expr) -> Option<Prim> {
         let Expr::Path(p) = func else {
-            self.errors.spanned(&func, "expected the name of a primitive");
+            self.errors
+                .spanned(&func, "expected the name of a primitive");
             return None;
         };
         let last = p.path.segments.last().unwrap().ident.to_string();
@@ -599,9 +638,11 @@ impl Parser<'_> {
         match e {
             Expr::Paren(p) => self.is_nested(&p.expr),
             Expr::Binary(b) => infix_primitive(&b.op.to_token_stream().to_string()).is_some(),
-            Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => {
-                !matches!(&**expr, Expr::Lit(_))
-            }
+            Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                expr,
+                ..
+            }) => !matches!(&**expr, Expr::Lit(_)),
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p) if p.path.segments.len() == 1 => {
                     let n = p.path.segments[0].ident.to_string();
@@ -628,14 +669,27 @@ impl Parser<'_> {
             self.temp_counter += 1;
             let name = Ident::new(&format!("__nested{}", self.temp_counter), e.span());
             let mut inner = Vec::new();
-            let temp = Dataview { root: name.clone(), path: vec![], span: e.span() };
+            let temp = Dataview {
+                root: name.clone(),
+                path: vec![],
+                span: e.span(),
+            };
             let (prim, args) = self.rhs(e, &temp, &mut inner)?;
             let zero = zero_like_expr(target);
-            let alloc = Binding { name: name.clone(), ty: None, value: zero };
+            let alloc = Binding {
+                name: name.clone(),
+                ty: None,
+                value: zero,
+            };
             pre.push(stmt(StmtKind::Alloc(vec![alloc]), e));
             pre.extend(inner);
             pre.push(stmt(
-                StmtKind::Instr(Instr { target: temp.clone(), op: AccOp::Add, prim, args }),
+                StmtKind::Instr(Instr {
+                    target: temp.clone(),
+                    op: AccOp::Add,
+                    prim,
+                    args,
+                }),
                 e,
             ));
             return Some(Operand::View(temp));
@@ -674,7 +728,16 @@ impl Parser<'_> {
                 }
             },
         };
-        Some(stmt(StmtKind::If { pre, post, explicit_post, then, els }, whole))
+        Some(stmt(
+            StmtKind::If {
+                pre,
+                post,
+                explicit_post,
+                then,
+                els,
+            },
+            whole,
+        ))
     }
 
     fn while_stmt(&mut self, w: &syn::ExprWhile, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
@@ -687,19 +750,27 @@ impl Parser<'_> {
             return;
         };
         if t.elems.len() != 2 {
-            self.errors.spanned(&t, "a reversible `while` takes `(precondition, postcondition)`");
+            self.errors.spanned(
+                &t,
+                "a reversible `while` takes `(precondition, postcondition)`",
+            );
             return;
         }
         let body = self.block(&w.body.stmts);
         out.push(stmt(
-            StmtKind::While { pre: t.elems[0].clone(), post: t.elems[1].clone(), body },
+            StmtKind::While {
+                pre: t.elems[0].clone(),
+                post: t.elems[1].clone(),
+                body,
+            },
             whole,
         ));
     }
 
     fn for_stmt(&mut self, f: &syn::ExprForLoop, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
         let syn::Pat::Ident(pi) = &*f.pat else {
-            self.errors.spanned(&f.pat, "the loop variable must be a plain name");
+            self.errors
+                .spanned(&f.pat, "the loop variable must be a plain name");
             return;
         };
         let Some(range) = self.range(&f.expr) else {
@@ -711,7 +782,14 @@ impl Parser<'_> {
             return;
         };
         let body = self.block(&f.body.stmts);
-        out.push(stmt(StmtKind::For { var: pi.ident.clone(), range, body }, whole));
+        out.push(stmt(
+            StmtKind::For {
+                var: pi.ident.clone(),
+                range,
+                body,
+            },
+            whole,
+        ));
     }
 
     fn range(&self, e: &Expr) -> Option<RangeSpec> {
@@ -745,7 +823,8 @@ impl Parser<'_> {
         match e {
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else {
-                    self.errors.spanned(&c.func, "expected the name of a reversible function");
+                    self.errors
+                        .spanned(&c.func, "expected the name of a reversible function");
                     return None;
                 };
                 if let Some(name) = path_ident(&c.func) {
@@ -765,7 +844,13 @@ impl Parser<'_> {
                 }
                 let args = c.args.iter().map(|a| self.call_arg(a)).collect();
                 Some(stmt(
-                    StmtKind::Call { call: Call { callee: Callee::Path(p.clone()), args }, uncall },
+                    StmtKind::Call {
+                        call: Call {
+                            callee: Callee::Path(p.clone()),
+                            args,
+                        },
+                        uncall,
+                    },
                     whole,
                 ))
             }
@@ -787,7 +872,8 @@ impl Parser<'_> {
                 ))
             }
             other => {
-                self.errors.spanned(&other, "`uncall!` takes a call: `uncall!(g(x, y))`");
+                self.errors
+                    .spanned(&other, "`uncall!` takes a call: `uncall!(g(x, y))`");
                 None
             }
         }
@@ -806,7 +892,11 @@ impl Parser<'_> {
         if c.args.len() != expected {
             self.errors.spanned(
                 &c,
-                format!("`{}` takes {expected} argument{}", op.name(), if expected == 1 { "" } else { "s" }),
+                format!(
+                    "`{}` takes {expected} argument{}",
+                    op.name(),
+                    if expected == 1 { "" } else { "s" }
+                ),
             );
             return None;
         }
@@ -817,7 +907,10 @@ impl Parser<'_> {
                 None => {
                     self.errors.spanned(
                         &a,
-                        format!("`{}` changes this argument in place: it must be a dataview", op.name()),
+                        format!(
+                            "`{}` changes this argument in place: it must be a dataview",
+                            op.name()
+                        ),
                     );
                     return None;
                 }
@@ -826,7 +919,10 @@ impl Parser<'_> {
         if n_views == 2 && args[0].same_as(&args[1]) {
             self.errors.spanned(
                 &c.args[1],
-                format!("`{}` of a variable with itself: pass two different variables", op.name()),
+                format!(
+                    "`{}` of a variable with itself: pass two different variables",
+                    op.name()
+                ),
             );
             return None;
         }
@@ -835,7 +931,10 @@ impl Parser<'_> {
             Some(match self.dataview(a) {
                 Some(v) => {
                     if args.iter().any(|t| t.same_as(&v)) {
-                        self.errors.spanned(&a, "the angle of a rotation cannot be one of the rotated variables");
+                        self.errors.spanned(
+                            &a,
+                            "the angle of a rotation cannot be one of the rotated variables",
+                        );
                         return None;
                     }
                     Operand::View(v)
@@ -866,18 +965,26 @@ impl Parser<'_> {
         out: &mut Vec<Stmt>,
         routines: &mut Vec<Vec<Stmt>>,
     ) {
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         let span = mac.path.span();
         match name.as_str() {
             "routine" => {
-                let Some(stmts) = self.macro_block(mac) else { return };
+                let Some(stmts) = self.macro_block(mac) else {
+                    return;
+                };
                 let body = self.block(&stmts);
                 routines.push(body.clone());
                 out.extend(body);
             }
             "uncompute" => {
                 if !mac.tokens.is_empty() {
-                    self.errors.spanned(&mac.tokens, "`uncompute!()` takes no arguments");
+                    self.errors
+                        .spanned(&mac.tokens, "`uncompute!()` takes no arguments");
                 }
                 match routines.pop() {
                     Some(r) => out.extend(reverse_block(&r)),
@@ -889,19 +996,25 @@ impl Parser<'_> {
                 }
             }
             "reverse" => {
-                let Some(stmts) = self.macro_block(mac) else { return };
+                let Some(stmts) = self.macro_block(mac) else {
+                    return;
+                };
                 let body = self.block(&stmts);
                 out.extend(reverse_block(&body));
             }
             "expand" => {
-                let Some(stmts) = self.macro_block(mac) else { return };
+                let Some(stmts) = self.macro_block(mac) else {
+                    return;
+                };
                 let was = std::mem::replace(&mut self.expand, true);
                 let body = self.block(&stmts);
                 self.expand = was;
                 out.extend(body);
             }
             "nocheck" => {
-                let Some(stmts) = self.macro_block(mac) else { return };
+                let Some(stmts) = self.macro_block(mac) else {
+                    return;
+                };
                 let body = self.block(&stmts);
                 out.push(stmt(StmtKind::NoCheck(body), whole));
             }
@@ -910,7 +1023,8 @@ impl Parser<'_> {
                 let e: Expr = match syn::parse2(mac.tokens.clone()) {
                     Ok(e) => e,
                     Err(_) => {
-                        self.errors.spanned(&mac.tokens, "`uncall!` takes a call: `uncall!(g(x, y))`");
+                        self.errors
+                            .spanned(&mac.tokens, "`uncall!` takes a call: `uncall!(g(x, y))`");
                         return;
                     }
                 };
@@ -972,9 +1086,9 @@ impl Parser<'_> {
     }
 
     fn dealloc(&mut self, mac: &syn::Macro, whole: &dyn ToTokens, out: &mut Vec<Stmt>) {
-        let items = match mac.parse_body_with(
-            syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
-        ) {
+        let items = match mac
+            .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        {
             Ok(a) => a,
             Err(e) => {
                 self.errors.add(e);
@@ -1023,7 +1137,8 @@ impl Parser<'_> {
             return;
         }
         if bindings.is_empty() {
-            self.errors.spanned(&mac.path, "`dealloc!` takes `name = value`");
+            self.errors
+                .spanned(&mac.path, "`dealloc!` takes `name = value`");
             return;
         }
         out.push(stmt(StmtKind::Dealloc(bindings), whole));
@@ -1036,7 +1151,11 @@ impl Parser<'_> {
 fn placeholder_bindings(pat: &syn::Pat) -> Vec<Binding> {
     match pat {
         syn::Pat::Ident(pi) => {
-            vec![Binding { name: pi.ident.clone(), ty: None, value: syn::parse_quote!(()) }]
+            vec![Binding {
+                name: pi.ident.clone(),
+                ty: None,
+                value: syn::parse_quote!(()),
+            }]
         }
         syn::Pat::Type(pt) => placeholder_bindings(&pt.pat),
         syn::Pat::Paren(pp) => placeholder_bindings(&pp.pat),
@@ -1095,9 +1214,11 @@ pub fn dataview(e: &Expr) -> Option<Dataview> {
         match cur {
             Expr::Paren(p) => cur = &p.expr,
             Expr::Group(g) => cur = &g.expr,
-            Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. }) if path.is_empty() => {
-                cur = expr
-            }
+            Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr,
+                ..
+            }) if path.is_empty() => cur = expr,
             Expr::Field(f) => {
                 path.push(Access::Field(f.member.clone()));
                 cur = &f.base;
@@ -1112,7 +1233,11 @@ pub fn dataview(e: &Expr) -> Option<Dataview> {
                     return None;
                 }
                 path.reverse();
-                return Some(Dataview { root: seg.ident.clone(), path, span });
+                return Some(Dataview {
+                    root: seg.ident.clone(),
+                    path,
+                    span,
+                });
             }
             _ => return None,
         }

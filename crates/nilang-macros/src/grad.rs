@@ -235,19 +235,24 @@ pub fn generate(f: &Function) -> TokenStream {
         .map(|(_, name, ty)| quote!(<#ty as #n::Scalars<#scalar>>::count(&*#name)))
         .collect();
 
-    // Jacobian: seed flat output `__i`, sweep, read the flat gradient row.
-    let seed_flat: TokenStream = diff
+    // The full Jacobian is the Jacobian of every output: the list of all flat scalars.
+    let all_outputs: TokenStream = diff
         .iter()
         .zip(&counts)
-        .map(|((i, name, ty), count)| {
-            let w = wrapped(*i);
+        .map(|((i, _, _), count)| {
             quote! {
-                let __len = #count;
-                if __i >= __off && __i < __off + __len {
-                    #s::seed::<#scalar, #ty>(&*#name, &mut #w, __i - __off, <#scalar as #n::Float>::one(), #name_str, #i)?;
+                for __k in 0..#count {
+                    __outputs.push(#n::Loss::elem(#i, __k));
                 }
-                __off += __len;
             }
+        })
+        .collect();
+    let pass_through: Vec<TokenStream> = names
+        .iter()
+        .zip(&roles)
+        .map(|(name, role)| match role {
+            Role::Diff(_) | Role::State => quote!(&mut *#name),
+            _ => quote!(#name),
         })
         .collect();
     let read_row: TokenStream = diff
@@ -335,22 +340,9 @@ pub fn generate(f: &Function) -> TokenStream {
         #vis fn #jac_name #impl_generics (#inputs)
             -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
         {
-            #fwd #tf_fwd(#(#forward_args),*);
-            let __n = 0usize #(+ #counts)*;
-            let mut __jac = #n::ad::Matrix::filled(__n, __n, <#scalar as #n::Float>::zero());
-            let mut __row = ::std::vec::Vec::with_capacity(__n);
-            for __i in 0..__n {
-                #prepare_sweep
-                let mut __off = 0usize;
-                #seed_flat
-                #inv #tf_inv(#(#inverse_args),*);
-                __row.clear();
-                #read_row
-                for (__j, __v) in __row.iter().enumerate() {
-                    __jac.set(__i, __j, *__v);
-                }
-            }
-            ::core::result::Result::Ok(__jac)
+            let mut __outputs = ::std::vec::Vec::new();
+            #all_outputs
+            #jac_of_name #tf_fwd(&__outputs, #(#pass_through),*)
         }
 
         #[doc = #jac_of_doc]

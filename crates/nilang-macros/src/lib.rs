@@ -17,7 +17,9 @@ use quote::{format_ident, quote};
 /// `#[i] fn f(…) { … }` generates `f` (the forward program) and `f_inv` (its inverse), with the
 /// same signature. Options: `#[i(nocheck)]` turns the runtime reversibility checks off,
 /// `#[i(inverse = name)]` names the inverse, `#[i(expand)]` expands nested right-hand sides
-/// into ancillas. The statements of the language are listed in the `nilang` crate's README.
+/// into ancillas, `#[i(unchecked = name)]` also generates `name`, the same program with the
+/// checks off (its calls still call the checked callees), `#[i(nograd)]` skips the gradient
+/// functions. The statements of the language are listed in the `nilang` crate's README.
 #[proc_macro_attribute]
 pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
     let attr = TokenStream2::from(attr);
@@ -58,13 +60,22 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     let (attrs, vis, sig) = (f.attrs.clone(), f.vis.clone(), f.sig.clone());
     match parse_function(options, f) {
         Ok(ir) => {
-            let code = codegen::generate(&ir);
-            let grads = if options.nograd {
-                TokenStream2::new()
-            } else {
-                grad::generate(&ir)
-            };
-            quote!(#code #grads)
+            let mut out = with_gradients(options, &ir);
+            if let Some(name) = &options.unchecked {
+                // The same IR with checks off, under another name: one source, two programs.
+                let mut twin = ir.clone();
+                twin.checked = false;
+                twin.inverse_name = format_ident!("{}_inv", name);
+                twin.sig.ident = name.clone();
+                twin.attrs.retain(|a| !a.path().is_ident("doc"));
+                let doc = format!(
+                    "[`{}`] with the runtime reversibility checks off.",
+                    ir.sig.ident
+                );
+                twin.attrs.push(syn::parse_quote!(#[doc = #doc]));
+                out.extend(with_gradients(options, &twin));
+            }
+            out
         }
         Err(e) => {
             let errors = e.to_compile_error();
@@ -72,6 +83,17 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
             quote!(#errors #stubs)
         }
     }
+}
+
+/// The forward and inverse functions, and the gradient functions unless `nograd`.
+fn with_gradients(options: &Options, ir: &nilang_ir::Function) -> TokenStream2 {
+    let code = codegen::generate(ir);
+    let grads = if options.nograd {
+        TokenStream2::new()
+    } else {
+        grad::generate(ir)
+    };
+    quote!(#code #grads)
 }
 
 fn method(options: &Options, m: syn::ImplItemFn) -> TokenStream2 {

@@ -118,7 +118,7 @@ pub fn iexp<T: Real>(out: &mut T, x: &mut T, atol: f64) {
 /// largest term). Measured for `ν = 0…5`: at most `2e-9` for `|z| ≤ 2`, `1e-8` for `|z| ≤ 4`,
 /// `4e-6` for `|z| ≤ 8`. This is why the paper stops at `1e-8` and also stops when the dirty
 /// ancilla `anc4` grows past it.
-#[i]
+#[i(unchecked = ibesselj_nocheck)]
 pub fn ibesselj<T: Real>(out: &mut T, nu: i64, z: &mut T) {
     let k = 0i64;
     let fact_nu = 0i64;
@@ -161,64 +161,6 @@ pub fn ibesselj<T: Real>(out: &mut T, nu: i64, z: &mut T) {
     );
     dealloc!(out_anc = T::zero(), anc1 = T::zero(), anc2 = T::zero());
     dealloc!(anc3 = T::zero(), anc4 = T::zero(), anc5 = T::zero());
-}
-
-/// [`ibesselj`] with the runtime reversibility checks off (`#[i(nocheck)]`, the papers'
-/// `@invcheckoff`): the same program, for speed once the checked version is trusted.
-#[i(nocheck)]
-pub fn ibesselj_nocheck<T: Real>(out: &mut T, nu: i64, z: &mut T) {
-    let k = 0i64;
-    let fact_nu = 0i64;
-    let halfz = T::zero();
-    let halfz_power_nu = T::zero();
-    let halfz_power_2 = T::zero();
-    let out_anc = T::zero();
-    let anc1 = T::zero();
-    let anc2 = T::zero();
-    let anc3 = T::zero();
-    let anc4 = T::zero();
-    let anc5 = T::zero();
-    routine! {
-        halfz += z / 2.0;
-        halfz_power_nu += pow(halfz, nu);
-        halfz_power_2 += pow(halfz, 2);
-        ifactorial_nocheck(fact_nu, nu);
-        anc1 += halfz_power_nu / fact_nu;
-        out_anc += anc1;
-        while (anc1.val().abs() > 1e-8 && anc4.val().abs() < 1e-8, k != 0) {
-            inc(k);
-            routine! {
-                anc5 += k;
-                anc5 += nu;
-                anc2 -= k * anc5;
-                anc3 += halfz_power_2 / anc2;
-            }
-            imul(anc1, anc3, anc4);
-            out_anc += anc1;
-            uncompute!();
-        }
-    }
-    out += out_anc;
-    uncompute!();
-    dealloc!(k = 0, fact_nu = 0);
-    dealloc!(
-        halfz = T::zero(),
-        halfz_power_nu = T::zero(),
-        halfz_power_2 = T::zero()
-    );
-    dealloc!(out_anc = T::zero(), anc1 = T::zero(), anc2 = T::zero());
-    dealloc!(anc3 = T::zero(), anc4 = T::zero(), anc5 = T::zero());
-}
-
-/// [`ifactorial`] without runtime checks (used by [`ibesselj_nocheck`]).
-#[i(nocheck)]
-pub fn ifactorial_nocheck(out: &mut i64, n: i64) {
-    let anc = 0i64;
-    out += 1;
-    for i in 1..=n {
-        imul_int(out, i, anc);
-    }
-    dealloc!(anc = 0);
 }
 
 /// The plain (irreversible) Rust series for `J_ν(z)` that [`ibesselj`] computes: the paper's
