@@ -29,9 +29,15 @@ unsafe impl GlobalAlloc for Counting {
 static A: Counting = Counting;
 
 fn measure(name: &str, f: impl Fn() -> Vec<f64>) -> f64 {
-    let (a0, b0) = (ALLOCS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
+    let (a0, b0) = (
+        ALLOCS.load(Ordering::Relaxed),
+        BYTES.load(Ordering::Relaxed),
+    );
     std::hint::black_box(f());
-    let (allocs, bytes) = (ALLOCS.load(Ordering::Relaxed) - a0, BYTES.load(Ordering::Relaxed) - b0);
+    let (allocs, bytes) = (
+        ALLOCS.load(Ordering::Relaxed) - a0,
+        BYTES.load(Ordering::Relaxed) - b0,
+    );
     let mut samples: Vec<f64> = (0..31)
         .map(|_| {
             let t = Instant::now();
@@ -43,7 +49,11 @@ fn measure(name: &str, f: impl Fn() -> Vec<f64>) -> f64 {
         .collect();
     samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let median = samples[15];
-    println!("{name:<34} {:>9.2} µs   {allocs:>5} allocations  {:>8.1} KiB", median * 1e6, bytes as f64 / 1024.0);
+    println!(
+        "{name:<34} {:>9.2} µs   {allocs:>5} allocations  {:>8.1} KiB",
+        median * 1e6,
+        bytes as f64 / 1024.0
+    );
     median
 }
 
@@ -52,12 +62,29 @@ fn main() -> candle_core::Result<()> {
     let x = Var::from_tensor(&Tensor::new(data.as_slice(), &Device::Cpu)?)?;
     println!("gradient of norm(x), x of length 1000 (forward + backward):");
     let theirs = measure("candle autograd of sqrt(sum(x²))", || {
-        let y = x.as_tensor().sqr().unwrap().sum_all().unwrap().sqrt().unwrap();
-        y.backward().unwrap().get(&x).unwrap().to_vec1::<f64>().unwrap()
+        let y = x
+            .as_tensor()
+            .sqr()
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .sqrt()
+            .unwrap();
+        y.backward()
+            .unwrap()
+            .get(&x)
+            .unwrap()
+            .to_vec1::<f64>()
+            .unwrap()
     });
     let ours = measure("nilang backward rule (custom op)", || {
         let y = nilang_candle::norm(x.as_tensor()).unwrap();
-        y.backward().unwrap().get(&x).unwrap().to_vec1::<f64>().unwrap()
+        y.backward()
+            .unwrap()
+            .get(&x)
+            .unwrap()
+            .to_vec1::<f64>()
+            .unwrap()
     });
     println!("speed-up: {:.2}×", theirs / ours);
     Ok(())

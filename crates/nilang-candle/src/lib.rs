@@ -37,12 +37,16 @@ fn values(storage: &CpuStorage, layout: &Layout) -> Result<Vec<f64>> {
     let offset = layout.start_offset();
     let n = layout.shape().elem_count();
     if !layout.is_contiguous() {
-        return Err(Error::Msg("nilang_candle::norm needs a contiguous tensor".into()));
+        return Err(Error::Msg(
+            "nilang_candle::norm needs a contiguous tensor".into(),
+        ));
     }
     match storage {
         CpuStorage::F64(v) => Ok(v[offset..offset + n].to_vec()),
         CpuStorage::F32(v) => Ok(v[offset..offset + n].iter().map(|&x| x as f64).collect()),
-        _ => Err(Error::Msg("nilang_candle::norm supports f32 and f64 tensors".into())),
+        _ => Err(Error::Msg(
+            "nilang_candle::norm supports f32 and f64 tensors".into(),
+        )),
     }
 }
 
@@ -62,15 +66,22 @@ impl CustomOp1 for Norm {
     }
 
     fn bwd(&self, arg: &Tensor, res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
-        let x = arg.flatten_all()?.to_dtype(candle_core::DType::F64)?.to_vec1::<f64>()?;
+        let x = arg
+            .flatten_all()?
+            .to_dtype(candle_core::DType::F64)?
+            .to_vec1::<f64>()?;
         let out = res.to_dtype(candle_core::DType::F64)?.to_scalar::<f64>()?;
-        let dy = grad_res.to_dtype(candle_core::DType::F64)?.to_scalar::<f64>()?;
+        let dy = grad_res
+            .to_dtype(candle_core::DType::F64)?
+            .to_scalar::<f64>()?;
         let mut gout = GVar::with_grad(out, dy);
         let mut gout2 = GVar::new(out * out);
         let mut gx: Vec<GVar<f64>> = x.iter().map(|&v| GVar::new(v)).collect();
         r_norm_inv(&mut gout, &mut gout2, &mut gx);
         let g: Vec<f64> = gx.iter().map(|v| v.g).collect();
-        Tensor::from_vec(g, arg.shape(), arg.device())?.to_dtype(arg.dtype()).map(Some)
+        Tensor::from_vec(g, arg.shape(), arg.device())?
+            .to_dtype(arg.dtype())
+            .map(Some)
     }
 }
 

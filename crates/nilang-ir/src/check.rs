@@ -68,7 +68,9 @@ impl Scope {
                 (p.name.to_string(), kind, p.name.span())
             })
             .collect();
-        Scope { frames: vec![params] }
+        Scope {
+            frames: vec![params],
+        }
     }
 
     /// Opens a block.
@@ -83,14 +85,20 @@ impl Scope {
 
     /// Declares a name in the innermost block.
     pub fn declare(&mut self, name: &Ident, kind: VarKind) {
-        self.frames.last_mut().expect("a frame").push((name.to_string(), kind, name.span()));
+        self.frames
+            .last_mut()
+            .expect("a frame")
+            .push((name.to_string(), kind, name.span()));
     }
 
     /// Removes an ancilla from the innermost block; false when it is not there.
     pub fn remove_ancilla(&mut self, name: &Ident) -> bool {
         let frame = self.frames.last_mut().expect("a frame");
         let key = name.to_string();
-        match frame.iter().rposition(|(n, k, _)| *n == key && *k == VarKind::Ancilla) {
+        match frame
+            .iter()
+            .rposition(|(n, k, _)| *n == key && *k == VarKind::Ancilla)
+        {
             Some(i) => {
                 frame.remove(i);
                 true
@@ -116,7 +124,10 @@ impl Scope {
 pub fn check_function(f: &Function) -> syn::Result<()> {
     let mut errors = Errors::default();
     let mut scope = Scope::for_function(f);
-    let mut checker = Checker { errors: &mut errors, dead: Vec::new() };
+    let mut checker = Checker {
+        errors: &mut errors,
+        dead: Vec::new(),
+    };
     checker.block(&f.body, &mut scope);
     errors.finish(())
 }
@@ -177,7 +188,11 @@ impl Checker<'_> {
         if !kind.map(VarKind::writable).unwrap_or(false) {
             self.errors.push(
                 v.span,
-                format!("{what} cannot change `{}`: {}", v.text(), describe(kind, &v.root)),
+                format!(
+                    "{what} cannot change `{}`: {}",
+                    v.text(),
+                    describe(kind, &v.root)
+                ),
             );
         }
     }
@@ -205,11 +220,13 @@ impl Checker<'_> {
                             ),
                         );
                     }
-                    if scope.lookup(&v.root).is_none() && self.dead.contains(&v.root.to_string())
-                    {
+                    if scope.lookup(&v.root).is_none() && self.dead.contains(&v.root.to_string()) {
                         self.errors.push(
                             v.span,
-                            format!("ancilla `{}` was deallocated before this instruction", v.root),
+                            format!(
+                                "ancilla `{}` was deallocated before this instruction",
+                                v.root
+                            ),
                         );
                     }
                 }

@@ -35,14 +35,21 @@ pub use parse::Options;
 
 /// Is this attribute the `#[i]` attribute (`#[i]`, `#[i(...)]`, `#[nilang::i]`)?
 pub fn is_reversible_attr(attr: &syn::Attribute) -> bool {
-    attr.path().segments.last().map(|s| s.ident == "i").unwrap_or(false)
+    attr.path()
+        .segments
+        .last()
+        .map(|s| s.ident == "i")
+        .unwrap_or(false)
 }
 
 fn options_of(attr: &syn::Attribute) -> syn::Result<Options> {
     match &attr.meta {
         syn::Meta::Path(_) => Ok(Options::default()),
         syn::Meta::List(l) => Options::parse(l.tokens.clone()),
-        syn::Meta::NameValue(nv) => Err(syn::Error::new_spanned(nv, "write `#[i]` or `#[i(options)]`")),
+        syn::Meta::NameValue(nv) => Err(syn::Error::new_spanned(
+            nv,
+            "write `#[i]` or `#[i(options)]`",
+        )),
     }
 }
 
@@ -105,10 +112,18 @@ fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut parse::Err
 pub fn expand_source(src: &str) -> Result<String, String> {
     let functions = parse_file(src).map_err(|e| {
         let start = e.span().start();
-        format!("error at line {}, column {}: {e}", start.line, start.column + 1)
+        format!(
+            "error at line {}, column {}: {e}",
+            start.line,
+            start.column + 1
+        )
     })?;
     if functions.is_empty() {
         return Err("no reversible function (marked `#[i]`) in this file".to_string());
     }
-    Ok(functions.iter().map(print::function_text).collect::<Vec<_>>().join("\n"))
+    Ok(functions
+        .iter()
+        .map(print::function_text)
+        .collect::<Vec<_>>()
+        .join("\n"))
 }

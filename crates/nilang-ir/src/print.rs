@@ -27,12 +27,19 @@ fn write_tokens(ts: TokenStream, out: &mut String) {
             TokenTree::Punct(p) if matches!(p.as_char(), '.' | ',' | ';' | ':' | '?')
         ) || matches!(&tt, TokenTree::Group(g) if matches!(g.delimiter(), Delimiter::Parenthesis | Delimiter::Bracket)
                 && prev.as_deref().map(|p| p.chars().last().map(|c| c.is_alphanumeric() || c == '_' || c == ')' || c == ']' || c == '>' || c == '!').unwrap_or(false)).unwrap_or(false));
-        let after_tight = matches!(prev.as_deref(), Some(".") | Some("&") | Some("!") | Some("::"))
-            || prev_joint
+        let after_tight = matches!(
+            prev.as_deref(),
+            Some(".") | Some("&") | Some("!") | Some("::")
+        ) || prev_joint
             || matches!(prev.as_deref(), Some("-") if out.ends_with("(-") || out.ends_with(", -") || out.ends_with("= -"));
         let is_colon_colon = matches!(&tt, TokenTree::Punct(p) if p.as_char() == ':' )
             && prev.as_deref() == Some(":");
-        if !out.is_empty() && !tight_before && !after_tight && !is_colon_colon && !out.ends_with(['(', '[', ' ']) {
+        if !out.is_empty()
+            && !tight_before
+            && !after_tight
+            && !is_colon_colon
+            && !out.ends_with(['(', '[', ' '])
+        {
             out.push(' ');
         }
         if is_colon_colon && out.ends_with(' ') {
@@ -75,7 +82,9 @@ fn write_tokens(ts: TokenStream, out: &mut String) {
 
 /// Source text of an expression.
 pub fn expr_text(e: &syn::Expr) -> String {
-    pretty_stmt_text(&quote!(#e;)).map(|t| t.trim_end_matches(';').to_string()).unwrap_or_else(|| tokens_text(&e.to_token_stream()))
+    pretty_stmt_text(&quote!(#e;))
+        .map(|t| t.trim_end_matches(';').to_string())
+        .unwrap_or_else(|| tokens_text(&e.to_token_stream()))
 }
 
 /// One statement's tokens formatted by `prettyplease`, on one line; `None` if they do not parse.
@@ -90,7 +99,11 @@ pub fn pretty_stmt_text(ts: &TokenStream) -> Option<String> {
 
 /// One-line text of a statement (for compound statements, their header only).
 pub fn header_text(kind: &StmtKind) -> String {
-    let s = Stmt { kind: kind.clone(), span: proc_macro2::Span::call_site(), source: String::new() };
+    let s = Stmt {
+        kind: kind.clone(),
+        span: proc_macro2::Span::call_site(),
+        source: String::new(),
+    };
     match kind {
         StmtKind::If { pre, post, .. } => {
             format!("if ({}, {}) {{ … }}", expr_text(pre), expr_text(post))
@@ -134,8 +147,18 @@ fn operand_tokens(o: &Operand) -> TokenStream {
 
 /// The `for` range in the surface syntax.
 pub fn range_tokens(r: &RangeSpec) -> TokenStream {
-    let RangeSpec { start, end, inclusive, step, rev } = r;
-    let range = if *inclusive { quote!(#start..=#end) } else { quote!(#start..#end) };
+    let RangeSpec {
+        start,
+        end,
+        inclusive,
+        step,
+        rev,
+    } = r;
+    let range = if *inclusive {
+        quote!(#start..=#end)
+    } else {
+        quote!(#start..#end)
+    };
     if step.is_none() && !rev {
         return range;
     }
@@ -215,9 +238,19 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
                 .collect();
             quote!(dealloc!(#(#parts),*);)
         }
-        StmtKind::If { pre, post, explicit_post, then, els } => {
+        StmtKind::If {
+            pre,
+            post,
+            explicit_post,
+            then,
+            els,
+        } => {
             let then = block_tokens(then);
-            let cond = if *explicit_post { quote!((#pre, #post)) } else { quote!(#pre) };
+            let cond = if *explicit_post {
+                quote!((#pre, #post))
+            } else {
+                quote!(#pre)
+            };
             if els.is_empty() {
                 quote!(if #cond { #then })
             } else if els.len() == 1 && matches!(els[0].kind, StmtKind::If { .. }) {
@@ -249,7 +282,11 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
                 .collect();
             let c = match &call.callee {
                 Callee::Path(p) => quote!(#p(#(#args),*)),
-                Callee::Method { receiver, method, turbofish } => {
+                Callee::Method {
+                    receiver,
+                    method,
+                    turbofish,
+                } => {
                     let tf = turbofish.as_ref().map(|t| quote!(::#t));
                     quote!(#receiver.#method #tf(#(#args),*))
                 }
@@ -260,7 +297,12 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
                 quote!(#c;)
             }
         }
-        StmtKind::Stack { stack, value, push, copy } => {
+        StmtKind::Stack {
+            stack,
+            value,
+            push,
+            copy,
+        } => {
             let name = match (push, copy) {
                 (true, false) => "push",
                 (false, false) => "pop",
@@ -286,7 +328,11 @@ pub fn block_tokens(stmts: &[Stmt]) -> TokenStream {
 
 /// The forward and inverse programs of a function, as formatted text in the language's syntax.
 pub fn function_text(f: &Function) -> String {
-    let attrs = if f.checked { quote!(#[i]) } else { quote!(#[i(nocheck)]) };
+    let attrs = if f.checked {
+        quote!(#[i])
+    } else {
+        quote!(#[i(nocheck)])
+    };
     let vis = &f.vis;
     let sig = &f.sig;
     let mut inv_sig = f.sig.clone();

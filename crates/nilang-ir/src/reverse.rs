@@ -13,7 +13,10 @@ pub fn reverse_block(stmts: &[Stmt]) -> Vec<Stmt> {
 /// The inverse of one statement (the papers' table of reversible statements).
 pub fn reverse_stmt(s: &Stmt) -> Stmt {
     let kind = match &s.kind {
-        StmtKind::Instr(i) => StmtKind::Instr(Instr { op: i.op.inverse(), ..i.clone() }),
+        StmtKind::Instr(i) => StmtKind::Instr(Instr {
+            op: i.op.inverse(),
+            ..i.clone()
+        }),
         StmtKind::XorExpr { .. } | StmtKind::Safe(_) => s.kind.clone(),
         StmtKind::Builtin { op, args, operand } => StmtKind::Builtin {
             op: op.inverse(),
@@ -22,7 +25,13 @@ pub fn reverse_stmt(s: &Stmt) -> Stmt {
         },
         StmtKind::Alloc(b) => StmtKind::Dealloc(b.iter().rev().cloned().collect()),
         StmtKind::Dealloc(b) => StmtKind::Alloc(b.iter().rev().cloned().collect()),
-        StmtKind::If { pre, post, explicit_post, then, els } => StmtKind::If {
+        StmtKind::If {
+            pre,
+            post,
+            explicit_post,
+            then,
+            els,
+        } => StmtKind::If {
             pre: post.clone(),
             post: pre.clone(),
             explicit_post: *explicit_post,
@@ -36,11 +45,22 @@ pub fn reverse_stmt(s: &Stmt) -> Stmt {
         },
         StmtKind::For { var, range, body } => StmtKind::For {
             var: var.clone(),
-            range: RangeSpec { rev: !range.rev, ..range.clone() },
+            range: RangeSpec {
+                rev: !range.rev,
+                ..range.clone()
+            },
             body: reverse_block(body),
         },
-        StmtKind::Call { call, uncall } => StmtKind::Call { call: call.clone(), uncall: !uncall },
-        StmtKind::Stack { stack, value, push, copy } => StmtKind::Stack {
+        StmtKind::Call { call, uncall } => StmtKind::Call {
+            call: call.clone(),
+            uncall: !uncall,
+        },
+        StmtKind::Stack {
+            stack,
+            value,
+            push,
+            copy,
+        } => StmtKind::Stack {
             stack: stack.clone(),
             value: value.clone(),
             push: !push,
@@ -49,5 +69,9 @@ pub fn reverse_stmt(s: &Stmt) -> Stmt {
         StmtKind::NoCheck(body) => StmtKind::NoCheck(reverse_block(body)),
     };
     let source = crate::print::header_text(&kind);
-    Stmt { kind, span: s.span, source }
+    Stmt {
+        kind,
+        span: s.span,
+        source,
+    }
 }

@@ -49,7 +49,11 @@ impl Check for f64 {
 
 impl Check for f32 {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
-        close(*self as f64, *other as f64, tol.max(f32::EPSILON as f64 * 8.0))
+        close(
+            *self as f64,
+            *other as f64,
+            tol.max(f32::EPSILON as f64 * 8.0),
+        )
     }
 }
 
@@ -193,13 +197,7 @@ pub struct Site {
 /// Reports a failed check: records it for [`catch`] and panics with its message.
 #[cold]
 #[inline(never)]
-pub fn fail(
-    site: &Site,
-    kind: CheckKind,
-    variable: &str,
-    expected: String,
-    found: String,
-) -> ! {
+pub fn fail(site: &Site, kind: CheckKind, variable: &str, expected: String, found: String) -> ! {
     let err = ReversibilityError {
         kind,
         function: site.function,

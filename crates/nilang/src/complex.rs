@@ -175,4 +175,6 @@ macro_rules! complex_accepts_real_constant {
     )*};
 }
 
-complex_accepts_real_constant!(f64, f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+complex_accepts_real_constant!(
+    f64, f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);

@@ -32,7 +32,10 @@ impl<T: Float> Dual<T> {
     /// Applies a function with known value and derivative at `re` (the chain rule).
     #[inline(always)]
     fn chain(self, value: T, derivative: T) -> Self {
-        Dual { re: value, eps: self.eps * derivative }
+        Dual {
+            re: value,
+            eps: self.eps * derivative,
+        }
     }
 }
 
@@ -59,7 +62,10 @@ impl<T: Float, const N: usize> DualN<T, N> {
 
     /// A constant (zero tangents).
     pub fn constant(re: T) -> Self {
-        DualN { re, eps: [T::zero(); N] }
+        DualN {
+            re,
+            eps: [T::zero(); N],
+        }
     }
 
     /// A variable whose `k`-th tangent is one.
@@ -73,7 +79,10 @@ impl<T: Float, const N: usize> DualN<T, N> {
 
     #[inline(always)]
     fn chain(self, value: T, derivative: T) -> Self {
-        DualN { re: value, eps: self.eps.map(|e| e * derivative) }
+        DualN {
+            re: value,
+            eps: self.eps.map(|e| e * derivative),
+        }
     }
 }
 

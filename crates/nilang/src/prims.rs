@@ -136,6 +136,10 @@ fn pow_partials<T: Float>(a: T, b: T) -> (T, T) {
     };
     let value = pow_value(a, b);
     // ∂/∂b aᵇ = aᵇ ln a; zero where aᵇ is zero (the limit), undefined for a < 0.
-    let db = if value.to_f64() == 0.0 { T::zero() } else { value * a.ln() };
+    let db = if value.to_f64() == 0.0 {
+        T::zero()
+    } else {
+        value * a.ln()
+    };
     (da, db)
 }

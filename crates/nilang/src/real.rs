@@ -69,8 +69,16 @@ pub trait Real:
     }
 }
 
-impl<T: Float + Check + Accepts<T> + Accepts<f64> + Accepts<f32> + Accepts<i32> + Accepts<i64> + Accepts<usize>> Real
-    for T
+impl<
+        T: Float
+            + Check
+            + Accepts<T>
+            + Accepts<f64>
+            + Accepts<f32>
+            + Accepts<i32>
+            + Accepts<i64>
+            + Accepts<usize>,
+    > Real for T
 {
     #[inline(always)]
     fn val(&self) -> f64 {

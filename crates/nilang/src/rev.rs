@@ -49,7 +49,10 @@ impl<F, G> Rev<F, G> {
 
     /// The same pair with the directions exchanged (the papers' `~f`).
     pub fn inverted(self) -> Rev<G, F> {
-        Rev { forward: self.inverse, inverse: self.forward }
+        Rev {
+            forward: self.inverse,
+            inverse: self.forward,
+        }
     }
 }
 

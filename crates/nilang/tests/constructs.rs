@@ -135,7 +135,16 @@ fn loops_round_trip() {
     let mut y = vec![0.0; 5];
     let mut x = 4.0;
     looping(&mut y, &mut x, 5);
-    assert_eq!(y, vec![8.0 + 2.0 + 1.0 + 1.0, 8.0 + 2.0 + 2.0, 8.0 + 2.0 + 1.0 + 3.0, 8.0 + 2.0 + 4.0, 8.0 + 2.0 + 1.0 + 5.0]);
+    assert_eq!(
+        y,
+        vec![
+            8.0 + 2.0 + 1.0 + 1.0,
+            8.0 + 2.0 + 2.0,
+            8.0 + 2.0 + 1.0 + 3.0,
+            8.0 + 2.0 + 4.0,
+            8.0 + 2.0 + 1.0 + 5.0
+        ]
+    );
     looping_inv(&mut y, &mut x, 5);
     assert_eq!(y, vec![0.0; 5]);
 }
@@ -251,7 +260,10 @@ fn constant_arithmetic(y: &mut f64, x: &mut f64, prior: &Prior, n: usize) {
 
 #[test]
 fn arithmetic_on_read_only_values_is_a_constant_operand() {
-    let p = Prior { sign: -1.0, gamma: 4.0 };
+    let p = Prior {
+        sign: -1.0,
+        gamma: 4.0,
+    };
     let (mut y, mut x) = (0.0, 3.0);
     constant_arithmetic(&mut y, &mut x, &p, 5);
     assert_eq!(y, -6.0 + 4.0);
