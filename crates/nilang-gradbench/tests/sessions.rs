@@ -341,6 +341,40 @@ fn det_session() {
 }
 
 #[test]
+fn lstm_session() {
+    // l = 1, c = 3, b = 2: one layer of two cells over a three-character one-hot sequence
+    let input = json!({
+        "main_params": [[0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.7, -0.8], [0.05, 0.1, -0.15, 0.2, 0.0, 0.3, -0.1, 0.25]],
+        "extra_params": [[0.9, -1.1], [1.2, 0.8], [-0.3, 0.4]],
+        "state": [[0.2, -0.4], [0.1, 0.3]],
+        "sequence": [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]],
+        "min_runs": 2, "min_seconds": 0
+    });
+    let out = replay(
+        "lstm",
+        &[("objective", input.clone()), ("jacobian", input.clone())],
+    );
+    let inp: nilang_gradbench::evals::lstm::Input = serde_json::from_value(input).unwrap();
+    let p = nilang_gradbench::evals::lstm::Problem::from_input(&inp).unwrap();
+    assert!(
+        close(&out[0], p.reference(&p.main, &p.extra), 1e-14),
+        "{}",
+        out[0]
+    );
+    // main (2 × 8) then extra (3 × 2), rows adjacent
+    let g = out[1].as_array().unwrap();
+    assert_eq!(g.len(), 16 + 6);
+    let direct = p.gradient().unwrap();
+    assert!(all_close(&out[1], &direct, 1e-15));
+    // the output bias b_out[i] enters y[i] once per step: ∂L/∂b_out = Σ_t (softmax₊₂(y_t) − gold_t) / (c − 1)b
+    let sum_gold_minus: f64 = g[20].as_f64().unwrap() + g[21].as_f64().unwrap();
+    assert!(
+        sum_gold_minus < 0.0,
+        "the +2 in the LSE makes Σ softmax < 1: {sum_gold_minus}"
+    );
+}
+
+#[test]
 fn malformed_messages_are_answered_and_the_tool_keeps_running() {
     let mut tool = Tool::spawn();
     let ok = json!({"id": 0, "kind": "start"});
@@ -401,6 +435,16 @@ fn malformed_messages_are_answered_and_the_tool_keeps_running() {
         ),
         ("det", "primal", json!({"A": [1.0, 2.0, 3.0], "ell": 2})),
         ("det", "gradient", json!({"A": [1.0], "ell": 0})),
+        (
+            "lstm",
+            "objective",
+            json!({"main_params": vec![vec![0.0; 8]], "extra_params": vec![vec![0.0; 2]; 3], "state": vec![vec![0.0; 2]; 2], "sequence": vec![vec![1.0, 0.0]; 3]}),
+        ),
+        (
+            "lstm",
+            "jacobian",
+            json!({"main_params": vec![vec![0.0; 8]; 2], "extra_params": vec![vec![0.0; 2]; 3], "state": vec![vec![0.0; 2]; 2], "sequence": vec![vec![1.0, 0.0]]}),
+        ),
     ];
     for (i, (module, function, input)) in bad.iter().enumerate() {
         let id = 100 + i;

@@ -16,9 +16,10 @@ pub mod hello;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
+pub mod lstm;
 
 /// The modules (GradBench eval names) this tool defines.
-pub const MODULES: &[&str] = &["hello", "lse", "llsq", "gmm", "ba", "kmeans", "det"];
+pub const MODULES: &[&str] = &["hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm"];
 
 /// Evaluates `function` of `module` on `input`: the output and one timing per run.
 pub fn evaluate(
@@ -34,6 +35,7 @@ pub fn evaluate(
         "ba" => ba::evaluate(function, input),
         "kmeans" => kmeans::evaluate(function, input),
         "det" => det::evaluate(function, input),
+        "lstm" => lstm::evaluate(function, input),
         _ => Err(format!(
             "module `{module}` is not implemented by nilang (implemented: {})",
             MODULES.join(", ")

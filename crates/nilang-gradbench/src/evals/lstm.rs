@@ -1,0 +1,363 @@
+//! `lstm`: ADBench's LSTM loss (diagonal weight matrices) and its gradient with respect to the
+//! main and extra parameters.
+//!
+//! `l` layers of `b` cells, a sequence of `c` one-hot characters of `b` bits. Per step `t` the
+//! input `x = seq[t] ⊙ w_in` runs through the layers (each cell: gates
+//! `f = σ(x·w_f + b_f)`, `i = σ(h·w_i + b_i)`, `o = σ(x·w_o + b_o)`, `g = tanh(h·w_c + b_c)`,
+//! then `c ← c·f + i·g`, `h ← o·tanh c`; a layer's new `h` is the next layer's input); the
+//! prediction `y = h_last ⊙ w_out + b_out` is normalised by ADBench's `log(Σ exp y + 2)` and
+//! scored against `seq[t + 1]`. The loss is `−Σ ygold·ynorm / ((c − 1)·b)`.
+//!
+//! The reversible program keeps the whole state history: `hist` holds `(h, c)` of every layer
+//! at every step (the initial state at step 0), `xs` every layer's input at every step, so each
+//! state update is an accumulation into a fresh zero slot (`c_{t+1} += c_t·f + i·g`). The four
+//! gates of a cell are ancillas computed, used and uncomputed; the prediction and its
+//! LogSumExp are computed, scored into the loss and uncomputed per step. The gradient is the
+//! generated `lstm_objective_grad` (the inverse program walks the steps backwards).
+
+use super::{decode, flatten, timed, unknown_function};
+use crate::runs::Timing;
+use nilang::{i, Loss, Real};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Sizes of an LSTM problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims {
+    /// Layers.
+    pub l: usize,
+    /// Characters in the sequence.
+    pub c: usize,
+    /// Bits per character (cells per layer).
+    pub b: usize,
+}
+
+impl Dims {
+    /// Index of `h` of cell `i` of layer `j` at step `t` in the state history (`c` at `+ b`).
+    #[inline(always)]
+    pub fn h(&self, t: usize, j: usize, i: usize) -> usize {
+        (t * self.l + j) * 2 * self.b + i
+    }
+
+    /// Index of the input of cell `i` of layer `j` at step `t`.
+    #[inline(always)]
+    pub fn x(&self, t: usize, j: usize, i: usize) -> usize {
+        (t * self.l + j) * self.b + i
+    }
+
+    /// Length of the state history (`c` steps of `l` layers of `2b` values).
+    pub fn hist_len(&self) -> usize {
+        self.c * self.l * 2 * self.b
+    }
+
+    /// `1 / ((c − 1)·b)`, the loss normalisation.
+    pub fn scale(&self) -> f64 {
+        1.0 / ((self.c - 1) * self.b) as f64
+    }
+
+    /// Length of the input history.
+    pub fn xs_len(&self) -> usize {
+        (self.c - 1) * self.l * self.b
+    }
+}
+
+/// One cell update: `c_{t+1} += c_t·f + i·g`, `h_{t+1} += o·tanh(c_{t+1})` for cell `i` of
+/// layer `j` (the new slots must hold zero).
+#[i(nocheck)]
+pub fn lstm_cell<T: Real>(
+    hist: &mut [T],
+    xs: &mut [T],
+    main: &mut [T],
+    t: usize,
+    j: usize,
+    i: usize,
+    dims: Dims,
+) {
+    let (zf, zi, zo, zc) = (T::zero(), T::zero(), T::zero(), T::zero());
+    let (fg, ig, og, cg, tc) = (T::zero(), T::zero(), T::zero(), T::zero(), T::zero());
+    routine! {
+        zf += xs[dims.x(t, j, i)] * main[8 * dims.b * j + i];
+        zf += main[8 * dims.b * j + 4 * dims.b + i];
+        fg += sigmoid(zf);
+        zi += hist[dims.h(t, j, i)] * main[8 * dims.b * j + dims.b + i];
+        zi += main[8 * dims.b * j + 5 * dims.b + i];
+        ig += sigmoid(zi);
+        zo += xs[dims.x(t, j, i)] * main[8 * dims.b * j + 2 * dims.b + i];
+        zo += main[8 * dims.b * j + 6 * dims.b + i];
+        og += sigmoid(zo);
+        zc += hist[dims.h(t, j, i)] * main[8 * dims.b * j + 3 * dims.b + i];
+        zc += main[8 * dims.b * j + 7 * dims.b + i];
+        cg += tanh(zc);
+    }
+    hist[dims.h(t + 1, j, i) + dims.b] += hist[dims.h(t, j, i) + dims.b] * fg;
+    hist[dims.h(t + 1, j, i) + dims.b] += ig * cg;
+    tc += tanh(hist[dims.h(t + 1, j, i) + dims.b]);
+    hist[dims.h(t + 1, j, i)] += og * tc;
+    tc -= tanh(hist[dims.h(t + 1, j, i) + dims.b]);
+    uncompute!();
+    dealloc!(
+        zf = T::zero(),
+        zi = T::zero(),
+        zo = T::zero(),
+        zc = T::zero()
+    );
+    dealloc!(
+        fg = T::zero(),
+        ig = T::zero(),
+        og = T::zero(),
+        cg = T::zero(),
+        tc = T::zero()
+    );
+}
+
+/// `loss += ADBench's LSTM loss`. `hist` holds the initial state in its first `2lb` entries
+/// and zeros after (filled with the state history); `xs` is zero (filled with the layer
+/// inputs). `seq` is the `c × b` sequence, `gold_sums[t]` the sum of `seq[t]`.
+#[i(nocheck)]
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_objective<T: Real>(
+    loss: &mut T,
+    main: &mut [T],
+    extra: &mut [T],
+    hist: &mut [T],
+    xs: &mut [T],
+    seq: &[f64],
+    gold_sums: &[f64],
+    dims: Dims,
+) {
+    let yp = vec![T::zero(); dims.b];
+    for t in 0..dims.c - 1 {
+        for j in 0..dims.l {
+            for i in 0..dims.b {
+                if j == 0 {
+                    xs[dims.x(t, 0, i)] += extra[i] * T::lit(seq[t * dims.b + i]);
+                } else {
+                    xs[dims.x(t, j, i)] += identity(hist[dims.h(t + 1, j - 1, i)]);
+                }
+                lstm_cell(hist, xs, main, t, j, i, dims);
+            }
+        }
+        let (s, lse) = (T::zero(), T::zero());
+        routine! {
+            for i in 0..dims.b {
+                yp[i] += hist[dims.h(t + 1, dims.l - 1, i)] * extra[dims.b + i];
+                yp[i] += extra[2 * dims.b + i];
+                s += exp(yp[i]);
+            }
+            s += identity(2.0);
+            lse += log(s);
+        }
+        for i in 0..dims.b {
+            loss -= yp[i] * T::lit(seq[(t + 1) * dims.b + i] * dims.scale());
+        }
+        loss += lse * T::lit(gold_sums[t + 1] * dims.scale());
+        uncompute!();
+        dealloc!(s = T::zero(), lse = T::zero());
+    }
+    dealloc!(yp = vec![T::zero(); dims.b]);
+}
+
+/// The `lstm` input.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Input {
+    /// `2l` rows of `4b`: per layer the weights then the biases (forget, input, output, change).
+    pub main_params: Vec<Vec<f64>>,
+    /// 3 rows of `b`: input weights, output weights, output biases.
+    pub extra_params: Vec<Vec<f64>>,
+    /// `2l` rows of `b`: per layer the hidden state then the cell state.
+    pub state: Vec<Vec<f64>>,
+    /// `c` rows of `b`: the (one-hot) sequence.
+    pub sequence: Vec<Vec<f64>>,
+}
+
+/// An LSTM problem, flattened row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Sizes.
+    pub dims: Dims,
+    /// Main parameters, `2l × 4b`.
+    pub main: Vec<f64>,
+    /// Extra parameters, `3 × b`.
+    pub extra: Vec<f64>,
+    /// Initial state, `2l × b`.
+    pub state: Vec<f64>,
+    /// Sequence, `c × b`.
+    pub seq: Vec<f64>,
+}
+
+impl Problem {
+    /// Checks and flattens an input.
+    pub fn from_input(i: &Input) -> Result<Problem, String> {
+        let rows = i.main_params.len();
+        if rows == 0 || rows % 2 != 0 {
+            return Err(format!(
+                "bad `lstm` input: `main_params` needs 2l > 0 rows, got {rows}"
+            ));
+        }
+        let l = rows / 2;
+        let b4 = i.main_params[0].len();
+        if b4 == 0 || b4 % 4 != 0 {
+            return Err(format!(
+                "bad `lstm` input: `main_params` rows need 4b > 0 entries, got {b4}"
+            ));
+        }
+        let b = b4 / 4;
+        let c = i.sequence.len();
+        if c < 2 {
+            return Err("bad `lstm` input: `sequence` needs at least 2 characters".into());
+        }
+        if i.extra_params.len() != 3 || i.state.len() != 2 * l {
+            return Err(format!(
+                "bad `lstm` input: need 3 rows of `extra_params` and {} of `state`, got {} and {}",
+                2 * l,
+                i.extra_params.len(),
+                i.state.len()
+            ));
+        }
+        Ok(Problem {
+            dims: Dims { l, c, b },
+            main: flatten("main_params", &i.main_params, 4 * b)?,
+            extra: flatten("extra_params", &i.extra_params, b)?,
+            state: flatten("state", &i.state, b)?,
+            seq: flatten("sequence", &i.sequence, b)?,
+        })
+    }
+
+    /// Reads an ADBench `lstm` file (`l c b`, main parameters, extra parameters, state,
+    /// sequence).
+    pub fn from_adbench(text: &str) -> Result<Problem, String> {
+        let mut nums = text.split_whitespace().map(|s| {
+            s.parse::<f64>()
+                .map_err(|e| format!("bad number `{s}` in ADBench lstm file: {e}"))
+        });
+        let mut next = || {
+            nums.next()
+                .unwrap_or(Err("ADBench lstm file ends early".into()))
+        };
+        let (l, c, b) = (next()? as usize, next()? as usize, next()? as usize);
+        let mut take = |n: usize| (0..n).map(|_| next()).collect::<Result<Vec<f64>, String>>();
+        let main = take(8 * l * b)?;
+        let extra = take(3 * b)?;
+        let state = take(2 * l * b)?;
+        let seq = take(c * b)?;
+        if l == 0 || b == 0 || c < 2 {
+            return Err(format!("bad ADBench lstm sizes l = {l}, c = {c}, b = {b}"));
+        }
+        Ok(Problem {
+            dims: Dims { l, c, b },
+            main,
+            extra,
+            state,
+            seq,
+        })
+    }
+
+    /// The eval's JSON input for this problem.
+    pub fn to_json(&self) -> Value {
+        let Dims { l, c, b } = self.dims;
+        json!({
+            "main_params": super::rows(&self.main, 2 * l, 4 * b),
+            "extra_params": super::rows(&self.extra, 3, b),
+            "state": super::rows(&self.state, 2 * l, b),
+            "sequence": super::rows(&self.seq, c, b),
+        })
+    }
+
+    fn gold_sums(&self) -> Vec<f64> {
+        let b = self.dims.b;
+        (0..self.dims.c)
+            .map(|t| self.seq[t * b..(t + 1) * b].iter().sum())
+            .collect()
+    }
+
+    fn hist(&self) -> Vec<f64> {
+        let mut hist = vec![0.0; self.dims.hist_len()];
+        hist[..self.state.len()].copy_from_slice(&self.state);
+        hist
+    }
+
+    /// The loss, by running [`lstm_objective`] forward.
+    pub fn objective(&self) -> f64 {
+        let mut loss = 0.0;
+        let (mut main, mut extra) = (self.main.clone(), self.extra.clone());
+        let (mut hist, mut xs) = (self.hist(), vec![0.0; self.dims.xs_len()]);
+        lstm_objective(
+            &mut loss,
+            &mut main,
+            &mut extra,
+            &mut hist,
+            &mut xs,
+            &self.seq,
+            &self.gold_sums(),
+            self.dims,
+        );
+        loss
+    }
+
+    /// The gradient with respect to the main then the extra parameters (row-major,
+    /// concatenated), by running [`lstm_objective_inv`] on gradient values.
+    pub fn gradient(&self) -> Result<Vec<f64>, String> {
+        let mut loss = 0.0;
+        let (mut main, mut extra) = (self.main.clone(), self.extra.clone());
+        let (mut hist, mut xs) = (self.hist(), vec![0.0; self.dims.xs_len()]);
+        let (_gl, gmain, gextra, _gh, _gx) = lstm_objective_grad(
+            Loss::arg(0),
+            &mut loss,
+            &mut main,
+            &mut extra,
+            &mut hist,
+            &mut xs,
+            &self.seq,
+            &self.gold_sums(),
+            self.dims,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(gmain.iter().chain(&gextra).map(|v| v.g).collect())
+    }
+
+    /// Plain Rust loss, as ADBench computes it (the reference for tests).
+    pub fn reference(&self, main: &[f64], extra: &[f64]) -> f64 {
+        let Dims { l, c, b } = self.dims;
+        let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let mut state = self.state.clone();
+        let mut total = 0.0;
+        for t in 0..c - 1 {
+            let mut input: Vec<f64> = (0..b).map(|i| self.seq[t * b + i] * extra[i]).collect();
+            for j in 0..l {
+                let p = &main[8 * b * j..8 * b * (j + 1)];
+                let (hs, rest) = state[2 * b * j..2 * b * (j + 1)].split_at_mut(b);
+                for i in 0..b {
+                    let f = sig(input[i] * p[i] + p[4 * b + i]);
+                    let ig = sig(hs[i] * p[b + i] + p[5 * b + i]);
+                    let o = sig(input[i] * p[2 * b + i] + p[6 * b + i]);
+                    let g = (hs[i] * p[3 * b + i] + p[7 * b + i]).tanh();
+                    rest[i] = rest[i] * f + ig * g;
+                    hs[i] = o * rest[i].tanh();
+                }
+                input = hs.to_vec();
+            }
+            let y: Vec<f64> = (0..b)
+                .map(|i| input[i] * extra[b + i] + extra[2 * b + i])
+                .collect();
+            let lse = (y.iter().map(|v| v.exp()).sum::<f64>() + 2.0).ln();
+            for i in 0..b {
+                total += self.seq[(t + 1) * b + i] * (y[i] - lse);
+            }
+        }
+        -total / ((c - 1) * b) as f64
+    }
+}
+
+/// The `lstm` functions: `objective` and `jacobian`.
+pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
+    let p = Problem::from_input(&decode("lstm", input)?)?;
+    match function {
+        "objective" => timed(input, || Ok(p.objective()), |v| json!(v)),
+        "jacobian" => timed(input, || p.gradient(), |g| json!(g)),
+        _ => Err(unknown_function(
+            "lstm",
+            function,
+            &["objective", "jacobian"],
+        )),
+    }
+}
