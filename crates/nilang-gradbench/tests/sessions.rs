@@ -375,6 +375,33 @@ fn lstm_session() {
 }
 
 #[test]
+fn ode_session() {
+    // three components: the solution is polynomial of degree ≤ 3, which RK4 integrates exactly:
+    // y(2) = (2x₀, 2x₀x₁, 4/3·x₀x₁x₂)
+    let input = json!({"x": [0.5, -1.5, 2.0], "s": 7, "min_runs": 2, "min_seconds": 0});
+    let out = replay("ode", &[("primal", input.clone()), ("gradient", input)]);
+    let (a, b, c) = (0.5f64, -1.5f64, 2.0f64);
+    assert!(
+        all_close(
+            &out[0],
+            &[2.0 * a, 2.0 * a * b, 4.0 / 3.0 * a * b * c],
+            1e-14
+        ),
+        "{}",
+        out[0]
+    );
+    assert!(
+        all_close(
+            &out[1],
+            &[4.0 / 3.0 * b * c, 4.0 / 3.0 * a * c, 4.0 / 3.0 * a * b],
+            1e-14
+        ),
+        "{}",
+        out[1]
+    );
+}
+
+#[test]
 fn malformed_messages_are_answered_and_the_tool_keeps_running() {
     let mut tool = Tool::spawn();
     let ok = json!({"id": 0, "kind": "start"});
@@ -435,6 +462,8 @@ fn malformed_messages_are_answered_and_the_tool_keeps_running() {
         ),
         ("det", "primal", json!({"A": [1.0, 2.0, 3.0], "ell": 2})),
         ("det", "gradient", json!({"A": [1.0], "ell": 0})),
+        ("ode", "primal", json!({"x": [], "s": 3})),
+        ("ode", "gradient", json!({"x": [1.0], "s": 0})),
         (
             "lstm",
             "objective",

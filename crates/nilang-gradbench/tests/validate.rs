@@ -347,3 +347,21 @@ fn lstm_adbench_file() {
         );
     }
 }
+
+#[test]
+fn ode_value_and_gradient() {
+    for (n, s) in [(1, 1), (2, 3), (5, 10), (8, 25)] {
+        let x = lcg(n as u64 + 100, n);
+        assert_all_close(
+            "ode primal",
+            &ode::primal(&x, s),
+            &ode::reference(&x, s),
+            1e-13,
+        );
+        let g = ode::gradient(&x, s).unwrap();
+        let numeric = numeric_gradient(|x| ode::reference(x, s)[n - 1], &x, 1e-6);
+        assert_all_close("ode gradient", &g, &numeric, 1e-7);
+    }
+    // y₀(2) = 2x₀ exactly; ∂y₀/∂x₀ = 2
+    assert!(close(ode::gradient(&[0.7], 4).unwrap()[0], 2.0, 1e-15));
+}

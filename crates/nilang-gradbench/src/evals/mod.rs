@@ -17,9 +17,12 @@ pub mod kmeans;
 pub mod llsq;
 pub mod lse;
 pub mod lstm;
+pub mod ode;
 
 /// The modules (GradBench eval names) this tool defines.
-pub const MODULES: &[&str] = &["hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm"];
+pub const MODULES: &[&str] = &[
+    "hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm", "ode",
+];
 
 /// Evaluates `function` of `module` on `input`: the output and one timing per run.
 pub fn evaluate(
@@ -36,6 +39,7 @@ pub fn evaluate(
         "kmeans" => kmeans::evaluate(function, input),
         "det" => det::evaluate(function, input),
         "lstm" => lstm::evaluate(function, input),
+        "ode" => ode::evaluate(function, input),
         _ => Err(format!(
             "module `{module}` is not implemented by nilang (implemented: {})",
             MODULES.join(", ")
