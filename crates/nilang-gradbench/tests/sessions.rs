@@ -402,6 +402,18 @@ fn ode_session() {
 }
 
 #[test]
+fn saddle_session() {
+    let input = json!({"start": [1.0, -1.0], "min_runs": 1, "min_seconds": 0});
+    let out = replay("saddle", &[("ff", input.clone()), ("fr", input)]);
+    let want = nilang_gradbench::evals::saddle::reference([1.0, -1.0]);
+    for o in &out {
+        assert!(all_close(o, &want, 1e-12), "{o}");
+        // the saddle point of x₁² + x₂² − y₁² − y₂² is the origin
+        assert!(all_close(o, &[0.0; 4], 1e-3), "{o}");
+    }
+}
+
+#[test]
 fn malformed_messages_are_answered_and_the_tool_keeps_running() {
     let mut tool = Tool::spawn();
     let ok = json!({"id": 0, "kind": "start"});
@@ -463,6 +475,9 @@ fn malformed_messages_are_answered_and_the_tool_keeps_running() {
         ("det", "primal", json!({"A": [1.0, 2.0, 3.0], "ell": 2})),
         ("det", "gradient", json!({"A": [1.0], "ell": 0})),
         ("ode", "primal", json!({"x": [], "s": 3})),
+        ("saddle", "ff", json!({"start": [1.0]})),
+        ("saddle", "rr", json!({"start": [1.0, 2.0]})),
+        ("saddle", "rf", json!({"start": [1.0, 2.0]})),
         ("ode", "gradient", json!({"x": [1.0], "s": 0})),
         (
             "lstm",

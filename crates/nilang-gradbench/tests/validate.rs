@@ -365,3 +365,49 @@ fn ode_value_and_gradient() {
     // y₀(2) = 2x₀ exactly; ∂y₀/∂x₀ = 2
     assert!(close(ode::gradient(&[0.7], 4).unwrap()[0], 2.0, 1e-15));
 }
+
+#[test]
+fn saddle_nested_derivatives() {
+    use saddle::Mode::{Forward, Reverse};
+    for start in [[1.0, -1.0], [0.3, 2.0], [-2.5, 0.7]] {
+        // f and its inner gradient (both modes) against the plain function and differences
+        let (x, y) = ([start[0], 0.5], [start[1], -0.25]);
+        let plain = |x: &[f64], y: &[f64]| x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1];
+        assert!(close(saddle::f(&x, &y), plain(&x, &y), 1e-15));
+        let numeric = numeric_gradient(|y| plain(&x, y), &y, 1e-6);
+        assert_all_close(
+            "∇_y f reverse",
+            &saddle::grad_y_reverse(&x, &y),
+            &numeric,
+            1e-8,
+        );
+        assert_all_close(
+            "∇_y f forward",
+            &saddle::grad_y_forward(&x, &y),
+            &numeric,
+            1e-8,
+        );
+        // the outer derivative through the inner solver against differences of the plain r
+        let numeric = numeric_gradient(|x| saddle::reference_outer(start, x), &x, 1e-6);
+        for mode in [Forward, Reverse] {
+            assert!(close(
+                saddle::outer::<f64>(start, mode, &x),
+                saddle::reference_outer(start, &x),
+                1e-15
+            ));
+            assert_all_close(
+                "∇r",
+                &saddle::outer_gradient(start, mode, &x),
+                &numeric,
+                1e-7,
+            );
+        }
+        // the whole computation: both variants agree with the plain solver, near (0, 0, 0, 0)
+        let want = saddle::reference(start);
+        for mode in [Forward, Reverse] {
+            let got = saddle::saddle(start, mode);
+            assert_all_close("saddle", &got, &want, 1e-12);
+            assert!(got.iter().all(|v| v.abs() < 1e-3), "{got:?}");
+        }
+    }
+}

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 pub mod ba;
 pub mod det;
+pub mod gd;
 pub mod gmm;
 pub mod hello;
 pub mod kmeans;
@@ -18,10 +19,11 @@ pub mod llsq;
 pub mod lse;
 pub mod lstm;
 pub mod ode;
+pub mod saddle;
 
 /// The modules (GradBench eval names) this tool defines.
 pub const MODULES: &[&str] = &[
-    "hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm", "ode",
+    "hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm", "ode", "saddle",
 ];
 
 /// Evaluates `function` of `module` on `input`: the output and one timing per run.
@@ -40,6 +42,7 @@ pub fn evaluate(
         "det" => det::evaluate(function, input),
         "lstm" => lstm::evaluate(function, input),
         "ode" => ode::evaluate(function, input),
+        "saddle" => saddle::evaluate(function, input),
         _ => Err(format!(
             "module `{module}` is not implemented by nilang (implemented: {})",
             MODULES.join(", ")
