@@ -395,8 +395,11 @@ impl Gen {
         if n == 0 || n > 2 {
             return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
         }
-        let call =
-            quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut __y, #(&mut #locals),*));
+        // `__y` is interpolated, not written inside `quote_spanned!`: with the statement's span it
+        // would take the hygiene of the user's tokens and miss the `let mut __y` below when the
+        // statement comes from a `macro_rules!` expansion.
+        let y = format_ident!("__y");
+        let call = quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
         quote!({
             #checks
             let mut __y = #p::copy(&#target);
