@@ -91,6 +91,7 @@ impl<T: Float, const N: usize> DualN<T, N> {
 trait Tangent<T>: Copy {
     fn zip(self, other: Self, f: impl Fn(T, T) -> T) -> Self;
     fn scale(self, f: impl Fn(T) -> T) -> Self;
+    fn nonzero(self) -> bool;
 }
 
 impl<T: Float> Tangent<T> for T {
@@ -101,6 +102,10 @@ impl<T: Float> Tangent<T> for T {
     #[inline(always)]
     fn scale(self, f: impl Fn(T) -> T) -> T {
         f(self)
+    }
+    #[inline(always)]
+    fn nonzero(self) -> bool {
+        self.to_f64() != 0.0 || self.has_tangent()
     }
 }
 
@@ -116,6 +121,10 @@ impl<T: Float, const N: usize> Tangent<T> for [T; N] {
     #[inline(always)]
     fn scale(self, f: impl Fn(T) -> T) -> [T; N] {
         self.map(f)
+    }
+    #[inline(always)]
+    fn nonzero(self) -> bool {
+        self.iter().any(|&e| Tangent::<T>::nonzero(e))
     }
 }
 
@@ -169,6 +178,8 @@ macro_rules! dual_impl {
             fn from_f64(v: f64) -> Self { Self::constant(T::from_f64(v)) }
             #[inline(always)]
             fn to_f64(self) -> f64 { self.re.to_f64() }
+            #[inline(always)]
+            fn has_tangent(self) -> bool { self.re.has_tangent() || Tangent::<T>::nonzero(self.eps) }
             fn exp(self) -> Self { let e = self.re.exp(); self.chain(e, e) }
             fn ln(self) -> Self { self.chain(self.re.ln(), T::one() / self.re) }
             fn ln_1p(self) -> Self { self.chain(self.re.ln_1p(), T::one() / (T::one() + self.re)) }

@@ -69,6 +69,12 @@ pub trait Float:
     fn powi(self, n: i32) -> Self;
     /// four-quadrant arctangent of `self / x`
     fn atan2(self, x: Self) -> Self;
+    /// Whether the number carries a nonzero derivative part (a dual number's tangent); plain
+    /// numbers never do. Primitives with a fast path for special constant operands (`pow` with
+    /// an integer exponent) take it only when the operand has no tangent.
+    fn has_tangent(self) -> bool {
+        false
+    }
 }
 
 macro_rules! float_impl {

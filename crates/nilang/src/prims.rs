@@ -114,14 +114,22 @@ binary! {
     Hypot: |a, b| (a * a + b * b).sqrt(), { let h = (a * a + b * b).sqrt(); (a / h, b / h) };
 }
 
-fn integer_exponent<T: Float>(b: T) -> Option<i32> {
+/// The exponent as an integer when it is an integer value, for the exact `powi` path. An
+/// exponent with a tangent (a dual number differentiated with respect to `b`) on a positive base
+/// takes the `powf` path even at integer values: `powi` would drop its tangent, and with it
+/// `∂aᵇ/∂b = aᵇ ln a` in forward mode (and in Hessians). For `a ≤ 0`, `aᵇ` has no derivative in
+/// `b` and the integer path is kept.
+fn integer_exponent<T: Float>(a: T, b: T) -> Option<i32> {
+    if b.has_tangent() && a.to_f64() > 0.0 {
+        return None;
+    }
     let v = b.to_f64();
     (v.fract() == 0.0 && v.abs() < 1024.0).then_some(v as i32)
 }
 
 #[inline(always)]
 fn pow_value<T: Float>(a: T, b: T) -> T {
-    match integer_exponent(b) {
+    match integer_exponent(a, b) {
         Some(n) => a.powi(n),
         None => a.powf(b),
     }
@@ -129,7 +137,7 @@ fn pow_value<T: Float>(a: T, b: T) -> T {
 
 #[inline(always)]
 fn pow_partials<T: Float>(a: T, b: T) -> (T, T) {
-    let da = match integer_exponent(b) {
+    let da = match integer_exponent(a, b) {
         Some(0) => T::zero(),
         Some(n) => T::from_f64(n as f64) * a.powi(n - 1),
         None => b * a.powf(b - T::one()),
