@@ -414,6 +414,22 @@ fn saddle_session() {
 }
 
 #[test]
+fn particle_session() {
+    let input = json!({"w": 0.0, "min_runs": 1, "min_seconds": 0});
+    let out = replay("particle", &[("ff", input.clone()), ("fr", input)]);
+    use nilang_gradbench::evals::particle;
+    let w = out[1].as_f64().unwrap();
+    assert!(close(&out[0], w, 1e-12), "{} {}", out[0], out[1]);
+    assert!(close(
+        &out[1],
+        particle::particle(0.0, nilang_gradbench::evals::saddle::Mode::Reverse),
+        1e-15
+    ));
+    // the optimised control makes the particle cross the axis at the origin
+    assert!(particle::reference_cost(w) < 1e-6, "w = {w}");
+}
+
+#[test]
 fn malformed_messages_are_answered_and_the_tool_keeps_running() {
     let mut tool = Tool::spawn();
     let ok = json!({"id": 0, "kind": "start"});
@@ -476,6 +492,8 @@ fn malformed_messages_are_answered_and_the_tool_keeps_running() {
         ("det", "gradient", json!({"A": [1.0], "ell": 0})),
         ("ode", "primal", json!({"x": [], "s": 3})),
         ("saddle", "ff", json!({"start": [1.0]})),
+        ("particle", "fr", json!({"w0": 1.0})),
+        ("particle", "rr", json!({"w": 0.0})),
         ("saddle", "rr", json!({"start": [1.0, 2.0]})),
         ("saddle", "rf", json!({"start": [1.0, 2.0]})),
         ("ode", "gradient", json!({"x": [1.0], "s": 0})),

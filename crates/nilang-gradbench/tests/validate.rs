@@ -411,3 +411,52 @@ fn saddle_nested_derivatives() {
         }
     }
 }
+
+#[test]
+fn particle_nested_derivatives() {
+    use saddle::Mode::{Forward, Reverse};
+    // the potential and its inner gradient (both modes) against differences
+    let (x, w) = ([1.5, 6.0], 0.3);
+    let plain = |x: &[f64]| {
+        1.0 / ((x[0] - 10.0).powi(2) + (x[1] - 10.0 + w).powi(2)).sqrt()
+            + 1.0 / ((x[0] - 10.0).powi(2) + x[1].powi(2)).sqrt()
+    };
+    assert!(close(particle::potential(&x, w), plain(&x), 1e-15));
+    let numeric = numeric_gradient(plain, &x, 1e-6);
+    assert_all_close(
+        "∇ₓp reverse",
+        &particle::grad_x_reverse(&x, w),
+        &numeric,
+        1e-8,
+    );
+    assert_all_close(
+        "∇ₓp forward",
+        &particle::grad_x_forward(&x, w),
+        &numeric,
+        1e-8,
+    );
+    for w in [0.0, 0.2, 0.5] {
+        // the integration with nilang's field against the plain one, and the outer
+        // derivative through it against differences of the plain cost
+        let d = numeric_gradient(|v| particle::reference_cost(v[0]), &[w], 1e-6)[0];
+        for mode in [Forward, Reverse] {
+            assert!(close(
+                particle::naive_euler(w, |x: &[f64], w| match mode {
+                    Forward => particle::grad_x_forward(x, w),
+                    Reverse => particle::grad_x_reverse(x, w),
+                }),
+                particle::reference_cost(w),
+                1e-12
+            ));
+            assert!(
+                close(particle::cost_derivative(mode, w), d, 1e-6),
+                "{mode:?} {w}"
+            );
+        }
+    }
+    // the whole optimisation: both variants agree, and the particle then hits the origin
+    let ff = particle::particle(0.0, Forward);
+    let fr = particle::particle(0.0, Reverse);
+    assert!(close(ff, fr, 1e-12), "{ff} {fr}");
+    assert!(particle::reference_cost(fr) < 1e-6, "{fr}");
+}

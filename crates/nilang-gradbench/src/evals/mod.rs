@@ -19,11 +19,12 @@ pub mod llsq;
 pub mod lse;
 pub mod lstm;
 pub mod ode;
+pub mod particle;
 pub mod saddle;
 
 /// The modules (GradBench eval names) this tool defines.
 pub const MODULES: &[&str] = &[
-    "hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm", "ode", "saddle",
+    "hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm", "ode", "saddle", "particle",
 ];
 
 /// Evaluates `function` of `module` on `input`: the output and one timing per run.
@@ -43,6 +44,7 @@ pub fn evaluate(
         "lstm" => lstm::evaluate(function, input),
         "ode" => ode::evaluate(function, input),
         "saddle" => saddle::evaluate(function, input),
+        "particle" => particle::evaluate(function, input),
         _ => Err(format!(
             "module `{module}` is not implemented by nilang (implemented: {})",
             MODULES.join(", ")

@@ -1,0 +1,177 @@
+//! `particle`: the charged-particle control problem of Pearlmutter and Siskind. A particle
+//! starts at `(0, 8)` with velocity `(0.75, 0)` in the potential
+//! `p(x; w) = 1/‖x − (10, 10 − w)‖ + 1/‖x − (10, 0)‖`; naive Euler steps (`Δt = 0.1`,
+//! acceleration `−∇ₓp`) run while the next position is above the `x` axis, then a linear
+//! step to the axis gives `x(t_f)`; the control `w` minimising `x₀(t_f)²` is found by
+//! gradient descent ([`super::gd`]) from the input `w`. Output: the final `w`.
+//!
+//! The potential is the reversible program [`particle_potential`] (`x` the state, `w` a
+//! read-only constant). The Euler integrator and the solver are plain drivers around it:
+//!
+//! * `fr`: the inner gradient `∇ₓp` is the generated `particle_potential_grad` (reversal);
+//!   the outer derivative `d x₀(t_f)² / dw` is forward mode through the whole integration:
+//!   it runs on [`Dual`] numbers with `w` seeded with tangent 1, the inner gradient being
+//!   `particle_potential_grad::<Dual<f64>>` (reversal on dual numbers, `w` a dual constant).
+//! * `ff`: as `fr`, with `∇ₓp` by forward mode too: `particle_potential` run forward on
+//!   `Dual<Dual<f64>>`, one pass per coordinate.
+//! * `rf`, `rr` (outer reverse mode) are not implemented, for the reason given in
+//!   [`super::saddle`]; they answer `success: false`.
+
+use super::gd;
+use super::saddle::Mode;
+use super::{decode, timed, unknown_function};
+use crate::runs::Timing;
+use nilang::{i, Dual, Float, Loss, Real};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// `out += 1/‖x − (10, 10 − w)‖ + 1/‖x − (10, 0)‖`.
+#[i(nocheck)]
+pub fn particle_potential<T: Real>(out: &mut T, x: &mut [T], w: T) {
+    let (d0, d1, r, e0, e1, q) = (
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+    );
+    routine! {
+        d0 += identity(x[0]);
+        d0 -= identity(10.0);
+        d1 += identity(x[1]);
+        d1 -= identity(10.0);
+        d1 += identity(w);
+        r += hypot(d0, d1);
+        e0 += identity(x[0]);
+        e0 -= identity(10.0);
+        e1 += identity(x[1]);
+        q += hypot(e0, e1);
+    }
+    out += 1.0 / r;
+    out += 1.0 / q;
+    uncompute!();
+    dealloc!(d0 = T::zero(), d1 = T::zero(), r = T::zero());
+    dealloc!(e0 = T::zero(), e1 = T::zero(), q = T::zero());
+}
+
+/// `p(x; w)` by running [`particle_potential`] forward.
+pub fn potential<S: Float + Real>(x: &[S], w: S) -> S {
+    let (mut out, mut x) = (<S as Float>::zero(), x.to_vec());
+    particle_potential(&mut out, &mut x, w);
+    out
+}
+
+/// `∇ₓp(x; w)` by reversal: [`particle_potential_grad`] (`w` a constant).
+pub fn grad_x_reverse<S: Float + Real>(x: &[S], w: S) -> Vec<S> {
+    let (mut out, mut x) = (<S as Float>::zero(), x.to_vec());
+    let (_go, gx) =
+        particle_potential_grad(Loss::arg(0), &mut out, &mut x, w).expect("potential_grad");
+    gx.iter().map(|v| v.g).collect()
+}
+
+/// `∇ₓp(x; w)` by forward mode: [`particle_potential`] on dual numbers, one pass per
+/// coordinate.
+pub fn grad_x_forward<S: Float + Real>(x: &[S], w: S) -> Vec<S>
+where
+    Dual<S>: Real,
+{
+    (0..2)
+        .map(|k| {
+            let mut xd: Vec<Dual<S>> = (0..2)
+                .map(|j| Dual::new(x[j], S::from_f64(if j == k { 1.0 } else { 0.0 })))
+                .collect();
+            let mut out = Dual::constant(<S as Float>::zero());
+            particle_potential(&mut out, &mut xd, Dual::constant(w));
+            out.eps
+        })
+        .collect()
+}
+
+/// `x₀(t_f)²` for control `w`: naive Euler with acceleration `−grad(x, w)`, then the linear
+/// step to the axis.
+pub fn naive_euler<S: Float>(w: S, grad: impl Fn(&[S], S) -> Vec<S>) -> S {
+    let c = S::from_f64;
+    let dt = c(0.1);
+    let (mut x, mut v) = ([c(0.0), c(8.0)], [c(0.75), c(0.0)]);
+    loop {
+        let g = grad(&x, w);
+        let x_new = [x[0] + dt * v[0], x[1] + dt * v[1]];
+        if x_new[1].to_f64() > 0.0 {
+            x = x_new;
+            v = [v[0] - dt * g[0], v[1] - dt * g[1]];
+        } else {
+            break;
+        }
+    }
+    let dt_f = -x[1] / v[1];
+    let x0 = x[0] + dt_f * v[0];
+    x0 * x0
+}
+
+fn cost<S: Float + Real>(mode: Mode, w: S) -> S
+where
+    Dual<S>: Real,
+{
+    match mode {
+        Mode::Forward => naive_euler(w, grad_x_forward),
+        Mode::Reverse => naive_euler(w, grad_x_reverse),
+    }
+}
+
+/// `d x₀(t_f)² / dw` by forward mode through the integration (inner gradient by `inner`).
+pub fn cost_derivative(inner: Mode, w: f64) -> f64 {
+    cost(inner, Dual::new(w, 1.0)).eps
+}
+
+/// The optimal control from `w0`.
+pub fn particle(w0: f64, inner: Mode) -> f64 {
+    gd::argmin(
+        |w: &[f64]| cost(inner, w[0]),
+        |w: &[f64]| vec![cost_derivative(inner, w[0])],
+        &[w0],
+    )[0]
+}
+
+/// Plain Rust `x₀(t_f)²` with the analytic field (the reference for tests).
+pub fn reference_cost(w: f64) -> f64 {
+    naive_euler(w, |x: &[f64], w| {
+        let mut g = vec![0.0; 2];
+        for c in [[10.0, 10.0 - w], [10.0, 0.0]] {
+            let (dx, dy) = (x[0] - c[0], x[1] - c[1]);
+            let r3 = (dx * dx + dy * dy).powf(1.5);
+            g[0] -= dx / r3;
+            g[1] -= dy / r3;
+        }
+        g
+    })
+}
+
+/// The `particle` input.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Input {
+    /// The starting control.
+    pub w: f64,
+}
+
+/// The `particle` functions: `ff`, `fr` (and `rf`, `rr` answered with an error).
+pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
+    let inp: Input = decode("particle", input)?;
+    if !inp.w.is_finite() {
+        return Err("bad `particle` input: `w` must be finite".into());
+    }
+    match function {
+        "ff" => timed(input, || Ok(particle(inp.w, Mode::Forward)), |v| json!(v)),
+        "fr" => timed(input, || Ok(particle(inp.w, Mode::Reverse)), |v| json!(v)),
+        "rf" | "rr" => Err(format!(
+            "particle::{function} is not implemented by nilang: the outer derivative in reverse \
+             mode would reverse an integration loop that calls a derivative, which a reversible \
+             program cannot express; use `ff` or `fr`"
+        )),
+        _ => Err(unknown_function(
+            "particle",
+            function,
+            &["ff", "fr", "rf", "rr"],
+        )),
+    }
+}
