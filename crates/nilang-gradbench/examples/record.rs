@@ -12,7 +12,7 @@
 //! `/work/shared/data/adbench`) and are chosen here otherwise; inputs are seeded
 //! pseudo-random. Every evaluation asks for `min_runs = 3`, `min_seconds = 0`.
 
-use nilang_gradbench::evals::{ba, gmm};
+use nilang_gradbench::evals::{ba, gmm, lstm};
 use serde_json::{json, Value};
 use std::fs;
 use std::io::Write;
@@ -161,4 +161,54 @@ fn main() {
         }
     }
     s.write(&dir, "det");
+
+    let mut s = Session::new("lstm");
+    for file in [
+        "lstm_l2_c1024",
+        "lstm_l2_c4096",
+        "lstm_l4_c1024",
+        "lstm_l4_c4096",
+    ] {
+        let text = fs::read_to_string(format!("{ADBENCH}/lstm/{file}.txt")).unwrap();
+        let p = lstm::Problem::from_adbench(&text).unwrap();
+        for f in ["objective", "jacobian"] {
+            s.eval("lstm", f, p.to_json(), file);
+        }
+    }
+    s.write(&dir, "lstm");
+
+    let mut s = Session::new("ode");
+    for (n, steps) in [(10usize, 1_000usize), (1_000, 100), (1_000, 1_000)] {
+        let x: Vec<f64> = lcg(n as u64, n).iter().map(|v| 0.5 * (v + 1.0)).collect();
+        for f in ["primal", "gradient"] {
+            s.eval(
+                "ode",
+                f,
+                json!({"x": x, "s": steps}),
+                &format!("n={n},s={steps}"),
+            );
+        }
+    }
+    s.write(&dir, "ode");
+
+    let mut s = Session::new("saddle");
+    for start in [[1.0, -1.0], [-2.5, 0.7]] {
+        for f in ["ff", "fr", "rf", "rr"] {
+            s.eval(
+                "saddle",
+                f,
+                json!({ "start": start }),
+                &format!("start={start:?}"),
+            );
+        }
+    }
+    s.write(&dir, "saddle");
+
+    let mut s = Session::new("particle");
+    for w in [0.0, 0.5] {
+        for f in ["ff", "fr", "rf", "rr"] {
+            s.eval("particle", f, json!({ "w": w }), &format!("w={w}"));
+        }
+    }
+    s.write(&dir, "particle");
 }

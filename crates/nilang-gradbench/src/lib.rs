@@ -11,7 +11,8 @@
 //! [`nilang::GVar`] values), second derivatives from the same gradient program on
 //! [`nilang::Dual`] numbers. No derivative is written by hand, and there is no tape.
 //!
-//! Implemented evals: `hello`, `lse`, `llsq`, `gmm`, `ba`, `kmeans`, `det` (see
+//! Implemented evals: `hello`, `lse`, `llsq`, `gmm`, `ba`, `kmeans`, `det`, `lstm`, `ode`,
+//! `saddle` and `particle` (`ff`, `fr`) (see
 //! [`evals::MODULES`]).
 #![warn(missing_docs)]
 
