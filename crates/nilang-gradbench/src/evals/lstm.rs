@@ -189,14 +189,14 @@ impl Problem {
     /// Checks and flattens an input.
     pub fn from_input(i: &Input) -> Result<Problem, String> {
         let rows = i.main_params.len();
-        if rows == 0 || rows % 2 != 0 {
+        if rows == 0 || !rows.is_multiple_of(2) {
             return Err(format!(
                 "bad `lstm` input: `main_params` needs 2l > 0 rows, got {rows}"
             ));
         }
         let l = rows / 2;
         let b4 = i.main_params[0].len();
-        if b4 == 0 || b4 % 4 != 0 {
+        if b4 == 0 || !b4.is_multiple_of(4) {
             return Err(format!(
                 "bad `lstm` input: `main_params` rows need 4b > 0 entries, got {b4}"
             ));
@@ -340,9 +340,8 @@ impl Problem {
                 .map(|i| input[i] * extra[b + i] + extra[2 * b + i])
                 .collect();
             let lse = (y.iter().map(|v| v.exp()).sum::<f64>() + 2.0).ln();
-            for i in 0..b {
-                total += self.seq[(t + 1) * b + i] * (y[i] - lse);
-            }
+            let gold = &self.seq[(t + 1) * b..(t + 2) * b];
+            total += gold.iter().zip(&y).map(|(g, y)| g * (y - lse)).sum::<f64>();
         }
         -total / ((c - 1) * b) as f64
     }
