@@ -399,7 +399,8 @@ impl Gen {
         // would take the hygiene of the user's tokens and miss the `let mut __y` below when the
         // statement comes from a `macro_rules!` expansion.
         let y = format_ident!("__y");
-        let call = quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
+        let call =
+            quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
         quote!({
             #checks
             let mut __y = #p::copy(&#target);
