@@ -1,11 +1,12 @@
-//! Reversible linear algebra on slices: dot product, squared norm, affine map and the
-//! unitary matrix multiplication of the papers.
+//! Reversible linear algebra on slices: sum, dot product, squared norm, matrix–vector and
+//! matrix–matrix products, affine map, the unitary matrix multiplication of the papers and
+//! the Gram–Schmidt QR decomposition.
 //!
 //! Every routine accumulates into its output (`y += …`), so its inverse (`idot_inv`, …)
 //! subtracts the same amount back. All arguments are `&mut` slices, also the ones the
 //! program only reads: that is where [`GVar`](crate::GVar) gradients accumulate when the
-//! inverse runs on `GVar`s. Matrices are flat slices: [`i_affine`] takes `W` row-major,
-//! [`i_umm`] takes `x` column-major.
+//! inverse runs on `GVar`s. Matrices are flat slices: [`i_affine`], [`imatvec`],
+//! [`imatmul`] and [`iqr`] take them row-major, [`i_umm`] takes `x` column-major.
 //!
 //! ```
 //! use nilang::blas::{idot, idot_inv};
@@ -85,4 +86,105 @@ pub fn i_umm<T: Real>(x: &mut [T], theta: &mut [T], m: usize) {
         }
         dealloc!(k = theta.len());
     }
+}
+
+/// `y += Σᵢ x[i]`.
+#[i]
+pub fn isum<T: Real>(y: &mut T, x: &mut [T]) {
+    for i in 0..x.len() {
+        y += x[i];
+    }
+}
+
+/// `y += A·x`, the matrix–vector product with `A` of `m × n` stored row-major as a flat slice
+/// (`A[i, j] = a[i·n + j]`), `x` of length `n` and `y` of length `m`.
+#[i]
+pub fn imatvec<T: Real>(y: &mut [T], a: &mut [T], x: &mut [T], m: usize, n: usize) {
+    safe! {
+        assert!(
+            a.len() == m * n && x.len() == n && y.len() == m,
+            "imatvec: A must be m × n, x of length n and y of length m"
+        );
+    }
+    for i in 0..m {
+        for j in 0..n {
+            y[i] += a[i * n + j] * x[j];
+        }
+    }
+}
+
+/// `C += A·B`, the matrix product with `A` of `m × k`, `B` of `k × n` and `C` of `m × n`, all
+/// stored row-major as flat slices.
+#[i]
+#[allow(clippy::too_many_arguments)]
+pub fn imatmul<T: Real>(c: &mut [T], a: &mut [T], b: &mut [T], m: usize, k: usize, n: usize) {
+    safe! {
+        assert!(
+            a.len() == m * k && b.len() == k * n && c.len() == m * n,
+            "imatmul: A must be m × k, B k × n and C m × n"
+        );
+    }
+    for i in 0..m {
+        for l in 0..k {
+            for j in 0..n {
+                c[i * n + j] += a[i * k + l] * b[l * n + j];
+            }
+        }
+    }
+}
+
+/// The thin QR decomposition `A = Q·R` by modified Gram–Schmidt ("Automatic differentiation
+/// in reversible Turing machines", §V.C, `iqr`): `A` is `m × n` (`m ≥ n`, full column rank),
+/// `Q` is `m × n` with orthonormal columns and `R` is `n × n` upper triangular with a positive
+/// diagonal; all three row-major flat slices.
+///
+/// `Q` and `R` must be zero on entry (the outputs are accumulated, and column `j` of `Q` is
+/// `rⱼ / R[j, j]`). For each column `j` the routine copies `A[:, j]` into an ancilla `r`,
+/// projects out the previous columns of `Q` (their coefficients kept in ancillas `dots`),
+/// and takes the squared norm `‖r‖²` into an ancilla; then it adds the coefficients to
+/// `R[:, j]`, `√‖r‖²` to `R[j, j]`, and `r / R[j, j]` to `Q[:, j]`: the normalisation is a
+/// division by a value that stays in `R`, so it is reversible. Finally the column's ancillas
+/// are uncomputed, so only `O(m + n)` scratch is used in all.
+#[i]
+pub fn iqr<T: Real>(q: &mut [T], r: &mut [T], a: &mut [T], m: usize, n: usize) {
+    safe! {
+        assert!(
+            m >= n && a.len() == m * n && q.len() == m * n && r.len() == n * n,
+            "iqr: A and Q must be m × n with m ≥ n, and R n × n"
+        );
+    }
+    let norm = T::zero();
+    let dots = vec![T::zero(); n];
+    let ri = vec![T::zero(); m];
+    for col in 0..n {
+        routine! {
+            for row in 0..m {
+                ri[row] += a[row * n + col];
+            }
+            for pre in 0..col {
+                for row in 0..m {
+                    dots[pre] += q[row * n + pre] * ri[row];
+                }
+                for row in 0..m {
+                    ri[row] -= dots[pre] * q[row * n + pre];
+                }
+            }
+            for row in 0..m {
+                norm += square(ri[row]);
+            }
+        }
+        for pre in 0..col {
+            r[pre * n + col] += dots[pre];
+        }
+        r[col * n + col] += sqrt(norm);
+        for row in 0..m {
+            q[row * n + col] += ri[row] / r[col * n + col];
+        }
+        uncompute!();
+    }
+    dealloc!(
+        norm = T::zero(),
+        dots = vec![T::zero(); n],
+        ri = vec![T::zero(); m]
+    );
 }

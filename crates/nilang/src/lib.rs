@@ -41,6 +41,7 @@ pub mod rev;
 pub mod schedule;
 pub mod special;
 pub mod stack;
+pub mod stats;
 pub mod treeverse;
 
 #[doc(hidden)]
