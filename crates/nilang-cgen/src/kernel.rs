@@ -1,0 +1,333 @@
+//! Batched kernels: one thread (on the host: one loop iteration) per independent instance.
+//!
+//! Every kernel has the same C ABI, whatever the function's parameters:
+//!
+//! ```text
+//! f__fwd (long long n, void* const* ptrs, const long long* lens)   // forward on double
+//! f__inv (long long n, void* const* ptrs, const long long* lens)   // inverse on double
+//! f__grad(long long n, void* const* ptrs, const long long* lens)   // inverse on gvar: gradients
+//! ```
+//!
+//! `ptrs[k]` is the buffer of parameter `k` and `lens[k]` its length per instance (1 for
+//! scalars). A real parameter's buffer holds `double`s (or `gvar`s, value and gradient
+//! interleaved, for `__grad`); integer parameters' buffers hold `long long`s. Instance `i` uses
+//! elements `i * lens[k] .. (i + 1) * lens[k]`, except for **shared** parameters
+//! ([`KernelSpec::shared`]), which every instance reads whole.
+//!
+//! **Shared reads become shared writes.** A parameter read by every thread (shared camera
+//! parameters, mixture weights) is a shared *write* of its gradient in the adjoint program
+//! (the paper's §"Shared read and write problem"). The choice made here: each instance works on
+//! a private copy of a shared parameter (values copied, gradient zero), and after the instance
+//! its gradient is added to the shared buffer with `atomicAdd` on the GPU (a plain `+=` in the
+//! sequential host loop). A statement that *writes* a shared parameter is rejected at code
+//! generation time, since every thread would write the same place; with
+//! [`SharedGradients::Reject`], any differentiable shared parameter is rejected too.
+
+use crate::sig::{signature, Elem, Shape};
+use crate::CgenError;
+use nilang_ir::ast::*;
+use nilang_ir::Function;
+use std::fmt::Write;
+
+/// The marker of the machine-readable line that describes a kernel's parameters in the
+/// generated source: `//@nilang-kernel NAME grad=0|1 params=P;P;...` with each `P` written
+/// `name:elem:shape:mut|const:per|shared` (elem `real`, `f64`, `int`; shape `scalar`, `slice`,
+/// `value`). Launchers (`nilang-cuda`) read it to check buffers against the signature.
+pub const KERNEL_MARK: &str = "//@nilang-kernel";
+
+/// What to do with the gradients of shared parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SharedGradients {
+    /// Accumulate them with `atomicAdd` (the default).
+    #[default]
+    Atomic,
+    /// Reject differentiable shared parameters at code generation time.
+    Reject,
+}
+
+/// How a function is batched: which parameters every instance shares.
+#[derive(Clone, Debug, Default)]
+pub struct KernelSpec {
+    /// Parameters read whole by every instance, with the largest length they may have (the
+    /// size of each thread's private copy).
+    pub shared: Vec<(String, usize)>,
+    /// The policy for their gradients.
+    pub gradients: SharedGradients,
+}
+
+impl KernelSpec {
+    /// Every parameter per instance.
+    pub fn new() -> Self {
+        KernelSpec::default()
+    }
+
+    /// Marks `name` as shared by all instances, at most `max_len` elements long.
+    pub fn shared(mut self, name: &str, max_len: usize) -> Self {
+        self.shared.push((name.to_string(), max_len));
+        self
+    }
+
+    /// Sets the policy for gradients of shared parameters.
+    pub fn gradients(mut self, policy: SharedGradients) -> Self {
+        self.gradients = policy;
+        self
+    }
+}
+
+fn walk<'s>(stmts: &'s [Stmt], f: &mut dyn FnMut(&'s Stmt) -> bool) -> bool {
+    for s in stmts {
+        if f(s) {
+            return true;
+        }
+        let inner: &[&[Stmt]] = match &s.kind {
+            StmtKind::If { then, els, .. } => &[then, els],
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+                &[body]
+            }
+            _ => &[],
+        };
+        for b in inner {
+            if walk(b, f) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The first statement that writes a dataview rooted at `name`.
+fn first_write<'s>(body: &'s [Stmt], name: &str) -> Option<&'s Stmt> {
+    let mut found = None;
+    walk(body, &mut |s| {
+        let hit = match &s.kind {
+            StmtKind::Instr(i) => i.target.root == name,
+            StmtKind::XorExpr { target, .. } => target.root == name,
+            StmtKind::Builtin { args, .. } => args.iter().any(|a| a.root == name),
+            StmtKind::Stack { stack, value, .. } => stack.root == name || value.root == name,
+            _ => false,
+        };
+        if hit {
+            found = Some(s);
+        }
+        hit
+    });
+    found
+}
+
+/// The first statement that reads a dataview rooted at `name` as an operand or call argument.
+fn first_read<'s>(body: &'s [Stmt], name: &str) -> Option<&'s Stmt> {
+    let mut found = None;
+    walk(body, &mut |s| {
+        let hit = match &s.kind {
+            StmtKind::Instr(i) => i
+                .args
+                .iter()
+                .any(|a| matches!(a, Operand::View(v) if v.root == name)),
+            StmtKind::Builtin {
+                operand: Some(Operand::View(v)),
+                ..
+            } => v.root == name,
+            StmtKind::Call { call, .. } => call.args.iter().any(|a| match a {
+                CallArg::View(v) => v.root == name,
+                CallArg::Shared(e) | CallArg::Value(e) => nilang_ir::parse::dataview(e)
+                    .map(|v| v.root == name)
+                    .unwrap_or(false),
+            }),
+            _ => false,
+        };
+        if hit {
+            found = Some(s);
+        }
+        hit
+    });
+    found
+}
+
+/// The batched kernels of `f` (see the module documentation).
+pub fn kernels(f: &Function, spec: &KernelSpec) -> Result<String, CgenError> {
+    let sig = signature(f)?;
+    let fname = sig.name.clone();
+    let err = |stmt: &str, span, msg: String| CgenError::new(&fname, stmt, span, msg);
+    for (name, max) in &spec.shared {
+        let Some(p) = sig.params.iter().find(|p| &p.name == name) else {
+            return Err(err(name, None, format!("no parameter `{name}` to share")));
+        };
+        if *max == 0 || (p.shape != Shape::Slice && *max != 1) {
+            return Err(err(
+                name,
+                None,
+                format!("shared parameter `{name}`: give its length (1 for a scalar)"),
+            ));
+        }
+        if let Some(s) = first_write(&f.body, name) {
+            return Err(err(
+                &s.source,
+                Some(s.span),
+                format!(
+                    "`{name}` is shared by all instances of the batch (every thread reads it), but this statement \
+                     writes it: every thread would write the same place. Make `{name}` per-instance, or write the \
+                     result to another parameter"
+                ),
+            ));
+        }
+        if spec.gradients == SharedGradients::Reject && p.elem == Elem::Real && p.mutable {
+            if let Some(s) = first_read(&f.body, name) {
+                return Err(err(
+                    &s.source,
+                    Some(s.span),
+                    format!(
+                        "`{name}` is shared by all instances of the batch, and this statement reads it: in the \
+                         adjoint program the read becomes a write of its gradient by every thread (shared read → \
+                         shared write). Use SharedGradients::Atomic to accumulate the gradient with atomicAdd, or \
+                         make `{name}` per-instance"
+                    ),
+                ));
+            }
+        }
+    }
+    let generic = sig.scalar.is_some();
+    let has_grad = generic && sig.params.iter().any(|p| p.elem == Elem::Real && p.mutable);
+    let mut meta = Vec::new();
+    let mut setup = String::new();
+    let mut finish = String::new();
+    let mut args = Vec::new();
+    let mut notes = String::new();
+    for (k, p) in sig.params.iter().enumerate() {
+        let shared = spec
+            .shared
+            .iter()
+            .find(|(n, _)| n == &p.name)
+            .map(|(_, m)| *m);
+        let buf = match &p.elem {
+            Elem::Real => "S",
+            Elem::F64 => "double",
+            Elem::Int(_) => "long long",
+            Elem::Bool => {
+                return Err(err(
+                    &p.name,
+                    None,
+                    "bool parameters cannot be batched; use an integer".into(),
+                ));
+            }
+        };
+        if let Elem::Int(c) = &p.elem {
+            if *c != "long long" && p.shape != Shape::Value {
+                return Err(err(
+                    &p.name,
+                    None,
+                    format!(
+                        "integer parameter `{}` of a kernel: use i64 for references and slices",
+                        p.name
+                    ),
+                ));
+            }
+        }
+        let v = format!("p{k}");
+        let cst = if p.mutable { "" } else { "const " };
+        meta.push(format!(
+            "{}:{}:{}:{}:{}",
+            p.name,
+            match p.elem {
+                Elem::Real => "real",
+                Elem::F64 => "f64",
+                _ => "int",
+            },
+            match p.shape {
+                Shape::Scalar => "scalar",
+                Shape::Slice => "slice",
+                Shape::Value => "value",
+            },
+            if p.mutable { "mut" } else { "const" },
+            match shared {
+                Some(m) => format!("shared{m}"),
+                None => "per".into(),
+            }
+        ));
+        let value_ty = match &p.elem {
+            Elem::Int(c) => c.to_string(),
+            _ => buf.to_string(),
+        };
+        match (shared, p.shape) {
+            (None, Shape::Slice) => {
+                writeln!(
+                    setup,
+                    "    {cst}{buf}* {v} = ({cst}{buf}*)ptrs[{k}] + i * lens[{k}];"
+                )
+                .unwrap();
+                args.push(format!("{v}, lens[{k}]"));
+            }
+            (None, Shape::Scalar) => {
+                writeln!(setup, "    {cst}{buf}& {v} = (({cst}{buf}*)ptrs[{k}])[i];").unwrap();
+                args.push(v);
+            }
+            (None, Shape::Value) => {
+                writeln!(
+                    setup,
+                    "    {value_ty} {v} = ({value_ty})((const {buf}*)ptrs[{k}])[i];"
+                )
+                .unwrap();
+                args.push(v);
+            }
+            (Some(m), Shape::Slice) => {
+                writeln!(setup, "    {buf} {v}[{m}];").unwrap();
+                writeln!(
+                    setup,
+                    "    const long long {v}_len = lens[{k}] < {m} ? lens[{k}] : {m};"
+                )
+                .unwrap();
+                writeln!(
+                    setup,
+                    "    for (long long j = 0; j < {v}_len; ++j) {v}[j] = nl_private(((const {buf}*)ptrs[{k}])[j]);"
+                )
+                .unwrap();
+                args.push(format!("{v}, {v}_len"));
+                if p.mutable && p.elem == Elem::Real {
+                    writeln!(finish, "    for (long long j = 0; j < {v}_len; ++j) nl_accumulate(({buf}*)ptrs[{k}] + j, {v}[j]);")
+                        .unwrap();
+                    writeln!(notes, "// shared read of `{}` -> its gradient is accumulated atomically (atomicAdd) in {}__grad", p.name, sig.name).unwrap();
+                }
+            }
+            (Some(_), _) => {
+                writeln!(
+                    setup,
+                    "    {value_ty} {v} = ({value_ty})nl_private(((const {buf}*)ptrs[{k}])[0]);"
+                )
+                .unwrap();
+                args.push(v.clone());
+                if p.mutable && p.elem == Elem::Real && p.shape == Shape::Scalar {
+                    writeln!(finish, "    nl_accumulate(({buf}*)ptrs[{k}], {v});").unwrap();
+                    writeln!(notes, "// shared read of `{}` -> its gradient is accumulated atomically (atomicAdd) in {}__grad", p.name, sig.name).unwrap();
+                }
+            }
+        }
+    }
+    let targs = if generic { "<S>" } else { "" };
+    let name = &sig.name;
+    let inv = &sig.inverse;
+    let args = args.join(", ");
+    let mut out = String::new();
+    writeln!(
+        out,
+        "{KERNEL_MARK} {name} grad={} params={}",
+        has_grad as u8,
+        meta.join(";")
+    )
+    .unwrap();
+    out.push_str(&notes);
+    writeln!(
+        out,
+        "template <class S> NL_FN void {name}__instance(int inverse, long long i, void* const* ptrs, const long long* lens) {{\n{setup}    if (inverse) {inv}{targs}({args}); else {name}{targs}({args});\n{finish}}}"
+    )
+    .unwrap();
+    let entry = |suffix: &str, ty: &str, inverse: u8| {
+        format!(
+            "NL_KERNEL void {name}__{suffix}(long long n, void* const* ptrs, const long long* lens) {{\n    NL_FOR_EACH(i, n) {{ {name}__instance<{ty}>({inverse}, i, ptrs, lens); }}\n}}\n"
+        )
+    };
+    out.push_str(&entry("fwd", "double", 0));
+    out.push_str(&entry("inv", "double", 1));
+    if has_grad {
+        out.push_str(&entry("grad", "gvar", 1));
+    }
+    Ok(out)
+}

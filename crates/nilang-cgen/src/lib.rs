@@ -1,0 +1,219 @@
+//! C++/CUDA code generation from nilang's reversible IR.
+//!
+//! A reversible function is written once, in the language of the `#[i]` attribute; this crate
+//! translates its IR ([`nilang_ir::Function`]) into C++ that compiles both for the host (g++)
+//! and for NVIDIA GPUs (NVRTC). Nothing is written twice:
+//!
+//! - the **forward** program is the IR's body;
+//! - the **inverse** program is [`nilang_ir::reverse::reverse_block`] of it (the same function
+//!   the Rust code generator uses);
+//! - the **adjoint** (gradient) program is the inverse program instantiated on the [`HEADER`]'s
+//!   `gvar` struct (value + gradient), whose instructions carry the adjoint rules exactly as
+//!   `nilang::GVar` does in Rust.
+//!
+//! Each function becomes a pair of C++ function templates over the scalar type (`double` for
+//! values, `gvar` for gradients). [`Module`] assembles a translation unit: the header, the
+//! functions (callees first or in any order: prototypes come first) and batched kernels
+//! ([`KernelSpec`]) with one thread (or host loop iteration) per independent instance.
+//!
+//! ```
+//! let src = r#"
+//!     #[i]
+//!     fn f<T: Real>(y: &mut T, x: &mut T) {
+//!         y += sin(x);
+//!     }
+//! "#;
+//! let f = &nilang_ir::parse_file(src).unwrap()[0];
+//! let cpp = nilang_cgen::generate(f).unwrap();
+//! assert!(cpp.contains("nl_add1<nl_Sin>(__y, __a0);"));
+//! assert!(cpp.contains("nl_sub1<nl_Sin>(__y, __a0);")); // in f_inv
+//! ```
+//!
+//! **Supported subset.** Instructions with the built-in primitives, `swap`/`neg`/`inc`/`dec`/
+//! `conj`/`rot`/`irot`, `y ^= expr`, ancillas (`let`/`dealloc!`), routines (expanded by the
+//! parser), `if`/`while`/`for`, calls and uncalls of other reversible functions (by name),
+//! parameters `&mut T`, `&T`, `&mut [T]`, `&[T]` and by-value scalars, with `T` the scalar type
+//! parameter, `f64` or an integer type. Anything else (stacks, `safe!`, fields, methods, user
+//! primitives, `*=`) is rejected with a [`CgenError`] naming the statement. The runtime
+//! reversibility checks of the Rust code are not generated (the C++ is the `nocheck` program).
+#![warn(missing_docs)]
+
+mod gen;
+mod kernel;
+mod sig;
+
+pub use kernel::{KernelSpec, SharedGradients, KERNEL_MARK};
+pub use sig::{signature, Elem, ParamInfo, Shape, Signature};
+
+use nilang_ir::Function;
+use proc_macro2::Span;
+
+/// The device header: `gvar`, the primitives, every instruction on `double`, `gvar` and the
+/// integer types (with the adjoint rules on `gvar`), and the kernel helpers. Put it first in
+/// every translation unit ([`Module`] does).
+pub const HEADER: &str = include_str!("header.cpp");
+
+/// Why a function has no C++ translation: the function, the statement and the reason.
+#[derive(Clone, Debug)]
+pub struct CgenError {
+    function: String,
+    statement: String,
+    message: String,
+    span: Span,
+}
+
+impl CgenError {
+    pub(crate) fn new(
+        function: &str,
+        statement: &str,
+        span: Option<Span>,
+        message: String,
+    ) -> Self {
+        CgenError {
+            function: function.to_string(),
+            statement: statement.to_string(),
+            message,
+            span: span.unwrap_or_else(Span::call_site),
+        }
+    }
+
+    /// The reversible function concerned.
+    pub fn function(&self) -> &str {
+        &self.function
+    }
+
+    /// The statement (or parameter) that has no translation, as the user wrote it.
+    pub fn statement(&self) -> &str {
+        &self.statement
+    }
+
+    /// Why.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Where, in the user's source (for compile errors of the `#[i(cuda)]` attribute).
+    pub fn span(&self) -> Span {
+        self.span
+    }
+}
+
+impl std::fmt::Display for CgenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot generate C++ for `{}` in `{}`: {}",
+            self.statement, self.function, self.message
+        )
+    }
+}
+
+impl std::error::Error for CgenError {}
+
+fn template_prefix(sig: &Signature) -> String {
+    match &sig.scalar {
+        Some(t) => format!("template <class {t}> "),
+        None => String::new(),
+    }
+}
+
+fn declaration(sig: &Signature, name: &str) -> String {
+    let scalar = sig.scalar.as_deref().unwrap_or("double");
+    let params: Vec<String> = sig.params.iter().map(|p| p.declaration(scalar)).collect();
+    format!(
+        "{}NL_FN void {name}({})",
+        template_prefix(sig),
+        params.join(", ")
+    )
+}
+
+/// Prototypes of a function's forward and inverse programs (what callers need before them).
+pub fn prototypes(f: &Function) -> Result<String, CgenError> {
+    let sig = signature(f)?;
+    Ok(format!(
+        "{};\n{};\n",
+        declaration(&sig, &sig.name),
+        declaration(&sig, &sig.inverse)
+    ))
+}
+
+/// The C++ forward and inverse programs of a reversible function: two function templates over
+/// the scalar type (`f<double>` computes, `f_inv<double>` undoes it, and `f_inv<gvar>` is the
+/// adjoint program that back-propagates gradients). Preceded by their prototypes and wrapped
+/// in an include guard, so that a function's text may appear several times in one unit.
+/// Callees must be declared before a caller's definition: put their text first, or use
+/// [`Module`].
+pub fn generate(f: &Function) -> Result<String, CgenError> {
+    let sig = signature(f)?;
+    let fwd = gen::Translator::new(&sig).body(&f.body)?;
+    let inverse = nilang_ir::reverse::reverse_block(&f.body);
+    let inv = gen::Translator::new(&sig).body(&inverse)?;
+    let guard = format!("NILANG_FN_{}", sig.name);
+    Ok(format!(
+        "#ifndef {guard}\n#define {guard}\n// `{name}` and its inverse `{inv_name}`, generated from the reversible source by nilang-cgen.\n\
+         {proto}{fdecl} {{\n{fwd}}}\n{idecl} {{\n{inv}}}\n#endif // {guard}\n",
+        name = sig.name,
+        inv_name = sig.inverse,
+        proto = prototypes(f)?,
+        fdecl = declaration(&sig, &sig.name),
+        idecl = declaration(&sig, &sig.inverse),
+    ))
+}
+
+/// A translation unit: the [`HEADER`], reversible functions and batched kernels.
+///
+/// ```
+/// let src = r#"
+///     #[i]
+///     fn square_into<T: Real>(y: &mut T, x: &mut T) { y += square(x); }
+///     #[i]
+///     fn twice<T: Real>(y: &mut T, x: &mut T) { square_into(y, x); square_into(y, x); }
+/// "#;
+/// let fs = nilang_ir::parse_file(src).unwrap();
+/// let mut m = nilang_cgen::Module::new();
+/// m.function(&fs[1]).unwrap().function(&fs[0]).unwrap();
+/// m.kernel(&fs[1], &nilang_cgen::KernelSpec::default()).unwrap();
+/// let cpp = m.source();
+/// assert!(cpp.contains("NL_KERNEL void twice__grad("));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    prototypes: String,
+    functions: String,
+    kernels: String,
+}
+
+impl Module {
+    /// An empty unit (the header is always included).
+    pub fn new() -> Self {
+        Module::default()
+    }
+
+    /// Adds a reversible function (forward and inverse).
+    pub fn function(&mut self, f: &Function) -> Result<&mut Self, CgenError> {
+        let text = generate(f)?;
+        self.prototypes.push_str(&prototypes(f)?);
+        self.functions.push_str(&text);
+        Ok(self)
+    }
+
+    /// Adds batched kernels for a function already added (see [`KernelSpec`]).
+    pub fn kernel(&mut self, f: &Function, spec: &KernelSpec) -> Result<&mut Self, CgenError> {
+        self.kernels.push_str(&kernel::kernels(f, spec)?);
+        Ok(self)
+    }
+
+    /// Adds C++ text verbatim (e.g. a `*_CUDA` constant emitted by `#[i(cuda)]`).
+    pub fn raw(&mut self, text: &str) -> &mut Self {
+        self.functions.push_str(text);
+        self
+    }
+
+    /// The whole translation unit.
+    pub fn source(&self) -> String {
+        format!(
+            "{HEADER}\n// ---- prototypes ----\n{}\n{}\n// ---- kernels ----\n{}",
+            self.prototypes, self.functions, self.kernels
+        )
+    }
+}
