@@ -418,3 +418,18 @@ fn runtime_checks_catch_bad_use() {
     });
     assert!(r.is_err());
 }
+
+#[test]
+fn ilogsumexp_hessian_is_softmax_covariance() {
+    // second order through the branch-kept maximum: H = diag(p) − p pᵀ, p = softmax(x)
+    let x0 = vec![0.3, -1.2, 2.0, 0.7];
+    let (mut y, mut x) = (0.0, x0.clone());
+    let h = ilogsumexp_hessian(Loss::arg(0), &mut y, &mut x).unwrap();
+    let p: Vec<f64> = x0.iter().map(|v| (v - lse_ref(&x0)).exp()).collect();
+    for i in 0..4 {
+        for j in 0..4 {
+            let want = if i == j { p[i] } else { 0.0 } - p[i] * p[j];
+            assert!((h.get(1 + i, 1 + j) - want).abs() < 1e-14, "H[{i},{j}]");
+        }
+    }
+}
