@@ -2,7 +2,7 @@
 //!
 //! A reversible function goes through four stages, each a module of this crate except the
 //! last: [`parse`] (syn → IR, expanding shortcuts), [`check`] (static rules), [`reverse`]
-//! (the inverse of every statement) and code generation (in `nilang-macros`). [`print`]
+//! (the inverse of every statement) and code generation (in `nilang-macros`). [`print`](mod@print)
 //! renders any IR back into the language's syntax; [`expand_source`] is the papers'
 //! `macroexpand`: it prints, for every reversible function of a Rust file, its forward and
 //! its inverse program.

@@ -1,6 +1,6 @@
 //! The text form of the IR: the language's own syntax, as the papers' `macroexpand` shows it.
 //!
-//! [`language_tokens`] turns statements back into the surface syntax; [`function_text`]
+//! [`stmt_tokens`] turns statements back into the surface syntax; [`function_text`]
 //! prints a function's forward and inverse programs, formatted by `prettyplease`.
 
 use crate::ast::*;

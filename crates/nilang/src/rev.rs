@@ -1,6 +1,6 @@
 //! Passing reversible functions as values: the [`Reversible`] trait.
 //!
-//! `#[i] fn f(…)` generates the functions `f` and `f_inv`; [`rev!`](crate::rev) pairs them
+//! `#[i] fn f(…)` generates the functions `f` and `f_inv`; [`rev!`](macro@crate::rev) pairs them
 //! into a [`Rev`] value that generic code (schedulers, gradient helpers, batch runners) can
 //! call in either direction. The arguments are a tuple, e.g. `(&mut f64, &mut f64)`.
 //!
