@@ -2,111 +2,20 @@
 //! objective and against other AD engines, in one criterion group. Recorded in
 //! docs/benchmarks.md ("Bessel J2(1.0) gradient").
 //!
-//! Every peer differentiates the same plain generic series `besselj::<S>` (the paper's
+//! Every peer differentiates the same plain generic series `nilang_apps::bessel::besselj` (the paper's
 //! irreversible `besselj(ν, z; atol = 1e-8)`, term by term the arithmetic of
 //! `nilang::special::besselj_series`); ours differentiates the reversible `ibesselj` (checks
 //! off) by running `ibesselj_nocheck_inv` on `GVar`s.
 //!
-//! `cargo bench -p nilang --bench bessel_grad -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p nilang-apps --bench bessel_grad -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use nilang::special::{
     besselj_series, ibesselj_grad, ibesselj_nocheck, ibesselj_nocheck_grad, ibesselj_nocheck_inv,
 };
 use nilang::{GVar, Loss};
-use std::ops::{Add, Div, Mul, Neg, Sub};
-
-/// What the plain objective needs from a scalar.
-trait S:
-    Copy
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-{
-    fn cst(v: f64) -> Self;
-    fn value(self) -> f64;
-}
-
-impl S for f64 {
-    #[inline(always)]
-    fn cst(v: f64) -> Self {
-        v
-    }
-    #[inline(always)]
-    fn value(self) -> f64 {
-        self
-    }
-}
-
-impl S for num_dual::Dual64 {
-    #[inline(always)]
-    fn cst(v: f64) -> Self {
-        num_dual::Dual64::from(v)
-    }
-    #[inline(always)]
-    fn value(self) -> f64 {
-        self.re
-    }
-}
-
-impl S for echidna::Reverse<f64> {
-    #[inline(always)]
-    fn cst(v: f64) -> Self {
-        echidna::Reverse::constant(v)
-    }
-    #[inline(always)]
-    fn value(self) -> f64 {
-        echidna::Scalar::value(&self)
-    }
-}
-
-impl<'a> S for easy_ml::differentiation::Record<'a, f64> {
-    #[inline(always)]
-    fn cst(v: f64) -> Self {
-        easy_ml::differentiation::Record::constant(v)
-    }
-    #[inline(always)]
-    fn value(self) -> f64 {
-        self.number
-    }
-}
-
-impl S for nilang_dualrev::DualRev {
-    #[inline(always)]
-    fn cst(v: f64) -> Self {
-        nilang_dualrev::Scalar::cst(v)
-    }
-    #[inline(always)]
-    fn value(self) -> f64 {
-        nilang_dualrev::Scalar::value(self)
-    }
-}
-
-/// The paper's plain series for `J_ν(z)`, summed until a term is at most `1e-8`.
-#[inline]
-fn besselj<T: S>(nu: i64, z: T) -> T {
-    let halfz = z / T::cst(2.0);
-    let halfz_power_2 = halfz * halfz;
-    let mut fact_nu = 1i64;
-    for i in 1..=nu {
-        fact_nu *= i;
-    }
-    let mut power = T::cst(1.0);
-    for _ in 0..nu {
-        power = power * halfz;
-    }
-    let mut s = power / T::cst(fact_nu as f64);
-    let mut out = s;
-    let mut k = 0i64;
-    while s.value().abs() > 1e-8 {
-        k += 1;
-        s = s * (halfz_power_2 / T::cst(-((k * (k + nu)) as f64)));
-        out = out + s;
-    }
-    out
-}
+use nilang_apps::bessel::besselj;
+use nilang_apps::plain::peers;
 
 fn reversal(nu: i64, z: f64) -> f64 {
     let (mut out, mut zz) = (0.0, z);
@@ -116,22 +25,19 @@ fn reversal(nu: i64, z: f64) -> f64 {
 }
 
 fn num_dual_grad(nu: i64, z: f64) -> f64 {
-    besselj(nu, num_dual::Dual64::new(z, 1.0)).eps
+    peers::num_dual_gradient(|x| besselj(nu, x[0]), &[z])[0]
 }
 
 fn echidna_grad(nu: i64, z: f64) -> f64 {
-    echidna::grad(|x| besselj(nu, x[0]), &[z])[0]
+    peers::echidna_gradient(|x| besselj(nu, x[0]), &[z])[0]
 }
 
 fn easy_ml_grad(list: &easy_ml::differentiation::WengertList<f64>, nu: i64, z: f64) -> f64 {
-    list.clear();
-    let x = easy_ml::differentiation::Record::variable(z, list);
-    let y = besselj(nu, x);
-    y.derivatives()[&x]
+    peers::easy_ml_gradient(list, |x| besselj(nu, x[0]), &[z])[0]
 }
 
 fn dualrev_grad(nu: i64, z: f64) -> f64 {
-    nilang_dualrev::grad(|x| besselj(nu, x[0]), &[z]).unwrap().1[0]
+    peers::dualrev_gradient(|x| besselj(nu, x[0]), &[z])[0]
 }
 
 fn bessel_grad(c: &mut Criterion) {
