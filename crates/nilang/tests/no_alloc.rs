@@ -2,10 +2,13 @@
 //! are locals, checks format messages only on failure.
 //!
 //! A counting global allocator counts the allocations made by this thread while a flag is
-//! set; there is a single test, so nothing else runs concurrently in this binary.
+//! set; the counter is per thread, so tests running concurrently in this binary do not disturb it.
 
-use nilang::special::{ibesselj, ibesselj_inv, ibesselj_nocheck, ibesselj_nocheck_inv};
-use nilang::GVar;
+use nilang::special::{
+    ibesselj, ibesselj_grad, ibesselj_inv, ibesselj_nocheck, ibesselj_nocheck_grad,
+    ibesselj_nocheck_inv,
+};
+use nilang::{GVar, Loss};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -82,4 +85,37 @@ fn ibesselj_forward_inverse_and_gradient_allocate_nothing() {
 
     // the counter works
     assert_eq!(allocations(|| drop(std::hint::black_box(vec![1u8; 16]))), 1);
+}
+
+/// The generated gradient functions (forward on `f64`, inverse on `GVar`) make no heap
+/// allocation either: the loss is validated without formatting, and for scalar arguments the
+/// returned tuple of `GVar`s lives on the stack.
+#[test]
+fn ibesselj_grad_allocates_nothing() {
+    // the counter works
+    assert_eq!(allocations(|| drop(std::hint::black_box(vec![1u8]))), 1);
+
+    let mut result: Option<(GVar<f64>, GVar<f64>)> = None;
+    let n = allocations(|| {
+        let (mut out, mut z) = (0.0f64, 1.0f64);
+        result = Some(ibesselj_grad(Loss::arg(0), &mut out, 2, &mut z).unwrap());
+    });
+    assert_eq!(n, 0, "ibesselj_grad allocated");
+    let (gout, gz) = result.unwrap();
+    assert_eq!((gout.x, gout.g, gz.x), (0.0, 1.0, 1.0));
+    assert!((gz.g - 0.2102436).abs() < 1e-7, "{gz:?}");
+
+    let n = allocations(|| {
+        let (mut out, mut z) = (0.0f64, 1.0f64);
+        result = Some(ibesselj_nocheck_grad(Loss::arg(0), &mut out, 2, &mut z).unwrap());
+    });
+    assert_eq!(n, 0, "ibesselj_nocheck_grad allocated");
+    assert_eq!(result.unwrap().1.g, gz.g);
+
+    // the error path allocates nothing either (the message is formatted only on display)
+    let n = allocations(|| {
+        let (mut out, mut z) = (0.0f64, 1.0f64);
+        assert!(ibesselj_grad(Loss::elem(0, 1), &mut out, 2, &mut z).is_err());
+    });
+    assert_eq!(n, 0, "the rejected loss allocated");
 }
