@@ -374,6 +374,128 @@ fn lstm_session() {
     );
 }
 
+/// A 21-bone hand (ADBench's pose mapping reaches bone 20): root, wrist, five fingers of
+/// four bones (the last finger one bone short), each bone translated along y from its parent.
+fn ht_model(triangles: Value) -> Value {
+    let nb = 21;
+    let translate = |x: f64, y: f64, z: f64| {
+        json!([
+            [1.0, 0.0, 0.0, x],
+            [0.0, 1.0, 0.0, y],
+            [0.0, 0.0, 1.0, z],
+            [0.0, 0.0, 0.0, 1.0]
+        ])
+    };
+    let mut parents = vec![-1, 0];
+    for f in 0..5 {
+        parents.push(1);
+        for k in 1..4 {
+            if parents.len() < nb {
+                parents.push(2 + 4 * f + k - 1);
+            }
+        }
+    }
+    let rel: Vec<Value> = (0..nb)
+        .map(|b| translate(0.01 * b as f64, 0.25, 0.0))
+        .collect();
+    let inv: Vec<Value> = (0..nb)
+        .map(|b| translate(0.0, -0.1 * b as f64, 0.02))
+        .collect();
+    // four vertices: bone 0 only, wrist + thumb, index tip, pinky base and ring tip
+    let mut weights = vec![vec![0.0; nb]; 4];
+    weights[0][0] = 1.0;
+    (weights[1][1], weights[1][3]) = (0.4, 0.6);
+    weights[2][9] = 1.0;
+    (weights[3][14], weights[3][17]) = (0.5, 0.5);
+    json!({
+        "bone_count": nb,
+        "bone_names": (0..nb).map(|b| format!("b{b}")).collect::<Vec<_>>(),
+        "parents": parents,
+        "base_relatives": rel,
+        "inverse_base_absolutes": inv,
+        "base_positions": [[0.1, 0.2, 0.3, 1.0], [-0.2, 0.5, 0.1, 1.0], [0.3, 1.2, -0.1, 1.0], [0.0, 0.9, 0.2, 1.0]],
+        "weights": weights,
+        "triangles": triangles,
+        "is_mirrored": true,
+    })
+}
+
+#[test]
+fn ht_session() {
+    use nilang_gradbench::evals::ht;
+    let theta = json!([
+        0.3, -0.2, 0.1, 1.0, 2.0, -0.5, 0.1, 0.2, -0.1, 0.3, 0.05, -0.2, 0.15, 0.1, 0.2, -0.3, 0.4,
+        0.1, -0.1, 0.2, 0.3, 0.05, 0.1, -0.2, 0.25, 0.1
+    ]);
+    let points = json!([[1.0, 2.0, 0.0], [1.5, 2.5, -0.5], [0.5, 3.0, -0.2]]);
+    let simple = json!({
+        "theta": theta,
+        "us": [],
+        "data": {"model": ht_model(json!([])), "correspondences": [0, 2, 3], "points": points},
+        "min_runs": 2, "min_seconds": 0
+    });
+    let complicated = json!({
+        "theta": theta,
+        "us": [[0.2, 0.3], [0.5, 0.1], [0.0, 1.0]],
+        "data": {"model": ht_model(json!([[0, 1, 2], [1, 2, 3], [3, 0, 2]])), "correspondences": [0, 1, 2], "points": points},
+    });
+    let out = replay(
+        "ht",
+        &[
+            ("objective", simple.clone()),
+            ("jacobian", simple.clone()),
+            ("objective", complicated.clone()),
+            ("jacobian", complicated.clone()),
+        ],
+    );
+    for (k, input) in [simple, complicated].iter().enumerate() {
+        let p = ht::Problem::from_input(&serde_json::from_value(input.clone()).unwrap()).unwrap();
+        let want = p.reference(&p.theta, &p.us);
+        assert!(all_close(&out[2 * k], &want, 1e-12), "{}", out[2 * k]);
+        let j = out[2 * k + 1].as_array().unwrap();
+        assert_eq!(j.len(), 9);
+        let o = if p.complicated() { 2 } else { 0 };
+        for (row, jr) in j.iter().enumerate() {
+            let jr: Vec<f64> = jr
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            assert_eq!(jr.len(), 26 + o);
+            // ∂err/∂translation = −I
+            for c in 0..3 {
+                assert_eq!(jr[o + 3 + c], if c == row % 3 { -1.0 } else { 0.0 });
+            }
+            // every entry against central differences of the plain objective
+            let i = row / 3;
+            for (c, &got) in jr.iter().enumerate() {
+                let (mut theta, mut us) = (p.theta.clone(), p.us.clone());
+                let h = 1e-6;
+                let mut at = |d: f64| {
+                    if c < o {
+                        us[2 * i + c] += d;
+                    } else {
+                        theta[c - o] += d;
+                    }
+                    let r = p.reference(&theta, &us)[row];
+                    if c < o {
+                        us[2 * i + c] -= d;
+                    } else {
+                        theta[c - o] -= d;
+                    }
+                    r
+                };
+                let fd = (at(h) - at(-h)) / (2.0 * h);
+                assert!(
+                    (got - fd).abs() <= 1e-6 * 1f64.max(fd.abs()),
+                    "row {row} col {c}: {got} vs {fd}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn ode_session() {
     // three components: the solution is polynomial of degree ≤ 3, which RK4 integrates exactly:
@@ -501,6 +623,16 @@ fn malformed_messages_are_answered_and_the_tool_keeps_running() {
             "lstm",
             "objective",
             json!({"main_params": vec![vec![0.0; 8]], "extra_params": vec![vec![0.0; 2]; 3], "state": vec![vec![0.0; 2]; 2], "sequence": vec![vec![1.0, 0.0]; 3]}),
+        ),
+        (
+            "ht",
+            "objective",
+            json!({"theta": vec![0.0; 26], "us": [], "data": {"model": ht_model(json!([])), "correspondences": [4], "points": [[0.0, 0.0, 0.0]]}}),
+        ),
+        (
+            "ht",
+            "jacobian",
+            json!({"theta": vec![0.0; 25], "us": [], "data": {"model": ht_model(json!([])), "correspondences": [0], "points": [[0.0, 0.0, 0.0]]}}),
         ),
         (
             "lstm",

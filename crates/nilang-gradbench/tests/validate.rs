@@ -460,3 +460,85 @@ fn particle_nested_derivatives() {
     assert!(close(ff, fr, 1e-12), "{ff} {fr}");
     assert!(particle::reference_cost(fr) < 1e-6, "{fr}");
 }
+
+#[test]
+fn ht_residuals_and_jacobian() {
+    for (complicated, mirrored, seed) in [
+        (false, false, 1),
+        (false, true, 2),
+        (true, true, 3),
+        (true, false, 4),
+    ] {
+        let mut p = ht::Problem::random(9, 5, complicated, seed);
+        p.model.is_mirrored = mirrored;
+        // the JSON layout reads back to the same problem
+        let back = ht::Problem::from_input(&serde_json::from_value(p.to_input()).unwrap()).unwrap();
+        assert_eq!(back, p);
+        let mut thetas = vec![p.theta.clone()];
+        // the global rotation's identity branch (norm below 1e-4)
+        let mut t0 = p.theta.clone();
+        t0[..3].copy_from_slice(&[0.0, 0.0, 0.0]);
+        thetas.push(t0);
+        for theta in thetas {
+            let q = ht::Problem {
+                theta: theta.clone(),
+                ..p.clone()
+            };
+            let n = q.model.correspondences.len();
+            let r = q.objective();
+            assert_eq!(r.len(), 3 * n);
+            assert_all_close("ht residuals", &r, &q.reference(&q.theta, &q.us), 1e-12);
+            let j = q.jacobian().unwrap();
+            assert_eq!(j.len(), 3 * n);
+            let ncols = if complicated { 28 } else { 26 };
+            for (row, jr) in j.iter().enumerate() {
+                assert_eq!(jr.len(), ncols);
+                let i = row / 3;
+                // variables: (u₀, u₁ of correspondence i,) theta
+                let vars: Vec<f64> = if complicated {
+                    [&q.us[2 * i..2 * i + 2], &q.theta[..]].concat()
+                } else {
+                    q.theta.clone()
+                };
+                let f = |v: &[f64]| {
+                    if complicated {
+                        let mut us = q.us.clone();
+                        us[2 * i..2 * i + 2].copy_from_slice(&v[..2]);
+                        q.reference(&v[2..], &us)[row]
+                    } else {
+                        q.reference(v, &q.us)[row]
+                    }
+                };
+                assert_all_close(
+                    "ht jacobian row",
+                    jr,
+                    &numeric_gradient(f, &vars, 1e-6),
+                    1e-6,
+                );
+            }
+            if theta[0] == 0.0 {
+                for jr in &j {
+                    let o = if complicated { 2 } else { 0 };
+                    assert_eq!(&jr[o..o + 3], &[0.0, 0.0, 0.0], "identity branch");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ht_bad_inputs_are_errors() {
+    let p = ht::Problem::random(5, 3, true, 9);
+    let good = p.to_input();
+    let mut bad = good.clone();
+    bad["theta"] = serde_json::json!([0.0, 1.0]);
+    assert!(ht::evaluate("objective", &bad).is_err());
+    let mut bad = good.clone();
+    bad["us"] = serde_json::json!([[0.1, 0.2]]);
+    assert!(ht::evaluate("objective", &bad).is_err());
+    let mut bad = good.clone();
+    bad["data"]["correspondences"][0] = serde_json::json!(99);
+    assert!(ht::evaluate("jacobian", &bad).is_err());
+    assert!(ht::evaluate("hessian", &good).is_err());
+    assert!(ht::evaluate("objective", &good).is_ok());
+}

@@ -14,6 +14,7 @@ pub mod det;
 pub mod gd;
 pub mod gmm;
 pub mod hello;
+pub mod ht;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
@@ -24,7 +25,7 @@ pub mod saddle;
 
 /// The modules (GradBench eval names) this tool defines.
 pub const MODULES: &[&str] = &[
-    "hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm", "ode", "saddle", "particle",
+    "hello", "lse", "llsq", "gmm", "ba", "kmeans", "det", "lstm", "ode", "saddle", "particle", "ht",
 ];
 
 /// Evaluates `function` of `module` on `input`: the output and one timing per run.
@@ -45,6 +46,7 @@ pub fn evaluate(
         "ode" => ode::evaluate(function, input),
         "saddle" => saddle::evaluate(function, input),
         "particle" => particle::evaluate(function, input),
+        "ht" => ht::evaluate(function, input),
         _ => Err(format!(
             "module `{module}` is not implemented by nilang (implemented: {})",
             MODULES.join(", ")

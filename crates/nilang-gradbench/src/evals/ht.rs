@@ -1,0 +1,868 @@
+//! `ht`: ADBench's hand tracking residuals and their Jacobian with respect to the pose (and,
+//! in the complicated variant, the barycentric coordinates `us`).
+//!
+//! The hand model: `bone_count` bones in a tree (`parents`, a parent before its children),
+//! each with a 4 × 4 base relative transform and an inverse base absolute transform; vertices
+//! (homogeneous `base_positions`) skinned by per-bone `weights`. `theta` (26 values) is the
+//! global rotation (angle-axis), the global translation, then 20 finger angles mapped into
+//! the pose parameters as ADBench's `to_pose_params` does (bone `b` gets column `b + 3`; the
+//! global scale is 1). Per bone the Euler angles (x, z, y order) give a rotation `R`; the
+//! posed relative is `base_relative · [R 0; 0 1]`, the absolutes are the products along the
+//! tree, and the skinning transform is `absolute · inverse_base_absolute`. A vertex is
+//! `Σ_b w_b (T_b · p)`, mirrored in x when `is_mirrored`, then `R_global · v + t`. Residual
+//! `i` is `points[i] − vertex(correspondences[i])` (simple), or `points[i] −` the point of
+//! triangle `correspondences[i]` at barycentric `(u₀, u₁, 1 − u₀ − u₁)` (complicated, `us`
+//! non-empty).
+//!
+//! Reversible program: [`ht_transforms`] computes the skinning transforms from `theta` into a
+//! zero buffer (the Euler rotations, posed relatives and absolutes are ancillas computed in a
+//! routine and uncomputed), [`ht_residuals`] computes the transforms and the global rotation
+//! ([`angle_axis_to_matrix`]) once, then for each correspondence skins the point
+//! ([`ht_skin_point`]), accumulates the residual and uncalls the skinning.
+//!
+//! Jacobian by reversal: per correspondence, [`ht_residuals`] on that one correspondence with
+//! its three residual rows chosen (`ht_residuals_jacobian_of`: one forward run, three reverse
+//! sweeps). Output as GradBench's reference: `objective` → the `3n` residuals; `jacobian` →
+//! `3n` rows of `26` (simple) or `2 + 26` (complicated: `∂/∂u₀`, `∂/∂u₁` of the row's own
+//! correspondence, then `theta`) values.
+
+use super::{decode, timed, unknown_function};
+use crate::runs::Timing;
+use nilang::{i, Loss, Real};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Number of pose parameters `theta`.
+pub const NTHETA: usize = 26;
+
+/// A hand model and its data, checked and in the layout the reversible program reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// Number of bones.
+    pub nb: usize,
+    /// Parent of each bone (`-1` for a root); a parent comes before its children.
+    pub parents: Vec<i64>,
+    /// Base relative transform of each bone, row-major 4 × 4.
+    pub base_relatives: Vec<[f64; 16]>,
+    /// Inverse base absolute transform of each bone, row-major 4 × 4.
+    pub inverse_base_absolutes: Vec<[f64; 16]>,
+    /// Homogeneous base position of each vertex.
+    pub base_positions: Vec<[f64; 4]>,
+    /// Per vertex, the bones with a non-zero weight and that weight.
+    pub influences: Vec<Vec<(usize, f64)>>,
+    /// Vertices of each triangle.
+    pub triangles: Vec<[usize; 3]>,
+    /// Whether x is mirrored after skinning.
+    pub is_mirrored: bool,
+    /// Correspondence of each point: a vertex (simple) or a triangle (complicated).
+    pub correspondences: Vec<usize>,
+    /// The measured points.
+    pub points: Vec<[f64; 3]>,
+    /// For `theta[k]`, `k ≥ 6`: the flat index `3·column + row` in the pose parameters.
+    pub theta_map: Vec<usize>,
+}
+
+impl Model {
+    /// ADBench's `to_pose_params` mapping of `theta[6..26]`: per finger, three pose columns
+    /// (the first with two angles), then one column skipped; fingers start at column 5.
+    pub fn pose_map() -> Vec<usize> {
+        let mut map = Vec::with_capacity(NTHETA - 6);
+        let mut col = 5;
+        for _finger in 0..5 {
+            for i in 2..=4 {
+                map.push(3 * col);
+                if i == 2 {
+                    map.push(3 * col + 1);
+                }
+                col += 1;
+            }
+            col += 1;
+        }
+        map
+    }
+}
+
+/// `r += R(a[0..3])`, the rotation matrix (row-major) of the angle-axis vector `a[0..3]`;
+/// the identity when its norm is below `1e-4`, as ADBench.
+#[i(expand, nocheck)]
+pub fn angle_axis_to_matrix<T: Real>(r: &mut [T], a: &mut [T]) {
+    let sq = T::zero();
+    routine! {
+        sq += square(a[0]);
+        sq += square(a[1]);
+        sq += square(a[2]);
+    }
+    if sq.val() < 1e-8 {
+        r[0] += identity(1.0);
+        r[4] += identity(1.0);
+        r[8] += identity(1.0);
+    } else {
+        let (norm, x, y, z) = (T::zero(), T::zero(), T::zero(), T::zero());
+        let (s, c, omc) = (T::zero(), T::zero(), T::zero());
+        routine! {
+            norm += sqrt(sq);
+            x += a[0] / norm;
+            y += a[1] / norm;
+            z += a[2] / norm;
+            s += sin(norm);
+            c += cos(norm);
+            omc += identity(1.0);
+            omc -= c;
+        }
+        r[0] += c + square(x) * omc;
+        r[1] += x * y * omc - z * s;
+        r[2] += x * z * omc + y * s;
+        r[3] += x * y * omc + z * s;
+        r[4] += c + square(y) * omc;
+        r[5] += y * z * omc - x * s;
+        r[6] += x * z * omc - y * s;
+        r[7] += z * y * omc + x * s;
+        r[8] += c + square(z) * omc;
+        uncompute!();
+        dealloc!(
+            norm = T::zero(),
+            x = T::zero(),
+            y = T::zero(),
+            z = T::zero()
+        );
+        dealloc!(s = T::zero(), c = T::zero(), omc = T::zero());
+    }
+    uncompute!();
+    dealloc!(sq = T::zero());
+}
+
+/// `r[ro..ro + 9] += Rz·Ry·Rx` (row-major) for the Euler angles `a[ao] = x`, `a[ao + 1] = z`,
+/// `a[ao + 2] = y` (ADBench's `xzy` order).
+#[i(expand, nocheck)]
+pub fn euler_to_matrix<T: Real>(r: &mut [T], ro: usize, a: &mut [T], ao: usize) {
+    let (cx, sx, cy, sy, cz, sz) = (
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+        T::zero(),
+    );
+    routine! {
+        cx += cos(a[ao]);
+        sx += sin(a[ao]);
+        cz += cos(a[ao + 1]);
+        sz += sin(a[ao + 1]);
+        cy += cos(a[ao + 2]);
+        sy += sin(a[ao + 2]);
+    }
+    r[ro] += cz * cy;
+    r[ro + 1] += cz * sy * sx - sz * cx;
+    r[ro + 2] += sz * sx + cz * sy * cx;
+    r[ro + 3] += sz * cy;
+    r[ro + 4] += cz * cx + sz * sy * sx;
+    r[ro + 5] += sz * sy * cx - cz * sx;
+    r[ro + 6] -= identity(sy);
+    r[ro + 7] += cy * sx;
+    r[ro + 8] += cy * cx;
+    uncompute!();
+    dealloc!(
+        cx = T::zero(),
+        sx = T::zero(),
+        cy = T::zero(),
+        sy = T::zero(),
+        cz = T::zero(),
+        sz = T::zero()
+    );
+}
+
+/// `tr += ` the top three rows (row-major 3 × 4 per bone) of every bone's skinning transform
+/// `absolute · inverse_base_absolute` for the pose `theta`.
+#[i(nocheck)]
+pub fn ht_transforms<T: Real>(tr: &mut [T], theta: &mut [T], m: &Model) {
+    let pp = vec![T::zero(); 3 * (m.nb + 3)];
+    let rot = vec![T::zero(); 9 * m.nb];
+    let rel = vec![T::zero(); 16 * m.nb];
+    let abs = vec![T::zero(); 16 * m.nb];
+    routine! {
+        for k in 6..NTHETA {
+            pp[m.theta_map[k - 6]] += identity(theta[k]);
+        }
+        for b in 0..m.nb {
+            euler_to_matrix(rot, 9 * b, pp, 3 * (b + 3));
+            for i in 0..4 {
+                for j in 0..3 {
+                    for k in 0..3 {
+                        rel[16 * b + 4 * i + j] +=
+                            rot[9 * b + 3 * k + j] * T::lit(m.base_relatives[b][4 * i + k]);
+                    }
+                }
+                rel[16 * b + 4 * i + 3] += identity(m.base_relatives[b][4 * i + 3]);
+            }
+            if m.parents[b] < 0 {
+                for e in 0..16 {
+                    abs[16 * b + e] += identity(rel[16 * b + e]);
+                }
+            } else {
+                for i in 0..4 {
+                    for j in 0..4 {
+                        for k in 0..4 {
+                            abs[16 * b + 4 * i + j] += abs[16 * (m.parents[b] as usize) + 4 * i + k]
+                                * rel[16 * b + 4 * k + j];
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for b in 0..m.nb {
+        for i in 0..3 {
+            for j in 0..4 {
+                for k in 0..4 {
+                    tr[12 * b + 4 * i + j] +=
+                        abs[16 * b + 4 * i + k] * T::lit(m.inverse_base_absolutes[b][4 * k + j]);
+                }
+            }
+        }
+    }
+    uncompute!();
+    dealloc!(pp = vec![T::zero(); 3 * (m.nb + 3)]);
+    dealloc!(rot = vec![T::zero(); 9 * m.nb]);
+    dealloc!(rel = vec![T::zero(); 16 * m.nb]);
+    dealloc!(abs = vec![T::zero(); 16 * m.nb]);
+}
+
+/// `s[so..so + 3] += Σ_b w_b (T_b · p)[0..3]`, vertex `v` skinned by the transforms `tr`.
+#[i(nocheck)]
+pub fn ht_skin<T: Real>(s: &mut [T], so: usize, tr: &mut [T], m: &Model, v: usize) {
+    for q in 0..m.influences[v].len() {
+        for j in 0..3 {
+            for k in 0..4 {
+                s[so + j] += tr[12 * m.influences[v][q].0 + 4 * j + k]
+                    * T::lit(m.influences[v][q].1 * m.base_positions[v][k]);
+            }
+        }
+    }
+}
+
+/// `s += ` the skinned (not yet mirrored or globally transformed) model point of
+/// correspondence `i`: its vertex when `us` is empty, else the point of its triangle at the
+/// barycentric coordinates `us[2(i − lo)..]`.
+#[i(expand, nocheck)]
+#[allow(clippy::too_many_arguments)]
+pub fn ht_skin_point<T: Real>(
+    s: &mut [T],
+    tr: &mut [T],
+    us: &mut [T],
+    m: &Model,
+    i: usize,
+    lo: usize,
+) {
+    if us.is_empty() {
+        ht_skin(s, 0, tr, m, m.correspondences[i]);
+    } else {
+        let ps = vec![T::zero(); 9];
+        routine! {
+            for t in 0..3 {
+                ht_skin(ps, 3 * t, tr, m, m.triangles[m.correspondences[i]][t]);
+            }
+        }
+        for j in 0..3 {
+            s[j] += us[2 * (i - lo)] * ps[j];
+            s[j] += us[2 * (i - lo) + 1] * ps[3 + j];
+            s[j] += identity(ps[6 + j]);
+            s[j] -= us[2 * (i - lo)] * ps[6 + j];
+            s[j] -= us[2 * (i - lo) + 1] * ps[6 + j];
+        }
+        uncompute!();
+        dealloc!(ps = vec![T::zero(); 9]);
+    }
+}
+
+/// `err[3(i − lo) + j] += points[i][j] − (R_global · mirror(skinned point) + t)[j]` for the
+/// correspondences `lo..hi`. `us` is empty (simple) or holds the barycentric coordinates of
+/// correspondences `lo..hi` (complicated).
+#[i(nocheck)]
+#[allow(clippy::too_many_arguments)]
+pub fn ht_residuals<T: Real>(
+    err: &mut [T],
+    theta: &mut [T],
+    us: &mut [T],
+    m: &Model,
+    lo: usize,
+    hi: usize,
+) {
+    let tr = vec![T::zero(); 12 * m.nb];
+    let rg = vec![T::zero(); 9];
+    let s = vec![T::zero(); 3];
+    routine! {
+        ht_transforms(tr, theta, m);
+        angle_axis_to_matrix(rg, theta);
+    }
+    for i in lo..hi {
+        ht_skin_point(s, tr, us, m, i, lo);
+        if m.is_mirrored {
+            neg(s[0]);
+        }
+        for j in 0..3 {
+            err[3 * (i - lo) + j] += identity(m.points[i][j]);
+            err[3 * (i - lo) + j] -= identity(theta[3 + j]);
+            for k in 0..3 {
+                err[3 * (i - lo) + j] -= rg[3 * j + k] * s[k];
+            }
+        }
+        if m.is_mirrored {
+            neg(s[0]);
+        }
+        uncall!(ht_skin_point(s, tr, us, m, i, lo));
+    }
+    uncompute!();
+    dealloc!(tr = vec![T::zero(); 12 * m.nb]);
+    dealloc!(rg = vec![T::zero(); 9]);
+    dealloc!(s = vec![T::zero(); 3]);
+}
+
+/// `us` as sent: empty, one pair per correspondence, or flat.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Us {
+    /// One `[u₀, u₁]` per correspondence.
+    Pairs(Vec<Vec<f64>>),
+    /// `u₀, u₁` of every correspondence in turn.
+    Flat(Vec<f64>),
+}
+
+/// The JSON hand model.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ModelInput {
+    /// Number of bones.
+    pub bone_count: usize,
+    /// Bone names (one per bone).
+    #[serde(default)]
+    pub bone_names: Vec<String>,
+    /// Parent of each bone, `-1` for a root.
+    pub parents: Vec<i64>,
+    /// Per bone a 4 × 4 matrix, rows.
+    pub base_relatives: Vec<Vec<Vec<f64>>>,
+    /// Per bone a 4 × 4 matrix, rows.
+    pub inverse_base_absolutes: Vec<Vec<Vec<f64>>>,
+    /// Per vertex 3 or 4 (homogeneous) coordinates.
+    pub base_positions: Vec<Vec<f64>>,
+    /// Per vertex one weight per bone.
+    pub weights: Vec<Vec<f64>>,
+    /// Per triangle 3 vertices.
+    #[serde(default)]
+    pub triangles: Vec<Vec<usize>>,
+    /// Whether x is mirrored.
+    pub is_mirrored: bool,
+}
+
+/// The JSON data.
+#[derive(Clone, Debug, Deserialize)]
+pub struct DataInput {
+    /// The model.
+    pub model: ModelInput,
+    /// Per point a vertex (simple) or triangle (complicated).
+    pub correspondences: Vec<usize>,
+    /// Per point 3 coordinates.
+    pub points: Vec<Vec<f64>>,
+}
+
+/// The `ht` input.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Input {
+    /// The pose (26 values).
+    pub theta: Vec<f64>,
+    /// Model and measurements.
+    pub data: DataInput,
+    /// Barycentric coordinates (empty for the simple variant).
+    #[serde(default)]
+    pub us: Option<Us>,
+}
+
+/// An `ht` problem: the model with its data, the pose and the barycentric coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Model and data.
+    pub model: Model,
+    /// The pose.
+    pub theta: Vec<f64>,
+    /// `2n` barycentric coordinates, or empty (simple).
+    pub us: Vec<f64>,
+}
+
+fn mat4(what: &str, b: usize, rows: &[Vec<f64>]) -> Result<[f64; 16], String> {
+    if rows.len() != 4 || rows.iter().any(|r| r.len() != 4) {
+        return Err(format!("bad `ht` input: `{what}[{b}]` must be 4 × 4"));
+    }
+    let mut m = [0.0; 16];
+    for (i, r) in rows.iter().enumerate() {
+        m[4 * i..4 * i + 4].copy_from_slice(r);
+    }
+    Ok(m)
+}
+
+impl Problem {
+    /// Checks an input and lays it out.
+    pub fn from_input(inp: &Input) -> Result<Problem, String> {
+        let bad = |s: String| Err(format!("bad `ht` input: {s}"));
+        let mi = &inp.data.model;
+        let nb = mi.bone_count;
+        if inp.theta.len() != NTHETA {
+            return bad(format!(
+                "`theta` must have {NTHETA} values, got {}",
+                inp.theta.len()
+            ));
+        }
+        // ADBench's pose mapping writes up to pose column 23 = bone 20.
+        if nb < 21 {
+            return bad(format!("the hand model needs at least 21 bones, got {nb}"));
+        }
+        if mi.parents.len() != nb
+            || mi.base_relatives.len() != nb
+            || mi.inverse_base_absolutes.len() != nb
+        {
+            return bad(format!(
+                "`parents`, `base_relatives`, `inverse_base_absolutes` need {nb} entries"
+            ));
+        }
+        for (b, &p) in mi.parents.iter().enumerate() {
+            if p >= b as i64 || p < -1 {
+                return bad(format!(
+                    "parent {p} of bone {b} must be -1 or an earlier bone"
+                ));
+            }
+        }
+        let base_relatives = (0..nb)
+            .map(|b| mat4("base_relatives", b, &mi.base_relatives[b]))
+            .collect::<Result<Vec<_>, _>>()?;
+        let inverse_base_absolutes = (0..nb)
+            .map(|b| mat4("inverse_base_absolutes", b, &mi.inverse_base_absolutes[b]))
+            .collect::<Result<Vec<_>, _>>()?;
+        let nv = mi.base_positions.len();
+        let mut base_positions = Vec::with_capacity(nv);
+        for (v, p) in mi.base_positions.iter().enumerate() {
+            match p.len() {
+                3 => base_positions.push([p[0], p[1], p[2], 1.0]),
+                4 => base_positions.push([p[0], p[1], p[2], p[3]]),
+                n => return bad(format!("`base_positions[{v}]` has {n} values")),
+            }
+        }
+        if mi.weights.len() != nv || mi.weights.iter().any(|w| w.len() != nb) {
+            return bad(format!("`weights` must be {nv} rows of {nb}"));
+        }
+        let influences = mi
+            .weights
+            .iter()
+            .map(|w| {
+                w.iter()
+                    .enumerate()
+                    .filter(|(_, &x)| x != 0.0)
+                    .map(|(b, &x)| (b, x))
+                    .collect()
+            })
+            .collect();
+        let mut triangles = Vec::with_capacity(mi.triangles.len());
+        for (t, tri) in mi.triangles.iter().enumerate() {
+            if tri.len() != 3 || tri.iter().any(|&v| v >= nv) {
+                return bad(format!("`triangles[{t}]` must be 3 vertices below {nv}"));
+            }
+            triangles.push([tri[0], tri[1], tri[2]]);
+        }
+        let n = inp.data.correspondences.len();
+        if inp.data.points.len() != n || inp.data.points.iter().any(|p| p.len() != 3) {
+            return bad(format!("`points` must be {n} rows of 3"));
+        }
+        let points = inp.data.points.iter().map(|p| [p[0], p[1], p[2]]).collect();
+        let us: Vec<f64> = match &inp.us {
+            None => vec![],
+            Some(Us::Flat(v)) => v.clone(),
+            Some(Us::Pairs(rows)) => {
+                if rows.iter().any(|r| r.len() != 2) {
+                    return bad("every `us` row must have 2 values".into());
+                }
+                rows.concat()
+            }
+        };
+        if !us.is_empty() && us.len() != 2 * n {
+            return bad(format!("`us` must be empty or hold {n} pairs"));
+        }
+        let limit = if us.is_empty() { nv } else { triangles.len() };
+        if let Some(c) = inp.data.correspondences.iter().find(|&&c| c >= limit) {
+            return bad(format!("correspondence {c} out of range (below {limit})"));
+        }
+        Ok(Problem {
+            model: Model {
+                nb,
+                parents: mi.parents.clone(),
+                base_relatives,
+                inverse_base_absolutes,
+                base_positions,
+                influences,
+                triangles,
+                is_mirrored: mi.is_mirrored,
+                correspondences: inp.data.correspondences.clone(),
+                points,
+                theta_map: Model::pose_map(),
+            },
+            theta: inp.theta.clone(),
+            us,
+        })
+    }
+
+    /// Whether this is the complicated variant (`us` non-empty).
+    pub fn complicated(&self) -> bool {
+        !self.us.is_empty()
+    }
+
+    /// A random problem for tests and timings, reproducible from `seed` (ChaCha8): a 22-bone
+    /// hand tree (root, wrist, five fingers of four bones), `nv` vertices each weighted on up to
+    /// three bones, random rigid base transforms, `n` correspondences (triangles of random
+    /// vertices and random `us` when `complicated`), points near the posed model, a random
+    /// pose with small angles.
+    pub fn random(nv: usize, n: usize, complicated: bool, seed: u64) -> Problem {
+        assert!(nv >= 3, "ht: a random problem needs 3 vertices");
+        let nb = 22;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut parents = vec![-1i64, 0];
+        for f in 0..5 {
+            parents.push(1);
+            for k in 1..4 {
+                parents.push((2 + 4 * f + k - 1) as i64);
+            }
+        }
+        let rigid = |rng: &mut ChaCha8Rng| {
+            let a: Vec<f64> = (0..3).map(|_| rng.gen_range(-0.5..0.5)).collect();
+            let r = reference_euler(&[a[0], a[1], a[2]]);
+            let mut m = [0.0; 16];
+            for i in 0..3 {
+                for j in 0..3 {
+                    m[4 * i + j] = r[3 * i + j];
+                }
+                m[4 * i + 3] = rng.gen_range(-1.0..1.0);
+            }
+            m[15] = 1.0;
+            m
+        };
+        let base_relatives: Vec<[f64; 16]> = (0..nb).map(|_| rigid(&mut rng)).collect();
+        let inverse_base_absolutes: Vec<[f64; 16]> = (0..nb).map(|_| rigid(&mut rng)).collect();
+        let base_positions: Vec<[f64; 4]> = (0..nv)
+            .map(|_| {
+                [
+                    rng.gen_range(-1.0..1.0),
+                    rng.gen_range(-1.0..1.0),
+                    rng.gen_range(-1.0..1.0),
+                    1.0,
+                ]
+            })
+            .collect();
+        let influences: Vec<Vec<(usize, f64)>> = (0..nv)
+            .map(|_| {
+                let k = rng.gen_range(1..=3);
+                let mut bones: Vec<usize> = Vec::new();
+                while bones.len() < k {
+                    let b = rng.gen_range(0..nb);
+                    if !bones.contains(&b) {
+                        bones.push(b);
+                    }
+                }
+                let w: Vec<f64> = (0..k).map(|_| rng.gen_range(0.1..1.0)).collect();
+                let total: f64 = w.iter().sum();
+                let mut inf: Vec<(usize, f64)> = bones
+                    .into_iter()
+                    .zip(w)
+                    .map(|(b, w)| (b, w / total))
+                    .collect();
+                inf.sort_by_key(|&(b, _)| b);
+                inf
+            })
+            .collect();
+        let triangles: Vec<[usize; 3]> = if complicated {
+            (0..n.max(1))
+                .map(|_| {
+                    [
+                        rng.gen_range(0..nv),
+                        rng.gen_range(0..nv),
+                        rng.gen_range(0..nv),
+                    ]
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        let correspondences: Vec<usize> = (0..n)
+            .map(|i| if complicated { i } else { rng.gen_range(0..nv) })
+            .collect();
+        let us: Vec<f64> = if complicated {
+            (0..n)
+                .flat_map(|_| {
+                    let u0: f64 = rng.gen_range(0.0..0.6);
+                    let u1: f64 = rng.gen_range(0.0..(1.0 - u0));
+                    [u0, u1]
+                })
+                .collect()
+        } else {
+            vec![]
+        };
+        let theta: Vec<f64> = (0..NTHETA).map(|_| rng.gen_range(-0.5..0.5)).collect();
+        let mut model = Model {
+            nb,
+            parents,
+            base_relatives,
+            inverse_base_absolutes,
+            base_positions,
+            influences,
+            triangles,
+            is_mirrored: rng.gen_bool(0.5),
+            correspondences,
+            points: vec![[0.0; 3]; n],
+            theta_map: Model::pose_map(),
+        };
+        let mut p = Problem {
+            model: model.clone(),
+            theta,
+            us,
+        };
+        let r0 = p.reference(&p.theta, &p.us);
+        for (i, pt) in model.points.iter_mut().enumerate() {
+            for j in 0..3 {
+                pt[j] = -r0[3 * i + j] + rng.gen_range(-0.1..0.1);
+            }
+        }
+        p.model = model;
+        p
+    }
+
+    /// The `3n` residuals, by running [`ht_residuals`] forward.
+    pub fn objective(&self) -> Vec<f64> {
+        let n = self.model.correspondences.len();
+        let mut err = vec![0.0; 3 * n];
+        let (mut theta, mut us) = (self.theta.clone(), self.us.clone());
+        ht_residuals(&mut err, &mut theta, &mut us, &self.model, 0, n);
+        err
+    }
+
+    /// The Jacobian, row-major `3n × (26 or 28)`: per correspondence the three rows of
+    /// [`ht_residuals`] on that correspondence by reversal (`ht_residuals_jacobian_of`).
+    pub fn jacobian(&self) -> Result<Vec<Vec<f64>>, String> {
+        let n = self.model.correspondences.len();
+        let cx = self.complicated();
+        let rows = [Loss::elem(0, 0), Loss::elem(0, 1), Loss::elem(0, 2)];
+        let mut out = Vec::with_capacity(3 * n);
+        for i in 0..n {
+            let mut err = [0.0; 3];
+            let mut theta = self.theta.clone();
+            let mut us = if cx {
+                self.us[2 * i..2 * i + 2].to_vec()
+            } else {
+                vec![]
+            };
+            let jac = ht_residuals_jacobian_of(
+                &rows,
+                &mut err,
+                &mut theta,
+                &mut us,
+                &self.model,
+                i,
+                i + 1,
+            )
+            .map_err(|e| e.to_string())?;
+            // columns: err (3), theta (26), us (2 or 0)
+            for r in 0..3 {
+                let row = jac.row(r);
+                let mut o = Vec::with_capacity(NTHETA + 2);
+                if cx {
+                    o.extend_from_slice(&row[3 + NTHETA..3 + NTHETA + 2]);
+                }
+                o.extend_from_slice(&row[3..3 + NTHETA]);
+                out.push(o);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Plain Rust residuals at `theta` and `us` (the reference for tests), computed the way
+    /// ADBench's reference does: posed relatives, absolutes, transforms, every vertex skinned,
+    /// mirrored and globally transformed, then the residuals.
+    pub fn reference(&self, theta: &[f64], us: &[f64]) -> Vec<f64> {
+        let m = &self.model;
+        let mut pp = vec![0.0; 3 * (m.nb + 3)];
+        for k in 6..NTHETA {
+            pp[m.theta_map[k - 6]] = theta[k];
+        }
+        let mul4 = |a: &[f64; 16], b: &[f64; 16]| {
+            let mut c = [0.0; 16];
+            for i in 0..4 {
+                for j in 0..4 {
+                    c[4 * i + j] = (0..4).map(|k| a[4 * i + k] * b[4 * k + j]).sum();
+                }
+            }
+            c
+        };
+        let mut abs: Vec<[f64; 16]> = Vec::with_capacity(m.nb);
+        for b in 0..m.nb {
+            let c = 3 * (b + 3);
+            let r = reference_euler(&[pp[c], pp[c + 1], pp[c + 2]]);
+            let mut t = [0.0; 16];
+            for i in 0..3 {
+                for j in 0..3 {
+                    t[4 * i + j] = r[3 * i + j];
+                }
+            }
+            t[15] = 1.0;
+            let rel = mul4(&m.base_relatives[b], &t);
+            let a = if m.parents[b] < 0 {
+                rel
+            } else {
+                mul4(&abs[m.parents[b] as usize], &rel)
+            };
+            abs.push(a);
+        }
+        let tr: Vec<[f64; 16]> = (0..m.nb)
+            .map(|b| mul4(&abs[b], &m.inverse_base_absolutes[b]))
+            .collect();
+        let rg = reference_angle_axis(&[theta[0], theta[1], theta[2]]);
+        let verts: Vec<[f64; 3]> = (0..m.base_positions.len())
+            .map(|v| {
+                let mut s = [0.0; 3];
+                for &(b, w) in &m.influences[v] {
+                    for (j, sj) in s.iter_mut().enumerate() {
+                        let p = &m.base_positions[v];
+                        *sj += w * (0..4).map(|k| tr[b][4 * j + k] * p[k]).sum::<f64>();
+                    }
+                }
+                if m.is_mirrored {
+                    s[0] = -s[0];
+                }
+                [0, 1, 2].map(|j| (0..3).map(|k| rg[3 * j + k] * s[k]).sum::<f64>() + theta[3 + j])
+            })
+            .collect();
+        let mut err = Vec::with_capacity(3 * m.correspondences.len());
+        for (i, &c) in m.correspondences.iter().enumerate() {
+            let q = if us.is_empty() {
+                verts[c]
+            } else {
+                let t = m.triangles[c];
+                let (u0, u1) = (us[2 * i], us[2 * i + 1]);
+                [0, 1, 2].map(|j| {
+                    u0 * verts[t[0]][j] + u1 * verts[t[1]][j] + (1.0 - u0 - u1) * verts[t[2]][j]
+                })
+            };
+            err.extend(m.points[i].iter().zip(q).map(|(pt, qj)| pt - qj));
+        }
+        err
+    }
+
+    /// The problem as a GradBench input (with `runs` runs).
+    pub fn to_input(&self) -> Value {
+        let m = &self.model;
+        let nv = m.base_positions.len();
+        let mut weights = vec![vec![0.0; m.nb]; nv];
+        for (v, inf) in m.influences.iter().enumerate() {
+            for &(b, w) in inf {
+                weights[v][b] = w;
+            }
+        }
+        let mat = |a: &[f64; 16]| {
+            (0..4)
+                .map(|i| a[4 * i..4 * i + 4].to_vec())
+                .collect::<Vec<_>>()
+        };
+        json!({
+            "theta": self.theta,
+            "us": (0..self.us.len() / 2).map(|i| vec![self.us[2 * i], self.us[2 * i + 1]]).collect::<Vec<_>>(),
+            "data": {
+                "model": {
+                    "bone_count": m.nb,
+                    "bone_names": (0..m.nb).map(|b| format!("bone{b}")).collect::<Vec<_>>(),
+                    "parents": m.parents,
+                    "base_relatives": m.base_relatives.iter().map(mat).collect::<Vec<_>>(),
+                    "inverse_base_absolutes": m.inverse_base_absolutes.iter().map(mat).collect::<Vec<_>>(),
+                    "base_positions": m.base_positions,
+                    "weights": weights,
+                    "triangles": m.triangles,
+                    "is_mirrored": m.is_mirrored,
+                },
+                "correspondences": m.correspondences,
+                "points": m.points,
+            },
+        })
+    }
+}
+
+/// Plain Rust `Rz·Ry·Rx` (row-major) of Euler angles `[x, z, y]`.
+pub fn reference_euler(xzy: &[f64; 3]) -> [f64; 9] {
+    let (tx, tz, ty) = (xzy[0], xzy[1], xzy[2]);
+    let rx = [
+        1.0,
+        0.0,
+        0.0,
+        0.0,
+        tx.cos(),
+        -tx.sin(),
+        0.0,
+        tx.sin(),
+        tx.cos(),
+    ];
+    let ry = [
+        ty.cos(),
+        0.0,
+        ty.sin(),
+        0.0,
+        1.0,
+        0.0,
+        -ty.sin(),
+        0.0,
+        ty.cos(),
+    ];
+    let rz = [
+        tz.cos(),
+        -tz.sin(),
+        0.0,
+        tz.sin(),
+        tz.cos(),
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+    ];
+    let mul3 = |a: &[f64; 9], b: &[f64; 9]| {
+        let mut c = [0.0; 9];
+        for i in 0..3 {
+            for j in 0..3 {
+                c[3 * i + j] = (0..3).map(|k| a[3 * i + k] * b[3 * k + j]).sum();
+            }
+        }
+        c
+    };
+    mul3(&mul3(&rz, &ry), &rx)
+}
+
+/// Plain Rust angle-axis rotation matrix (row-major), identity below norm `1e-4`.
+pub fn reference_angle_axis(a: &[f64; 3]) -> [f64; 9] {
+    let norm = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+    if norm < 1e-4 {
+        return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    }
+    let (x, y, z) = (a[0] / norm, a[1] / norm, a[2] / norm);
+    let (s, c) = (norm.sin(), norm.cos());
+    [
+        x * x + (1.0 - x * x) * c,
+        x * y * (1.0 - c) - z * s,
+        x * z * (1.0 - c) + y * s,
+        x * y * (1.0 - c) + z * s,
+        y * y + (1.0 - y * y) * c,
+        y * z * (1.0 - c) - x * s,
+        x * z * (1.0 - c) - y * s,
+        z * y * (1.0 - c) + x * s,
+        z * z + (1.0 - z * z) * c,
+    ]
+}
+
+/// The `ht` functions: `objective` and `jacobian`.
+pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
+    let inp: Input = decode("ht", input)?;
+    let problem = Problem::from_input(&inp)?;
+    match function {
+        "objective" => timed(input, || Ok(problem.objective()), |r| json!(r)),
+        "jacobian" => timed(input, || problem.jacobian(), |j| json!(j)),
+        _ => Err(unknown_function("ht", function, &["objective", "jacobian"])),
+    }
+}
