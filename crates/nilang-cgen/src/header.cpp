@@ -141,7 +141,11 @@ struct nl_Mul {
 };
 struct nl_Div {
     NL_M static double v(double a, double b) { return a / b; }
-    NL_M static void p(double a, double b, double& da, double& db) { da = 1.0 / b; db = -a / (b * b); }
+    NL_M static void p(double a, double b, double& da, double& db) {
+        double inv = 1.0 / b;
+        da = inv;
+        db = -a * inv * inv;
+    }
     template <class I> NL_M static I iv(I a, I b) { return a / b; }
 };
 /// pow(a, b): an integer-valued b (|b| < 1024) is computed by repeated multiplication (powi).

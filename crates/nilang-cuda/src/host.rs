@@ -1,0 +1,240 @@
+//! The generated C++ compiled for the host (g++) and loaded at run time: the CPU check of the
+//! code that runs on the GPU, and a fast sequential backend.
+
+use crate::batch::{Arg, Batch, Layout};
+use crate::{Backend, Error};
+use std::ffi::c_void;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+
+type Entry = unsafe extern "C" fn(i64, *const *mut c_void, *const i64);
+
+/// A generated translation unit compiled into a shared library and loaded.
+pub struct HostModule {
+    lib: libloading::Library,
+    source: String,
+    dir: PathBuf,
+}
+
+impl std::fmt::Debug for HostModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostModule")
+            .field("dir", &self.dir)
+            .finish()
+    }
+}
+
+impl Drop for HostModule {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The host C++ compiler: `$CXX`, else `g++`.
+fn compiler() -> String {
+    std::env::var("CXX").unwrap_or_else(|_| "g++".to_string())
+}
+
+impl HostModule {
+    /// Whether a host C++ compiler runs here (`Err` says why not).
+    pub fn compiler_available() -> Result<(), String> {
+        match Command::new(compiler()).arg("--version").output() {
+            Ok(o) if o.status.success() => Ok(()),
+            Ok(_) => Err(format!("`{} --version` failed", compiler())),
+            Err(e) => Err(format!("no host C++ compiler `{}`: {e}", compiler())),
+        }
+    }
+
+    /// Compiles `source` (a whole unit, e.g. `nilang_cgen::Module::source()`) with
+    /// `g++ -O2 -ffp-contract=off` (no fused multiply-add, so results match Rust's bit for bit)
+    /// into a temporary directory, and loads it.
+    pub fn compile(source: &str) -> Result<Arc<HostModule>, Error> {
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let id = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("nilang-host-{}-{id}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| Error(format!("temp dir: {e}")))?;
+        let src = dir.join("kernels.cpp");
+        let lib = dir.join("libkernels.so");
+        std::fs::write(&src, source)
+            .map_err(|e| Error(format!("writing {}: {e}", src.display())))?;
+        let out = Command::new(compiler())
+            .args([
+                "-std=c++17",
+                "-O2",
+                "-ffp-contract=off",
+                "-fno-fast-math",
+                "-shared",
+                "-fPIC",
+                "-o",
+            ])
+            .arg(&lib)
+            .arg(&src)
+            .output()
+            .map_err(|e| Error(format!("running {}: {e}", compiler())))?;
+        if !out.status.success() {
+            return Err(Error(format!(
+                "{} failed on the generated source {}:\n{}",
+                compiler(),
+                src.display(),
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        // SAFETY: the library is the generated kernels: no initialisers with side effects.
+        let lib = unsafe { libloading::Library::new(&lib) }
+            .map_err(|e| Error(format!("loading: {e}")))?;
+        Ok(Arc::new(HostModule {
+            lib,
+            source: source.to_string(),
+            dir,
+        }))
+    }
+
+    /// The kernels of function `name` in this module.
+    pub fn kernel(self: &Arc<Self>, name: &str) -> Result<HostKernel, Error> {
+        let layout = Layout::from_source(&self.source, name)?;
+        Ok(HostKernel {
+            module: self.clone(),
+            layout,
+        })
+    }
+
+    fn entry(&self, name: &str) -> Result<Entry, Error> {
+        // SAFETY: every `NL_KERNEL` entry has the `Entry` signature.
+        unsafe { self.lib.get::<Entry>(name.as_bytes()).map(|s| *s) }
+            .map_err(|e| Error(format!("no kernel `{name}`: {e}")))
+    }
+}
+
+/// The batched kernels of one function, compiled for the host: a sequential loop over
+/// instances (shared gradients summed in instance order).
+#[derive(Debug, Clone)]
+pub struct HostKernel {
+    module: Arc<HostModule>,
+    layout: Layout,
+}
+
+/// Buffers in the kernel ABI: one per parameter (`gvar` = interleaved value, gradient).
+pub(crate) struct Marshalled {
+    pub(crate) f64s: Vec<Vec<f64>>,
+    pub(crate) i64s: Vec<Vec<i64>>,
+    pub(crate) lens: Vec<i64>,
+}
+
+pub(crate) fn marshal(batch: &Batch, gvar: bool) -> Marshalled {
+    let mut m = Marshalled {
+        f64s: Vec::new(),
+        i64s: Vec::new(),
+        lens: Vec::new(),
+    };
+    for a in batch.args() {
+        m.lens.push(a.len() as i64);
+        match a {
+            Arg::Real { values, grads, .. } if gvar => {
+                m.f64s.push(
+                    values
+                        .iter()
+                        .zip(grads)
+                        .flat_map(|(x, g)| [*x, *g])
+                        .collect(),
+                );
+                m.i64s.push(Vec::new());
+            }
+            Arg::Real { values, .. } | Arg::Data { values, .. } => {
+                m.f64s.push(values.clone());
+                m.i64s.push(Vec::new());
+            }
+            Arg::Int { values, .. } => {
+                m.f64s.push(Vec::new());
+                m.i64s.push(values.clone());
+            }
+        }
+    }
+    m
+}
+
+pub(crate) fn unmarshal(batch: &mut Batch, m: &Marshalled, gvar: bool) {
+    for (k, a) in batch.args_mut().iter_mut().enumerate() {
+        match a {
+            Arg::Real {
+                values,
+                grads,
+                shared,
+                ..
+            } => {
+                let buf = &m.f64s[k];
+                if gvar {
+                    for (j, g) in grads.iter_mut().enumerate() {
+                        *g = buf[2 * j + 1];
+                    }
+                }
+                if !*shared {
+                    for (j, v) in values.iter_mut().enumerate() {
+                        *v = if gvar { buf[2 * j] } else { buf[j] };
+                    }
+                }
+            }
+            Arg::Data {
+                values,
+                shared: false,
+                ..
+            } => values.copy_from_slice(&m.f64s[k]),
+            Arg::Int {
+                values,
+                shared: false,
+            } => values.copy_from_slice(&m.i64s[k]),
+            _ => {}
+        }
+    }
+}
+
+impl HostKernel {
+    /// The kernel's parameters.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn run(&self, batch: &mut Batch, suffix: &str, gvar: bool) -> Result<(), Error> {
+        self.layout.check(batch)?;
+        let entry = self
+            .module
+            .entry(&format!("{}__{suffix}", self.layout.name))?;
+        let mut m = marshal(batch, gvar);
+        let ptrs: Vec<*mut c_void> = m
+            .f64s
+            .iter_mut()
+            .zip(m.i64s.iter_mut())
+            .zip(batch.args())
+            .map(|((f, i), a)| match a {
+                Arg::Int { .. } => i.as_mut_ptr() as *mut c_void,
+                _ => f.as_mut_ptr() as *mut c_void,
+            })
+            .collect();
+        // SAFETY: every buffer holds `n * lens[k]` elements of the type the kernel reads (or
+        // `lens[k]` for shared ones), as `Layout::check` verified.
+        unsafe { entry(batch.n() as i64, ptrs.as_ptr(), m.lens.as_ptr()) };
+        unmarshal(batch, &m, gvar);
+        Ok(())
+    }
+}
+
+impl Backend for HostKernel {
+    fn forward(&self, batch: &mut Batch) -> Result<(), Error> {
+        self.run(batch, "fwd", false)
+    }
+    fn inverse(&self, batch: &mut Batch) -> Result<(), Error> {
+        self.run(batch, "inv", false)
+    }
+    fn gradient(&self, batch: &mut Batch) -> Result<(), Error> {
+        if !self.layout.grad {
+            return Err(Error(format!(
+                "`{}` has no gradient kernel (not generic over a Real scalar)",
+                self.layout.name
+            )));
+        }
+        self.run(batch, "grad", true)
+    }
+    fn describe(&self) -> String {
+        "host C++ (g++ -O2, sequential)".to_string()
+    }
+}
