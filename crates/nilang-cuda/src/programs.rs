@@ -4,7 +4,9 @@
 
 use nilang::{i, Real};
 
-/// This file's source text: what `nilang_cgen` translates.
+/// This file's source text: what `nilang_cgen` translates (with kernel specs of one's own,
+/// e.g. shared parameters). `#[i(cuda)]` also gives each function's text as a constant:
+/// [`BA_RESIDUAL_CUDA`], [`GMM_POINT_CUDA`].
 pub const SOURCE: &str = include_str!("programs.rs");
 
 /// The ADBench bundle-adjustment reprojection residual of one observation:
@@ -18,7 +20,7 @@ pub const SOURCE: &str = include_str!("programs.rs");
 /// that is uncomputed at the end (`routine!`/`uncompute!`): no allocation, so it runs as a GPU
 /// kernel. Its gradient with respect to (cam, x, w), per output, is a row of the 2×15 Jacobian
 /// block of the observation.
-#[i]
+#[i(cuda)]
 pub fn ba_residual<T: Real>(err: &mut [T], cam: &mut [T], x: &mut [T], w: &mut T, feat: &[f64]) {
     let (p0, p1, p2) = (T::zero(), T::zero(), T::zero());
     let (sqtheta, theta, ct, st, itheta) = (T::zero(), T::zero(), T::zero(), T::zero(), T::zero());
@@ -128,7 +130,7 @@ pub fn ba_residual<T: Real>(err: &mut [T], cam: &mut [T], x: &mut [T], w: &mut T
 /// `x` is the point (d), `alphas` (k), `means` (k·d), `qs` (k·d) and `ls` (k·d(d−1)/2) the
 /// mixture's parameters, shared by every point of a batch. (No max-shift in the log-sum-exp:
 /// a small, well-scaled term.)
-#[i]
+#[i(cuda)]
 pub fn gmm_point<T: Real>(
     out: &mut T,
     x: &[f64],

@@ -484,3 +484,26 @@ fn every_primitive_and_construct_matches_rust() {
     k.inverse(&mut back).unwrap();
     close(back.values(0), inputs.values(0), "inverse kernel");
 }
+
+#[test]
+fn macro_emitted_source_runs_like_the_module() {
+    // `#[i(cuda)]` gives the function's C++ as a constant: header + constant is a unit.
+    let unit = format!(
+        "{}\n{}",
+        nilang_cgen::HEADER,
+        nilang_cuda::programs::BA_RESIDUAL_CUDA
+    );
+    assert!(unit.contains("NL_KERNEL void ba_residual__grad("));
+    if HostModule::compiler_available().is_err() {
+        eprintln!("skipped: no host C++ compiler");
+        return;
+    }
+    let k = HostModule::compile(&unit)
+        .unwrap()
+        .kernel("ba_residual")
+        .unwrap();
+    let inputs = ba_batch(10, false);
+    let a = ba_jacobian(&k, &inputs);
+    let b = ba_jacobian(&ba_rust(), &inputs);
+    same_batches(&a[0], &b[0], "macro source, row 0");
+}

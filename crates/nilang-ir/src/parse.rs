@@ -30,6 +30,9 @@ pub struct Options {
     /// `#[i(unchecked = name)]`: also generate `name` (and `name_inv`, gradients), the same
     /// program with the runtime reversibility checks off.
     pub unchecked: Option<Ident>,
+    /// `#[i(cuda)]`: also emit `pub const NAME_CUDA: &str`, the C++/CUDA source of the forward,
+    /// inverse and adjoint programs (`nilang-cgen`).
+    pub cuda: bool,
 }
 
 impl Options {
@@ -46,6 +49,9 @@ impl Options {
             } else if meta.path.is_ident("nograd") {
                 options.nograd = true;
                 Ok(())
+            } else if meta.path.is_ident("cuda") {
+                options.cuda = true;
+                Ok(())
             } else if meta.path.is_ident("expand") {
                 options.expand = true;
                 Ok(())
@@ -54,7 +60,7 @@ impl Options {
                 Ok(())
             } else {
                 Err(meta.error(
-                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd`, `inverse = name` and `unchecked = name`",
+                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd`, `cuda`, `inverse = name` and `unchecked = name`",
                 ))
             }
         });
