@@ -12,7 +12,7 @@
 //! [`nilang::Dual`] numbers. No derivative is written by hand, and there is no tape.
 //!
 //! Implemented evals: `hello`, `lse`, `llsq`, `gmm`, `ba`, `kmeans`, `det`, `lstm`, `ode`,
-//! `saddle` and `particle` (`ff`, `fr`) (see
+//! `ht`, `saddle` and `particle` (`ff`, `fr`) (see
 //! [`evals::MODULES`]).
 #![warn(missing_docs)]
 

@@ -490,6 +490,10 @@ fn ht_residuals_and_jacobian() {
             assert_all_close("ht residuals", &r, &q.reference(&q.theta, &q.us), 1e-12);
             let j = q.jacobian().unwrap();
             assert_eq!(j.len(), 3 * n);
+            // the two-stage reversal equals reversing the whole program per row
+            for (a, b) in j.iter().zip(&q.jacobian_direct().unwrap()) {
+                assert_all_close("ht two-stage vs direct", a, b, 1e-12);
+            }
             let ncols = if complicated { 28 } else { 26 };
             for (row, jr) in j.iter().enumerate() {
                 assert_eq!(jr.len(), ncols);

@@ -16,13 +16,16 @@
 //!
 //! Reversible program: [`ht_transforms`] computes the skinning transforms from `theta` into a
 //! zero buffer (the Euler rotations, posed relatives and absolutes are ancillas computed in a
-//! routine and uncomputed), [`ht_residuals`] computes the transforms and the global rotation
-//! ([`angle_axis_to_matrix`]) once, then for each correspondence skins the point
-//! ([`ht_skin_point`]), accumulates the residual and uncalls the skinning.
+//! routine and uncomputed); [`ht_pose`] adds the global rotation ([`angle_axis_to_matrix`]);
+//! [`ht_residuals`] computes the pose once, then for each correspondence [`ht_point`] skins
+//! the point ([`ht_skin_point`]), accumulates the residual and uncalls the skinning.
 //!
-//! Jacobian by reversal: per correspondence, [`ht_residuals`] on that one correspondence with
-//! its three residual rows chosen (`ht_residuals_jacobian_of`: one forward run, three reverse
-//! sweeps). Output as GradBench's reference: `objective` → the `3n` residuals; `jacobian` →
+//! Jacobian by reversal, in two stages chained ([`Problem::jacobian`]): the pose's Jacobian
+//! with respect to `theta` (one reverse sweep of [`ht_pose`] per pose value, once), and per
+//! correspondence the three rows of [`ht_point`] with respect to the pose, the translation
+//! and `us` (one forward run, three reverse sweeps). [`Problem::jacobian_direct`] reverses the
+//! whole [`ht_residuals`] per row instead (the check). Output as GradBench's reference:
+//! `objective` → the `3n` residuals; `jacobian` →
 //! `3n` rows of `26` (simple) or `2 + 26` (complicated: `∂/∂u₀`, `∂/∂u₁` of the row's own
 //! correspondence, then `theta`) values.
 
@@ -84,10 +87,11 @@ impl Model {
     }
 }
 
-/// `r += R(a[0..3])`, the rotation matrix (row-major) of the angle-axis vector `a[0..3]`;
+/// `r[ro..ro + 9] += R(a[0..3])`, the rotation matrix (row-major) of the angle-axis vector
+/// `a[0..3]`;
 /// the identity when its norm is below `1e-4`, as ADBench.
 #[i(expand, nocheck)]
-pub fn angle_axis_to_matrix<T: Real>(r: &mut [T], a: &mut [T]) {
+pub fn angle_axis_to_matrix<T: Real>(r: &mut [T], ro: usize, a: &mut [T]) {
     let sq = T::zero();
     routine! {
         sq += square(a[0]);
@@ -95,9 +99,9 @@ pub fn angle_axis_to_matrix<T: Real>(r: &mut [T], a: &mut [T]) {
         sq += square(a[2]);
     }
     if sq.val() < 1e-8 {
-        r[0] += identity(1.0);
-        r[4] += identity(1.0);
-        r[8] += identity(1.0);
+        r[ro] += identity(1.0);
+        r[ro + 4] += identity(1.0);
+        r[ro + 8] += identity(1.0);
     } else {
         let (norm, x, y, z) = (T::zero(), T::zero(), T::zero(), T::zero());
         let (s, c, omc) = (T::zero(), T::zero(), T::zero());
@@ -111,15 +115,15 @@ pub fn angle_axis_to_matrix<T: Real>(r: &mut [T], a: &mut [T]) {
             omc += identity(1.0);
             omc -= c;
         }
-        r[0] += c + square(x) * omc;
-        r[1] += x * y * omc - z * s;
-        r[2] += x * z * omc + y * s;
-        r[3] += x * y * omc + z * s;
-        r[4] += c + square(y) * omc;
-        r[5] += y * z * omc - x * s;
-        r[6] += x * z * omc - y * s;
-        r[7] += z * y * omc + x * s;
-        r[8] += c + square(z) * omc;
+        r[ro] += c + square(x) * omc;
+        r[ro + 1] += x * y * omc - z * s;
+        r[ro + 2] += x * z * omc + y * s;
+        r[ro + 3] += x * y * omc + z * s;
+        r[ro + 4] += c + square(y) * omc;
+        r[ro + 5] += y * z * omc - x * s;
+        r[ro + 6] += x * z * omc - y * s;
+        r[ro + 7] += z * y * omc + x * s;
+        r[ro + 8] += c + square(z) * omc;
         uncompute!();
         dealloc!(
             norm = T::zero(),
@@ -276,11 +280,51 @@ pub fn ht_skin_point<T: Real>(
     }
 }
 
-/// `err[3(i − lo) + j] += points[i][j] − (R_global · mirror(skinned point) + t)[j]` for the
-/// correspondences `lo..hi`. `us` is empty (simple) or holds the barycentric coordinates of
-/// correspondences `lo..hi` (complicated).
+/// `pose += ` the skinning transforms of [`ht_transforms`] (12 per bone) followed by the
+/// global rotation matrix (9), for the pose `theta`.
+#[i(nocheck)]
+pub fn ht_pose<T: Real>(pose: &mut [T], theta: &mut [T], m: &Model) {
+    ht_transforms(pose, theta, m);
+    angle_axis_to_matrix(pose, 12 * m.nb, theta);
+}
+
+/// `err[3(i − lo) + j] += points[i][j] − (R_global · mirror(skinned point) + t)[j]` for
+/// correspondence `i`, given the `pose` of [`ht_pose`] (`t` is `theta[3..6]`).
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
+pub fn ht_point<T: Real>(
+    err: &mut [T],
+    pose: &mut [T],
+    theta: &mut [T],
+    us: &mut [T],
+    m: &Model,
+    i: usize,
+    lo: usize,
+) {
+    let s = vec![T::zero(); 3];
+    ht_skin_point(s, pose, us, m, i, lo);
+    if m.is_mirrored {
+        neg(s[0]);
+    }
+    for j in 0..3 {
+        err[3 * (i - lo) + j] += identity(m.points[i][j]);
+        err[3 * (i - lo) + j] -= identity(theta[3 + j]);
+        for k in 0..3 {
+            err[3 * (i - lo) + j] -= pose[12 * m.nb + 3 * j + k] * s[k];
+        }
+    }
+    if m.is_mirrored {
+        neg(s[0]);
+    }
+    uncall!(ht_skin_point(s, pose, us, m, i, lo));
+    dealloc!(s = vec![T::zero(); 3]);
+}
+
+/// The residuals of correspondences `lo..hi` into `err[3(i − lo)..]`: the pose computed once
+/// ([`ht_pose`]), each correspondence's residual ([`ht_point`]), the pose uncomputed. `us` is
+/// empty (simple) or holds the barycentric coordinates of correspondences `lo..hi`
+/// (complicated).
+#[i(nocheck)]
 pub fn ht_residuals<T: Real>(
     err: &mut [T],
     theta: &mut [T],
@@ -289,34 +333,15 @@ pub fn ht_residuals<T: Real>(
     lo: usize,
     hi: usize,
 ) {
-    let tr = vec![T::zero(); 12 * m.nb];
-    let rg = vec![T::zero(); 9];
-    let s = vec![T::zero(); 3];
+    let pose = vec![T::zero(); 12 * m.nb + 9];
     routine! {
-        ht_transforms(tr, theta, m);
-        angle_axis_to_matrix(rg, theta);
+        ht_pose(pose, theta, m);
     }
     for i in lo..hi {
-        ht_skin_point(s, tr, us, m, i, lo);
-        if m.is_mirrored {
-            neg(s[0]);
-        }
-        for j in 0..3 {
-            err[3 * (i - lo) + j] += identity(m.points[i][j]);
-            err[3 * (i - lo) + j] -= identity(theta[3 + j]);
-            for k in 0..3 {
-                err[3 * (i - lo) + j] -= rg[3 * j + k] * s[k];
-            }
-        }
-        if m.is_mirrored {
-            neg(s[0]);
-        }
-        uncall!(ht_skin_point(s, tr, us, m, i, lo));
+        ht_point(err, pose, theta, us, m, i, lo);
     }
     uncompute!();
-    dealloc!(tr = vec![T::zero(); 12 * m.nb]);
-    dealloc!(rg = vec![T::zero(); 9]);
-    dealloc!(s = vec![T::zero(); 3]);
+    dealloc!(pose = vec![T::zero(); 12 * m.nb + 9]);
 }
 
 /// `us` as sent: empty, one pair per correspondence, or flat.
@@ -639,9 +664,60 @@ impl Problem {
         err
     }
 
-    /// The Jacobian, row-major `3n × (26 or 28)`: per correspondence the three rows of
-    /// [`ht_residuals`] on that correspondence by reversal (`ht_residuals_jacobian_of`).
+    /// The Jacobian, row-major `3n × (26 or 28)` (complicated: `∂u₀`, `∂u₁` of the row's own
+    /// correspondence, then `∂θ`), by reversal in two stages chained: the Jacobian of the pose
+    /// (`12·bones + 9` values) with respect to `theta`, one reverse sweep of [`ht_pose`] per pose
+    /// value (`ht_pose_jacobian_of`), once; then per correspondence the three rows of
+    /// [`ht_point`] with respect to (pose, translation, `us`) (`ht_point_jacobian_of`: one
+    /// forward run, three reverse sweeps), multiplied into the pose Jacobian.
     pub fn jacobian(&self) -> Result<Vec<Vec<f64>>, String> {
+        let m = &self.model;
+        let n = m.correspondences.len();
+        let cx = self.complicated();
+        let np = 12 * m.nb + 9;
+        let err = |e: nilang::GradError| e.to_string();
+        let pose_rows: Vec<Loss> = (0..np).map(|c| Loss::elem(0, c)).collect();
+        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
+        // columns: pose (np), theta (26)
+        let jp = ht_pose_jacobian_of(&pose_rows, &mut pose, &mut theta, m).map_err(err)?;
+        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
+        ht_pose(&mut pose, &mut theta, m);
+        let rows = [Loss::elem(0, 0), Loss::elem(0, 1), Loss::elem(0, 2)];
+        let off = if cx { 2 } else { 0 };
+        let mut out = Vec::with_capacity(3 * n);
+        for i in 0..n {
+            let (mut e, mut p, mut th) = ([0.0; 3], pose.clone(), self.theta.clone());
+            let mut us = if cx {
+                self.us[2 * i..2 * i + 2].to_vec()
+            } else {
+                vec![]
+            };
+            // columns: err (3), pose (np), theta (26), us (2 or 0)
+            let j = ht_point_jacobian_of(&rows, &mut e, &mut p, &mut th, &mut us, m, i, i)
+                .map_err(err)?;
+            for r in 0..3 {
+                let row = j.row(r);
+                let mut o = vec![0.0; off + NTHETA];
+                o[..off].copy_from_slice(&row[3 + np + NTHETA..3 + np + NTHETA + off]);
+                o[off..].copy_from_slice(&row[3 + np..3 + np + NTHETA]);
+                for (c, &a) in row[3..3 + np].iter().enumerate() {
+                    if a != 0.0 {
+                        for (ok, &d) in o[off..].iter_mut().zip(&jp.row(c)[np..]) {
+                            *ok += a * d;
+                        }
+                    }
+                }
+                out.push(o);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The same Jacobian in one stage: per correspondence the three rows of the whole
+    /// [`ht_residuals`] on that correspondence by reversal (`ht_residuals_jacobian_of`; each
+    /// sweep reverses the pose computation too). Slower than [`Problem::jacobian`]; kept to
+    /// check it.
+    pub fn jacobian_direct(&self) -> Result<Vec<Vec<f64>>, String> {
         let n = self.model.correspondences.len();
         let cx = self.complicated();
         let rows = [Loss::elem(0, 0), Loss::elem(0, 1), Loss::elem(0, 2)];

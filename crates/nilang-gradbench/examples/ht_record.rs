@@ -1,0 +1,49 @@
+//! Writes GradBench `ht` sessions (JSON Lines, as the eval sends them) for timing the tool:
+//! `ht.jsonl` under the directory given as argument (default `target/gradbench`).
+//!
+//! ```sh
+//! cargo run --release -p nilang-gradbench --example ht_record -- target/gradbench
+//! target/release/nilang-gradbench < target/gradbench/ht.jsonl > target/gradbench/ht.out
+//! python3 crates/nilang-gradbench/examples/summarize.py target/gradbench/ht.jsonl target/gradbench/ht.out
+//! ```
+//!
+//! No ADBench hand file is at hand, so the inputs are seeded random hands of ADBench's hand
+//! model size (22 bones, 544 vertices, one triangle per correspondence in the complicated
+//! variant) with ADBench's correspondence counts. Every evaluation asks for `min_runs = 3`,
+//! `min_seconds = 0`.
+
+use nilang_gradbench::evals::ht;
+use serde_json::json;
+use std::io::Write;
+
+fn main() {
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "target/gradbench".into());
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut lines = vec![
+        json!({"id": 0, "kind": "start", "eval": "ht"}).to_string(),
+        json!({"id": 1, "kind": "define", "module": "ht"}).to_string(),
+    ];
+    let mut id = 2;
+    for complicated in [false, true] {
+        for n in [100, 1_600, 12_800] {
+            let mut input = ht::Problem::random(544, n, complicated, n as u64).to_input();
+            input["min_runs"] = json!(3);
+            input["min_seconds"] = json!(0);
+            let variant = if complicated { "complicated" } else { "simple" };
+            for function in ["objective", "jacobian"] {
+                lines.push(
+                    json!({"id": id, "kind": "evaluate", "module": "ht", "function": function,
+                           "input": input, "description": format!("{variant} c{n}")})
+                    .to_string(),
+                );
+                id += 1;
+            }
+        }
+    }
+    let mut f = std::fs::File::create(format!("{dir}/ht.jsonl")).unwrap();
+    for l in lines {
+        writeln!(f, "{l}").unwrap();
+    }
+}
