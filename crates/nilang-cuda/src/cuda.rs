@@ -48,6 +48,8 @@ impl CudaKernel {
         let layout = Layout::from_source(source, name)?;
         let opts = cudarc::nvrtc::CompileOptions {
             fmad: Some(false),
+            // atomicAdd on double needs compute capability 6.0; the PTX is JIT-compiled for newer GPUs
+            arch: Some("compute_60"),
             options: vec!["--std=c++14".into()],
             ..Default::default()
         };
