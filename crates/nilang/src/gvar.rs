@@ -43,14 +43,16 @@ impl<T: Float> GVar<T> {
 impl<T: Float, F: Unary<T>> Acc1<F> for GVar<T> {
     #[inline(always)]
     fn add1(y: &mut Self, x: &mut Self) {
-        y.x = y.x + F::value(x.x);
-        x.g = x.g - y.g * F::derivative(x.x);
+        let (v, d) = F::value_and_derivative(x.x);
+        y.x = y.x + v;
+        x.g = x.g - y.g * d;
     }
     /// Adjoint rule: y ← y − f(x); x̄ ← x̄ + ȳ f′(x).
     #[inline(always)]
     fn sub1(y: &mut Self, x: &mut Self) {
-        y.x = y.x - F::value(x.x);
-        x.g = x.g + y.g * F::derivative(x.x);
+        let (v, d) = F::value_and_derivative(x.x);
+        y.x = y.x - v;
+        x.g = x.g + y.g * d;
     }
 }
 

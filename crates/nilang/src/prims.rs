@@ -9,11 +9,17 @@
 use crate::float::Float;
 
 /// A primitive of one operand: its value and its derivative.
-pub trait Unary<T> {
+pub trait Unary<T: Copy> {
     /// f(x)
     fn value(x: T) -> T;
     /// f′(x)
     fn derivative(x: T) -> T;
+    /// `(f(x), f′(x))` together, for adjoint rules; primitives whose derivative follows from
+    /// their value (`exp`, `sqrt`, `tanh`, `sigmoid`, `expm1`) compute the function once.
+    #[inline(always)]
+    fn value_and_derivative(x: T) -> (T, T) {
+        (Self::value(x), Self::derivative(x))
+    }
 }
 
 /// A primitive of two operands: its value and its partial derivatives.
@@ -25,7 +31,7 @@ pub trait Binary<T> {
 }
 
 macro_rules! unary {
-    ($(#[$doc:meta] $name:ident: |$x:ident| $value:expr, $deriv:expr;)*) => {$(
+    ($(#[$doc:meta] $name:ident: |$x:ident| $value:expr, $deriv:expr $(, from value |$v:ident| $from:expr)?;)*) => {$(
         #[$doc]
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
@@ -35,6 +41,13 @@ macro_rules! unary {
             #[inline(always)]
             #[allow(unused_variables)]
             fn derivative($x: T) -> T { $deriv }
+            $(
+                #[inline(always)]
+                fn value_and_derivative($x: T) -> (T, T) {
+                    let $v = $value;
+                    ($v, $from)
+                }
+            )?
         }
     )*};
 }
@@ -45,13 +58,13 @@ unary! {
     /// `neg(x) = −x`
     Neg: |x| -x, -T::one();
     /// `exp(x)`
-    Exp: |x| x.exp(), x.exp();
+    Exp: |x| x.exp(), x.exp(), from value |v| v;
     /// `log(x)` (natural)
     Log: |x| x.ln(), T::one() / x;
     /// `log1p(x) = ln(1 + x)`
     Log1p: |x| x.ln_1p(), T::one() / (T::one() + x);
     /// `expm1(x) = eˣ − 1`
-    Expm1: |x| x.exp_m1(), x.exp();
+    Expm1: |x| x.exp_m1(), x.exp(), from value |v| v + T::one();
     /// `sin(x)`
     Sin: |x| x.sin(), x.cos();
     /// `cos(x)`
@@ -69,9 +82,9 @@ unary! {
     /// `cosh(x)`
     Cosh: |x| x.cosh(), x.sinh();
     /// `tanh(x)`
-    Tanh: |x| x.tanh(), { let t = x.tanh(); T::one() - t * t };
+    Tanh: |x| x.tanh(), { let t = x.tanh(); T::one() - t * t }, from value |v| T::one() - v * v;
     /// `sqrt(x)`
-    Sqrt: |x| x.sqrt(), T::from_f64(0.5) / x.sqrt();
+    Sqrt: |x| x.sqrt(), T::from_f64(0.5) / x.sqrt(), from value |v| T::from_f64(0.5) / v;
     /// `abs(x)` (derivative: the sign of x)
     Abs: |x| x.abs(), x.signum();
     /// `square(x) = x²`
@@ -80,7 +93,7 @@ unary! {
     Sigmoid: |x| T::one() / (T::one() + (-x).exp()), {
         let s = T::one() / (T::one() + (-x).exp());
         s * (T::one() - s)
-    };
+    }, from value |v| v * (T::one() - v);
 }
 
 macro_rules! binary {
