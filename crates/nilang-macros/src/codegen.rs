@@ -491,3 +491,18 @@ impl Gen {
         quote!({ #checks #pre #invocation; #post })
     }
 }
+
+/// Code for statements at the top level of a function body (no new block: the ancillas they
+/// allocate stay in scope), with `ancillas` already live. Used by the fused gradient.
+pub fn statements(
+    f: &Function,
+    name: &str,
+    stmts: &[Stmt],
+    ancillas: &[syn::Ident],
+) -> TokenStream {
+    let mut g = Gen::new(f, name);
+    for a in ancillas {
+        g.scope.declare(a, VarKind::Ancilla);
+    }
+    stmts.iter().map(|s| g.stmt(s)).collect()
+}

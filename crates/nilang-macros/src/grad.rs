@@ -4,7 +4,8 @@
 //! (whose instructions carry the adjoint rules, in `nilang::gvar`); `f_jacobian` repeats the
 //! reverse sweep once per output; `f_hessian` runs `f_grad` on dual numbers. See `nilang::ad`.
 
-use nilang_ir::ast::Function;
+use nilang_ir::ast::{CallArg, Dataview, Function, ParamKind, Stmt, StmtKind};
+use nilang_ir::reverse::reverse_block;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
@@ -219,7 +220,7 @@ pub fn generate(f: &Function) -> TokenStream {
         .iter()
         .map(|(i, name, ty)| {
             let w = wrapped(*i);
-            quote!(#i => #s::seed::<#scalar, #ty>(&*#name, &mut #w, __loss.index, <#scalar as #n::Float>::one(), #name_str, #i)?,)
+            quote!(#i => #s::seed::<#scalar, #ty>(&*#name, &mut #w, __loss.index, <#scalar as #n::Float>::f_one(), #name_str, #i)?,)
         })
         .collect();
     let result_types: Vec<TokenStream> = diff
@@ -317,6 +318,50 @@ pub fn generate(f: &Function) -> TokenStream {
          through `{name_str}_grad` (one column per pass). The arguments are not changed. See \
          `nilang::ad`."
     );
+    let seed = quote! {
+        match __loss.arg {
+            #seed_arms
+            _ => unreachable!(),
+        }
+    };
+    let grad_body = match split(f, &scalar) {
+        // `L P M` on the plain scalars, then `~M ~P` on GVars: P is not uncomputed and recomputed.
+        Some(Split { head, tail, live }) => {
+            let part1 = crate::codegen::statements(f, &name_str, &head, &[]);
+            let part2 = crate::codegen::statements(f, &inv.to_string(), &tail, &live);
+            let rebind: TokenStream = names
+                .iter()
+                .zip(&roles)
+                .enumerate()
+                .map(|(i, (name, role))| {
+                    let w = wrapped(i);
+                    match role {
+                        Role::Diff(_) | Role::State => quote!(let #name = &mut #w;),
+                        Role::ValueScalar(_) => {
+                            quote!(let #name = ::core::clone::Clone::clone(&#w);)
+                        }
+                        Role::SharedScalar(_) => quote!(let #name = &#w;),
+                        _ => TokenStream::new(),
+                    }
+                })
+                .collect();
+            let p = quote!(::nilang::__private);
+            quote! {
+                #part1
+                #prepare_sweep
+                #seed
+                #rebind
+                #(let mut #live = #p::lift(#live);)*
+                #part2
+            }
+        }
+        None => quote! {
+            #fwd #tf_fwd(#(#forward_args),*);
+            #prepare_sweep
+            #seed
+            #inv #tf_inv(#(#inverse_args),*);
+        },
+    };
     let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, clippy::all)]);
     quote! {
         #[doc = #grad_doc]
@@ -325,13 +370,7 @@ pub fn generate(f: &Function) -> TokenStream {
             -> ::core::result::Result<(#(#result_types,)*), #n::GradError> #where_clause
         {
             #validate
-            #fwd #tf_fwd(#(#forward_args),*);
-            #prepare_sweep
-            match __loss.arg {
-                #seed_arms
-                _ => unreachable!(),
-            }
-            #inv #tf_inv(#(#inverse_args),*);
+            #grad_body
             ::core::result::Result::Ok((#(#result_values,)*))
         }
 
@@ -355,7 +394,7 @@ pub fn generate(f: &Function) -> TokenStream {
             }
             #fwd #tf_fwd(#(#forward_args),*);
             let __n = 0usize #(+ #counts)*;
-            let mut __jac = #n::ad::Matrix::filled(__outputs.len(), __n, <#scalar as #n::Float>::zero());
+            let mut __jac = #n::ad::Matrix::filled(__outputs.len(), __n, <#scalar as #n::Float>::f_zero());
             let mut __row = ::std::vec::Vec::with_capacity(__n);
             for (__i, &__loss) in __outputs.iter().enumerate() {
                 #prepare_sweep
@@ -380,7 +419,7 @@ pub fn generate(f: &Function) -> TokenStream {
         {
             #validate
             let __n = 0usize #(+ #counts)*;
-            let mut __hess = #n::ad::Matrix::filled(__n, __n, <#scalar as #n::Float>::zero());
+            let mut __hess = #n::ad::Matrix::filled(__n, __n, <#scalar as #n::Float>::f_zero());
             let mut __col = ::std::vec::Vec::with_capacity(__n);
             for __j in 0..__n {
                 let mut __off = 0usize;
@@ -394,5 +433,116 @@ pub fn generate(f: &Function) -> TokenStream {
             }
             ::core::result::Result::Ok(__hess)
         }
+    }
+}
+
+/// A function body of the shape `L P M ~P D` (allocations, a computation `P` that writes only
+/// ancillas, the part `M` that writes the outputs, the uncomputation of `P`, deallocations).
+/// Its gradient need not uncompute `P` forward and recompute it on `GVar`s: run `L P M` on the
+/// plain scalars, convert the live ancillas, and run `~M ~P` on `GVar`s.
+pub struct Split {
+    /// `L P M`, run on the plain scalars.
+    pub head: Vec<Stmt>,
+    /// `~M ~P`, run on `GVar`s.
+    pub tail: Vec<Stmt>,
+    /// The ancillas live between the two.
+    pub live: Vec<syn::Ident>,
+}
+
+fn text(s: &Stmt) -> String {
+    nilang_ir::print::stmt_tokens(s).to_string()
+}
+
+/// Does a statement (recursively) write a `&mut` parameter?
+fn writes_param(s: &Stmt, params: &[String]) -> bool {
+    let root = |v: &Dataview| params.contains(&v.root.to_string());
+    match &s.kind {
+        StmtKind::Instr(i) => root(&i.target),
+        StmtKind::XorExpr { target, .. } => root(target),
+        StmtKind::Builtin { args, .. } => args.iter().any(root),
+        StmtKind::Stack { stack, value, .. } => root(stack) || root(value),
+        StmtKind::Call { call, .. } => call
+            .args
+            .iter()
+            .any(|a| matches!(a, CallArg::View(v) if root(v))),
+        StmtKind::If { then, els, .. } => then.iter().chain(els).any(|s| writes_param(s, params)),
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().any(|s| writes_param(s, params))
+        }
+        StmtKind::Alloc(_) | StmtKind::Dealloc(_) | StmtKind::Safe(_) => false,
+    }
+}
+
+/// Does a statement (recursively) allocate or deallocate?
+fn allocates(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Alloc(_) | StmtKind::Dealloc(_) => true,
+        StmtKind::If { then, els, .. } => then.iter().chain(els).any(allocates),
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().any(allocates)
+        }
+        _ => false,
+    }
+}
+
+/// Finds the `L P M ~P D` shape, when the fused gradient is safe for it.
+pub fn split(f: &Function, scalar: &syn::Ident) -> Option<Split> {
+    let body = &f.body;
+    let end = body.len()
+        - body
+            .iter()
+            .rev()
+            .take_while(|s| matches!(s.kind, StmtKind::Dealloc(_)))
+            .count();
+    let start = body[..end]
+        .iter()
+        .take_while(|s| matches!(s.kind, StmtKind::Alloc(_)))
+        .count();
+    let rest = &body[start..end];
+    let n = rest.len();
+    let k = (1..=n / 2).rev().find(|&k| {
+        let undo = reverse_block(&rest[..k]);
+        undo.iter()
+            .zip(&rest[n - k..])
+            .all(|(a, b)| text(a) == text(b))
+    })?;
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::MutRef)
+        .map(|p| p.name.to_string())
+        .collect();
+    if rest[..k].iter().any(|s| writes_param(s, &params)) {
+        return None;
+    }
+    let head: Vec<Stmt> = body[..start + n - k].to_vec();
+    let tail = reverse_block(&rest[..n - k]);
+    // The tail runs where the scalar type parameter still means the plain scalar: it must not
+    // name it (no `T::zero()` ancillas inside).
+    let mentions_scalar = tail.iter().any(|s| {
+        nilang_ir::print::stmt_tokens(s).into_iter().any(|t| {
+            matches!(&t, proc_macro2::TokenTree::Ident(i) if i == scalar)
+                || mentions_tree(&t, scalar)
+        })
+    });
+    if tail.iter().any(allocates) || mentions_scalar {
+        return None;
+    }
+    let mut live: Vec<syn::Ident> = Vec::new();
+    for s in &head {
+        match &s.kind {
+            StmtKind::Alloc(b) => live.extend(b.iter().map(|b| b.name.clone())),
+            StmtKind::Dealloc(b) => live.retain(|l| !b.iter().any(|b| &b.name == l)),
+            _ => {}
+        }
+    }
+    Some(Split { head, tail, live })
+}
+
+fn mentions_tree(t: &proc_macro2::TokenTree, id: &syn::Ident) -> bool {
+    match t {
+        proc_macro2::TokenTree::Ident(i) => i == id,
+        proc_macro2::TokenTree::Group(g) => g.stream().into_iter().any(|t| mentions_tree(&t, id)),
+        _ => false,
     }
 }

@@ -311,9 +311,9 @@ pub mod support {
     ) -> X::Map<Dual<T>> {
         x.map(&mut |i, v| {
             let tangent = if offset + i == seed && i < x.count() {
-                T::one()
+                T::f_one()
             } else {
-                T::zero()
+                T::f_zero()
             };
             Dual::new(v, tangent)
         })

@@ -26,7 +26,10 @@ impl<T: Float> Dual<T> {
 
     /// A constant (zero tangent).
     pub fn constant(re: T) -> Self {
-        Dual { re, eps: T::zero() }
+        Dual {
+            re,
+            eps: T::f_zero(),
+        }
     }
 
     /// Applies a function with known value and derivative at `re` (the chain rule).
@@ -50,7 +53,7 @@ pub struct DualN<T, const N: usize> {
 
 impl<T: Float, const N: usize> Default for DualN<T, N> {
     fn default() -> Self {
-        DualN::constant(T::zero())
+        DualN::constant(T::f_zero())
     }
 }
 
@@ -64,15 +67,15 @@ impl<T: Float, const N: usize> DualN<T, N> {
     pub fn constant(re: T) -> Self {
         DualN {
             re,
-            eps: [T::zero(); N],
+            eps: [T::f_zero(); N],
         }
     }
 
     /// A variable whose `k`-th tangent is one.
     pub fn seeded(re: T, k: usize) -> Self {
-        let mut eps = [T::zero(); N];
+        let mut eps = [T::f_zero(); N];
         if k < N {
-            eps[k] = T::one();
+            eps[k] = T::f_one();
         }
         DualN { re, eps }
     }
@@ -181,30 +184,30 @@ macro_rules! dual_impl {
             #[inline(always)]
             fn has_tangent(self) -> bool { self.re.has_tangent() || Tangent::<T>::nonzero(self.eps) }
             fn exp(self) -> Self { let e = self.re.exp(); self.chain(e, e) }
-            fn ln(self) -> Self { self.chain(self.re.ln(), T::one() / self.re) }
-            fn ln_1p(self) -> Self { self.chain(self.re.ln_1p(), T::one() / (T::one() + self.re)) }
+            fn ln(self) -> Self { self.chain(self.re.ln(), T::f_one() / self.re) }
+            fn ln_1p(self) -> Self { self.chain(self.re.ln_1p(), T::f_one() / (T::f_one() + self.re)) }
             fn exp_m1(self) -> Self { self.chain(self.re.exp_m1(), self.re.exp()) }
             fn sin(self) -> Self { self.chain(self.re.sin(), self.re.cos()) }
             fn cos(self) -> Self { self.chain(self.re.cos(), -self.re.sin()) }
-            fn tan(self) -> Self { let c = self.re.cos(); self.chain(self.re.tan(), T::one() / (c * c)) }
-            fn asin(self) -> Self { self.chain(self.re.asin(), T::one() / (T::one() - self.re * self.re).sqrt()) }
-            fn acos(self) -> Self { self.chain(self.re.acos(), -T::one() / (T::one() - self.re * self.re).sqrt()) }
-            fn atan(self) -> Self { self.chain(self.re.atan(), T::one() / (T::one() + self.re * self.re)) }
+            fn tan(self) -> Self { let c = self.re.cos(); self.chain(self.re.tan(), T::f_one() / (c * c)) }
+            fn asin(self) -> Self { self.chain(self.re.asin(), T::f_one() / (T::f_one() - self.re * self.re).sqrt()) }
+            fn acos(self) -> Self { self.chain(self.re.acos(), -T::f_one() / (T::f_one() - self.re * self.re).sqrt()) }
+            fn atan(self) -> Self { self.chain(self.re.atan(), T::f_one() / (T::f_one() + self.re * self.re)) }
             fn sinh(self) -> Self { self.chain(self.re.sinh(), self.re.cosh()) }
             fn cosh(self) -> Self { self.chain(self.re.cosh(), self.re.sinh()) }
-            fn tanh(self) -> Self { let t = self.re.tanh(); self.chain(t, T::one() - t * t) }
+            fn tanh(self) -> Self { let t = self.re.tanh(); self.chain(t, T::f_one() - t * t) }
             fn sqrt(self) -> Self { let s = self.re.sqrt(); self.chain(s, T::from_f64(0.5) / s) }
             fn abs(self) -> Self { self.chain(self.re.abs(), self.re.signum()) }
             fn signum(self) -> Self { Self::constant(self.re.signum()) }
             fn powf(self, y: Self) -> Self {
                 // d(aᵇ) = b aᵇ⁻¹ da + aᵇ ln a db
                 let v = self.re.powf(y.re);
-                let da = y.re * self.re.powf(y.re - T::one());
-                let db = if v.to_f64() == 0.0 { T::zero() } else { v * self.re.ln() };
+                let da = y.re * self.re.powf(y.re - T::f_one());
+                let db = if v.to_f64() == 0.0 { T::f_zero() } else { v * self.re.ln() };
                 Self { re: v, eps: Tangent::<T>::zip(self.eps, y.eps, |ea, eb| ea * da + eb * db) }
             }
             fn powi(self, n: i32) -> Self {
-                let d = if n == 0 { T::zero() } else { T::from_f64(n as f64) * self.re.powi(n - 1) };
+                let d = if n == 0 { T::f_zero() } else { T::from_f64(n as f64) * self.re.powi(n - 1) };
                 self.chain(self.re.powi(n), d)
             }
             fn atan2(self, x: Self) -> Self {

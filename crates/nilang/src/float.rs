@@ -23,12 +23,12 @@ pub trait Float:
     fn from_f64(v: f64) -> Self;
     /// The primal value as `f64` (for conditions and messages).
     fn to_f64(self) -> f64;
-    /// `0`
-    fn zero() -> Self {
+    /// `0` (named apart from [`crate::Real::zero`], so that a type that is both is unambiguous)
+    fn f_zero() -> Self {
         Self::from_f64(0.0)
     }
     /// `1`
-    fn one() -> Self {
+    fn f_one() -> Self {
         Self::from_f64(1.0)
     }
     /// eˣ

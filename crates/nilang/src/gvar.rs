@@ -21,7 +21,7 @@ pub struct GVar<T> {
 impl<T: Float> GVar<T> {
     /// A value with a zero gradient.
     pub fn new(x: T) -> Self {
-        GVar { x, g: T::zero() }
+        GVar { x, g: T::f_zero() }
     }
 
     /// A value with a given gradient.
@@ -87,11 +87,11 @@ impl<T: Float> Step for GVar<T> {
     /// Adding a constant leaves the gradient unchanged.
     #[inline(always)]
     fn inc(&mut self) {
-        self.x = self.x + T::one();
+        self.x = self.x + T::f_one();
     }
     #[inline(always)]
     fn dec(&mut self) {
-        self.x = self.x - T::one();
+        self.x = self.x - T::f_one();
     }
 }
 
@@ -131,7 +131,7 @@ impl<T: Float> Rotate for GVar<T> {
 
 impl<T: Float> Zeroable for GVar<T> {
     fn zero_like(&self) -> Self {
-        GVar::new(T::zero())
+        GVar::new(T::f_zero())
     }
     fn is_zero(&self) -> bool {
         self.x.to_f64() == 0.0

@@ -151,11 +151,11 @@ impl<T: Float> Negate for T {
 impl<T: Float> Step for T {
     #[inline(always)]
     fn inc(&mut self) {
-        *self = *self + T::one();
+        *self = *self + T::f_one();
     }
     #[inline(always)]
     fn dec(&mut self) {
-        *self = *self - T::one();
+        *self = *self - T::f_one();
     }
 }
 
@@ -184,7 +184,7 @@ impl<T: Float> Rotate for T {
 impl<T: Float> Zeroable for T {
     #[inline(always)]
     fn zero_like(&self) -> T {
-        T::zero()
+        T::f_zero()
     }
     #[inline(always)]
     fn is_zero(&self) -> bool {

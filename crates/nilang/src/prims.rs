@@ -54,35 +54,35 @@ macro_rules! unary {
 
 unary! {
     /// `identity(x) = x`
-    Identity: |x| x, T::one();
+    Identity: |x| x, T::f_one();
     /// `neg(x) = −x`
-    Neg: |x| -x, -T::one();
+    Neg: |x| -x, -T::f_one();
     /// `exp(x)`
     Exp: |x| x.exp(), x.exp(), from value |v| v;
     /// `log(x)` (natural)
-    Log: |x| x.ln(), T::one() / x;
+    Log: |x| x.ln(), T::f_one() / x;
     /// `log1p(x) = ln(1 + x)`
-    Log1p: |x| x.ln_1p(), T::one() / (T::one() + x);
+    Log1p: |x| x.ln_1p(), T::f_one() / (T::f_one() + x);
     /// `expm1(x) = eˣ − 1`
-    Expm1: |x| x.exp_m1(), x.exp(), from value |v| v + T::one();
+    Expm1: |x| x.exp_m1(), x.exp(), from value |v| v + T::f_one();
     /// `sin(x)`
     Sin: |x| x.sin(), x.cos();
     /// `cos(x)`
     Cos: |x| x.cos(), -x.sin();
     /// `tan(x)`
-    Tan: |x| x.tan(), { let c = x.cos(); T::one() / (c * c) };
+    Tan: |x| x.tan(), { let c = x.cos(); T::f_one() / (c * c) };
     /// `asin(x)`
-    Asin: |x| x.asin(), T::one() / (T::one() - x * x).sqrt();
+    Asin: |x| x.asin(), T::f_one() / (T::f_one() - x * x).sqrt();
     /// `acos(x)`
-    Acos: |x| x.acos(), -T::one() / (T::one() - x * x).sqrt();
+    Acos: |x| x.acos(), -T::f_one() / (T::f_one() - x * x).sqrt();
     /// `atan(x)`
-    Atan: |x| x.atan(), T::one() / (T::one() + x * x);
+    Atan: |x| x.atan(), T::f_one() / (T::f_one() + x * x);
     /// `sinh(x)`
     Sinh: |x| x.sinh(), x.cosh();
     /// `cosh(x)`
     Cosh: |x| x.cosh(), x.sinh();
     /// `tanh(x)`
-    Tanh: |x| x.tanh(), { let t = x.tanh(); T::one() - t * t }, from value |v| T::one() - v * v;
+    Tanh: |x| x.tanh(), { let t = x.tanh(); T::f_one() - t * t }, from value |v| T::f_one() - v * v;
     /// `sqrt(x)`
     Sqrt: |x| x.sqrt(), T::from_f64(0.5) / x.sqrt(), from value |v| T::from_f64(0.5) / v;
     /// `abs(x)` (derivative: the sign of x)
@@ -90,10 +90,10 @@ unary! {
     /// `square(x) = x²`
     Square: |x| x * x, T::from_f64(2.0) * x;
     /// `sigmoid(x) = 1 / (1 + e⁻ˣ)`
-    Sigmoid: |x| T::one() / (T::one() + (-x).exp()), {
-        let s = T::one() / (T::one() + (-x).exp());
-        s * (T::one() - s)
-    }, from value |v| v * (T::one() - v);
+    Sigmoid: |x| T::f_one() / (T::f_one() + (-x).exp()), {
+        let s = T::f_one() / (T::f_one() + (-x).exp());
+        s * (T::f_one() - s)
+    }, from value |v| v * (T::f_one() - v);
 }
 
 macro_rules! binary {
@@ -112,13 +112,13 @@ macro_rules! binary {
 
 binary! {
     /// `a + b`
-    Add: |a, b| a + b, { let _ = (a, b); (T::one(), T::one()) };
+    Add: |a, b| a + b, { let _ = (a, b); (T::f_one(), T::f_one()) };
     /// `a − b`
-    Sub: |a, b| a - b, { let _ = (a, b); (T::one(), -T::one()) };
+    Sub: |a, b| a - b, { let _ = (a, b); (T::f_one(), -T::f_one()) };
     /// `a * b`
     Mul: |a, b| a * b, (b, a);
     /// `a / b`
-    Div: |a, b| a / b, { let inv = T::one() / b; (inv, -a * inv * inv) };
+    Div: |a, b| a / b, { let inv = T::f_one() / b; (inv, -a * inv * inv) };
     /// `pow(a, b) = aᵇ` (an integer-valued `b` is computed exactly by repeated multiplication)
     Pow: |a, b| pow_value(a, b), pow_partials(a, b);
     /// `atan2(a, b)`: the angle of the point (b, a)
@@ -151,14 +151,14 @@ fn pow_value<T: Float>(a: T, b: T) -> T {
 #[inline(always)]
 fn pow_partials<T: Float>(a: T, b: T) -> (T, T) {
     let da = match integer_exponent(a, b) {
-        Some(0) => T::zero(),
+        Some(0) => T::f_zero(),
         Some(n) => T::from_f64(n as f64) * a.powi(n - 1),
-        None => b * a.powf(b - T::one()),
+        None => b * a.powf(b - T::f_one()),
     };
     let value = pow_value(a, b);
     // ∂/∂b aᵇ = aᵇ ln a; zero where aᵇ is zero (the limit), undefined for a < 0.
     let db = if value.to_f64() == 0.0 {
-        T::zero()
+        T::f_zero()
     } else {
         value * a.ln()
     };

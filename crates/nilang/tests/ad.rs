@@ -775,7 +775,7 @@ impl<T: Float> Unary<T> for Gd {
         T::from_f64(2.0) * (x / T::from_f64(2.0)).tanh().atan()
     }
     fn derivative(x: T) -> T {
-        T::one() / x.cosh()
+        T::f_one() / x.cosh()
     }
 }
 

@@ -57,14 +57,14 @@ pub fn particle_potential<T: Real>(out: &mut T, x: &mut [T], w: T) {
 
 /// `p(x; w)` by running [`particle_potential`] forward.
 pub fn potential<S: Float + Real>(x: &[S], w: S) -> S {
-    let (mut out, mut x) = (<S as Float>::zero(), x.to_vec());
+    let (mut out, mut x) = (<S as Float>::f_zero(), x.to_vec());
     particle_potential(&mut out, &mut x, w);
     out
 }
 
 /// `∇ₓp(x; w)` by reversal: [`particle_potential_grad`] (`w` a constant).
 pub fn grad_x_reverse<S: Float + Real>(x: &[S], w: S) -> Vec<S> {
-    let (mut out, mut x) = (<S as Float>::zero(), x.to_vec());
+    let (mut out, mut x) = (<S as Float>::f_zero(), x.to_vec());
     let (_go, gx) =
         particle_potential_grad(Loss::arg(0), &mut out, &mut x, w).expect("potential_grad");
     gx.iter().map(|v| v.g).collect()
@@ -81,7 +81,7 @@ where
             let mut xd: Vec<Dual<S>> = (0..2)
                 .map(|j| Dual::new(x[j], S::from_f64(if j == k { 1.0 } else { 0.0 })))
                 .collect();
-            let mut out = Dual::constant(<S as Float>::zero());
+            let mut out = Dual::constant(<S as Float>::f_zero());
             particle_potential(&mut out, &mut xd, Dual::constant(w));
             out.eps
         })

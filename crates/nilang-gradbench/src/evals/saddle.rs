@@ -36,14 +36,14 @@ pub fn saddle_f<T: Real>(out: &mut T, y: &mut [T], x: &[T]) {
 
 /// `f(x, y)` by running [`saddle_f`] forward.
 pub fn f<S: Float + Real>(x: &[S], y: &[S]) -> S {
-    let (mut out, mut y) = (<S as Float>::zero(), y.to_vec());
+    let (mut out, mut y) = (<S as Float>::f_zero(), y.to_vec());
     saddle_f(&mut out, &mut y, x);
     out
 }
 
 /// `∇_y f(x, y)` by reversal: [`saddle_f_grad`] (`x` a constant).
 pub fn grad_y_reverse<S: Float + Real>(x: &[S], y: &[S]) -> Vec<S> {
-    let (mut out, mut y) = (<S as Float>::zero(), y.to_vec());
+    let (mut out, mut y) = (<S as Float>::f_zero(), y.to_vec());
     let (_go, gy) = saddle_f_grad(Loss::arg(0), &mut out, &mut y, x).expect("saddle_f_grad");
     gy.iter().map(|v| v.g).collect()
 }
@@ -64,7 +64,7 @@ where
                     Dual::new(v, S::from_f64(t))
                 })
                 .collect();
-            let mut out = Dual::constant(<S as Float>::zero());
+            let mut out = Dual::constant(<S as Float>::f_zero());
             saddle_f(&mut out, &mut yd, &xd);
             out.eps
         })

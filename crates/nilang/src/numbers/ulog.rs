@@ -191,7 +191,7 @@ impl<F: crate::Float> prims::Unary<F> for QLog {
     }
     #[inline]
     fn derivative(x: F) -> F {
-        F::one() / x
+        F::f_one() / x
     }
 }
 
