@@ -7,7 +7,9 @@
 //!   and runs `f_inv` on the wrapped values. Each `Wₖ` is the `k`-th differentiable argument
 //!   (a `&mut` parameter whose type mentions `T`) with [`GVar`] scalars: its values are the
 //!   inputs (restored by the inverse), its gradients `∂loss/∂input`. The arguments themselves
-//!   are left holding the forward program's outputs.
+//!   are left holding the forward program's outputs. When the body has the compute–copy–
+//!   uncompute shape `L P M ~P D`, `f_grad` runs `L P M` on the plain scalars and only `~M ~P`
+//!   on `GVar`s (same result bit for bit, `P` is not uncomputed and recomputed).
 //! * `f_jacobian(args…) -> Result<Matrix<T>, GradError>`: the Jacobian of the outputs with
 //!   respect to the inputs, over the flat list of every differentiable scalar (arguments in
 //!   order, each flattened by [`Scalars`]). Layout: `J[i][j] = ∂output_i / ∂input_j`, one
