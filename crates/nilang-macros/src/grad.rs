@@ -324,8 +324,9 @@ pub fn generate(f: &Function) -> TokenStream {
             _ => unreachable!(),
         }
     };
-    let grad_body = match split(f, &scalar) {
-        // `L P M` on the plain scalars, then `~M ~P` on GVars: P is not uncomputed and recomputed.
+    // With the `L P M ~P D` shape, `L P M` runs once on the plain scalars and every reverse
+    // sweep runs only `~M ~P` on GVars, from copies of the live ancillas.
+    let (grad_body, jac_forward, jac_sweep) = match split(f, &scalar) {
         Some(Split { head, tail, live }) => {
             let part1 = crate::codegen::statements(f, &name_str, &head, &[]);
             let part2 = crate::codegen::statements(f, &inv.to_string(), &tail, &live);
@@ -346,21 +347,39 @@ pub fn generate(f: &Function) -> TokenStream {
                 })
                 .collect();
             let p = quote!(::nilang::__private);
-            quote! {
+            let grad_body = quote! {
                 #part1
                 #prepare_sweep
                 #seed
                 #rebind
                 #(let mut #live = #p::lift(#live);)*
                 #part2
-            }
+            };
+            let sweep = quote! {
+                #prepare_sweep
+                #seed
+                {
+                    #rebind
+                    #(let mut #live = #p::lift(::core::clone::Clone::clone(&#live));)*
+                    #part2
+                }
+            };
+            (grad_body, part1, sweep)
         }
-        None => quote! {
-            #fwd #tf_fwd(#(#forward_args),*);
-            #prepare_sweep
-            #seed
-            #inv #tf_inv(#(#inverse_args),*);
-        },
+        None => (
+            quote! {
+                #fwd #tf_fwd(#(#forward_args),*);
+                #prepare_sweep
+                #seed
+                #inv #tf_inv(#(#inverse_args),*);
+            },
+            quote!(#fwd #tf_fwd(#(#forward_args),*);),
+            quote! {
+                #prepare_sweep
+                #seed
+                #inv #tf_inv(#(#inverse_args),*);
+            },
+        ),
     };
     let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, clippy::all)]);
     quote! {
@@ -392,17 +411,12 @@ pub fn generate(f: &Function) -> TokenStream {
             for &__loss in __outputs {
                 #validate
             }
-            #fwd #tf_fwd(#(#forward_args),*);
+            #jac_forward
             let __n = 0usize #(+ #counts)*;
             let mut __jac = #n::ad::Matrix::filled(__outputs.len(), __n, <#scalar as #n::Float>::f_zero());
             let mut __row = ::std::vec::Vec::with_capacity(__n);
             for (__i, &__loss) in __outputs.iter().enumerate() {
-                #prepare_sweep
-                match __loss.arg {
-                    #seed_arms
-                    _ => unreachable!(),
-                }
-                #inv #tf_inv(#(#inverse_args),*);
+                #jac_sweep
                 __row.clear();
                 #read_row
                 for (__j, __v) in __row.iter().enumerate() {
