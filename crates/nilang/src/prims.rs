@@ -15,7 +15,7 @@ pub trait Unary<T: Copy> {
     /// f′(x)
     fn derivative(x: T) -> T;
     /// `(f(x), f′(x))` together, for adjoint rules; primitives whose derivative follows from
-    /// their value (`exp`, `sqrt`, `tanh`, `sigmoid`, `expm1`) compute the function once.
+    /// their value (`exp`, `sqrt`, `tanh`, `sigmoid`) compute the function once.
     #[inline(always)]
     fn value_and_derivative(x: T) -> (T, T) {
         (Self::value(x), Self::derivative(x))
@@ -64,7 +64,7 @@ unary! {
     /// `log1p(x) = ln(1 + x)`
     Log1p: |x| x.ln_1p(), T::f_one() / (T::f_one() + x);
     /// `expm1(x) = eˣ − 1`
-    Expm1: |x| x.exp_m1(), x.exp(), from value |v| v + T::f_one();
+    Expm1: |x| x.exp_m1(), x.exp();
     /// `sin(x)`
     Sin: |x| x.sin(), x.cos();
     /// `cos(x)`
