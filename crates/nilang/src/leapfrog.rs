@@ -91,10 +91,10 @@ impl Bodies<f64> {
     }
 }
 
-/// Listing 25: `y += G m_b (r_b − r_a) / |r_b − r_a|³`, every intermediate in an ancilla
-/// (`rc` holds `r_b − r_a`), uncomputed exactly.
+/// `y += G m_b r / |r|³`, the gravitational pull along a separation `r`, every intermediate in
+/// an ancilla uncomputed exactly. Both listings below compute `r = r_b − r_a` and call this.
 #[i(nocheck)]
-pub fn acceleration<T: Real>(y: &mut [T; 3], ra: &mut [T; 3], rb: &mut [T; 3], mb: f64, g: f64) {
+pub fn pull<T: Real>(y: &mut [T; 3], r: &mut [T; 3], mb: f64, g: f64) {
     let (d, anc1, sq, anc2, anc3, anc4) = (
         T::zero(),
         T::zero(),
@@ -103,23 +103,19 @@ pub fn acceleration<T: Real>(y: &mut [T; 3], ra: &mut [T; 3], rb: &mut [T; 3], m
         T::zero(),
         T::zero(),
     );
-    let rc = [T::zero(); 3];
     routine! {
-        rc[0] += rb[0] - ra[0];
-        rc[1] += rb[1] - ra[1];
-        rc[2] += rb[2] - ra[2];
-        d += square(rc[0]);
-        d += square(rc[1]);
-        d += square(rc[2]);
+        d += square(r[0]);
+        d += square(r[1]);
+        d += square(r[2]);
         anc1 += sqrt(d);
         sq += square(anc1);
         anc2 += sq * anc1;
         anc3 += g * mb;
         anc4 += anc3 / anc2;
     }
-    y[0] += anc4 * rc[0];
-    y[1] += anc4 * rc[1];
-    y[2] += anc4 * rc[2];
+    y[0] += anc4 * r[0];
+    y[1] += anc4 * r[1];
+    y[2] += anc4 * r[2];
     uncompute!();
     dealloc!(
         d = T::zero(),
@@ -129,6 +125,20 @@ pub fn acceleration<T: Real>(y: &mut [T; 3], ra: &mut [T; 3], rb: &mut [T; 3], m
         anc3 = T::zero(),
         anc4 = T::zero()
     );
+}
+
+/// Listing 25: `y += G m_b (r_b − r_a) / |r_b − r_a|³`, with `r_b − r_a` in an ancilla `rc`,
+/// uncomputed exactly.
+#[i(nocheck)]
+pub fn acceleration<T: Real>(y: &mut [T; 3], ra: &mut [T; 3], rb: &mut [T; 3], mb: f64, g: f64) {
+    let rc = [T::zero(); 3];
+    routine! {
+        rc[0] += rb[0] - ra[0];
+        rc[1] += rb[1] - ra[1];
+        rc[2] += rb[2] - ra[2];
+    }
+    pull(y, rc, mb, g);
+    uncompute!();
     dealloc!(rc = [T::zero(); 3]);
 }
 
@@ -143,39 +153,13 @@ pub fn acceleration_cumulative<T: Real>(
     mb: f64,
     g: f64,
 ) {
-    let (d, anc1, sq, anc2, anc3, anc4) = (
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-    );
     routine! {
         rb[0] -= ra[0];
         rb[1] -= ra[1];
         rb[2] -= ra[2];
-        d += square(rb[0]);
-        d += square(rb[1]);
-        d += square(rb[2]);
-        anc1 += sqrt(d);
-        sq += square(anc1);
-        anc2 += sq * anc1;
-        anc3 += g * mb;
-        anc4 += anc3 / anc2;
     }
-    y[0] += anc4 * rb[0];
-    y[1] += anc4 * rb[1];
-    y[2] += anc4 * rb[2];
+    pull(y, rb, mb, g);
     uncompute!();
-    dealloc!(
-        d = T::zero(),
-        anc1 = T::zero(),
-        sq = T::zero(),
-        anc2 = T::zero(),
-        anc3 = T::zero(),
-        anc4 = T::zero()
-    );
 }
 
 /// One reversible leapfrog step (kick, then drift) with the acceleration of Listing 25, or of

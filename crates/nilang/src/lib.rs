@@ -29,6 +29,7 @@ pub mod ad;
 pub mod blas;
 pub mod check;
 pub mod complex;
+pub mod consistency;
 pub mod dual;
 pub mod float;
 pub mod gvar;

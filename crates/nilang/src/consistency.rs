@@ -1,0 +1,53 @@
+//! Learn by consistency (reversible Turing machine paper, §IV, Algorithm 2): find `y` with
+//! `f(x = 0.3, y) = e^(x+y) − e^x = 1` by running the program forward, setting the output to
+//! the target 1, and running it backward, which updates `y`. [`f2`] uncomputes `x`
+//! arithmetically and trains; [`f1`] keeps `x` and does not (its output garbage `x, x + y`
+//! determines `y`).
+
+use crate::{i, Real};
+
+/// `y += x; out += e^y − e^x`, keeping `x`: running it backward cannot move `y`.
+#[i]
+pub fn f1<T: Real>(out: &mut T, x: T, y: &mut T) {
+    y += x;
+    out -= exp(x);
+    out += exp(y);
+}
+
+/// The same output, with `x` uncomputed as `x −= log(−out)`: running it backward from a
+/// target output updates `y`.
+#[i]
+pub fn f2<T: Real>(out: &mut T, x: &mut T, y: &mut T) {
+    y += x;
+    out -= exp(x);
+    // x -= log(-out)
+    neg(out);
+    x -= log(out);
+    neg(out);
+    out += exp(y);
+}
+
+/// The paper's training loop from `y = 1.6`, `x = 0.3`: `steps` times run `f` forward, set
+/// the output to the target 1 and run `finv`. Returns the forward output of every step and the
+/// final `y`.
+pub fn train(
+    f: impl Fn(&mut f64, &mut f64, &mut f64),
+    finv: impl Fn(&mut f64, &mut f64, &mut f64),
+    steps: usize,
+) -> (Vec<f64>, f64) {
+    let mut y = 1.6;
+    let mut outs = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let (mut out, mut x) = (0.0, 0.3);
+        f(&mut out, &mut x, &mut y);
+        outs.push(out);
+        out = 1.0;
+        finv(&mut out, &mut x, &mut y);
+    }
+    (outs, y)
+}
+
+/// The fixed point `y*` with `e^(0.3 + y*) − e^0.3 = 1`.
+pub fn fixed_point() -> f64 {
+    (1.0 + 0.3f64.exp()).ln() - 0.3
+}
