@@ -57,7 +57,7 @@ impl DualRev {
 
     /// Record a unary primitive with result `value` and `∂value/∂a = da`.
     #[inline(always)]
-    fn unary(value: f64, a: DualRev, da: f64) -> DualRev {
+    pub(crate) fn unary(value: f64, a: DualRev, da: f64) -> DualRev {
         with_active(|t| {
             if a.tag != t.tag {
                 return DualRev::constant(value);

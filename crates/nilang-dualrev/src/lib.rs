@@ -36,6 +36,10 @@
 //! assert!(vjp(|p| polar(p), &[2.0, 0.5], &[1.0]).is_err());
 //! ```
 //!
+//! With the feature `reversible`, [`DualRev`] is also a number type of nilang's reversible
+//! programs (module `reversible`): reverse mode through ordinary code that calls `#[i]`
+//! functions and their reversal gradients.
+//!
 //! # The algorithm
 //!
 //! The engine is the final algorithm of the paper's §7 with the refinements
@@ -87,6 +91,8 @@
 mod api;
 mod dual;
 pub mod naive;
+#[cfg(feature = "reversible")]
+pub mod reversible;
 mod scalar;
 pub mod tape;
 

@@ -286,6 +286,14 @@ pub(crate) mod partials {
         (x.atan(), 1.0 / (1.0 + x * x))
     }
     #[inline]
+    pub fn ln_1p(x: f64) -> (f64, f64) {
+        (x.ln_1p(), 1.0 / (1.0 + x))
+    }
+    #[inline]
+    pub fn exp_m1(x: f64) -> (f64, f64) {
+        (x.exp_m1(), x.exp())
+    }
+    #[inline]
     pub fn sinh(x: f64) -> (f64, f64) {
         (x.sinh(), x.cosh())
     }

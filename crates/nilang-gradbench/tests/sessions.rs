@@ -526,7 +526,12 @@ fn ode_session() {
 #[test]
 fn saddle_session() {
     let input = json!({"start": [1.0, -1.0], "min_runs": 1, "min_seconds": 0});
-    let out = replay("saddle", &[("ff", input.clone()), ("fr", input)]);
+    let calls: Vec<_> = ["ff", "fr", "rf", "rr"]
+        .into_iter()
+        .map(|f| (f, input.clone()))
+        .collect();
+    let out = replay("saddle", &calls);
+    assert_eq!(out.len(), 4);
     let want = nilang_gradbench::evals::saddle::reference([1.0, -1.0]);
     for o in &out {
         assert!(all_close(o, &want, 1e-12), "{o}");
@@ -538,13 +543,20 @@ fn saddle_session() {
 #[test]
 fn particle_session() {
     let input = json!({"w": 0.0, "min_runs": 1, "min_seconds": 0});
-    let out = replay("particle", &[("ff", input.clone()), ("fr", input)]);
-    use nilang_gradbench::evals::particle;
-    let w = out[1].as_f64().unwrap();
-    assert!(close(&out[0], w, 1e-12), "{} {}", out[0], out[1]);
+    let calls: Vec<_> = ["ff", "fr", "rf", "rr"]
+        .into_iter()
+        .map(|f| (f, input.clone()))
+        .collect();
+    let out = replay("particle", &calls);
+    use nilang_gradbench::evals::{gd::Nesting, particle};
+    assert_eq!(out.len(), 4);
+    let w = out[3].as_f64().unwrap();
+    for o in &out {
+        assert!(close(o, w, 1e-12), "{o} {w}");
+    }
     assert!(close(
-        &out[1],
-        particle::particle(0.0, nilang_gradbench::evals::saddle::Mode::Reverse),
+        &out[3],
+        particle::particle(0.0, Nesting::parse("rr").unwrap()),
         1e-15
     ));
     // the optimised control makes the particle cross the axis at the origin
@@ -615,9 +627,9 @@ fn malformed_messages_are_answered_and_the_tool_keeps_running() {
         ("ode", "primal", json!({"x": [], "s": 3})),
         ("saddle", "ff", json!({"start": [1.0]})),
         ("particle", "fr", json!({"w0": 1.0})),
-        ("particle", "rr", json!({"w": 0.0})),
-        ("saddle", "rr", json!({"start": [1.0, 2.0]})),
-        ("saddle", "rf", json!({"start": [1.0, 2.0]})),
+        ("particle", "rx", json!({"w": 0.0})),
+        ("saddle", "rr", json!({"start": [1.0, 2.0, 3.0]})),
+        ("saddle", "rf", json!({"start": ["1", 2.0]})),
         ("ode", "gradient", json!({"x": [1.0], "s": 0})),
         (
             "lstm",

@@ -366,9 +366,29 @@ fn ode_value_and_gradient() {
     assert!(close(ode::gradient(&[0.7], 4).unwrap()[0], 2.0, 1e-15));
 }
 
+/// The four nestings of the nested evals (outer mode first).
+fn nestings() -> impl Iterator<Item = gd::Nesting> {
+    gd::Nesting::FUNCTIONS
+        .iter()
+        .map(|f| gd::Nesting::parse(f).unwrap())
+}
+
+#[test]
+fn nesting_names() {
+    use gd::Mode::{Forward, Reverse};
+    let n = |outer, inner| Some(gd::Nesting { outer, inner });
+    assert_eq!(gd::Nesting::parse("ff"), n(Forward, Forward));
+    assert_eq!(gd::Nesting::parse("fr"), n(Forward, Reverse));
+    assert_eq!(gd::Nesting::parse("rf"), n(Reverse, Forward));
+    assert_eq!(gd::Nesting::parse("rr"), n(Reverse, Reverse));
+    for bad in ["", "f", "rrr", "fx", "RR", "xf"] {
+        assert_eq!(gd::Nesting::parse(bad), None, "{bad}");
+    }
+}
+
 #[test]
 fn saddle_nested_derivatives() {
-    use saddle::Mode::{Forward, Reverse};
+    use gd::Mode::{Forward, Reverse};
     for start in [[1.0, -1.0], [0.3, 2.0], [-2.5, 0.7]] {
         // f and its inner gradient (both modes) against the plain function and differences
         let (x, y) = ([start[0], 0.5], [start[1], -0.25]);
@@ -387,26 +407,27 @@ fn saddle_nested_derivatives() {
             &numeric,
             1e-8,
         );
-        // the outer derivative through the inner solver against differences of the plain r
+        // the outer derivative through the inner solver, in all four nestings, against
+        // differences of the plain r and against each other
         let numeric = numeric_gradient(|x| saddle::reference_outer(start, x), &x, 1e-6);
-        for mode in [Forward, Reverse] {
+        for inner in [Forward, Reverse] {
             assert!(close(
-                saddle::outer::<f64>(start, mode, &x),
+                saddle::outer::<f64>(start, inner, &x),
                 saddle::reference_outer(start, &x),
                 1e-15
             ));
-            assert_all_close(
-                "∇r",
-                &saddle::outer_gradient(start, mode, &x),
-                &numeric,
-                1e-7,
-            );
         }
-        // the whole computation: both variants agree with the plain solver, near (0, 0, 0, 0)
+        let ff = saddle::outer_gradient(start, gd::Nesting::parse("ff").unwrap(), &x);
+        for nesting in nestings() {
+            let g = saddle::outer_gradient(start, nesting, &x);
+            assert_all_close(&format!("∇r {nesting:?}"), &g, &numeric, 1e-7);
+            assert_all_close(&format!("∇r {nesting:?} vs ff"), &g, &ff, 1e-13);
+        }
+        // the whole computation: every variant agrees with the plain solver, near (0, 0, 0, 0)
         let want = saddle::reference(start);
-        for mode in [Forward, Reverse] {
-            let got = saddle::saddle(start, mode);
-            assert_all_close("saddle", &got, &want, 1e-12);
+        for nesting in nestings() {
+            let got = saddle::saddle(start, nesting);
+            assert_all_close(&format!("saddle {nesting:?}"), &got, &want, 1e-12);
             assert!(got.iter().all(|v| v.abs() < 1e-3), "{got:?}");
         }
     }
@@ -414,7 +435,7 @@ fn saddle_nested_derivatives() {
 
 #[test]
 fn particle_nested_derivatives() {
-    use saddle::Mode::{Forward, Reverse};
+    use gd::Mode::{Forward, Reverse};
     // the potential and its inner gradient (both modes) against differences
     let (x, w) = ([1.5, 6.0], 0.3);
     let plain = |x: &[f64]| {
@@ -437,28 +458,36 @@ fn particle_nested_derivatives() {
     );
     for w in [0.0, 0.2, 0.5] {
         // the integration with nilang's field against the plain one, and the outer
-        // derivative through it against differences of the plain cost
+        // derivative through it (all four nestings) against differences of the plain cost
+        // and against each other
         let d = numeric_gradient(|v| particle::reference_cost(v[0]), &[w], 1e-6)[0];
-        for mode in [Forward, Reverse] {
+        for inner in [Forward, Reverse] {
             assert!(close(
-                particle::naive_euler(w, |x: &[f64], w| match mode {
+                particle::naive_euler(w, |x: &[f64], w| match inner {
                     Forward => particle::grad_x_forward(x, w),
                     Reverse => particle::grad_x_reverse(x, w),
                 }),
                 particle::reference_cost(w),
                 1e-12
             ));
+        }
+        let ff = particle::cost_derivative(gd::Nesting::parse("ff").unwrap(), w);
+        for nesting in nestings() {
+            let dn = particle::cost_derivative(nesting, w);
             assert!(
-                close(particle::cost_derivative(mode, w), d, 1e-6),
-                "{mode:?} {w}"
+                close(dn, d, 1e-6),
+                "{nesting:?} {w}: {dn} vs differences {d}"
             );
+            assert!(close(dn, ff, 1e-12), "{nesting:?} {w}: {dn} vs ff {ff}");
         }
     }
-    // the whole optimisation: both variants agree, and the particle then hits the origin
-    let ff = particle::particle(0.0, Forward);
-    let fr = particle::particle(0.0, Reverse);
-    assert!(close(ff, fr, 1e-12), "{ff} {fr}");
-    assert!(particle::reference_cost(fr) < 1e-6, "{fr}");
+    // the whole optimisation: all variants agree, and the particle then hits the origin
+    let ff = particle::particle(0.0, gd::Nesting::parse("ff").unwrap());
+    for nesting in nestings() {
+        let w = particle::particle(0.0, nesting);
+        assert!(close(ff, w, 1e-12), "{nesting:?}: {ff} {w}");
+        assert!(particle::reference_cost(w) < 1e-6, "{nesting:?}: {w}");
+    }
 }
 
 #[test]

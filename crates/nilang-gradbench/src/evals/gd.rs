@@ -9,8 +9,75 @@
 //! result's tangent is the derivative of the solver's output, as when any forward-mode tool
 //! differentiates through the loop. The function and its gradient are closures: the evals pass
 //! reversible programs and their generated derivatives.
+//!
+//! The module also holds what the two nested evals share: their function names ([`Nesting`])
+//! and the outer derivative in either mode ([`forward_gradient`], [`reverse_gradient`]).
 
-use nilang::Float;
+use nilang::{Dual, Float};
+use nilang_dualrev::DualRev;
+
+/// How a derivative is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Forward mode (dual numbers).
+    Forward,
+    /// Reverse mode.
+    Reverse,
+}
+
+/// The modes of a nested eval's two derivatives, as its function name gives them: `ff`, `fr`,
+/// `rf`, `rr` (outer mode first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nesting {
+    /// The mode of the outer derivative (through the inner solver or the integration).
+    pub outer: Mode,
+    /// The mode of the inner derivative (of the reversible objective).
+    pub inner: Mode,
+}
+
+impl Nesting {
+    /// The function names of a nested eval.
+    pub const FUNCTIONS: [&'static str; 4] = ["ff", "fr", "rf", "rr"];
+
+    /// The nesting a function name stands for, if it is one of [`Nesting::FUNCTIONS`].
+    pub fn parse(function: &str) -> Option<Nesting> {
+        let mode = |c| match c {
+            b'f' => Some(Mode::Forward),
+            b'r' => Some(Mode::Reverse),
+            _ => None,
+        };
+        match function.as_bytes() {
+            [o, i] => Some(Nesting {
+                outer: mode(*o)?,
+                inner: mode(*i)?,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// `∇f(x)` by forward mode: `f` on [`Dual`] numbers, one pass per component of `x`.
+pub fn forward_gradient(f: impl Fn(&[Dual<f64>]) -> Dual<f64>, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|k| {
+            let xd: Vec<Dual<f64>> = (0..x.len())
+                .map(|j| Dual::new(x[j], if j == k { 1.0 } else { 0.0 }))
+                .collect();
+            f(&xd).eps
+        })
+        .collect()
+}
+
+/// `∇f(x)` by reverse mode through ordinary Rust code: `f` on [`DualRev`] numbers, recorded
+/// and swept back once by the dual-numbers reverse engine ([`nilang_dualrev::grad`]). The
+/// reversible programs `f` calls run on `DualRev` too, and so do their reversal gradients
+/// (the inverse programs on `GVar<DualRev>`): reverse mode over reversal.
+pub fn reverse_gradient(f: impl FnOnce(&[DualRev]) -> DualRev, x: &[f64]) -> Vec<f64> {
+    // only a computation of more than 2³² operations overflows the tape
+    nilang_dualrev::grad(f, x)
+        .expect("reverse-mode outer derivative")
+        .1
+}
 
 fn magnitude<S: Float>(v: &[S]) -> f64 {
     v.iter()

@@ -8,20 +8,23 @@
 //! The potential is the reversible program [`particle_potential`] (`x` the state, `w` a
 //! read-only constant). The Euler integrator and the solver are plain drivers around it:
 //!
-//! * `fr`: the inner gradient `∇ₓp` is the generated `particle_potential_grad` (reversal);
-//!   the outer derivative `d x₀(t_f)² / dw` is forward mode through the whole integration:
-//!   it runs on [`Dual`] numbers with `w` seeded with tangent 1, the inner gradient being
-//!   `particle_potential_grad::<Dual<f64>>` (reversal on dual numbers, `w` a dual constant).
-//! * `ff`: as `fr`, with `∇ₓp` by forward mode too: `particle_potential` run forward on
-//!   `Dual<Dual<f64>>`, one pass per coordinate.
-//! * `rf`, `rr` (outer reverse mode) are not implemented, for the reason given in
-//!   [`super::saddle`]; they answer `success: false`.
+//! The function name gives the two modes ([`Nesting`], outer first):
+//!
+//! * inner field `∇ₓp`, `?r`: the generated `particle_potential_grad` (reversal); `?f`:
+//!   `particle_potential` run forward on dual numbers, one pass per coordinate.
+//! * outer derivative `d x₀(t_f)² / dw`, `f?`: forward mode through the whole integration,
+//!   which runs on [`Dual`] numbers with `w` seeded with tangent 1 (the inner field then on
+//!   `Dual<Dual<f64>>`, or the reversal on `GVar<Dual<f64>>`); `r?`: reverse mode through the
+//!   whole integration, which runs on [`DualRev`] numbers recorded by the dual-numbers reverse
+//!   engine and swept back once (the inner field on `Dual<DualRev>`, or the reversal on
+//!   `GVar<DualRev>`: reverse over reverse). Why the outer reverse mode is the tape engine is
+//!   said in [`super::saddle`].
 
-use super::gd;
-use super::saddle::Mode;
+use super::gd::{self, Mode, Nesting};
 use super::{decode, timed, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Dual, Float, Loss, Real};
+use nilang_dualrev::DualRev;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -119,16 +122,21 @@ where
     }
 }
 
-/// `d x₀(t_f)² / dw` by forward mode through the integration (inner gradient by `inner`).
-pub fn cost_derivative(inner: Mode, w: f64) -> f64 {
-    cost(inner, Dual::new(w, 1.0)).eps
+/// `d x₀(t_f)² / dw` in `nesting.outer` mode through the integration (inner field in
+/// `nesting.inner` mode).
+pub fn cost_derivative(nesting: Nesting, w: f64) -> f64 {
+    let inner = nesting.inner;
+    match nesting.outer {
+        Mode::Forward => gd::forward_gradient(|w: &[Dual<f64>]| cost(inner, w[0]), &[w])[0],
+        Mode::Reverse => gd::reverse_gradient(|w: &[DualRev]| cost(inner, w[0]), &[w])[0],
+    }
 }
 
-/// The optimal control from `w0`.
-pub fn particle(w0: f64, inner: Mode) -> f64 {
+/// The optimal control from `w0`, derivatives as `nesting` says.
+pub fn particle(w0: f64, nesting: Nesting) -> f64 {
     gd::argmin(
-        |w: &[f64]| cost(inner, w[0]),
-        |w: &[f64]| vec![cost_derivative(inner, w[0])],
+        |w: &[f64]| cost(nesting.inner, w[0]),
+        |w: &[f64]| vec![cost_derivative(nesting, w[0])],
         &[w0],
     )[0]
 }
@@ -154,24 +162,14 @@ pub struct Input {
     pub w: f64,
 }
 
-/// The `particle` functions: `ff`, `fr` (and `rf`, `rr` answered with an error).
+/// The `particle` functions: `ff`, `fr`, `rf`, `rr` ([`Nesting`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("particle", input)?;
     if !inp.w.is_finite() {
         return Err("bad `particle` input: `w` must be finite".into());
     }
-    match function {
-        "ff" => timed(input, || Ok(particle(inp.w, Mode::Forward)), |v| json!(v)),
-        "fr" => timed(input, || Ok(particle(inp.w, Mode::Reverse)), |v| json!(v)),
-        "rf" | "rr" => Err(format!(
-            "particle::{function} is not implemented by nilang: the outer derivative in reverse \
-             mode would reverse an integration loop that calls a derivative, which a reversible \
-             program cannot express; use `ff` or `fr`"
-        )),
-        _ => Err(unknown_function(
-            "particle",
-            function,
-            &["ff", "fr", "rf", "rr"],
-        )),
+    match Nesting::parse(function) {
+        Some(nesting) => timed(input, || Ok(particle(inp.w, nesting)), |v| json!(v)),
+        None => Err(unknown_function("particle", function, &Nesting::FUNCTIONS)),
     }
 }

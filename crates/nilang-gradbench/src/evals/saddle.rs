@@ -4,24 +4,29 @@
 //!
 //! `f` is the reversible program [`saddle_f`] (`y` the state, `x` a read-only constant). The
 //! outer objective `r(x) = max_y f(x, y)` contains the inner solver, so its gradient is a
-//! derivative through a loop that itself calls a derivative. What each function does:
+//! derivative through a loop that itself calls a derivative. The function name gives the two
+//! modes ([`Nesting`], outer first):
 //!
-//! * `fr`: the inner gradient `∇_y f` is the generated `saddle_f_grad` (reversal of
-//!   `saddle_f`); the outer gradient `∇_x r` is forward mode through the whole inner solver:
-//!   the solver runs on [`Dual`] numbers, `x` seeded with tangent `e_k` (one pass per
-//!   component), and the inner gradient is `saddle_f_grad::<Dual<f64>>` (reversal on dual
-//!   numbers, with `x` a dual constant). Step 2 takes `∇_y f` by forward mode (the outer mode).
-//! * `ff`: as `fr`, with the inner gradient by forward mode too: `saddle_f` run forward on
-//!   `Dual<Dual<f64>>`, one pass per component of `y`.
-//! * `rf`, `rr` (outer reverse mode) are not implemented: reversing the outer objective needs
-//!   the inner solver — a `while` loop that calls a derivative — as a reversible program, and a
-//!   reversible program cannot call a generated gradient (nor run on `GVar<GVar<_>>`). They
-//!   answer `success: false`.
+//! * inner `∇_y f`, `?r`: the generated `saddle_f_grad` (reversal of `saddle_f`); `?f`:
+//!   `saddle_f` run forward on dual numbers, one pass per component of `y`.
+//! * outer `∇_x r`, `f?`: forward mode through the whole inner solver, which runs on [`Dual`]
+//!   numbers (`x` seeded with `e_k`, one pass per component); the inner derivative then runs
+//!   on `Dual<Dual<f64>>` (`ff`) or is the reversal `saddle_f_grad::<Dual<f64>>` (`fr`).
+//!   `r?`: reverse mode through the whole inner solver, which runs on [`DualRev`] numbers
+//!   recorded by the dual-numbers reverse engine and swept back once; the inner derivative
+//!   then runs on `Dual<DualRev>` (`rf`) or is the reversal `saddle_f_grad::<DualRev>`, whose
+//!   inverse program runs on `GVar<DualRev>` (`rr`: reverse over reverse).
+//!
+//! Step 2 (`argmax_y f(x*, y)`) takes `∇_y f` in the outer mode, as the eval asks. The outer
+//! reverse mode is the tape engine because the solver is ordinary Rust (a data-dependent
+//! number of accepted and rejected steps), not a reversible program; every derivative of a
+//! reversible program in it is still taken by reversal or duals, none is written by hand.
 
-use super::gd;
+use super::gd::{self, Mode, Nesting};
 use super::{decode, timed, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Dual, Float, Loss, Real};
+use nilang_dualrev::DualRev;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -71,15 +76,6 @@ where
         .collect()
 }
 
-/// How a gradient is taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Forward mode (dual numbers).
-    Forward,
-    /// Reverse mode (the inverse program).
-    Reverse,
-}
-
 fn grad_y<S: Float + Real>(mode: Mode, x: &[S], y: &[S]) -> Vec<S>
 where
     Dual<S>: Real,
@@ -100,29 +96,24 @@ where
     gd::max(|y| f(x, y), |y| grad_y(inner, x, y), &s)
 }
 
-/// `∇r(x)` by forward mode through the inner solver: one pass on [`Dual`] numbers per
-/// component of `x`.
-pub fn outer_gradient(start: [f64; 2], inner: Mode, x: &[f64]) -> Vec<f64> {
-    (0..x.len())
-        .map(|k| {
-            let xd: Vec<Dual<f64>> = (0..x.len())
-                .map(|j| Dual::new(x[j], if j == k { 1.0 } else { 0.0 }))
-                .collect();
-            outer(start, inner, &xd).eps
-        })
-        .collect()
+/// `∇r(x)`, the outer derivative in `nesting.outer` mode through the inner solver (whose own
+/// derivative is in `nesting.inner` mode).
+pub fn outer_gradient(start: [f64; 2], nesting: Nesting, x: &[f64]) -> Vec<f64> {
+    match nesting.outer {
+        Mode::Forward => gd::forward_gradient(|x: &[Dual<f64>]| outer(start, nesting.inner, x), x),
+        Mode::Reverse => gd::reverse_gradient(|x: &[DualRev]| outer(start, nesting.inner, x), x),
+    }
 }
 
-/// The saddle point `[x*, y*]` from `start`, the outer derivative by forward mode through the
-/// inner solver, the inner one by `inner`.
-pub fn saddle(start: [f64; 2], inner: Mode) -> Vec<f64> {
+/// The saddle point `[x*, y*]` from `start`, derivatives as `nesting` says.
+pub fn saddle(start: [f64; 2], nesting: Nesting) -> Vec<f64> {
     let xs = gd::argmin(
-        |x: &[f64]| outer(start, inner, x),
-        |x: &[f64]| outer_gradient(start, inner, x),
+        |x: &[f64]| outer(start, nesting.inner, x),
+        |x: &[f64]| outer_gradient(start, nesting, x),
         &start,
     );
-    // step 2: argmax_y f(x*, y), gradient in the outer (forward) mode
-    let ys = gd::argmax(|y| f(&xs, y), |y| grad_y(Mode::Forward, &xs, y), &start);
+    // step 2: argmax_y f(x*, y), gradient in the outer mode
+    let ys = gd::argmax(|y| f(&xs, y), |y| grad_y(nesting.outer, &xs, y), &start);
     vec![xs[0], xs[1], ys[0], ys[1]]
 }
 
@@ -150,21 +141,14 @@ pub struct Input {
     pub start: [f64; 2],
 }
 
-/// The `saddle` functions: `ff`, `fr` (and `rf`, `rr` answered with an error).
+/// The `saddle` functions: `ff`, `fr`, `rf`, `rr` ([`Nesting`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("saddle", input)?;
-    match function {
-        "ff" => timed(input, || Ok(saddle(inp.start, Mode::Forward)), |v| json!(v)),
-        "fr" => timed(input, || Ok(saddle(inp.start, Mode::Reverse)), |v| json!(v)),
-        "rf" | "rr" => Err(format!(
-            "saddle::{function} is not implemented by nilang: the outer derivative in reverse mode \
-             would reverse a solver loop that calls a derivative, which a reversible program \
-             cannot express; use `ff` or `fr`"
-        )),
-        _ => Err(unknown_function(
-            "saddle",
-            function,
-            &["ff", "fr", "rf", "rr"],
-        )),
+    if !inp.start.iter().all(|v| v.is_finite()) {
+        return Err("bad `saddle` input: `start` must be finite".into());
+    }
+    match Nesting::parse(function) {
+        Some(nesting) => timed(input, || Ok(saddle(inp.start, nesting)), |v| json!(v)),
+        None => Err(unknown_function("saddle", function, &Nesting::FUNCTIONS)),
     }
 }
