@@ -306,8 +306,9 @@ impl Problem {
         Residuals { reproj, w_err }
     }
 
-    /// The Jacobian of the residuals with respect to (cameras, points, weights), one row per
-    /// residual, each row a gradient by reversal.
+    /// The Jacobian of the residuals with respect to (cameras, points, weights) by reversal:
+    /// per observation one forward run of [`ba_reproj`] and a reverse sweep for each of its two
+    /// rows (`ba_reproj_jacobian_of`), and the weight row by `ba_weight_grad`.
     pub fn jacobian(&self) -> Result<Csr, String> {
         let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
         let ncols = NCAM * n + 3 * m + p;
@@ -318,28 +319,24 @@ impl Problem {
         rows.push(0);
         let err = |e: nilang::GradError| e.to_string();
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
+            // both reprojection rows: one forward run, two reverse sweeps
+            let (mut e, mut cam, mut x, mut w) = ([0.0; 2], self.cams[c], self.x[pt], self.w[k]);
+            let j = ba_reproj_jacobian_of(
+                &[Loss::elem(0, 0), Loss::elem(0, 1)],
+                &mut e,
+                &mut cam,
+                &mut x,
+                &mut w,
+                &self.feats[k],
+            )
+            .map_err(err)?;
             for r in 0..2 {
-                let (mut e, mut cam, mut x, mut w) =
-                    ([0.0; 2], self.cams[c], self.x[pt], self.w[k]);
-                let (_ge, gcam, gx, gw) = ba_reproj_grad(
-                    Loss::elem(0, r),
-                    &mut e,
-                    &mut cam,
-                    &mut x,
-                    &mut w,
-                    &self.feats[k],
-                )
-                .map_err(err)?;
-                for (j, v) in gcam.iter().enumerate() {
-                    cols.push(NCAM * c + j);
-                    vals.push(v.g);
-                }
-                for (j, v) in gx.iter().enumerate() {
-                    cols.push(NCAM * n + 3 * pt + j);
-                    vals.push(v.g);
-                }
+                // columns of a row: e (2), cam (NCAM), x (3), w (1)
+                let row = &j.row(r)[2..];
+                cols.extend((0..NCAM).map(|j| NCAM * c + j));
+                cols.extend((0..3).map(|j| NCAM * n + 3 * pt + j));
                 cols.push(NCAM * n + 3 * m + k);
-                vals.push(gw.g);
+                vals.extend_from_slice(row);
                 rows.push(cols.len());
             }
         }
