@@ -537,8 +537,9 @@ impl Problem {
         !self.us.is_empty()
     }
 
-    /// A random problem for tests and timings, reproducible from `seed` (ChaCha8): a 22-bone
-    /// hand tree (root, wrist, five fingers of four bones), `nv` vertices each weighted on up to
+    /// A random problem for tests and timings, reproducible from `seed` (ChaCha8): ADBench's
+    /// 22-bone hand tree (root `0`; five fingers of four bones, `1–4`, …, `17–20`, each
+    /// finger's first bone and bone `21` hanging off the root), `nv` vertices each weighted on up to
     /// three bones, random rigid base transforms, `n` correspondences (triangles of random
     /// vertices and random `us` when `complicated`), points near the posed model, a random
     /// pose with small angles.
@@ -546,13 +547,14 @@ impl Problem {
         assert!(nv >= 3, "ht: a random problem needs 3 vertices");
         let nb = 22;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut parents = vec![-1i64, 0];
+        let mut parents = vec![-1i64];
         for f in 0..5 {
-            parents.push(1);
+            parents.push(0);
             for k in 1..4 {
-                parents.push((2 + 4 * f + k - 1) as i64);
+                parents.push((1 + 4 * f + k - 1) as i64);
             }
         }
+        parents.push(0);
         let rigid = |rng: &mut ChaCha8Rng| {
             let a: Vec<f64> = (0..3).map(|_| rng.gen_range(-0.5..0.5)).collect();
             let r = reference_euler(&[a[0], a[1], a[2]]);
