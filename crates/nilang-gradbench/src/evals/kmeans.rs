@@ -1,8 +1,10 @@
 //! `kmeans`: the k-means cost `Σᵢ minⱼ ‖Cⱼ − Pᵢ‖²` and the Newton direction `J·H⁻¹`.
 //!
-//! The nearest centroid of each point is an integer ancilla, computed from the primal values
-//! and deallocated with the same expression; the point's squared distance to that centroid is
-//! added to the cost. (The derivative of `min` is that of the selected term, as for any tool.)
+//! The nearest centroid of each point is an integer ancilla computed from the primal values;
+//! the point's squared distance to that centroid is added to the cost, and the index is pushed
+//! on a stack (`push!`), so the inverse program pops it instead of searching all centroids
+//! again: `n` integers of memory buy back the `O(nkd)` search in every reverse sweep. (The
+//! derivative of `min` is that of the selected term, as for any tool.)
 //!
 //! `dir` needs the gradient `J` and the diagonal of the Hessian `H`, which is all of `H`
 //! here: the cost is a sum of squares of single centroid coordinates. One run of the gradient
@@ -31,15 +33,23 @@ pub fn nearest<T: Real>(points: &[f64], centroids: &[T], i: usize, d: usize) -> 
     best.1
 }
 
-/// `cost += Σᵢ minⱼ ‖c_j − p_i‖²` over the `d`-dimensional rows of `points` and `c`.
+/// `cost += Σᵢ minⱼ ‖c_j − p_i‖²` over the `d`-dimensional rows of `points` and `c`; `nearest`
+/// receives the index of each point's nearest centroid (the inverse pops them).
 #[i(expand, nocheck)]
-pub fn kmeans_cost<T: Real>(cost: &mut T, c: &mut [T], points: &[f64], d: usize) {
+pub fn kmeans_cost<T: Real>(
+    cost: &mut T,
+    c: &mut [T],
+    nearest_of: &mut Vec<usize>,
+    points: &[f64],
+    d: usize,
+) {
     for i in 0..points.len() / d {
         let j = nearest(points, c, i, d);
         for e in 0..d {
             cost += square(c[j * d + e] - T::lit(points[i * d + e]));
         }
-        dealloc!(j = nearest(points, c, i, d));
+        push!(nearest_of, j);
+        dealloc!(j = 0);
     }
 }
 
@@ -84,7 +94,8 @@ impl Problem {
     /// The cost, by running [`kmeans_cost`] forward.
     pub fn cost(&self) -> f64 {
         let (mut cost, mut c) = (0.0, self.centroids.clone());
-        kmeans_cost(&mut cost, &mut c, &self.points, self.d);
+        let mut nearest_of = Vec::with_capacity(self.points.len() / self.d);
+        kmeans_cost(&mut cost, &mut c, &mut nearest_of, &self.points, self.d);
         cost
     }
 
@@ -93,8 +104,16 @@ impl Problem {
     pub fn gradient_and_hessian_diagonal(&self) -> Result<(Vec<f64>, Vec<f64>), String> {
         let mut cost = Dual::constant(0.0);
         let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
-        let (_g_cost, gc) = kmeans_cost_grad(Loss::arg(0), &mut cost, &mut c, &self.points, self.d)
-            .map_err(|e| e.to_string())?;
+        let mut nearest_of = Vec::with_capacity(self.points.len() / self.d);
+        let (_g_cost, gc) = kmeans_cost_grad(
+            Loss::arg(0),
+            &mut cost,
+            &mut c,
+            &mut nearest_of,
+            &self.points,
+            self.d,
+        )
+        .map_err(|e| e.to_string())?;
         Ok((
             gc.iter().map(|v| v.g.re).collect(),
             gc.iter().map(|v| v.g.eps).collect(),
