@@ -17,8 +17,8 @@
 //! Reversible program: [`ht_transforms`] computes the skinning transforms from `theta` into a
 //! zero buffer (the Euler rotations, posed relatives and absolutes are ancillas computed in a
 //! routine and uncomputed); [`ht_pose`] adds the global rotation ([`angle_axis_to_matrix`]);
-//! [`ht_residuals`] computes the pose once, then for each correspondence [`ht_point`] skins
-//! the point ([`ht_skin_point`]), accumulates the residual and uncalls the skinning.
+//! [`ht_residuals`] computes the pose and every skinned vertex once, then for each
+//! correspondence takes its point from them and accumulates the residual ([`ht_place`]).
 //!
 //! Jacobian by reversal, in two stages chained ([`Problem::jacobian`]): the pose's Jacobian
 //! with respect to `theta` (one reverse sweep of [`ht_pose`] per pose value, once), and per
@@ -84,6 +84,11 @@ impl Model {
             col += 1;
         }
         map
+    }
+
+    /// The offsets `3v` of triangle `t`'s three vertices in a buffer of skinned vertices.
+    pub fn triangle_offsets(&self, t: usize) -> [usize; 3] {
+        self.triangles[t].map(|v| 3 * v)
     }
 }
 
@@ -246,9 +251,59 @@ pub fn ht_skin<T: Real>(s: &mut [T], so: usize, tr: &mut [T], m: &Model, v: usiz
     }
 }
 
+/// `s[0..3] += u₀·src[o₀..] + u₁·src[o₁..] + (1 − u₀ − u₁)·src[o₂..]` with `(u₀, u₁)` the
+/// pair `us[2k..2k + 2]`: a point of a triangle from its three (skinned) vertices.
+#[i(nocheck)]
+pub fn ht_blend<T: Real>(s: &mut [T], src: &mut [T], o: [usize; 3], us: &mut [T], k: usize) {
+    for j in 0..3 {
+        s[j] += us[2 * k] * src[o[0] + j];
+        s[j] += us[2 * k + 1] * src[o[1] + j];
+        s[j] += identity(src[o[2] + j]);
+        s[j] -= us[2 * k] * src[o[2] + j];
+        s[j] -= us[2 * k + 1] * src[o[2] + j];
+    }
+}
+
+/// `pose += ` the skinning transforms of [`ht_transforms`] (12 per bone) followed by the
+/// global rotation matrix (9), for the pose `theta`.
+#[i(nocheck)]
+pub fn ht_pose<T: Real>(pose: &mut [T], theta: &mut [T], m: &Model) {
+    ht_transforms(pose, theta, m);
+    angle_axis_to_matrix(pose, 12 * m.nb, theta);
+}
+
+/// `err[3(i − lo) + j] += points[i][j] − (R_global · mirror(s) + t)[j]` for correspondence
+/// `i` and its skinned point `s`, given the `pose` of [`ht_pose`] (`t` is `theta[3..6]`).
+#[i(nocheck)]
+#[allow(clippy::too_many_arguments)]
+pub fn ht_place<T: Real>(
+    err: &mut [T],
+    s: &mut [T],
+    pose: &mut [T],
+    theta: &mut [T],
+    m: &Model,
+    i: usize,
+    lo: usize,
+) {
+    if m.is_mirrored {
+        neg(s[0]);
+    }
+    for j in 0..3 {
+        err[3 * (i - lo) + j] += identity(m.points[i][j]);
+        err[3 * (i - lo) + j] -= identity(theta[3 + j]);
+        for k in 0..3 {
+            err[3 * (i - lo) + j] -= pose[12 * m.nb + 3 * j + k] * s[k];
+        }
+    }
+    if m.is_mirrored {
+        neg(s[0]);
+    }
+}
+
 /// `s += ` the skinned (not yet mirrored or globally transformed) model point of
-/// correspondence `i`: its vertex when `us` is empty, else the point of its triangle at the
-/// barycentric coordinates `us[2(i − lo)..]`.
+/// correspondence `i`: its vertex ([`ht_skin`]) when `us` is empty, else the point of its
+/// triangle at the barycentric coordinates `us[2(i − lo)..]` ([`ht_blend`] of the three
+/// skinned vertices, held in ancillas and uncomputed).
 #[i(expand, nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn ht_skin_point<T: Real>(
@@ -268,28 +323,15 @@ pub fn ht_skin_point<T: Real>(
                 ht_skin(ps, 3 * t, tr, m, m.triangles[m.correspondences[i]][t]);
             }
         }
-        for j in 0..3 {
-            s[j] += us[2 * (i - lo)] * ps[j];
-            s[j] += us[2 * (i - lo) + 1] * ps[3 + j];
-            s[j] += identity(ps[6 + j]);
-            s[j] -= us[2 * (i - lo)] * ps[6 + j];
-            s[j] -= us[2 * (i - lo) + 1] * ps[6 + j];
-        }
+        ht_blend(s, ps, [0, 3, 6], us, i - lo);
         uncompute!();
         dealloc!(ps = vec![T::zero(); 9]);
     }
 }
 
-/// `pose += ` the skinning transforms of [`ht_transforms`] (12 per bone) followed by the
-/// global rotation matrix (9), for the pose `theta`.
-#[i(nocheck)]
-pub fn ht_pose<T: Real>(pose: &mut [T], theta: &mut [T], m: &Model) {
-    ht_transforms(pose, theta, m);
-    angle_axis_to_matrix(pose, 12 * m.nb, theta);
-}
-
-/// `err[3(i − lo) + j] += points[i][j] − (R_global · mirror(skinned point) + t)[j]` for
-/// correspondence `i`, given the `pose` of [`ht_pose`] (`t` is `theta[3..6]`).
+/// The residual of correspondence `i` from the `pose` alone: its point skinned
+/// ([`ht_skin_point`]) into an ancilla, placed ([`ht_place`]), and the skinning uncalled. The
+/// per-correspondence program the Jacobian reverses.
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn ht_point<T: Real>(
@@ -303,27 +345,16 @@ pub fn ht_point<T: Real>(
 ) {
     let s = vec![T::zero(); 3];
     ht_skin_point(s, pose, us, m, i, lo);
-    if m.is_mirrored {
-        neg(s[0]);
-    }
-    for j in 0..3 {
-        err[3 * (i - lo) + j] += identity(m.points[i][j]);
-        err[3 * (i - lo) + j] -= identity(theta[3 + j]);
-        for k in 0..3 {
-            err[3 * (i - lo) + j] -= pose[12 * m.nb + 3 * j + k] * s[k];
-        }
-    }
-    if m.is_mirrored {
-        neg(s[0]);
-    }
+    ht_place(err, s, pose, theta, m, i, lo);
     uncall!(ht_skin_point(s, pose, us, m, i, lo));
     dealloc!(s = vec![T::zero(); 3]);
 }
 
-/// The residuals of correspondences `lo..hi` into `err[3(i − lo)..]`: the pose computed once
-/// ([`ht_pose`]), each correspondence's residual ([`ht_point`]), the pose uncomputed. `us` is
-/// empty (simple) or holds the barycentric coordinates of correspondences `lo..hi`
-/// (complicated).
+/// The residuals of correspondences `lo..hi` into `err[3(i − lo)..]`: the pose ([`ht_pose`])
+/// and every skinned vertex ([`ht_skin`]) computed once, each correspondence's point taken
+/// from them (its vertex, or [`ht_blend`] of its triangle) and placed ([`ht_place`]), then
+/// everything uncomputed. `us` is empty (simple) or holds the barycentric coordinates of
+/// correspondences `lo..hi` (complicated).
 #[i(nocheck)]
 pub fn ht_residuals<T: Real>(
     err: &mut [T],
@@ -334,14 +365,33 @@ pub fn ht_residuals<T: Real>(
     hi: usize,
 ) {
     let pose = vec![T::zero(); 12 * m.nb + 9];
+    let sk = vec![T::zero(); 3 * m.base_positions.len()];
+    let s = vec![T::zero(); 3];
     routine! {
         ht_pose(pose, theta, m);
+        for v in 0..m.base_positions.len() {
+            ht_skin(sk, 3 * v, pose, m, v);
+        }
     }
     for i in lo..hi {
-        ht_point(err, pose, theta, us, m, i, lo);
+        routine! {
+            if us.is_empty() {
+                for j in 0..3 {
+                    s[j] += identity(sk[3 * m.correspondences[i] + j]);
+                }
+            } else {
+                ht_blend(s, sk, m.triangle_offsets(m.correspondences[i]), us, i - lo);
+            }
+        }
+        ht_place(err, s, pose, theta, m, i, lo);
+        uncompute!();
     }
     uncompute!();
     dealloc!(pose = vec![T::zero(); 12 * m.nb + 9]);
+    dealloc!(
+        sk = vec![T::zero(); 3 * m.base_positions.len()],
+        s = vec![T::zero(); 3]
+    );
 }
 
 /// `us` as sent: empty, one pair per correspondence, or flat.
