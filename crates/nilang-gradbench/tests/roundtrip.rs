@@ -554,10 +554,10 @@ fn ht_skin_round_trips() {
             let so = v % 3;
             let s0 = lcg(42 + v as u64, so + 3);
             let (mut s, mut tr) = (s0.clone(), tr0.clone());
-            ht::ht_skin(&mut s, so, &mut tr, m, v);
+            ht::ht_skin(&mut s, so, &mut tr, m, &m.layout, v);
             let (fs, ft) = (s.clone(), tr.clone());
             assert_changed("ht_skin s", &s0, &fs);
-            ht::ht_skin_inv(&mut s, so, &mut tr, m, v);
+            ht::ht_skin_inv(&mut s, so, &mut tr, m, &m.layout, v);
             assert_restored("ht_skin s", &s0, &fs, &s);
             assert_restored("ht_skin tr", &tr0, &ft, &tr);
         }
@@ -580,10 +580,10 @@ fn ht_skin_point_round_trips() {
                 vec![]
             };
             let (mut s, mut tr, mut us) = (s0.clone(), pose.clone(), us0.clone());
-            ht::ht_skin_point(&mut s, &mut tr, &mut us, m, i, i);
+            ht::ht_skin_point(&mut s, &mut tr, &mut us, m, &m.layout, i, i);
             let (fs, ft, fu) = (s.clone(), tr.clone(), us.clone());
             assert_changed("ht_skin_point s", &s0, &fs);
-            ht::ht_skin_point_inv(&mut s, &mut tr, &mut us, m, i, i);
+            ht::ht_skin_point_inv(&mut s, &mut tr, &mut us, m, &m.layout, i, i);
             assert_restored("ht_skin_point s", &s0, &fs, &s);
             assert_restored("ht_skin_point tr", &pose, &ft, &tr);
             assert_restored("ht_skin_point us", &us0, &fu, &us);
@@ -628,10 +628,10 @@ fn ht_place_round_trips() {
             let (err0, s0) = (lcg(81 + i as u64, 3), lcg(82 + i as u64, 3));
             let (mut err, mut s, mut pose, mut theta) =
                 (err0.clone(), s0.clone(), pose0.clone(), p.theta.clone());
-            ht::ht_place(&mut err, &mut s, &mut pose, &mut theta, m, i, i);
+            ht::ht_place(&mut err, &mut s, &mut pose, &mut theta, m, &m.layout, i, i);
             let fwd = (err.clone(), s.clone(), pose.clone(), theta.clone());
             assert_changed("ht_place err", &err0, &fwd.0);
-            ht::ht_place_inv(&mut err, &mut s, &mut pose, &mut theta, m, i, i);
+            ht::ht_place_inv(&mut err, &mut s, &mut pose, &mut theta, m, &m.layout, i, i);
             assert_restored("ht_place err", &err0, &fwd.0, &err);
             assert_restored("ht_place s", &s0, &fwd.1, &s);
             assert_restored("ht_place pose", &pose0, &fwd.2, &pose);
@@ -641,27 +641,37 @@ fn ht_place_round_trips() {
 }
 
 /// `ht`: `ht_point` (one correspondence's residual, given the pose) for every
-/// correspondence, and back.
+/// correspondence, on the whole pose and on the correspondence's own bones
+/// (`PoseLayout::of_point`, as the Jacobian runs it), and back.
 #[test]
 fn ht_point_round_trips() {
     for p in ht_problems() {
         let m = &p.model;
         let n = m.correspondences.len();
-        let mut pose0 = vec![0.0; 12 * m.nb + 9];
-        ht::ht_pose(&mut pose0, &mut p.theta.clone(), m);
+        let mut whole = vec![0.0; 12 * m.nb + 9];
+        ht::ht_pose(&mut whole, &mut p.theta.clone(), m);
         for i in 0..n {
-            // residuals at lo = 0 into the whole error vector, with the whole us
-            let err0 = lcg(61 + i as u64, 3 * n);
-            let (mut err, mut pose, mut theta, mut us) =
-                (err0.clone(), pose0.clone(), p.theta.clone(), p.us.clone());
-            ht::ht_point(&mut err, &mut pose, &mut theta, &mut us, m, i, 0);
-            let fwd = (err.clone(), pose.clone(), theta.clone(), us.clone());
-            assert_changed("ht_point err", &err0, &fwd.0);
-            ht::ht_point_inv(&mut err, &mut pose, &mut theta, &mut us, m, i, 0);
-            assert_restored("ht_point err", &err0, &fwd.0, &err);
-            assert_restored("ht_point pose", &pose0, &fwd.1, &pose);
-            assert_restored("ht_point theta", &p.theta, &fwd.2, &theta);
-            assert_restored("ht_point us", &p.us, &fwd.3, &us);
+            let own = ht::PoseLayout::of_point(m, i, !p.us.is_empty());
+            assert!(own.len() < m.layout.len());
+            let mut residuals = Vec::new();
+            for lay in [&m.layout, &own] {
+                let pose0 = lay.gather(&whole, m.nb);
+                // residuals at lo = 0 into the whole error vector, with the whole us
+                let err0 = lcg(61 + i as u64, 3 * n);
+                let (mut err, mut pose, mut theta, mut us) =
+                    (err0.clone(), pose0.clone(), p.theta.clone(), p.us.clone());
+                ht::ht_point(&mut err, &mut pose, &mut theta, &mut us, m, lay, i, 0);
+                let fwd = (err.clone(), pose.clone(), theta.clone(), us.clone());
+                assert_changed("ht_point err", &err0, &fwd.0);
+                residuals.push(fwd.0.clone());
+                ht::ht_point_inv(&mut err, &mut pose, &mut theta, &mut us, m, lay, i, 0);
+                assert_restored("ht_point err", &err0, &fwd.0, &err);
+                assert_restored("ht_point pose", &pose0, &fwd.1, &pose);
+                assert_restored("ht_point theta", &p.theta, &fwd.2, &theta);
+                assert_restored("ht_point us", &p.us, &fwd.3, &us);
+            }
+            // the correspondence's own bones give the very same residual as the whole pose
+            assert_eq!(residuals[0], residuals[1], "correspondence {i}");
         }
     }
 }

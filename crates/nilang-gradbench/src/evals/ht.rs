@@ -65,6 +65,86 @@ pub struct Model {
     pub points: Vec<[f64; 3]>,
     /// For `theta[k]`, `k ≥ 6`: the flat index `3·column + row` in the pose parameters.
     pub theta_map: Vec<usize>,
+    /// The layout of the whole pose ([`ht_pose`]): every bone's transform, then the rotation.
+    pub layout: PoseLayout,
+}
+
+/// Where a pose buffer keeps the bones' skinning transforms (12 values each) and the global
+/// rotation (9 values): the whole pose of [`ht_pose`] ([`PoseLayout::full`]), or only the bones
+/// one correspondence is skinned with ([`PoseLayout::of_point`]), which is what the Jacobian's
+/// per-correspondence program differentiates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoseLayout {
+    /// `slot[b]`: the index (in transforms) of bone `b`'s transform; `usize::MAX` if absent.
+    pub slot: Vec<usize>,
+    /// The bones present, in slot order.
+    pub bones: Vec<usize>,
+    /// Offset of the global rotation.
+    pub global: usize,
+}
+
+impl PoseLayout {
+    /// Every one of `nb` bones, in order.
+    pub fn full(nb: usize) -> PoseLayout {
+        PoseLayout {
+            slot: (0..nb).collect(),
+            bones: (0..nb).collect(),
+            global: 12 * nb,
+        }
+    }
+
+    /// Only the bones that skin correspondence `i`'s vertex (`complicated`: its triangle's
+    /// three vertices), in increasing order.
+    pub fn of_point(m: &Model, i: usize, complicated: bool) -> PoseLayout {
+        let c = m.correspondences[i];
+        let vertices: &[usize] = if complicated {
+            &m.triangles[c]
+        } else {
+            std::slice::from_ref(&m.correspondences[i])
+        };
+        let mut used = vec![false; m.nb];
+        for &v in vertices {
+            for &(b, _) in &m.influences[v] {
+                used[b] = true;
+            }
+        }
+        let bones: Vec<usize> = (0..m.nb).filter(|&b| used[b]).collect();
+        let mut slot = vec![usize::MAX; m.nb];
+        for (k, &b) in bones.iter().enumerate() {
+            slot[b] = k;
+        }
+        PoseLayout {
+            global: 12 * bones.len(),
+            slot,
+            bones,
+        }
+    }
+
+    /// Values in a pose buffer of this layout.
+    pub fn len(&self) -> usize {
+        self.global + 9
+    }
+
+    /// Whether the layout holds no value (never: the rotation is always there).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The index in the whole pose of value `k` of a buffer in this layout.
+    pub fn full_index(&self, k: usize, nb: usize) -> usize {
+        if k < self.global {
+            12 * self.bones[k / 12] + k % 12
+        } else {
+            12 * nb + (k - self.global)
+        }
+    }
+
+    /// This layout's values gathered from the whole pose `pose`.
+    pub fn gather(&self, pose: &[f64], nb: usize) -> Vec<f64> {
+        (0..self.len())
+            .map(|k| pose[self.full_index(k, nb)])
+            .collect()
+    }
 }
 
 impl Model {
@@ -238,13 +318,21 @@ pub fn ht_transforms<T: Real>(tr: &mut [T], theta: &mut [T], m: &Model) {
     dealloc!(abs = vec![T::zero(); 16 * m.nb]);
 }
 
-/// `s[so..so + 3] += Σ_b w_b (T_b · p)[0..3]`, vertex `v` skinned by the transforms `tr`.
+/// `s[so..so + 3] += Σ_b w_b (T_b · p)[0..3]`, vertex `v` skinned by the transforms in `tr`
+/// (a pose buffer of layout `lay`).
 #[i(nocheck)]
-pub fn ht_skin<T: Real>(s: &mut [T], so: usize, tr: &mut [T], m: &Model, v: usize) {
+pub fn ht_skin<T: Real>(
+    s: &mut [T],
+    so: usize,
+    tr: &mut [T],
+    m: &Model,
+    lay: &PoseLayout,
+    v: usize,
+) {
     for q in 0..m.influences[v].len() {
         for j in 0..3 {
             for k in 0..4 {
-                s[so + j] += tr[12 * m.influences[v][q].0 + 4 * j + k]
+                s[so + j] += tr[12 * lay.slot[m.influences[v][q].0] + 4 * j + k]
                     * T::lit(m.influences[v][q].1 * m.base_positions[v][k]);
             }
         }
@@ -273,7 +361,8 @@ pub fn ht_pose<T: Real>(pose: &mut [T], theta: &mut [T], m: &Model) {
 }
 
 /// `err[3(i − lo) + j] += points[i][j] − (R_global · mirror(s) + t)[j]` for correspondence
-/// `i` and its skinned point `s`, given the `pose` of [`ht_pose`] (`t` is `theta[3..6]`).
+/// `i` and its skinned point `s`, `R_global` read from `pose` (layout `lay`; `t` is
+/// `theta[3..6]`).
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn ht_place<T: Real>(
@@ -282,6 +371,7 @@ pub fn ht_place<T: Real>(
     pose: &mut [T],
     theta: &mut [T],
     m: &Model,
+    lay: &PoseLayout,
     i: usize,
     lo: usize,
 ) {
@@ -292,7 +382,7 @@ pub fn ht_place<T: Real>(
         err[3 * (i - lo) + j] += identity(m.points[i][j]);
         err[3 * (i - lo) + j] -= identity(theta[3 + j]);
         for k in 0..3 {
-            err[3 * (i - lo) + j] -= pose[12 * m.nb + 3 * j + k] * s[k];
+            err[3 * (i - lo) + j] -= pose[lay.global + 3 * j + k] * s[k];
         }
     }
     if m.is_mirrored {
@@ -311,16 +401,17 @@ pub fn ht_skin_point<T: Real>(
     tr: &mut [T],
     us: &mut [T],
     m: &Model,
+    lay: &PoseLayout,
     i: usize,
     lo: usize,
 ) {
     if us.is_empty() {
-        ht_skin(s, 0, tr, m, m.correspondences[i]);
+        ht_skin(s, 0, tr, m, lay, m.correspondences[i]);
     } else {
         let ps = vec![T::zero(); 9];
         routine! {
             for t in 0..3 {
-                ht_skin(ps, 3 * t, tr, m, m.triangles[m.correspondences[i]][t]);
+                ht_skin(ps, 3 * t, tr, m, lay, m.triangles[m.correspondences[i]][t]);
             }
         }
         ht_blend(s, ps, [0, 3, 6], us, i - lo);
@@ -329,9 +420,10 @@ pub fn ht_skin_point<T: Real>(
     }
 }
 
-/// The residual of correspondence `i` from the `pose` alone: its point skinned
+/// The residual of correspondence `i` from the `pose` (layout `lay`) alone: its point skinned
 /// ([`ht_skin_point`]) into an ancilla, placed ([`ht_place`]), and the skinning uncalled. The
-/// per-correspondence program the Jacobian reverses.
+/// per-correspondence program the Jacobian reverses, on the pose of
+/// [`PoseLayout::of_point`].
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn ht_point<T: Real>(
@@ -340,13 +432,14 @@ pub fn ht_point<T: Real>(
     theta: &mut [T],
     us: &mut [T],
     m: &Model,
+    lay: &PoseLayout,
     i: usize,
     lo: usize,
 ) {
     let s = vec![T::zero(); 3];
-    ht_skin_point(s, pose, us, m, i, lo);
-    ht_place(err, s, pose, theta, m, i, lo);
-    uncall!(ht_skin_point(s, pose, us, m, i, lo));
+    ht_skin_point(s, pose, us, m, lay, i, lo);
+    ht_place(err, s, pose, theta, m, lay, i, lo);
+    uncall!(ht_skin_point(s, pose, us, m, lay, i, lo));
     dealloc!(s = vec![T::zero(); 3]);
 }
 
@@ -370,7 +463,7 @@ pub fn ht_residuals<T: Real>(
     routine! {
         ht_pose(pose, theta, m);
         for v in 0..m.base_positions.len() {
-            ht_skin(sk, 3 * v, pose, m, v);
+            ht_skin(sk, 3 * v, pose, m, &m.layout, v);
         }
     }
     for i in lo..hi {
@@ -383,7 +476,7 @@ pub fn ht_residuals<T: Real>(
                 ht_blend(s, sk, m.triangle_offsets(m.correspondences[i]), us, i - lo);
             }
         }
-        ht_place(err, s, pose, theta, m, i, lo);
+        ht_place(err, s, pose, theta, m, &m.layout, i, lo);
         uncompute!();
     }
     uncompute!();
@@ -576,6 +669,7 @@ impl Problem {
                 correspondences: inp.data.correspondences.clone(),
                 points,
                 theta_map: Model::pose_map(),
+                layout: PoseLayout::full(nb),
             },
             theta: inp.theta.clone(),
             us,
@@ -691,6 +785,7 @@ impl Problem {
             correspondences,
             points: vec![[0.0; 3]; n],
             theta_map: Model::pose_map(),
+            layout: PoseLayout::full(nb),
         };
         let mut p = Problem {
             model: model.clone(),
@@ -720,8 +815,9 @@ impl Problem {
     /// correspondence, then `∂θ`), by reversal in two stages chained: the Jacobian of the pose
     /// (`12·bones + 9` values) with respect to `theta`, one reverse sweep of [`ht_pose`] per pose
     /// value (`ht_pose_jacobian_of`), once; then per correspondence the three rows of
-    /// [`ht_point`] with respect to (pose, translation, `us`) (`ht_point_jacobian_of`: one
-    /// forward run, three reverse sweeps), multiplied into the pose Jacobian.
+    /// [`ht_point`] with respect to (the transforms of the bones it is skinned with and the
+    /// global rotation ([`PoseLayout::of_point`]), translation, `us`) (`ht_point_jacobian_of`:
+    /// one forward run, three reverse sweeps), multiplied into the pose Jacobian.
     pub fn jacobian(&self) -> Result<Vec<Vec<f64>>, String> {
         let m = &self.model;
         let n = m.correspondences.len();
@@ -738,23 +834,27 @@ impl Problem {
         let off = if cx { 2 } else { 0 };
         let mut out = Vec::with_capacity(3 * n);
         for i in 0..n {
-            let (mut e, mut p, mut th) = ([0.0; 3], pose.clone(), self.theta.clone());
+            // only the bones this correspondence is skinned with, and the global rotation
+            let lay = PoseLayout::of_point(m, i, cx);
+            let npl = lay.len();
+            let (mut e, mut p, mut th) = ([0.0; 3], lay.gather(&pose, m.nb), self.theta.clone());
             let mut us = if cx {
                 self.us[2 * i..2 * i + 2].to_vec()
             } else {
                 vec![]
             };
-            // columns: err (3), pose (np), theta (26), us (2 or 0)
-            let j = ht_point_jacobian_of(&rows, &mut e, &mut p, &mut th, &mut us, m, i, i)
+            // columns: err (3), pose of `lay` (npl), theta (26), us (2 or 0)
+            let j = ht_point_jacobian_of(&rows, &mut e, &mut p, &mut th, &mut us, m, &lay, i, i)
                 .map_err(err)?;
             for r in 0..3 {
                 let row = j.row(r);
                 let mut o = vec![0.0; off + NTHETA];
-                o[..off].copy_from_slice(&row[3 + np + NTHETA..3 + np + NTHETA + off]);
-                o[off..].copy_from_slice(&row[3 + np..3 + np + NTHETA]);
-                for (c, &a) in row[3..3 + np].iter().enumerate() {
+                o[..off].copy_from_slice(&row[3 + npl + NTHETA..3 + npl + NTHETA + off]);
+                o[off..].copy_from_slice(&row[3 + npl..3 + npl + NTHETA]);
+                for (c, &a) in row[3..3 + npl].iter().enumerate() {
                     if a != 0.0 {
-                        for (ok, &d) in o[off..].iter_mut().zip(&jp.row(c)[np..]) {
+                        let full = lay.full_index(c, m.nb);
+                        for (ok, &d) in o[off..].iter_mut().zip(&jp.row(full)[np..]) {
                             *ok += a * d;
                         }
                     }
