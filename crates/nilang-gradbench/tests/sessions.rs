@@ -563,6 +563,28 @@ fn particle_session() {
     assert!(particle::reference_cost(w) < 1e-6, "w = {w}");
 }
 
+/// GradBench's cmpad-derived eval names (`logsumexp`, `llsq_obj`, `det_by_minor`, `an_ode`)
+/// are the same problems as `lse`, `llsq`, `det`, `ode`: defined, and answered identically.
+#[test]
+fn cmpad_names_answer_as_their_evals() {
+    let cases = [
+        ("logsumexp", "lse", json!({"x": [1.0, 2.0, -0.5]})),
+        ("llsq_obj", "llsq", json!({"x": [0.5, -1.0, 2.0], "n": 5})),
+        (
+            "det_by_minor",
+            "det",
+            json!({"A": [2.0, -1.0, 0.0, 1.0, 3.0, 1.0, 0.5, 0.0, 4.0], "ell": 3}),
+        ),
+        ("an_ode", "ode", json!({"x": [0.5, -1.5, 2.0], "s": 4})),
+    ];
+    for (alias, eval, mut input) in cases {
+        input["min_runs"] = json!(1);
+        input["min_seconds"] = json!(0);
+        let calls = [("primal", input.clone()), ("gradient", input)];
+        assert_eq!(replay(alias, &calls), replay(eval, &calls), "{alias}");
+    }
+}
+
 #[test]
 fn malformed_messages_are_answered_and_the_tool_keeps_running() {
     let mut tool = Tool::spawn();
