@@ -488,17 +488,6 @@ fn writes_param(s: &Stmt, params: &[String]) -> bool {
 }
 
 /// Does a statement (recursively) allocate or deallocate?
-fn allocates(s: &Stmt) -> bool {
-    match &s.kind {
-        StmtKind::Alloc(_) | StmtKind::Dealloc(_) => true,
-        StmtKind::If { then, els, .. } => then.iter().chain(els).any(allocates),
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().any(allocates)
-        }
-        _ => false,
-    }
-}
-
 /// Finds the `L P M ~P D` shape, when the fused gradient is safe for it.
 pub fn split(f: &Function, scalar: &syn::Ident) -> Option<Split> {
     let body = &f.body;
@@ -539,7 +528,10 @@ pub fn split(f: &Function, scalar: &syn::Ident) -> Option<Split> {
                 || mentions_tree(&t, scalar)
         })
     });
-    if tail.iter().any(allocates) || mentions_scalar {
+    // Ancillas allocated inside the tail are fine when their values do not name the scalar
+    // type (`(s).zero_like()`, integers, values of other variables): in the tail those
+    // variables are `GVar`s, so the ancilla is one too, exactly as in the inverse program.
+    if mentions_scalar {
         return None;
     }
     let mut live: Vec<syn::Ident> = Vec::new();
@@ -558,5 +550,66 @@ fn mentions_tree(t: &proc_macro2::TokenTree, id: &syn::Ident) -> bool {
         proc_macro2::TokenTree::Ident(i) => i == id,
         proc_macro2::TokenTree::Group(g) => g.stream().into_iter().any(|t| mentions_tree(&t, id)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nilang_ir::parse::{parse_function, Options};
+
+    fn fused(attr: TokenStream, item: syn::ItemFn) -> Option<Split> {
+        let f = parse_function(&Options::parse(attr).unwrap(), item).unwrap();
+        split(&f, &format_ident!("T"))
+    }
+
+    #[test]
+    fn ancillas_allocated_in_the_reversed_part_keep_the_fused_gradient() {
+        // `expand` gives every iteration of the uncomputed loop its own `(s).zero_like()`
+        let s = fused(
+            quote!(expand),
+            syn::parse_quote! {
+                fn lse<T: Real>(out: &mut T, x: &mut [T]) {
+                    let s = T::zero();
+                    routine! {
+                        for i in 0..x.len() {
+                            s += exp(x[i] - 1.0);
+                        }
+                    }
+                    out += log(s);
+                    uncompute!();
+                    dealloc!(s = T::zero());
+                }
+            },
+        )
+        .expect("the L P M ~P D shape");
+        assert_eq!(s.live.len(), 1);
+        assert_eq!(s.live[0], "s");
+    }
+
+    #[test]
+    fn an_ancilla_of_the_scalar_type_in_the_reversed_part_is_not_fused() {
+        // `T::zero()` in the tail would be a plain scalar where the tail runs on `GVar`s
+        let s = fused(
+            TokenStream::new(),
+            syn::parse_quote! {
+                fn f<T: Real>(out: &mut T, x: &mut [T]) {
+                    let s = T::zero();
+                    routine! {
+                        for i in 0..x.len() {
+                            let t = T::zero();
+                            t += exp(x[i]);
+                            s += identity(t);
+                            t -= exp(x[i]);
+                            dealloc!(t = T::zero());
+                        }
+                    }
+                    out += log(s);
+                    uncompute!();
+                    dealloc!(s = T::zero());
+                }
+            },
+        );
+        assert!(s.is_none());
     }
 }
