@@ -13,25 +13,12 @@
 //! pseudo-random. Every evaluation asks for `min_runs = 3`, `min_seconds = 0`.
 
 use nilang_gradbench::evals::{ba, gmm, lstm};
+use nilang_gradbench::seeded::uniform as lcg;
 use serde_json::{json, Value};
 use std::fs;
 use std::io::Write;
 
 const ADBENCH: &str = "/work/shared/data/adbench";
-
-fn lcg(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
-}
 
 fn rows(v: Vec<f64>, cols: usize) -> Vec<Vec<f64>> {
     v.chunks(cols).map(<[f64]>::to_vec).collect()

@@ -23,6 +23,7 @@
 //! (stacks as they began: empty, or holding only what they held before).
 
 use nilang_gradbench::evals::*;
+use nilang_gradbench::seeded::uniform as lcg;
 use proptest::prelude::*;
 
 /// Relative tolerance on a restored float (see the module documentation).
@@ -55,21 +56,6 @@ fn assert_changed(what: &str, before: &[f64], forward: &[f64]) {
         before.iter().zip(forward).any(|(b, f)| b != f),
         "{what}: the forward run left it unchanged ({before:?})"
     );
-}
-
-/// A deterministic pseudo-random sequence in [-1, 1) (as in `validate.rs`).
-fn lcg(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
 }
 
 /// A non-zero float in `±[lo, hi)`, for arguments whose being zero would make the forward run
@@ -390,27 +376,13 @@ fn det_minor_round_trips() {
     }
 }
 
-/// A random `lstm` problem, as in `validate.rs` (one-hot sequence).
-fn random_lstm(l: usize, c: usize, b: usize, seed: u64) -> lstm::Problem {
-    let seq: Vec<f64> = (0..c)
-        .flat_map(|t| (0..b).map(move |i| ((t * 7 + seed as usize) % b == i) as i32 as f64))
-        .collect();
-    lstm::Problem {
-        dims: lstm::Dims { l, c, b },
-        main: lcg(seed, 8 * l * b),
-        extra: lcg(seed + 1, 3 * b),
-        state: lcg(seed + 2, 2 * l * b),
-        seq,
-    }
-}
-
 /// `lstm`: `lstm_objective` (state history and layer inputs filled forward, gates and
 /// predictions uncomputed) and back: the history and inputs end zero again, apart from the
 /// initial state.
 #[test]
 fn lstm_objective_round_trips() {
     for (l, c, b, seed) in [(1, 2, 1, 1), (2, 4, 3, 2), (3, 5, 4, 3)] {
-        let p = random_lstm(l, c, b, seed);
+        let p = lstm::Problem::random(l, c, b, seed);
         let gold_sums: Vec<f64> = (0..c)
             .map(|t| p.seq[t * b..(t + 1) * b].iter().sum())
             .collect();

@@ -5,6 +5,7 @@
 
 use nilang::ad::numeric_gradient;
 use nilang_gradbench::evals::*;
+use nilang_gradbench::seeded::uniform as lcg;
 
 const ADBENCH: &str = "/work/shared/data/adbench";
 
@@ -17,21 +18,6 @@ fn assert_all_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         assert!(close(*g, *w, tol), "{what}[{i}]: got {g}, want {w}");
     }
-}
-
-/// A deterministic pseudo-random sequence in [-1, 1).
-fn lcg(seed: u64, n: usize) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
 }
 
 #[test]
@@ -284,24 +270,10 @@ fn det_value_and_gradient() {
     }
 }
 
-fn random_lstm(l: usize, c: usize, b: usize, seed: u64) -> lstm::Problem {
-    // a one-hot sequence, as ADBench's
-    let seq: Vec<f64> = (0..c)
-        .flat_map(|t| (0..b).map(move |i| ((t * 7 + seed as usize) % b == i) as i32 as f64))
-        .collect();
-    lstm::Problem {
-        dims: lstm::Dims { l, c, b },
-        main: lcg(seed, 8 * l * b),
-        extra: lcg(seed + 1, 3 * b),
-        state: lcg(seed + 2, 2 * l * b),
-        seq,
-    }
-}
-
 #[test]
 fn lstm_value_and_gradient() {
     for (l, c, b, seed) in [(1, 2, 1, 1), (2, 4, 3, 2), (3, 5, 4, 3)] {
-        let p = random_lstm(l, c, b, seed);
+        let p = lstm::Problem::random(l, c, b, seed);
         let f = p.objective();
         assert!(
             close(f, p.reference(&p.main, &p.extra), 1e-13),

@@ -186,6 +186,22 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// A seeded problem of `l` layers, `c` characters of `b` entries: parameters and state
+    /// from [`crate::seeded::uniform`], a one-hot sequence as ADBench's.
+    pub fn random(l: usize, c: usize, b: usize, seed: u64) -> Problem {
+        let seq: Vec<f64> = (0..c)
+            .flat_map(|t| (0..b).map(move |i| ((t * 7 + seed as usize) % b == i) as i32 as f64))
+            .collect();
+        let uniform = crate::seeded::uniform;
+        Problem {
+            dims: Dims { l, c, b },
+            main: uniform(seed, 8 * l * b),
+            extra: uniform(seed + 1, 3 * b),
+            state: uniform(seed + 2, 2 * l * b),
+            seq,
+        }
+    }
+
     /// Checks and flattens an input.
     pub fn from_input(i: &Input) -> Result<Problem, String> {
         let rows = i.main_params.len();
