@@ -5,6 +5,7 @@
 //! * `nilang demo` runs the papers' small examples and prints what a user would check.
 //! * `nilang bench [--quick]` measures the papers' benchmark tables against peers and writes a
 //!   markdown report with SVG plots.
+//! * `nilang gradbench` is the GradBench tool (`nilang_gradbench::serve` on stdin/stdout).
 #![warn(missing_docs)]
 
 mod alloc;
@@ -35,6 +36,9 @@ enum Command {
     },
     /// Run the papers' small examples forward, backward and through the gradient.
     Demo,
+    /// Be a GradBench tool: answer GradBench's JSON-lines messages on stdin, on stdout (as the
+    /// `nilang-gradbench` binary, which times without this binary's allocation counter).
+    Gradbench,
     /// Measure the papers' benchmark tables side by side with peers; write a markdown report
     /// and SVG plots.
     Bench {
@@ -101,5 +105,12 @@ fn main() -> ExitCode {
             demo::run();
             ExitCode::SUCCESS
         }
+        Command::Gradbench => match nilang_gradbench::protocol::serve_stdio() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("nilang gradbench: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }

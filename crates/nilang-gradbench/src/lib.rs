@@ -23,4 +23,4 @@ pub mod protocol;
 pub mod runs;
 pub mod seeded;
 
-pub use protocol::Tool;
+pub use protocol::{serve, Tool};

@@ -14,6 +14,7 @@
 
 use crate::evals::{self, MODULES};
 use serde_json::{json, Value};
+use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 
 /// The tool's name in the `start` response.
@@ -119,5 +120,94 @@ pub fn guarded<R>(f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
                 .unwrap_or("unknown panic");
             Err(format!("panic while evaluating: {msg}"))
         }
+    }
+}
+
+/// Serves the protocol until `input` ends (or `output` closes): one response line on `output`
+/// per message line of `input`. A line that is not UTF-8 is answered like any malformed line.
+pub fn serve(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+    let mut tool = Tool::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let response = match input.read_line(&mut line) {
+            Ok(0) => return Ok(()),
+            Ok(_) => match tool.handle_line(&line) {
+                Some(r) => r,
+                None => continue,
+            },
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                json!({"id": null, "success": false, "error": format!("unreadable line: {e}")})
+                    .to_string()
+            }
+            Err(e) => return Err(e),
+        };
+        if writeln!(output, "{response}")
+            .and_then(|_| output.flush())
+            .is_err()
+        {
+            // the eval stopped reading: nothing left to do
+            return Ok(());
+        }
+    }
+}
+
+/// Serves the protocol on stdin and stdout (the `nilang-gradbench` binary, `nilang gradbench`);
+/// a panic inside an evaluation (answered with `success: false`) is reported on stderr in one
+/// line.
+pub fn serve_stdio() -> io::Result<()> {
+    panic::set_hook(Box::new(|info| eprintln!("nilang-gradbench: {info}")));
+    serve(io::stdin().lock(), io::stdout().lock())
+}
+
+#[cfg(test)]
+mod serve_tests {
+    use super::serve;
+    use serde_json::{json, Value};
+
+    fn responses(input: &[u8]) -> Vec<Value> {
+        let mut out = Vec::new();
+        serve(input, &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn one_response_per_message_blank_lines_skipped() {
+        let input = b"{\"id\": 0, \"kind\": \"start\"}\n\n{\"id\": 1, \"kind\": \"define\", \"module\": \"hello\"}\n{\"id\": 2, \"kind\": \"evaluate\", \"module\": \"hello\", \"function\": \"square\", \"input\": 3.0}\n";
+        let r = responses(input);
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0], json!({"id": 0, "tool": "nilang"}));
+        assert_eq!(r[1], json!({"id": 1, "success": true}));
+        assert_eq!(r[2]["output"], json!(9.0));
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_answered_and_the_next_one_served() {
+        let mut input = b"\xff\xfe not text\n".to_vec();
+        input.extend_from_slice(b"{\"id\": 7, \"kind\": \"start\"}\n");
+        let r = responses(&input);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0]["success"], json!(false));
+        assert!(r[0]["error"].as_str().unwrap().contains("unreadable line"));
+        assert_eq!(r[1], json!({"id": 7, "tool": "nilang"}));
+    }
+
+    #[test]
+    fn a_closed_output_ends_the_session_quietly() {
+        struct Closed;
+        impl std::io::Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let input: &[u8] = b"{\"id\": 0, \"kind\": \"start\"}\n{\"id\": 1, \"kind\": \"start\"}\n";
+        assert!(serve(input, Closed).is_ok());
     }
 }

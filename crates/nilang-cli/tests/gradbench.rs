@@ -1,0 +1,42 @@
+//! `nilang gradbench` is the GradBench tool: one response line per message on stdin.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+#[test]
+fn gradbench_answers_a_session_on_stdin() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang"))
+        .arg("gradbench")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let session = [
+        r#"{"id": 0, "kind": "start", "eval": "saddle"}"#,
+        r#"{"id": 1, "kind": "define", "module": "saddle"}"#,
+        r#"{"id": 2, "kind": "evaluate", "module": "saddle", "function": "rr", "input": {"start": [1.0, -1.0], "min_runs": 1, "min_seconds": 0}}"#,
+        r#"{"id": 3, "kind": "analysis", "of": 2, "valid": true}"#,
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for line in session {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["tool"], "nilang");
+    assert_eq!(lines[1]["success"], true);
+    assert_eq!(lines[2]["success"], true, "{}", lines[2]);
+    // the saddle point of x₁² + x₂² − y₁² − y₂² is the origin
+    let point = lines[2]["output"].as_array().unwrap();
+    assert_eq!(point.len(), 4);
+    assert!(point.iter().all(|v| v.as_f64().unwrap().abs() < 1e-3));
+    assert_eq!(lines[3], serde_json::json!({"id": 3}));
+}
