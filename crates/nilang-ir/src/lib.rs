@@ -5,7 +5,8 @@
 //! (the inverse of every statement) and code generation (in `nilang-macros`). [`print`](mod@print)
 //! renders any IR back into the language's syntax; [`expand_source`] is the papers'
 //! `macroexpand`: it prints, for every reversible function of a Rust file, its forward and
-//! its inverse program.
+//! its inverse program, and its adjoint program ([`adjoint`]: the inverse run on values and
+//! gradients).
 //!
 //! ```
 //! let src = r#"
@@ -24,6 +25,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod adjoint;
 pub mod ast;
 pub mod check;
 pub mod parse;
@@ -107,8 +109,8 @@ fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut parse::Err
     }
 }
 
-/// The papers' `macroexpand`: for every reversible function in `src`, its forward program
-/// and its inverse program, in the language's own syntax.
+/// The papers' `macroexpand`: for every reversible function in `src`, its forward program,
+/// its inverse program and its adjoint program, in the language's own syntax.
 pub fn expand_source(src: &str) -> Result<String, String> {
     let functions = parse_file(src).map_err(|e| {
         let start = e.span().start();
@@ -123,7 +125,7 @@ pub fn expand_source(src: &str) -> Result<String, String> {
     }
     Ok(functions
         .iter()
-        .map(print::function_text)
+        .map(|f| format!("{}\n{}", print::function_text(f), adjoint::adjoint_text(f)))
         .collect::<Vec<_>>()
         .join("\n"))
 }

@@ -60,56 +60,60 @@ pub fn stubs(
     }
 }
 
-struct Gen {
-    function: String,
-    scope: Scope,
-    checked: bool,
+pub(crate) struct Gen {
+    pub(crate) function: String,
+    pub(crate) scope: Scope,
+    pub(crate) checked: bool,
     counter: usize,
+    /// `Some` when generating an adjoint program: every writable place has a shadow (its
+    /// gradient) and instructions run on value–gradient pairs (see `crate::adjoint`).
+    pub(crate) shadow: Option<crate::adjoint::Shadows>,
 }
 
-fn private() -> TokenStream {
+pub(crate) fn private() -> TokenStream {
     quote!(::nilang::__private)
 }
 
 impl Gen {
-    fn new(f: &Function, name: &str) -> Gen {
+    pub(crate) fn new(f: &Function, name: &str) -> Gen {
         Gen {
             function: name.to_string(),
             scope: Scope::for_function(f),
             checked: f.checked,
             counter: 0,
+            shadow: None,
         }
     }
 
-    fn fresh(&mut self, prefix: &str) -> syn::Ident {
+    pub(crate) fn fresh(&mut self, prefix: &str) -> syn::Ident {
         self.counter += 1;
         format_ident!("__{}{}", prefix, self.counter, span = Span::mixed_site())
     }
 
-    fn site(&self, s: &Stmt) -> TokenStream {
+    pub(crate) fn site(&self, s: &Stmt) -> TokenStream {
         let p = private();
         let function = &self.function;
         let statement = &s.source;
         quote!(&#p::Site { function: #function, statement: #statement })
     }
 
-    fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
+    pub(crate) fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
         self.scope.push();
         let out: TokenStream = stmts.iter().map(|s| self.stmt(s)).collect();
         self.scope.pop();
         out
     }
 
-    fn kind(&self, v: &Dataview) -> Option<VarKind> {
+    pub(crate) fn kind(&self, v: &Dataview) -> Option<VarKind> {
         self.scope.lookup(&v.root)
     }
 
-    fn writable(&self, v: &Dataview) -> bool {
+    pub(crate) fn writable(&self, v: &Dataview) -> bool {
         self.kind(v).map(VarKind::writable).unwrap_or(false)
     }
 
     /// A dataview as a Rust place expression.
-    fn place(&self, v: &Dataview) -> TokenStream {
+    pub(crate) fn place(&self, v: &Dataview) -> TokenStream {
         let root = &v.root;
         let mut ts = match self.kind(v) {
             Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
@@ -125,7 +129,7 @@ impl Gen {
     }
 
     /// Runtime checks that dataviews sharing a root with dynamic indices are different places.
-    fn alias_checks(&self, views: &[&Dataview], site: &TokenStream) -> TokenStream {
+    pub(crate) fn alias_checks(&self, views: &[&Dataview], site: &TokenStream) -> TokenStream {
         if !self.checked {
             return TokenStream::new();
         }
@@ -143,9 +147,14 @@ impl Gen {
         out
     }
 
-    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+    pub(crate) fn stmt(&mut self, s: &Stmt) -> TokenStream {
         let p = private();
         let site = self.site(s);
+        if self.shadow.is_some() {
+            if let Some(ts) = self.adjoint_stmt(s, &site) {
+                return ts;
+            }
+        }
         match &s.kind {
             StmtKind::Instr(instr) => self.instruction(instr, &site, s.span),
             StmtKind::XorExpr { target, expr } => {
@@ -162,12 +171,7 @@ impl Gen {
                         quote!({ #checks let __a = #p::copy(&#a); let __b = #p::copy(&#b); #a = __b; #b = __a; })
                     }
                     BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
-                        let call = match op {
-                            BuiltinOp::Neg => quote!(#p::Negate::negate(&mut __a)),
-                            BuiltinOp::Inc => quote!(#p::Step::inc(&mut __a)),
-                            BuiltinOp::Dec => quote!(#p::Step::dec(&mut __a)),
-                            _ => quote!(#p::Conjugate::conjugate(&mut __a)),
-                        };
+                        let call = unary_builtin_call(*op, &format_ident!("__a"));
                         let a = &places[0];
                         quote!({ let mut __a = #p::copy(&#a); #call; #a = __a; })
                     }
@@ -329,7 +333,7 @@ impl Gen {
 
     /// Loads an operand into a local named `local` of the type of `like`; returns the load and
     /// the store-back (empty for read-only operands and constants).
-    fn load_store(
+    pub(crate) fn load_store(
         &self,
         o: &Operand,
         like: TokenStream,
@@ -373,28 +377,9 @@ impl Gen {
             stores.extend(s);
             locals.push(local);
         }
-        let prim = match &instr.prim {
-            Prim::Builtin(info) => {
-                let ty = format_ident!("{}", info.runtime);
-                quote!(#p::prims::#ty)
-            }
-            Prim::User(path) => path.to_token_stream(),
-        };
-        let n = instr.args.len();
-        let (tr, method) = match (instr.op, n) {
-            (AccOp::Add, 1) => (quote!(Acc1), quote!(add1)),
-            (AccOp::Sub, 1) => (quote!(Acc1), quote!(sub1)),
-            (AccOp::Add, _) => (quote!(Acc2), quote!(add2)),
-            (AccOp::Sub, _) => (quote!(Acc2), quote!(sub2)),
-            (AccOp::Mul, 1) => (quote!(Scale1), quote!(mul1)),
-            (AccOp::Div, 1) => (quote!(Scale1), quote!(div1)),
-            (AccOp::Mul, _) => (quote!(Scale2), quote!(mul2)),
-            (AccOp::Div, _) => (quote!(Scale2), quote!(div2)),
-            (AccOp::Xor, _) => unreachable!("xor instructions are parsed as expressions"),
-        };
-        if n == 0 || n > 2 {
+        let Some((tr, method, prim)) = instruction_trait(instr) else {
             return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
-        }
+        };
         // `__y` is interpolated, not written inside `quote_spanned!`: with the statement's span it
         // would take the hygiene of the user's tokens and miss the `let mut __y` below when the
         // statement comes from a `macro_rules!` expansion.
@@ -489,6 +474,47 @@ impl Gen {
             }
         };
         quote!({ #checks #pre #invocation; #post })
+    }
+}
+
+/// The instruction trait, its method and the primitive's type for an instruction
+/// (`Acc1`, `sub1`, `prims::Sin` for `y -= sin(x)`); `None` for a wrong number of operands.
+pub(crate) fn instruction_trait(instr: &Instr) -> Option<(TokenStream, TokenStream, TokenStream)> {
+    let p = private();
+    let prim = match &instr.prim {
+        Prim::Builtin(info) => {
+            let ty = format_ident!("{}", info.runtime);
+            quote!(#p::prims::#ty)
+        }
+        Prim::User(path) => path.to_token_stream(),
+    };
+    let n = instr.args.len();
+    if n == 0 || n > 2 {
+        return None;
+    }
+    let (tr, method) = match (instr.op, n) {
+        (AccOp::Add, 1) => (quote!(Acc1), quote!(add1)),
+        (AccOp::Sub, 1) => (quote!(Acc1), quote!(sub1)),
+        (AccOp::Add, _) => (quote!(Acc2), quote!(add2)),
+        (AccOp::Sub, _) => (quote!(Acc2), quote!(sub2)),
+        (AccOp::Mul, 1) => (quote!(Scale1), quote!(mul1)),
+        (AccOp::Div, 1) => (quote!(Scale1), quote!(div1)),
+        (AccOp::Mul, _) => (quote!(Scale2), quote!(mul2)),
+        (AccOp::Div, _) => (quote!(Scale2), quote!(div2)),
+        (AccOp::Xor, _) => unreachable!("xor instructions are parsed as expressions"),
+    };
+    Some((tr, method, prim))
+}
+
+/// The call of a one-place builtin (`neg`, `inc`, `dec`, `conj`) on the local `a`.
+pub(crate) fn unary_builtin_call(op: BuiltinOp, a: &syn::Ident) -> TokenStream {
+    let p = private();
+    match op {
+        BuiltinOp::Neg => quote!(#p::Negate::negate(&mut #a)),
+        BuiltinOp::Inc => quote!(#p::Step::inc(&mut #a)),
+        BuiltinOp::Dec => quote!(#p::Step::dec(&mut #a)),
+        BuiltinOp::Conj => quote!(#p::Conjugate::conjugate(&mut #a)),
+        _ => unreachable!("not a one-place builtin"),
     }
 }
 

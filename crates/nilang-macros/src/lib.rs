@@ -4,6 +4,7 @@
 //! crate, which re-exports [`i`] and [`rev!`].
 #![warn(missing_docs)]
 
+mod adjoint;
 mod codegen;
 mod grad;
 
@@ -277,6 +278,9 @@ mod derive {
                 }
                 fn count_mapped<__U: ::core::marker::Copy>(__m: &#name<__U>) -> usize {
                     0 #(+ <#tys as #tr>::count_mapped(&__m.#names))*
+                }
+                fn as_value_mut(__m: &mut #name<#scalar>) -> &mut Self {
+                    __m
                 }
             }
         })

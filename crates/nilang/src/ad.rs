@@ -159,6 +159,11 @@ pub trait Scalars<T> {
     fn set_mapped<U: Copy>(m: &mut Self::Map<U>, i: usize, v: U);
     /// Number of scalars of a mapped value (what [`Scalars::count`] is for the original).
     fn count_mapped<U: Copy>(m: &Self::Map<U>) -> usize;
+    /// The same shape holding `T` again, seen as the original type: a gradient buffer
+    /// (`Vec<T>` for a slice) handed to an adjoint program as `&mut Self`.
+    fn as_value_mut(m: &mut Self::Map<T>) -> &mut Self
+    where
+        T: Copy;
 }
 
 impl<T: Float> Scalars<T> for T {
@@ -177,6 +182,9 @@ impl<T: Float> Scalars<T> for T {
     }
     fn count_mapped<U: Copy>(_: &U) -> usize {
         1
+    }
+    fn as_value_mut(m: &mut T) -> &mut T {
+        m
     }
 }
 
@@ -197,6 +205,9 @@ impl<T: Float> Scalars<T> for [T] {
     fn count_mapped<U: Copy>(m: &Vec<U>) -> usize {
         m.len()
     }
+    fn as_value_mut(m: &mut Vec<T>) -> &mut [T] {
+        m.as_mut_slice()
+    }
 }
 
 impl<T: Float> Scalars<T> for Vec<T> {
@@ -216,6 +227,9 @@ impl<T: Float> Scalars<T> for Vec<T> {
     fn count_mapped<U: Copy>(m: &Vec<U>) -> usize {
         m.len()
     }
+    fn as_value_mut(m: &mut Vec<T>) -> &mut Vec<T> {
+        m
+    }
 }
 
 impl<T: Float, const N: usize> Scalars<T> for [T; N] {
@@ -234,6 +248,9 @@ impl<T: Float, const N: usize> Scalars<T> for [T; N] {
     }
     fn count_mapped<U: Copy>(_: &[U; N]) -> usize {
         N
+    }
+    fn as_value_mut(m: &mut [T; N]) -> &mut [T; N] {
+        m
     }
 }
 
@@ -265,6 +282,9 @@ impl<T: Float> Scalars<T> for num_complex::Complex<T> {
     fn count_mapped<U: Copy>(_: &num_complex::Complex<U>) -> usize {
         2
     }
+    fn as_value_mut(m: &mut num_complex::Complex<T>) -> &mut num_complex::Complex<T> {
+        m
+    }
 }
 
 /// An argument excluded from differentiation: its scalars are carried through the gradient
@@ -273,7 +293,7 @@ impl<T: Float> Scalars<T> for num_complex::Complex<T> {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NoGrad<X>(pub X);
 
-impl<T: Float, X: Scalars<T>> Scalars<T> for NoGrad<X> {
+impl<T: Float, X: Scalars<T, Map<T> = X>> Scalars<T> for NoGrad<X> {
     type Map<U: Copy> = NoGrad<X::Map<U>>;
     fn count(&self) -> usize {
         0
@@ -289,6 +309,9 @@ impl<T: Float, X: Scalars<T>> Scalars<T> for NoGrad<X> {
     }
     fn count_mapped<U: Copy>(_: &Self::Map<U>) -> usize {
         0
+    }
+    fn as_value_mut(m: &mut NoGrad<X>) -> &mut NoGrad<X> {
+        m
     }
 }
 
@@ -372,6 +395,44 @@ pub mod support {
     ) {
         for i in 0..x.count() {
             out.push(X::get_mapped(w, i).g.eps);
+        }
+    }
+
+    /// A zero gradient buffer of a differentiable argument's shape.
+    #[inline]
+    pub fn zero_shadow<T: Float, X: Scalars<T> + ?Sized>(x: &X) -> X::Map<T> {
+        x.map(&mut |_, _| T::f_zero())
+    }
+
+    /// A copy of a differentiable argument's values in a buffer of its own.
+    #[inline]
+    pub fn copy_values<T: Float, X: Scalars<T> + ?Sized>(x: &X) -> X::Map<T> {
+        x.map(&mut |_, v| v)
+    }
+
+    /// A buffer of `T`s seen as the argument's own type (`&mut [T]` for a `Vec<T>`).
+    #[inline(always)]
+    pub fn as_value_mut<T: Float, X: Scalars<T> + ?Sized>(m: &mut X::Map<T>) -> &mut X {
+        X::as_value_mut(m)
+    }
+
+    /// Sets scalar `index` of a gradient buffer to `g` (the loss's seed).
+    #[inline]
+    pub fn seed_shadow<T: Float, X: Scalars<T> + ?Sized>(s: &mut X::Map<T>, index: usize, g: T) {
+        X::set_mapped(s, index, g);
+    }
+
+    /// Values and gradients zipped into `GVar`s (what `f_grad` returns).
+    #[inline]
+    pub fn zip<T: Float, X: Scalars<T> + ?Sized>(x: &X, s: &X::Map<T>) -> X::Map<GVar<T>> {
+        x.map(&mut |i, v| GVar::with_grad(v, X::get_mapped(s, i)))
+    }
+
+    /// The scalars of a gradient buffer, appended in flat order.
+    #[inline]
+    pub fn shadow_grads<T: Float, X: Scalars<T> + ?Sized>(x: &X, s: &X::Map<T>, out: &mut Vec<T>) {
+        for i in 0..x.count() {
+            out.push(X::get_mapped(s, i));
         }
     }
 

@@ -316,6 +316,15 @@ impl Zeroable for bool {
     }
 }
 
+impl<X: Zeroable, const N: usize> Zeroable for [X; N] {
+    fn zero_like(&self) -> [X; N] {
+        core::array::from_fn(|i| self[i].zero_like())
+    }
+    fn is_zero(&self) -> bool {
+        self.iter().all(Zeroable::is_zero)
+    }
+}
+
 impl<T: Zeroable> Zeroable for Vec<T> {
     fn zero_like(&self) -> Vec<T> {
         self.iter().map(Zeroable::zero_like).collect()

@@ -320,6 +320,39 @@ pub fn pass<'a, X: ?Sized, P: Pass<'a, X>>(x: &'a mut X) -> P {
     P::pass(x)
 }
 
+/// How the gradient of a writable argument is handed to a called adjoint program: as `&mut`
+/// when the callee's parameter is `&mut` (the callee changes the gradient), as `()` when it is
+/// read-only there (its gradient is not kept).
+pub trait PassShadow<'a, X: ?Sized> {
+    /// Converts the borrowed gradient.
+    fn pass_shadow(g: &'a mut X) -> Self;
+}
+
+impl<'a, X: ?Sized> PassShadow<'a, X> for &'a mut X {
+    #[inline(always)]
+    fn pass_shadow(g: &'a mut X) -> Self {
+        g
+    }
+}
+
+impl<'a, T> PassShadow<'a, Vec<T>> for &'a mut [T] {
+    #[inline(always)]
+    fn pass_shadow(g: &'a mut Vec<T>) -> Self {
+        g
+    }
+}
+
+impl<'a, X: ?Sized> PassShadow<'a, X> for () {
+    #[inline(always)]
+    fn pass_shadow(_: &'a mut X) -> Self {}
+}
+
+/// Hands a writable argument's gradient to a called adjoint program (see [`PassShadow`]).
+#[inline(always)]
+pub fn pass_shadow<'a, X: ?Sized, P: PassShadow<'a, X>>(g: &'a mut X) -> P {
+    P::pass_shadow(g)
+}
+
 /// Turns a live ancilla of a plain program into its value in the gradient program: real
 /// numbers become `GVar`s with zero gradient, integers and booleans stay as they are, arrays,
 /// `Vec`s and complex numbers convert element by element.
@@ -379,4 +412,90 @@ impl<X: Lift> Lift for num_complex::Complex<X> {
 #[inline(always)]
 pub fn lift<X: Lift>(x: X) -> X::Out {
     x.lift()
+}
+
+/// How a value and its shadow (its gradient, kept in a separate place of the same type) meet
+/// for one instruction of an adjoint program: real numbers pair into a [`crate::GVar`], whose
+/// instruction traits hold every adjoint rule (`nilang::gvar`, the one table of them);
+/// integers and booleans carry no gradient and stay as they are; complex numbers pair field by
+/// field. The pair lives in registers only: values and gradients stay in their own buffers.
+pub trait Shadow: Sized {
+    /// The value paired with its gradient.
+    type Pair;
+    /// Pairs a value with its gradient.
+    fn join(x: Self, g: Self) -> Self::Pair;
+    /// Splits a pair back into the value and the gradient.
+    fn split(p: Self::Pair) -> (Self, Self);
+}
+
+impl<T: crate::Float> Shadow for T {
+    type Pair = crate::GVar<T>;
+    #[inline(always)]
+    fn join(x: T, g: T) -> crate::GVar<T> {
+        crate::GVar { x, g }
+    }
+    #[inline(always)]
+    fn split(p: crate::GVar<T>) -> (T, T) {
+        (p.x, p.g)
+    }
+}
+
+macro_rules! shadow_without_gradient {
+    ($($t:ty),*) => {$(
+        impl Shadow for $t {
+            type Pair = $t;
+            #[inline(always)]
+            fn join(x: $t, _: $t) -> $t { x }
+            #[inline(always)]
+            fn split(p: $t) -> ($t, $t) { (p, <$t>::default()) }
+        }
+    )*};
+}
+shadow_without_gradient!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
+impl<X: Shadow> Shadow for num_complex::Complex<X> {
+    type Pair = num_complex::Complex<X::Pair>;
+    #[inline(always)]
+    fn join(x: Self, g: Self) -> Self::Pair {
+        num_complex::Complex {
+            re: X::join(x.re, g.re),
+            im: X::join(x.im, g.im),
+        }
+    }
+    #[inline(always)]
+    fn split(p: Self::Pair) -> (Self, Self) {
+        let (xr, gr) = X::split(p.re);
+        let (xi, gi) = X::split(p.im);
+        (
+            num_complex::Complex { re: xr, im: xi },
+            num_complex::Complex { re: gr, im: gi },
+        )
+    }
+}
+
+/// A value and its gradient as one operand of an adjoint instruction (see [`Shadow`]).
+#[inline(always)]
+pub fn join<X: Shadow>(x: X, g: X) -> X::Pair {
+    X::join(x, g)
+}
+
+/// The value and the gradient of a pair (see [`Shadow`]).
+#[inline(always)]
+pub fn split<X: Shadow>(p: X::Pair) -> (X, X) {
+    X::split(p)
+}
+
+/// The pair of a read-only value: its gradient is not kept.
+#[inline(always)]
+pub fn join_constant<X: Shadow + Zeroable>(x: X) -> X::Pair {
+    let g = x.zero_like();
+    X::join(x, g)
+}
+
+/// Stores a pair back into a value's place and its gradient's place (see [`Shadow`]).
+#[inline(always)]
+pub fn split_into<X: Shadow>(x: &mut X, g: &mut X, p: X::Pair) {
+    let (v, d) = X::split(p);
+    *x = v;
+    *g = d;
 }

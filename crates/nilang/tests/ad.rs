@@ -981,11 +981,17 @@ where
 fn gradient_on_a_deallocated_ancilla_is_dropped() {
     let x0 = 1.3f64;
     let (mut y, mut x) = (0.0, x0);
+    // forward on f64 (no gradient), then the inverse program on `GVar`s (the second AD mode,
+    // where the ancillas' gradients travel with them) reaching the deallocation
     PROBED.with(|p| p.borrow_mut().clear());
-    let (gy, gx) = ancilla_gradient_grad(Loss::arg(0), &mut y, &mut x).unwrap();
+    ancilla_gradient(&mut y, &mut x);
+    let (mut wy, mut wx) = (GVar::with_grad(y, 1.0), GVar::new(x));
+    ancilla_gradient_inv(&mut wy, &mut wx);
     let probed = PROBED.with(|p| p.borrow().clone());
-    // forward (f64: no gradient), then the reverse sweep reaching the deallocation
     assert_eq!(probed.len(), 4);
+    let (mut y, mut x) = (0.0, x0);
+    let (gy, gx) = ancilla_gradient_grad(Loss::arg(0), &mut y, &mut x).unwrap();
+    assert_eq!(gx.g, wx.g, "the adjoint program and the GVar program agree");
     let (ga, gb) = (probed[2], probed[3]);
     let b = 2.0 + x0 * x0;
     assert!(

@@ -23,7 +23,7 @@
 //! ancillas), adds their LogSumExp ([`crate::evals::lse::logsumexp`]) to the output, and
 //! uncomputes the main terms. The gradient is the generated `gmm_objective_grad`.
 
-use super::lse::{logsumexp, logsumexp_inv};
+use super::lse::{logsumexp, logsumexp_adjoint, logsumexp_adjoint_inv, logsumexp_inv};
 use super::{decode, flatten, rows, timed, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Loss, Real};

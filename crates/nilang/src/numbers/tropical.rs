@@ -250,4 +250,19 @@ impl<T: crate::Float> crate::ad::Scalars<T> for Tropical<T> {
     fn count_mapped<U: Copy>(_: &Tropical<U>) -> usize {
         1
     }
+    fn as_value_mut(m: &mut Tropical<T>) -> &mut Tropical<T> {
+        m
+    }
+}
+
+impl<T: crate::Float> crate::__private::Shadow for Tropical<T> {
+    type Pair = Tropical<crate::GVar<T>>;
+    #[inline(always)]
+    fn join(x: Self, g: Self) -> Self::Pair {
+        Tropical(crate::GVar { x: x.0, g: g.0 })
+    }
+    #[inline(always)]
+    fn split(p: Self::Pair) -> (Self, Self) {
+        (Tropical(p.0.x), Tropical(p.0.g))
+    }
 }

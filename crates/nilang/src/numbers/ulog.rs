@@ -240,4 +240,21 @@ impl<T: crate::Float> crate::ad::Scalars<T> for ULog<T> {
     fn count_mapped<U: Copy>(_: &ULog<U>) -> usize {
         1
     }
+    fn as_value_mut(m: &mut ULog<T>) -> &mut ULog<T> {
+        m
+    }
+}
+
+impl<T: crate::Float> crate::__private::Shadow for ULog<T> {
+    type Pair = ULog<crate::GVar<T>>;
+    #[inline(always)]
+    fn join(x: Self, g: Self) -> Self::Pair {
+        ULog {
+            ln: crate::GVar { x: x.ln, g: g.ln },
+        }
+    }
+    #[inline(always)]
+    fn split(p: Self::Pair) -> (Self, Self) {
+        (ULog { ln: p.ln.x }, ULog { ln: p.ln.g })
+    }
 }

@@ -1,0 +1,303 @@
+//! The adjoint view: a reversible function's program run on values and their gradients.
+//!
+//! The adjoint program of `f` is `f`'s inverse program ([`crate::reverse`]) in which every
+//! writable place `x` has a *shadow* `x_grad` of the same shape, holding the gradient of the
+//! loss with respect to it, and every instruction also moves gradients to its operands. The
+//! rule of each instruction is its inverse (from [`crate::reverse`]) plus the gradient update
+//! printed here; the arithmetic of those updates lives in one place, the runtime's `GVar`
+//! instruction traits, which the generated adjoint calls on value–gradient pairs.
+//!
+//! This module names the pieces of the view (shadows, adjoint functions) and prints the
+//! adjoint program as text (`nilang expand`, the fourth view beside forward and inverse).
+
+use crate::ast::*;
+use crate::check::{Scope, VarKind};
+use crate::print::{stmt_tokens, view_tokens};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+use syn::Ident;
+
+/// The name of the shadow (gradient) of a parameter or ancilla: `x_grad` for `x`.
+pub fn shadow_name(x: &Ident) -> Ident {
+    format_ident!("{}_grad", x, span = x.span())
+}
+
+/// The adjoint program of `f`: `f_adjoint`.
+pub fn adjoint_name(f: &Ident) -> Ident {
+    format_ident!("{}_adjoint", f, span = f.span())
+}
+
+/// What a call of `g` becomes in an adjoint program: the inverse program's statement
+/// `uncall!(g(..))` is `g`'s adjoint `g_adjoint`; a call `g(..)` runs `g` forward on values
+/// and gradients, `g_adjoint_inv`.
+pub fn callee_adjoint_name(g: &Ident, uncall: bool) -> Ident {
+    let adjoint = adjoint_name(g);
+    if uncall {
+        adjoint
+    } else {
+        format_ident!("{}_inv", adjoint, span = g.span())
+    }
+}
+
+/// The adjoint program of a function as text: its signature with a `_grad` parameter after
+/// each `&mut` parameter (and `()` after a read-only one), and its inverse program with the gradient update of every
+/// statement written after it.
+pub fn adjoint_text(f: &Function) -> String {
+    let mut printer = Printer {
+        scope: Scope::for_function(f),
+    };
+    let body = printer.block(&crate::reverse::reverse_block(&f.body));
+    let name = adjoint_name(&f.sig.ident);
+    let generics = &f.sig.generics;
+    let where_clause = &generics.where_clause;
+    let inputs = shadowed_inputs(f);
+    let vis = &f.vis;
+    let file = quote!(#vis fn #name #generics (#(#inputs),*) #where_clause { #body });
+    match syn::parse2::<syn::File>(file.clone()) {
+        Ok(parsed) => prettyplease::unparse(&parsed),
+        Err(_) => crate::print::tokens_text(&file),
+    }
+}
+
+/// The parameters of an adjoint program: each parameter of `f` followed by its gradient, of
+/// the same type for a `&mut` parameter and `()` for a read-only one.
+pub fn shadowed_inputs(f: &Function) -> Vec<TokenStream> {
+    f.sig
+        .inputs
+        .iter()
+        .flat_map(|input| {
+            let shadow = match input {
+                syn::FnArg::Typed(pt) => match (&*pt.pat, &*pt.ty) {
+                    (syn::Pat::Ident(pi), syn::Type::Reference(r)) if r.mutability.is_some() => {
+                        let (shadow, ty) = (shadow_name(&pi.ident), &pt.ty);
+                        quote!(#shadow: #ty)
+                    }
+                    _ => quote!(_: ()),
+                },
+                syn::FnArg::Receiver(_) => quote!(_: ()),
+            };
+            [input.to_token_stream(), shadow]
+        })
+        .collect()
+}
+
+struct Printer {
+    scope: Scope,
+}
+
+impl Printer {
+    fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
+        self.scope.push();
+        let out = stmts.iter().map(|s| self.stmt(s)).collect();
+        self.scope.pop();
+        out
+    }
+
+    fn has_shadow(&self, v: &Dataview) -> bool {
+        self.scope.lookup(&v.root).is_some_and(|k| k.writable())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+        match &s.kind {
+            StmtKind::Instr(i) => {
+                let updates = self.instr_updates(i);
+                let own = stmt_tokens(s);
+                quote!(#own #updates)
+            }
+            StmtKind::Builtin { op, args, operand } => {
+                let own = stmt_tokens(s);
+                let grads: Vec<_> = args.iter().map(shadow_view).collect();
+                let name = format_ident!("{}", op.name());
+                match op {
+                    BuiltinOp::Rot | BuiltinOp::IRot => {
+                        let angle = operand.as_ref().map(|o| self.angle_update(o, args, *op));
+                        let theta = operand.as_ref().map(operand_tokens);
+                        let rotate = quote!(#name(#(#grads),*, #theta););
+                        if *op == BuiltinOp::IRot {
+                            quote!(#angle #own #rotate)
+                        } else {
+                            quote!(#own #rotate #angle)
+                        }
+                    }
+                    BuiltinOp::Inc | BuiltinOp::Dec => own,
+                    _ => quote!(#own #name(#(#grads),*);),
+                }
+            }
+            StmtKind::Alloc(bindings) => {
+                let own = stmt_tokens(s);
+                let zeros: TokenStream = bindings
+                    .iter()
+                    .map(|b| {
+                        let (n, g) = (&b.name, shadow_name(&b.name));
+                        quote!(let #g = zero_like(#n);)
+                    })
+                    .collect();
+                for b in bindings {
+                    self.scope.declare(&b.name, VarKind::Ancilla);
+                }
+                quote!(#own #zeros)
+            }
+            StmtKind::Dealloc(bindings) => {
+                for b in bindings {
+                    self.scope.remove_ancilla(&b.name);
+                }
+                stmt_tokens(s)
+            }
+            StmtKind::Stack {
+                stack,
+                value,
+                push,
+                copy,
+            } => {
+                let own = stmt_tokens(s);
+                let name = format_ident!("{}", stack_macro(*push, *copy));
+                let (gs, gv) = (shadow_view(stack), shadow_view(value));
+                quote!(#own #name!(#gs, #gv);)
+            }
+            StmtKind::Call { call, uncall } => self.call(call, *uncall),
+            StmtKind::If {
+                pre,
+                post,
+                explicit_post,
+                then,
+                els,
+            } => {
+                let (then, els) = (self.block(then), self.block(els));
+                let cond = if *explicit_post {
+                    quote!((#pre, #post))
+                } else {
+                    quote!(#pre)
+                };
+                quote!(if #cond { #then } else { #els })
+            }
+            StmtKind::While { pre, post, body } => {
+                let body = self.block(body);
+                quote!(while (#pre, #post) { #body })
+            }
+            StmtKind::For { var, range, body } => {
+                self.scope.push();
+                self.scope.declare(var, VarKind::LoopVar);
+                let body = self.block(body);
+                self.scope.pop();
+                let r = crate::print::range_tokens(range);
+                quote!(for #var in #r { #body })
+            }
+            StmtKind::NoCheck(body) => {
+                let b = self.block(body);
+                quote!(nocheck! { #b })
+            }
+            StmtKind::XorExpr { .. } | StmtKind::Safe(_) => stmt_tokens(s),
+        }
+    }
+
+    /// `x_grad += y_grad * ∂f(x)` for every operand with a gradient (the adjoint rule of
+    /// `y -= f(x)`; the opposite sign for `y += f(x)`, the inverse of that rule).
+    fn instr_updates(&self, i: &Instr) -> TokenStream {
+        let name = i.prim.display();
+        let args: Vec<_> = i.args.iter().map(operand_tokens).collect();
+        let target_grad = shadow_view(&i.target);
+        let op: TokenStream = match i.op {
+            AccOp::Sub => quote!(+=),
+            AccOp::Add => quote!(-=),
+            AccOp::Mul | AccOp::Div | AccOp::Xor => {
+                // multiplicative number systems: the gradient rule acts on the logarithm
+                let own = i.op.symbol();
+                let note = format!("gradients of `{own}`: the rule of the number system");
+                return quote!(gradient!(#note););
+            }
+        };
+        let arity = i.args.len();
+        i.args
+            .iter()
+            .enumerate()
+            .filter_map(|(k, a)| match a {
+                Operand::View(v) if self.has_shadow(v) => {
+                    let g = shadow_view(v);
+                    let partial = if arity == 1 {
+                        format_ident!("d_{}", sanitize(&name))
+                    } else {
+                        format_ident!("d{}_{}", k, sanitize(&name))
+                    };
+                    Some(quote!(#g #op #target_grad * #partial(#(#args),*);))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The angle's gradient of a rotation: `θ_grad += a b_grad − b a_grad` (before `irot`,
+    /// undone after `rot`).
+    fn angle_update(&self, theta: &Operand, args: &[Dataview], op: BuiltinOp) -> TokenStream {
+        let Operand::View(v) = theta else {
+            return TokenStream::new();
+        };
+        if !self.has_shadow(v) {
+            return TokenStream::new();
+        }
+        let g = shadow_view(v);
+        let (a, b) = (view_tokens(&args[0]), view_tokens(&args[1]));
+        let (ga, gb) = (shadow_view(&args[0]), shadow_view(&args[1]));
+        let sign = if op == BuiltinOp::IRot {
+            quote!(+=)
+        } else {
+            quote!(-=)
+        };
+        quote!(#g #sign #a * #gb - #b * #ga;)
+    }
+
+    fn call(&self, call: &Call, uncall: bool) -> TokenStream {
+        let args = call.args.iter().flat_map(|a| match a {
+            CallArg::View(v) if self.has_shadow(v) => vec![view_tokens(v), shadow_view(v)],
+            CallArg::View(v) => vec![view_tokens(v), quote!(())],
+            CallArg::Shared(e) => vec![quote!(&#e), quote!(())],
+            CallArg::Value(e) => vec![e.to_token_stream(), quote!(())],
+        });
+        match &call.callee {
+            Callee::Path(p) => {
+                let mut p = p.clone();
+                let last = p.path.segments.last_mut().expect("a path has a segment");
+                last.ident = callee_adjoint_name(&last.ident, uncall);
+                quote!(#p(#(#args),*);)
+            }
+            Callee::Method {
+                receiver, method, ..
+            } => {
+                let m = callee_adjoint_name(method, uncall);
+                quote!(#receiver.#m(#(#args),*);)
+            }
+        }
+    }
+}
+
+fn stack_macro(push: bool, copy: bool) -> &'static str {
+    match (push, copy) {
+        (true, false) => "push",
+        (false, false) => "pop",
+        (true, true) => "push_copy",
+        (false, true) => "pop_copy",
+    }
+}
+
+fn sanitize(name: &str) -> String {
+    match name {
+        "*" => "mul".into(),
+        "/" => "div".into(),
+        "+" => "add".into(),
+        "-" => "sub".into(),
+        other => other.replace("::", "_"),
+    }
+}
+
+fn shadow_view(v: &Dataview) -> TokenStream {
+    view_tokens(&Dataview {
+        root: shadow_name(&v.root),
+        ..v.clone()
+    })
+}
+
+fn operand_tokens(o: &Operand) -> TokenStream {
+    match o {
+        Operand::View(v) => view_tokens(v),
+        Operand::Const(e) => quote!((#e)),
+    }
+}

@@ -1,0 +1,469 @@
+//! The adjoint view of a reversible function: its program run on value–gradient pairs, with
+//! every gradient kept in a *shadow* place of the same shape as its value.
+//!
+//! `f_adjoint` is the inverse program of `f` (from [`nilang_ir::reverse`]) generated in shadow
+//! mode; `f_adjoint_inv`, its inverse, is `f`'s own program in shadow mode. In shadow mode:
+//!
+//! - every `&mut` parameter `x` is followed by a parameter `x_grad` of the same type (for a
+//!   slice, a slice of the same length), every read-only parameter by a `()` (no gradient is
+//!   kept for it), and every ancilla `a` by a local `a_grad`, zero when allocated;
+//! - an instruction loads its target and operands as pairs (`__private::join`: a real number and
+//!   its gradient become a `GVar` in registers), runs the instruction trait on the pairs — the
+//!   adjoint rules of `nilang::gvar`, the one table of them — and stores values and gradients
+//!   back to their own places (`__private::split_into`);
+//! - read-only operands are constants: their gradients are not kept;
+//! - a call of `g` calls `g_adjoint_inv`, an uncall calls `g_adjoint`, with each argument
+//!   followed by its shadow;
+//! - stacks push and pop values and gradients on a stack and its shadow stack.
+//!
+//! Control flow (`if`, `while`, `for`, `safe!`, `^=`) reads values only and is generated as in
+//! the plain program.
+
+use crate::codegen::{private, Gen};
+use nilang_ir::adjoint::{callee_adjoint_name, shadow_name};
+use nilang_ir::ast::*;
+use nilang_ir::check::VarKind;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+
+/// What shadow mode needs to know about the function beyond its IR.
+#[derive(Clone, Debug, Default)]
+pub struct Shadows {
+    /// The scalar type parameter (`T`), when there is one.
+    pub scalar: Option<syn::Ident>,
+    /// Read-only parameters whose type holds the scalar type: their scalars enter
+    /// instructions as constants of the pair type (`GVar` with a zero gradient).
+    pub scalar_readonly: Vec<String>,
+}
+
+impl Shadows {
+    /// Does an expression name the scalar type (`T::lit(2.0)`): is its value a scalar?
+    fn names_scalar(&self, e: &syn::Expr) -> bool {
+        fn walk(ts: TokenStream, id: &syn::Ident) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => &i == id,
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), id),
+                _ => false,
+            })
+        }
+        self.scalar
+            .as_ref()
+            .is_some_and(|id| walk(e.to_token_stream(), id))
+    }
+}
+
+impl Gen {
+    /// The shadow-mode code of the statements whose code differs from the plain program;
+    /// `None` for the others.
+    pub(crate) fn adjoint_stmt(&mut self, s: &Stmt, site: &TokenStream) -> Option<TokenStream> {
+        Some(match &s.kind {
+            StmtKind::Instr(instr) => self.adjoint_instruction(instr, site, s.span),
+            StmtKind::Builtin { op, args, operand } => {
+                self.adjoint_builtin(*op, args, operand.as_ref(), site)
+            }
+            StmtKind::Alloc(bindings) => self.adjoint_alloc(bindings),
+            StmtKind::Stack {
+                stack,
+                value,
+                push,
+                copy,
+            } => self.adjoint_stack(stack, value, *push, *copy, site),
+            StmtKind::Call { call, uncall } => self.adjoint_call(call, *uncall, site),
+            _ => return None,
+        })
+    }
+
+    /// The place holding the gradient of a writable dataview (`x_grad[i].re` for `x[i].re`).
+    fn shadow_place(&self, v: &Dataview) -> TokenStream {
+        let shadow = Dataview {
+            root: shadow_name(&v.root),
+            ..v.clone()
+        };
+        let root = &shadow.root;
+        let mut ts = match self.kind(v) {
+            Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
+            _ => quote_spanned!(v.span=> #root),
+        };
+        for a in &shadow.path {
+            ts = match a {
+                Access::Field(m) => quote!(#ts.#m),
+                Access::Index(i) => quote!(#ts[#i]),
+            };
+        }
+        ts
+    }
+
+    /// Loads a writable dataview and its gradient as one pair into `local`.
+    fn load_pair(&self, v: &Dataview, local: &syn::Ident) -> TokenStream {
+        let p = private();
+        let (place, shadow) = (self.place(v), self.shadow_place(v));
+        quote!(let mut #local = #p::join(#p::copy(&#place), #p::copy(&#shadow));)
+    }
+
+    /// Stores a pair back into a writable dataview and its gradient.
+    fn store_pair(&self, v: &Dataview, local: &syn::Ident) -> TokenStream {
+        let p = private();
+        let (place, shadow) = (self.place(v), self.shadow_place(v));
+        quote!(#p::split_into(&mut #place, &mut #shadow, #local);)
+    }
+
+    /// Loads an operand into `local`, of the type of the pair `like`; returns the load and the
+    /// store-back (empty for constants and read-only views).
+    fn adjoint_operand(
+        &self,
+        o: &Operand,
+        like: &syn::Ident,
+        local: &syn::Ident,
+    ) -> (TokenStream, TokenStream) {
+        let p = private();
+        match o {
+            Operand::View(v) if self.writable(v) => {
+                let pair = format_ident!("{}_pair", local);
+                let load = self.load_pair(v, &pair);
+                let store = self.store_pair(v, &pair);
+                (
+                    quote!(#load let mut #local = #p::load(&#like, &#pair);),
+                    quote!(#p::store(&mut #pair, #local); #store),
+                )
+            }
+            Operand::View(v) => {
+                let place = self.place(v);
+                let scalar = self
+                    .shadow
+                    .as_ref()
+                    .is_some_and(|s| s.scalar_readonly.contains(&v.root.to_string()));
+                let value = if scalar {
+                    quote!(#p::join_constant(#p::copy(&#place)))
+                } else {
+                    quote!(#p::copy(&#place))
+                };
+                (
+                    quote!(let mut #local = #p::load(&#like, &#value);),
+                    TokenStream::new(),
+                )
+            }
+            // a constant of the scalar type (`T::lit(c)`) pairs with a zero gradient; other
+            // constants (`2.0`, integers) convert on load as in the plain program
+            Operand::Const(e) if self.shadow.as_ref().is_some_and(|s| s.names_scalar(e)) => (
+                quote!(let mut #local = #p::load(&#like, &#p::join_constant(#e));),
+                TokenStream::new(),
+            ),
+            Operand::Const(e) => (
+                quote!(let mut #local = #p::load(&#like, &(#e));),
+                TokenStream::new(),
+            ),
+        }
+    }
+
+    fn adjoint_instruction(
+        &mut self,
+        instr: &Instr,
+        site: &TokenStream,
+        span: Span,
+    ) -> TokenStream {
+        let p = private();
+        let mut views = vec![&instr.target];
+        views.extend(instr.args.iter().filter_map(|a| match a {
+            Operand::View(v) if self.writable(v) => Some(v),
+            _ => None,
+        }));
+        let checks = self.alias_checks(&views, site);
+        let y = format_ident!("__y");
+        let (mut loads, mut stores, mut locals) = (TokenStream::new(), TokenStream::new(), vec![]);
+        for (k, arg) in instr.args.iter().enumerate() {
+            let local = format_ident!("__a{}", k);
+            let (l, s) = self.adjoint_operand(arg, &y, &local);
+            loads.extend(l);
+            stores.extend(s);
+            locals.push(local);
+        }
+        let Some((tr, method, prim)) = crate::codegen::instruction_trait(instr) else {
+            return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
+        };
+        let call =
+            quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
+        let load_target = self.load_pair(&instr.target, &y);
+        let store_target = self.store_pair(&instr.target, &y);
+        quote!({
+            #checks
+            #load_target
+            #loads
+            #call;
+            #store_target
+            #stores
+        })
+    }
+
+    fn adjoint_builtin(
+        &mut self,
+        op: BuiltinOp,
+        args: &[Dataview],
+        operand: Option<&Operand>,
+        site: &TokenStream,
+    ) -> TokenStream {
+        let p = private();
+        let views: Vec<&Dataview> = args.iter().collect();
+        let checks = self.alias_checks(&views, site);
+        let (a, b) = (format_ident!("__a"), format_ident!("__b"));
+        let load_a = self.load_pair(&args[0], &a);
+        match op {
+            BuiltinOp::Swap => {
+                let load_b = self.load_pair(&args[1], &b);
+                let store_a = self.store_pair(&args[0], &b);
+                let store_b = self.store_pair(&args[1], &a);
+                quote!({ #checks #load_a #load_b #store_a #store_b })
+            }
+            BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
+                let call = crate::codegen::unary_builtin_call(op, &a);
+                let store_a = self.store_pair(&args[0], &a);
+                quote!({ #load_a #call; #store_a })
+            }
+            BuiltinOp::Rot | BuiltinOp::IRot => {
+                let method = if op == BuiltinOp::Rot {
+                    quote!(rot)
+                } else {
+                    quote!(irot)
+                };
+                let operand = operand.expect("rotations have an angle");
+                let t = format_ident!("__t");
+                let (load_t, store_t) = self.adjoint_operand(operand, &a, &t);
+                let load_b = self.load_pair(&args[1], &b);
+                let (store_a, store_b) =
+                    (self.store_pair(&args[0], &a), self.store_pair(&args[1], &b));
+                quote!({
+                    #checks
+                    #load_a
+                    #load_b
+                    #load_t
+                    <_ as #p::Rotate>::#method(&mut #a, &mut #b, &mut #t);
+                    #store_a
+                    #store_b
+                    #store_t
+                })
+            }
+        }
+    }
+
+    /// `let x = e;` also allocates `x_grad`, a zero of the same shape.
+    fn adjoint_alloc(&mut self, bindings: &[Binding]) -> TokenStream {
+        let p = private();
+        let mut out = TokenStream::new();
+        for b in bindings {
+            let (name, value) = (&b.name, &b.value);
+            let shadow = shadow_name(name);
+            let ty = b.ty.as_ref().map(|t| quote!(: #t));
+            out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
+            out.extend(quote!(let mut #shadow #ty = #p::zero_of(&#name);));
+        }
+        for b in bindings {
+            self.scope.declare(&b.name, VarKind::Ancilla);
+        }
+        out
+    }
+
+    fn adjoint_stack(
+        &mut self,
+        stack: &Dataview,
+        value: &Dataview,
+        push: bool,
+        copy: bool,
+        site: &TokenStream,
+    ) -> TokenStream {
+        let p = private();
+        let (ps, pv) = (self.place(stack), self.place(value));
+        let ss = self.shadow_place(stack);
+        // a value pushed by copy may be read-only: its gradient is then zero
+        let sv = if self.writable(value) {
+            self.shadow_place(value)
+        } else {
+            quote!(#p::zero_of(&#pv))
+        };
+        let stack_text = stack.text();
+        let var = value.text();
+        match (push, copy) {
+            (true, false) => quote!({
+                let __v = #p::copy(&#pv);
+                let __g = #p::copy(&#sv);
+                #p::stack_push(&mut #ps, __v);
+                #p::stack_push(&mut #ss, __g);
+                #pv = #p::zero_of(&#pv);
+                #sv = #p::zero_of(&#sv);
+            }),
+            (false, false) => {
+                let check = self
+                    .checked
+                    .then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
+                quote!({
+                    #check
+                    #pv = #p::stack_pop(&mut #ps, #site, #stack_text);
+                    #sv = #p::stack_pop(&mut #ss, #site, #stack_text);
+                })
+            }
+            (true, true) => quote!({
+                let __v = #p::copy(&#pv);
+                let __g = #p::copy(&#sv);
+                #p::stack_push(&mut #ps, __v);
+                #p::stack_push(&mut #ss, __g);
+            }),
+            (false, true) => {
+                let check = self
+                    .checked
+                    .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
+                quote!({
+                    let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
+                    let _ = #p::stack_pop(&mut #ss, #site, #stack_text);
+                    #check
+                })
+            }
+        }
+    }
+
+    /// A call runs the callee's adjoint program of the same direction, with each argument
+    /// followed by its gradient (`()` for a read-only argument; for a writable argument the
+    /// callee's parameter decides, see `__private::PassShadow`).
+    fn adjoint_call(&mut self, call: &Call, uncall: bool, site: &TokenStream) -> TokenStream {
+        let p = private();
+        let writable_views: Vec<&Dataview> = call
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                CallArg::View(v) if self.writable(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        let conflicting = |v: &Dataview| {
+            writable_views.iter().filter(|w| w.root == v.root).count() > 1
+                && writable_views
+                    .iter()
+                    .any(|w| w.root == v.root && w.has_index())
+        };
+        let checks = self.alias_checks(&writable_views, site);
+        let (mut pre, mut post, mut args) = (TokenStream::new(), TokenStream::new(), Vec::new());
+        for a in &call.args {
+            match a {
+                CallArg::View(v) if self.writable(v) => {
+                    let (place, shadow) = (self.place(v), self.shadow_place(v));
+                    if conflicting(v) {
+                        let (t, g) = (self.fresh("arg"), self.fresh("grad"));
+                        pre.extend(quote!(let mut #t = #p::copy(&#place); let mut #g = #p::copy(&#shadow);));
+                        post.extend(quote!(#place = #t; #shadow = #g;));
+                        args.push(quote!(#p::pass(&mut #t)));
+                        args.push(quote!(#p::pass_shadow(&mut #g)));
+                    } else {
+                        args.push(quote!(#p::pass(&mut #place)));
+                        args.push(quote!(#p::pass_shadow(&mut #shadow)));
+                    }
+                }
+                other => {
+                    args.push(self.readonly_call_arg(other));
+                    args.push(quote!(()));
+                }
+            }
+        }
+        let invocation = match &call.callee {
+            Callee::Path(path) => {
+                let mut path = path.clone();
+                let last = path.path.segments.last_mut().expect("a path has a segment");
+                last.ident = callee_adjoint_name(&last.ident, uncall);
+                quote!(#path(#(#args),*))
+            }
+            Callee::Method {
+                receiver,
+                method,
+                turbofish,
+            } => {
+                let method = callee_adjoint_name(method, uncall);
+                let tf = turbofish.as_ref().map(|t| quote!(::#t));
+                quote!(#receiver.#method #tf(#(#args),*))
+            }
+        };
+        quote!({ #checks #pre #invocation; #post })
+    }
+
+    /// A read-only call argument, passed as in the plain program.
+    fn readonly_call_arg(&self, a: &CallArg) -> TokenStream {
+        let p = private();
+        match a {
+            CallArg::View(v) => match self.kind(v) {
+                Some(_) if v.path.is_empty() => v.root.to_token_stream(),
+                Some(_) => {
+                    let place = self.place(v);
+                    quote!(#p::copy(&#place))
+                }
+                None => nilang_ir::print::view_tokens(v),
+            },
+            CallArg::Shared(e) => match nilang_ir::parse::dataview(e) {
+                Some(v) if self.kind(&v).is_some() => {
+                    let place = self.place(&v);
+                    quote!(&#place)
+                }
+                _ => quote!(&(#e)),
+            },
+            CallArg::Value(e) => e.to_token_stream(),
+        }
+    }
+}
+
+/// Code of statements in shadow mode at the top level of a function body, with `ancillas`
+/// already live (their shadows are allocated here, zero). Used by the fused gradient.
+pub fn statements(
+    f: &Function,
+    name: &str,
+    shadows: &Shadows,
+    stmts: &[Stmt],
+    ancillas: &[syn::Ident],
+) -> TokenStream {
+    let p = private();
+    let mut g = Gen::new(f, name);
+    g.shadow = Some(shadows.clone());
+    let mut out = TokenStream::new();
+    for a in ancillas {
+        g.scope.declare(a, VarKind::Ancilla);
+        let shadow = shadow_name(a);
+        out.extend(quote!(let mut #shadow = #p::zero_of(&#a);));
+    }
+    out.extend(stmts.iter().map(|s| g.stmt(s)));
+    out
+}
+
+/// `f_adjoint` (the inverse program in shadow mode) and `f_adjoint_inv` (the forward program
+/// in shadow mode): every `&mut` parameter is followed by its gradient.
+pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
+    // the scalar type parameter is bounded by `nilang::Base` (a differentiable `Float`)
+    let adjoint = nilang_ir::adjoint::adjoint_name(&f.sig.ident);
+    let adjoint_inv = format_ident!("{}_inv", adjoint);
+    let inputs = nilang_ir::adjoint::shadowed_inputs(f);
+    let body = |name: &syn::Ident, stmts: &[Stmt]| {
+        let mut g = Gen::new(f, &name.to_string());
+        g.shadow = Some(shadows.clone());
+        g.block(stmts)
+    };
+    let adj_body = body(&adjoint, &nilang_ir::reverse::reverse_block(&f.body));
+    let inv_body = body(&adjoint_inv, &f.body);
+    let fwd = &f.sig.ident;
+    let vis = &f.vis;
+    let generics = &crate::grad::with_base_bound(f);
+    let where_clause = &generics.where_clause;
+    let adj_doc = format!(
+        "The adjoint program of [`{fwd}`]: called with its arguments holding `{fwd}`'s outputs \
+         and each `*_grad` holding the gradient of a loss with respect to them, it restores the \
+         inputs and leaves each `*_grad` holding the gradient with respect to the inputs. \
+         Values and gradients stay in separate places; nothing is allocated for slices. See \
+         `nilang::ad`."
+    );
+    let inv_doc =
+        format!("The inverse of [`{adjoint}`]: `{fwd}`'s program run on values and gradients.");
+    let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, non_snake_case, clippy::all)]);
+    quote! {
+        #[doc = #adj_doc]
+        #allow
+        #vis fn #adjoint #generics (#(#inputs),*) #where_clause {
+            #adj_body
+        }
+        #[doc = #inv_doc]
+        #allow
+        #vis fn #adjoint_inv #generics (#(#inputs),*) #where_clause {
+            #inv_body
+        }
+    }
+}
