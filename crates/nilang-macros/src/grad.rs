@@ -193,29 +193,20 @@ impl<'f> Params<'f> {
         quote!(match __loss.arg { #arms _ => unreachable!() })
     }
 
-    /// Binds each `&mut` parameter's name to `values` (its own argument, or a copy) and its
-    /// shadow's name to its gradient buffer, for the adjoint statements of a fused gradient.
-    fn bind_shadows(&self, copies: bool) -> TokenStream {
+    /// Binds each `&mut` parameter's name to its copy and its shadow's name to its gradient
+    /// buffer, for the adjoint statements of a fused gradient.
+    fn bind_shadows(&self) -> TokenStream {
         let s = quote!(::nilang::ad::support);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
                 let (b, v, g) = (shadow_buffer(i), value_copy(i), shadow_name(name));
-                let value = if copies {
-                    quote!(let #name = &mut #v;)
-                } else {
-                    quote!(let #name = &mut *#name;)
-                };
                 match role {
-                    Role::Diff(ty) if copies => quote! {
+                    Role::Diff(ty) => quote! {
                         let #name = #s::as_value_mut::<#scalar, #ty>(&mut #v);
                         let #g = #s::as_value_mut::<#scalar, #ty>(&mut #b);
                     },
-                    Role::Diff(ty) => quote! {
-                        #value
-                        let #g = #s::as_value_mut::<#scalar, #ty>(&mut #b);
-                    },
-                    Role::State => quote!(#value let #g = &mut #b;),
+                    Role::State => quote!(let #name = &mut #v; let #g = &mut #b;),
                     _ => TokenStream::new(),
                 }
             })
@@ -241,33 +232,29 @@ impl<'f> Params<'f> {
             .collect()
     }
 
-    /// The call of `f_adjoint` on the values (the arguments, or copies) and the buffers.
-    fn adjoint_call(&self, copies: bool) -> TokenStream {
+    /// The call of `f_adjoint` on copies of the arguments and gradient buffers
+    /// ([`Sweep::Copies`]), or on the arguments and the caller's gradients
+    /// ([`Sweep::CallerBuffers`]).
+    fn adjoint_call(&self, sweep: Sweep) -> TokenStream {
         let s = quote!(::nilang::ad::support);
         let scalar = &self.scalar;
         let adjoint = nilang_ir::adjoint::adjoint_name(&self.f.sig.ident);
         let tf = self.turbofish(scalar.to_token_stream());
         let args = self.iter().flat_map(|(i, name, role)| {
-            let (b, v) = (shadow_buffer(i), value_copy(i));
-            let value = if copies {
-                quote!(&mut #v)
-            } else {
-                quote!(&mut *#name)
-            };
-            match role {
-                Role::Diff(ty) => {
-                    let value = if copies {
-                        quote!(#s::as_value_mut::<#scalar, #ty>(&mut #v))
-                    } else {
-                        value
-                    };
-                    vec![value, quote!(#s::as_value_mut::<#scalar, #ty>(&mut #b))]
+            let (b, v, g) = (shadow_buffer(i), value_copy(i), shadow_name(name));
+            match (role, sweep) {
+                (Role::Diff(_) | Role::State, Sweep::CallerBuffers) => {
+                    vec![quote!(&mut *#name), quote!(&mut *#g)]
                 }
-                Role::State => vec![value, quote!(&mut #b)],
-                Role::Value | Role::ValueScalar(_) => {
+                (Role::Diff(ty), Sweep::Copies) => vec![
+                    quote!(#s::as_value_mut::<#scalar, #ty>(&mut #v)),
+                    quote!(#s::as_value_mut::<#scalar, #ty>(&mut #b)),
+                ],
+                (Role::State, Sweep::Copies) => vec![quote!(&mut #v), quote!(&mut #b)],
+                (Role::Value | Role::ValueScalar(_), _) => {
                     vec![quote!(::core::clone::Clone::clone(&#name)), quote!(())]
                 }
-                Role::Shared | Role::SharedScalar(_) => vec![quote!(#name), quote!(())],
+                (Role::Shared | Role::SharedScalar(_), _) => vec![quote!(#name), quote!(())],
             }
         });
         quote!(#adjoint #tf(#(#args),*);)
@@ -374,28 +361,39 @@ fn value_copy(i: usize) -> syn::Ident {
     format_ident!("__v{}", i)
 }
 
+/// Where an adjoint sweep runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sweep {
+    /// On copies of the arguments (`__v{i}`) with gradient buffers of its own (`__s{i}`):
+    /// the arguments keep the outputs (`f_grad`, `f_jacobian_of`).
+    Copies,
+    /// On the arguments themselves and the caller's gradients (`x_grad`): `f_vjp`.
+    CallerBuffers,
+}
+
 /// The two halves of a gradient: the forward part on plain scalars and the adjoint part on
 /// values and gradients (with the fused shape, `L P M` and `~M ~P`; otherwise `f` and
-/// `f_adjoint`). `copies`: the adjoint part works on copies of the arguments (`__v{i}`).
+/// `f_adjoint`).
 struct Halves {
     forward: TokenStream,
     adjoint: TokenStream,
 }
 
-fn halves(p: &Params, copies: bool) -> Halves {
+fn halves(p: &Params, sweep: Sweep) -> Halves {
     let f = p.f;
     match split(f) {
         Some(Split { head, tail, live }) => {
             let name = nilang_ir::adjoint::adjoint_name(&f.sig.ident).to_string();
             let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), &head, &[]);
-            let bind = p.bind_shadows(copies);
             let tail = crate::adjoint::statements(f, &name, &p.shadows(), &tail, &live);
-            let clones =
-                copies.then(|| quote!(#(let mut #live = ::core::clone::Clone::clone(&#live);)*));
-            Halves {
-                forward,
-                adjoint: quote!({ #bind #clones #tail }),
-            }
+            let adjoint = match sweep {
+                Sweep::Copies => {
+                    let bind = p.bind_shadows();
+                    quote!({ #bind #(let mut #live = ::core::clone::Clone::clone(&#live);)* #tail })
+                }
+                Sweep::CallerBuffers => tail,
+            };
+            Halves { forward, adjoint }
         }
         None => {
             let fwd = &f.sig.ident;
@@ -403,14 +401,50 @@ fn halves(p: &Params, copies: bool) -> Halves {
             let args = p.forward_args();
             Halves {
                 forward: quote!(#fwd #tf(#(#args),*);),
-                adjoint: p.adjoint_call(copies),
+                adjoint: p.adjoint_call(sweep),
             }
         }
     }
 }
 
+/// `f_vjp`: the vector–Jacobian product in place, on the caller's gradient buffers: `f`
+/// forward on plain scalars, then its adjoint (fused when the body has the `L P M ~P D`
+/// shape). No copy and no allocation of its own.
+fn vjp_fn(p: &Params) -> TokenStream {
+    let f = p.f;
+    let fwd = &f.sig.ident;
+    let name = format_ident!("{}_vjp", fwd);
+    let adjoint = nilang_ir::adjoint::adjoint_name(fwd);
+    let generics = gradient_generics(p);
+    let where_clause = &generics.where_clause;
+    let inputs = nilang_ir::adjoint::shadowed_inputs(f);
+    let vis = &f.vis;
+    let Halves {
+        forward,
+        adjoint: backward,
+    } = halves(p, Sweep::CallerBuffers);
+    let doc = format!(
+        "Vector–Jacobian product of [`{fwd}`] in place: on entry each `&mut` argument holds an \
+         input of `{fwd}` and its `*_grad` the gradient of a loss with respect to that \
+         argument's output (the seed, e.g. 1 on the loss); on return each argument holds its \
+         input again and each `*_grad` the gradient with respect to the input. Runs `{fwd}` \
+         and [`{adjoint}`] (fused when the body computes, copies and uncomputes) on the \
+         caller's buffers: no copy, no allocation. Read-only parameters take `()` as their \
+         gradient. See `nilang::ad`."
+    );
+    let allow = allow();
+    quote! {
+        #[doc = #doc]
+        #allow
+        #vis fn #name #generics (#(#inputs),*) #where_clause {
+            #forward
+            #backward
+        }
+    }
+}
+
 /// The generated adjoint programs (`f_adjoint`, `f_adjoint_inv`) and, when the function has
-/// a differentiable argument, `f_grad`, `f_jacobian`, `f_jacobian_of` and `f_hessian`; nothing
+/// a differentiable argument, `f_vjp`, `f_grad`, `f_jacobian`, `f_jacobian_of` and `f_hessian`; nothing
 /// when the function is not generic over a `Real` scalar or is a method.
 pub fn generate(f: &Function) -> TokenStream {
     let Some(p) = Params::of(f) else {
@@ -424,8 +458,9 @@ pub fn generate(f: &Function) -> TokenStream {
     if p.diff().is_empty() {
         return adjoint;
     }
-    let (grad, jacobians, hessian) = (grad_fn(&p), jacobian_fns(&p), hessian_fn(&p));
-    quote!(#adjoint #grad #jacobians #hessian)
+    let (vjp, grad) = (vjp_fn(&p), grad_fn(&p));
+    let (jacobians, hessian) = (jacobian_fns(&p), hessian_fn(&p));
+    quote!(#adjoint #vjp #grad #jacobians #hessian)
 }
 
 /// The generics of the adjoint and gradient functions: the user's, with `nilang::Base` added
@@ -471,7 +506,7 @@ fn grad_fn(p: &Params) -> TokenStream {
     let Halves {
         forward,
         adjoint: backward,
-    } = halves(p, true);
+    } = halves(p, Sweep::Copies);
     let (validate, copies, shadows, seed) =
         (p.validate(), p.value_copies(), p.zero_shadows(), p.seed());
     let doc = format!(
@@ -530,7 +565,7 @@ fn jacobian_fns(p: &Params) -> TokenStream {
         })
         .collect();
     let tf = p.turbofish(scalar.to_token_stream());
-    let Halves { forward, adjoint } = halves(p, true);
+    let Halves { forward, adjoint } = halves(p, Sweep::Copies);
     let (validate, copies, shadows, seed) =
         (p.validate(), p.value_copies(), p.zero_shadows(), p.seed());
     let jac_doc = format!(

@@ -119,3 +119,40 @@ fn ibesselj_grad_allocates_nothing() {
     });
     assert_eq!(n, 0, "the rejected loss allocated");
 }
+
+/// The shadow path (`f_vjp`, `f` then `f_adjoint`) over slices the caller owns allocates
+/// nothing: values and gradients stay in the caller's buffers.
+#[test]
+fn vector_jacobian_products_over_caller_owned_slices_allocate_nothing() {
+    use nilang::blas::{i_affine_vjp, idot_vjp};
+    use nilang::blas::{inorm2, inorm2_adjoint, inorm2_vjp};
+    let mut x: Vec<f64> = (0..1000).map(|i| (i as f64 * 0.37).sin()).collect();
+    let mut y: Vec<f64> = (0..1000).map(|i| (i as f64 * 0.11).cos()).collect();
+    let (mut xg, mut yg) = (vec![0.0; 1000], vec![0.0; 1000]);
+    let (mut out, mut og) = (0.0, 1.0);
+    let n = allocations(|| inorm2_vjp(&mut out, &mut og, &mut x, &mut xg));
+    assert_eq!(n, 0, "inorm2_vjp allocated");
+    assert_eq!(xg[3], 2.0 * x[3]);
+    let n = allocations(|| {
+        inorm2(&mut out, &mut x);
+        inorm2_adjoint(&mut out, &mut og, &mut x, &mut xg);
+    });
+    assert_eq!(n, 0, "inorm2 then inorm2_adjoint allocated");
+    assert_eq!(xg[3], 4.0 * x[3]);
+    let (mut out, mut og) = (0.0, 1.0);
+    xg.fill(0.0);
+    let n = allocations(|| idot_vjp(&mut out, &mut og, &mut x, &mut xg, &mut y, &mut yg));
+    assert_eq!(n, 0, "idot_vjp allocated");
+    assert_eq!((xg[7], yg[7]), (y[7], x[7]));
+    let (mut w, mut wg) = (vec![0.5; 6], vec![0.0; 6]);
+    let (mut b, mut bg) = (vec![0.1; 2], vec![0.0; 2]);
+    let (mut v, mut vg) = (vec![1.0, 2.0, 3.0], vec![0.0; 3]);
+    let (mut r, mut rg) = (vec![0.0; 2], vec![1.0, -1.0]);
+    let n = allocations(|| {
+        i_affine_vjp(
+            &mut r, &mut rg, &mut w, &mut wg, &mut b, &mut bg, &mut v, &mut vg,
+        )
+    });
+    assert_eq!(n, 0, "i_affine_vjp allocated");
+    assert_eq!(wg, vec![1.0, 2.0, 3.0, -1.0, -2.0, -3.0]);
+}

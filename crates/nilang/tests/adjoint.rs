@@ -1,0 +1,226 @@
+//! The adjoint programs (`f_adjoint`, `f_vjp`: values and gradients in separate buffers)
+//! against the second AD mode they replace, the inverse program run on `GVar` values
+//! (`f_inv::<GVar<f64>>`), on the library's programs with random inputs. The two run the
+//! same adjoint rules in the same order, so their gradients agree bit for bit.
+
+use nilang::blas::{
+    i_affine, i_affine_adjoint, i_affine_inv, i_affine_vjp, i_umm, i_umm_inv, i_umm_vjp, idot,
+    idot_inv, idot_vjp, imatmul, imatmul_inv, imatmul_vjp, inorm2, inorm2_adjoint,
+    inorm2_adjoint_inv, inorm2_inv, inorm2_vjp,
+};
+use nilang::special::{
+    ibesselj, ibesselj_adjoint, ibesselj_inv, ibesselj_vjp, iexp, iexp_inv, iexp_vjp,
+};
+use nilang::stats::{
+    ilogsumexp, ilogsumexp_adjoint, ilogsumexp_inv, ilogsumexp_vjp, imax, imax_inv, imax_vjp,
+    imean_var, imean_var_inv, imean_var_vjp, isoftmax_cross_entropy, isoftmax_cross_entropy_inv,
+    isoftmax_cross_entropy_vjp,
+};
+use nilang::{i, GVar, Real};
+use proptest::prelude::*;
+
+fn wrap(x: &[f64]) -> Vec<GVar<f64>> {
+    x.iter().map(|&v| GVar::new(v)).collect()
+}
+
+fn grads(w: &[GVar<f64>]) -> Vec<u64> {
+    w.iter().map(|v| v.g.to_bits()).collect()
+}
+
+fn values(w: &[GVar<f64>]) -> Vec<u64> {
+    w.iter().map(|v| v.x.to_bits()).collect()
+}
+
+fn bits(x: &[f64]) -> Vec<u64> {
+    x.iter().map(|v| v.to_bits()).collect()
+}
+
+fn vector(n: usize) -> impl Strategy<Value = Vec<f64>> {
+    prop::collection::vec(-2.0f64..2.0, n)
+}
+
+/// A scalar loss `out += f(x)`: the GVar program and `f_vjp` give the same gradient and
+/// restore the same values; `f` then `f_adjoint` too, when given.
+macro_rules! loss_of_slice {
+    ($x0:expr, $f:path, $inv:path, $vjp:path $(, $adjoint:path)?) => {{
+        let x0: Vec<f64> = $x0;
+        // the GVar program: forward on f64, then the inverse on GVars
+        let (mut out, mut x) = (0.0, x0.clone());
+        $f(&mut out, &mut x);
+        let (mut wo, mut wx) = (GVar::with_grad(out, 1.0), wrap(&x));
+        $inv(&mut wo, &mut wx);
+        // the adjoint on separate buffers
+        let (mut out, mut x) = (0.0, x0.clone());
+        let (mut out_grad, mut x_grad) = (1.0, vec![0.0; x0.len()]);
+        $vjp(&mut out, &mut out_grad, &mut x, &mut x_grad);
+        prop_assert_eq!(bits(&x_grad), grads(&wx));
+        prop_assert_eq!(bits(&x), values(&wx));
+        $(
+            let (mut out, mut x) = (0.0, x0.clone());
+            $f(&mut out, &mut x);
+            let (mut out_grad, mut x_grad) = (1.0, vec![0.0; x0.len()]);
+            $adjoint(&mut out, &mut out_grad, &mut x, &mut x_grad);
+            prop_assert_eq!(bits(&x_grad), grads(&wx));
+            prop_assert_eq!(bits(&x), values(&wx));
+        )?
+    }};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn norm_logsumexp_max_and_mean_var(x in vector(7)) {
+        loss_of_slice!(x.clone(), inorm2, inorm2_inv, inorm2_vjp, inorm2_adjoint);
+        loss_of_slice!(x.clone(), ilogsumexp, ilogsumexp_inv, ilogsumexp_vjp, ilogsumexp_adjoint);
+        loss_of_slice!(x.clone(), imax, imax_inv, imax_vjp);
+        // two outputs, seeded both
+        let (mut m, mut v, mut xs) = (0.0, 0.0, x.clone());
+        imean_var(&mut m, &mut v, &mut xs);
+        let (mut wm, mut wv, mut wx) = (GVar::with_grad(m, 0.5), GVar::with_grad(v, 2.0), wrap(&xs));
+        imean_var_inv(&mut wm, &mut wv, &mut wx);
+        let (mut m, mut v, mut xs) = (0.0, 0.0, x.clone());
+        let (mut mg, mut vg, mut xg) = (0.5, 2.0, vec![0.0; x.len()]);
+        imean_var_vjp(&mut m, &mut mg, &mut v, &mut vg, &mut xs, &mut xg);
+        prop_assert_eq!(bits(&xg), grads(&wx));
+    }
+
+    #[test]
+    fn softmax_cross_entropy_with_a_read_only_label(x in vector(5), label in 0usize..5) {
+        let (mut loss, mut xs) = (0.0, x.clone());
+        isoftmax_cross_entropy(&mut loss, &mut xs, label);
+        let (mut wl, mut wx) = (GVar::with_grad(loss, 1.0), wrap(&xs));
+        isoftmax_cross_entropy_inv(&mut wl, &mut wx, label);
+        let (mut loss, mut xs) = (0.0, x.clone());
+        let (mut lg, mut xg) = (1.0, vec![0.0; x.len()]);
+        isoftmax_cross_entropy_vjp(&mut loss, &mut lg, &mut xs, &mut xg, label, ());
+        prop_assert_eq!(bits(&xg), grads(&wx));
+    }
+
+    #[test]
+    fn dot_gradients_reach_both_slices(x in vector(6), y in vector(6)) {
+        let (mut out, mut xs, mut ys) = (0.0, x.clone(), y.clone());
+        idot(&mut out, &mut xs, &mut ys);
+        let (mut wo, mut wx, mut wy) = (GVar::with_grad(out, 1.0), wrap(&xs), wrap(&ys));
+        idot_inv(&mut wo, &mut wx, &mut wy);
+        let (mut out, mut xs, mut ys) = (0.0, x.clone(), y.clone());
+        let (mut og, mut xg, mut yg) = (1.0, vec![0.0; 6], vec![0.0; 6]);
+        idot_vjp(&mut out, &mut og, &mut xs, &mut xg, &mut ys, &mut yg);
+        prop_assert_eq!(bits(&xg), grads(&wx));
+        prop_assert_eq!(bits(&yg), grads(&wy));
+    }
+
+    #[test]
+    fn affine_and_matmul_with_vector_seeds(
+        w in vector(12), b in vector(3), x in vector(4), seed in vector(3),
+        a in vector(6), bm in vector(6), cseed in vector(4),
+    ) {
+        // y += W x + b with a seed on every output
+        let (mut y, mut ws, mut bs, mut xs) = (vec![0.0; 3], w.clone(), b.clone(), x.clone());
+        i_affine(&mut y, &mut ws, &mut bs, &mut xs);
+        let mut wy: Vec<GVar<f64>> = y.iter().zip(&seed).map(|(&v, &g)| GVar::with_grad(v, g)).collect();
+        let (mut ww, mut wb, mut wx) = (wrap(&ws), wrap(&bs), wrap(&xs));
+        i_affine_inv(&mut wy, &mut ww, &mut wb, &mut wx);
+        for run_forward_first in [false, true] {
+            let (mut y, mut ws, mut bs, mut xs) = (vec![0.0; 3], w.clone(), b.clone(), x.clone());
+            let (mut yg, mut wg, mut bg, mut xg) = (seed.clone(), vec![0.0; 12], vec![0.0; 3], vec![0.0; 4]);
+            if run_forward_first {
+                i_affine(&mut y, &mut ws, &mut bs, &mut xs);
+                i_affine_adjoint(&mut y, &mut yg, &mut ws, &mut wg, &mut bs, &mut bg, &mut xs, &mut xg);
+            } else {
+                i_affine_vjp(&mut y, &mut yg, &mut ws, &mut wg, &mut bs, &mut bg, &mut xs, &mut xg);
+            }
+            prop_assert_eq!(bits(&wg), grads(&ww));
+            prop_assert_eq!(bits(&bg), grads(&wb));
+            prop_assert_eq!(bits(&xg), grads(&wx));
+        }
+        // C += A B, 2×3 times 3×2
+        let (mut c, mut as_, mut bs) = (vec![0.0; 4], a.clone(), bm.clone());
+        imatmul(&mut c, &mut as_, &mut bs, 2, 3, 2);
+        let mut wc: Vec<GVar<f64>> = c.iter().zip(&cseed).map(|(&v, &g)| GVar::with_grad(v, g)).collect();
+        let (mut wa, mut wb) = (wrap(&as_), wrap(&bs));
+        imatmul_inv(&mut wc, &mut wa, &mut wb, 2, 3, 2);
+        let (mut c, mut as_, mut bs) = (vec![0.0; 4], a.clone(), bm.clone());
+        let (mut cg, mut ag, mut bg) = (cseed.clone(), vec![0.0; 6], vec![0.0; 6]);
+        imatmul_vjp(&mut c, &mut cg, &mut as_, &mut ag, &mut bs, &mut bg, 2, (), 3, (), 2, ());
+        prop_assert_eq!(bits(&ag), grads(&wa));
+        prop_assert_eq!(bits(&bg), grads(&wb));
+    }
+
+    #[test]
+    fn rotations_move_gradients_to_the_angles(x in vector(6), theta in vector(3), seed in vector(6)) {
+        // a unitary made of rotations: the angles get gradients through `rot`'s rule
+        let (mut xs, mut ts) = (x.clone(), theta.clone());
+        i_umm(&mut xs, &mut ts, 3);
+        let mut wx: Vec<GVar<f64>> = xs.iter().zip(&seed).map(|(&v, &g)| GVar::with_grad(v, g)).collect();
+        let mut wt = wrap(&ts);
+        i_umm_inv(&mut wx, &mut wt, 3);
+        let (mut xs, mut ts) = (x.clone(), theta.clone());
+        let (mut xg, mut tg) = (seed.clone(), vec![0.0; 3]);
+        i_umm_vjp(&mut xs, &mut xg, &mut ts, &mut tg, 3, ());
+        prop_assert_eq!(bits(&xg), grads(&wx));
+        prop_assert_eq!(bits(&tg), grads(&wt));
+    }
+
+    #[test]
+    fn bessel_and_exp_with_integer_and_read_only_arguments(z in 0.2f64..3.0, nu in 0i64..4) {
+        // ibesselj calls the integer program ifactorial (its adjoint carries no gradient)
+        let (mut out, mut zz) = (0.0, z);
+        ibesselj(&mut out, nu, &mut zz);
+        let (mut wo, mut wz) = (GVar::with_grad(out, 1.0), GVar::new(zz));
+        ibesselj_inv(&mut wo, nu, &mut wz);
+        let (mut out, mut zz, mut og, mut zg) = (0.0, z, 1.0, 0.0);
+        ibesselj_vjp(&mut out, &mut og, nu, (), &mut zz, &mut zg);
+        prop_assert_eq!(zg.to_bits(), wz.g.to_bits());
+        let (mut out, mut zz, mut og, mut zg) = (0.0, z, 1.0, 0.0);
+        ibesselj(&mut out, nu, &mut zz);
+        ibesselj_adjoint(&mut out, &mut og, nu, (), &mut zz, &mut zg);
+        prop_assert_eq!(zg.to_bits(), wz.g.to_bits());
+        prop_assert_eq!((out, zz), (0.0, z));
+        // iexp: a while loop and a read-only tolerance
+        // (its arithmetic uncomputation loses digits: a tolerance it holds to, as in tests/ad.rs)
+        let x0 = z / 2.0;
+        let (mut out, mut x) = (0.0, x0);
+        iexp(&mut out, &mut x, 1e-8);
+        let (mut wo, mut wx) = (GVar::with_grad(out, 1.0), GVar::new(x));
+        iexp_inv(&mut wo, &mut wx, 1e-8);
+        let (mut out, mut x, mut og, mut xg) = (0.0, x0, 1.0, 0.0);
+        iexp_vjp(&mut out, &mut og, &mut x, &mut xg, 1e-8, ());
+        prop_assert_eq!(xg.to_bits(), wx.g.to_bits());
+    }
+
+    #[test]
+    fn stacks_swaps_and_calls(x in vector(5)) {
+        let (mut out, mut xs, mut st) = (0.0, x.clone(), Vec::new());
+        stacked(&mut out, &mut xs, &mut st);
+        let (mut wo, mut wx, mut ws) = (GVar::with_grad(out, 1.0), wrap(&xs), Vec::<GVar<f64>>::new());
+        stacked_inv(&mut wo, &mut wx, &mut ws);
+        let (mut out, mut xs, mut st) = (0.0, x.clone(), Vec::new());
+        let (mut og, mut xg, mut sg) = (1.0, vec![0.0; 5], Vec::new());
+        stacked_vjp(&mut out, &mut og, &mut xs, &mut xg, &mut st, &mut sg);
+        prop_assert_eq!(bits(&xg), grads(&wx));
+        prop_assert!(st.is_empty() && sg.is_empty());
+    }
+}
+
+/// Pushes squares on a stack, swaps, calls and uncalls, and pops them back.
+#[i]
+fn stacked<T: Real>(out: &mut T, x: &mut [T], stack: &mut Vec<T>) {
+    for i in 0..x.len() {
+        let t = T::zero();
+        t += square(x[i]);
+        out += sin(t);
+        push!(stack, t);
+        dealloc!(t = T::zero());
+    }
+    swap(x[0], x[1]);
+    inorm2(out, x);
+    swap(x[0], x[1]);
+    for i in (0..x.len()).rev() {
+        let t = T::zero();
+        pop!(stack, t);
+        out += t * x[i];
+        t -= square(x[i]);
+        dealloc!(t = T::zero());
+    }
+}
