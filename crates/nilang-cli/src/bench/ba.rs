@@ -94,6 +94,7 @@ pub fn run(ctx: &Ctx) -> Section {
         "Jacobian: forward dual (num-dual, 15 passes)",
         "Jacobian: nilang-dualrev",
         "reversal Jacobian ÷ native objective",
+        "reversal Jacobian ÷ fastest peer",
     ]);
     let mut worst: Option<Ratio> = None;
     let mut verdicts = Vec::new();
@@ -180,6 +181,7 @@ pub fn run(ctx: &Ctx) -> Section {
             sci(m.get(num_dual).seconds),
             sci(m.get(dualrev).seconds),
             ratio.cell(),
+            m.ratio(reversal, m.fastest(&[num_dual, dualrev])).cell(),
         ]);
     }
     let _ = peers::value(0.0);

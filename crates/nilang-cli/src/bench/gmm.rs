@@ -51,6 +51,7 @@ pub fn run(ctx: &Ctx) -> Section {
         "gradient: easy-ml",
         "gradient: echidna",
         "reversal ÷ objective",
+        "reversal ÷ fastest peer",
         "peak MiB: reversal / dualrev / easy-ml",
     ]);
     let mut verdicts = Vec::new();
@@ -123,6 +124,8 @@ pub fn run(ctx: &Ctx) -> Section {
             sci(m.get(easy).seconds),
             sci(m.get(echidna).seconds),
             ratio.cell(),
+            m.ratio(reversal, m.fastest(&[dualrev, easy, echidna]))
+                .cell(),
             format!(
                 "{} / {} / {}",
                 mib(m.get(reversal).peak_bytes),

@@ -9,7 +9,8 @@
 //!    (heap allocations and peak bytes of one call), then batches of doubling size until one
 //!    batch lasts at least [`Budget::sample_time`]; that batch size is the variant's;
 //! 2. *times interleaved rounds*: each round times one batch of each variant, in the group's
-//!    order ([`schedule`]); a sample is the batch's time divided by its size;
+//!    order ([`schedule`]); a sample is the batch's time divided by its size, timed by the CPU
+//!    clock of the thread where there is one (see [`Clock`] for why not wall time);
 //! 3. reports per variant the median over rounds ([`Timing`]), and per ratio the median and
 //!    quartiles of the per-round ratios ([`Results::ratio`]).
 //!
@@ -20,7 +21,7 @@
 //! the per-round ratios (interquartile range) is then the ratio's own noise, and a verdict
 //! against a target is only given when the whole range lies on one side of it ([`Verdict`]).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long and how often to measure.
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +69,72 @@ pub struct Timing {
     pub peak_bytes: usize,
 }
 
+/// The clock of the samples: CPU time of the calling thread on Linux, wall time elsewhere.
+///
+/// On a shared machine with more runnable threads than cores, wall time also counts the time
+/// this process waits for a core, and how much of that a sample catches depends on its length:
+/// a 2 ms batch often runs within one time slice, a 20 ms one never does, so wall-time ratios
+/// between a short and a long variant swing with the load. Three `--quick` runs at a load
+/// average of 7–8 on 2 cores gave the BA Jacobian ÷ objective ratio as 5.94, 19.70 and 16.01 by
+/// wall time, and 8.66, 8.72 and 8.67 by CPU time (interquartile ranges 5.2–26.5 against
+/// 8.5–8.9). CPU time leaves the waiting out; what remains of the load (shared caches, a busy
+/// sibling hyperthread) slows the variants of one round alike and cancels in per-round
+/// ratios. Every variant measured here runs on the calling thread (a variant that started
+/// threads would need another clock), so its CPU time is its run time on a core of its own.
+#[derive(Clone, Copy)]
+struct Clock {
+    #[cfg(target_os = "linux")]
+    cpu: f64,
+    #[cfg(not(target_os = "linux"))]
+    wall: std::time::Instant,
+}
+
+#[cfg(target_os = "linux")]
+mod cpu_clock {
+    /// `struct timespec` (`time_t` and `long` are both the width of a pointer on Linux).
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: isize,
+        tv_nsec: isize,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, out: *mut Timespec) -> i32;
+    }
+    /// `CLOCK_THREAD_CPUTIME_ID` of Linux.
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+
+    /// CPU seconds used by the calling thread so far.
+    pub fn seconds() -> f64 {
+        let mut t = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a `struct timespec` the call writes into; the clock id is valid.
+        let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+        t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    }
+}
+
+impl Clock {
+    fn now() -> Clock {
+        Clock {
+            #[cfg(target_os = "linux")]
+            cpu: cpu_clock::seconds(),
+            #[cfg(not(target_os = "linux"))]
+            wall: std::time::Instant::now(),
+        }
+    }
+
+    /// Seconds since [`Clock::now`].
+    fn elapsed(&self) -> f64 {
+        #[cfg(target_os = "linux")]
+        return cpu_clock::seconds() - self.cpu;
+        #[cfg(not(target_os = "linux"))]
+        return self.wall.elapsed().as_secs_f64();
+    }
+}
+
 /// Index of a variant in its [`Group`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Id(usize);
@@ -85,11 +152,11 @@ struct Closure<F>(F);
 impl<R, F: FnMut() -> R> Timed for Closure<F> {
     fn batch(&mut self, n: u64) -> f64 {
         // The loop is compiled per closure (no dynamic call per iteration).
-        let t = Instant::now();
+        let t = Clock::now();
         for _ in 0..n {
             std::hint::black_box((self.0)());
         }
-        t.elapsed().as_secs_f64()
+        t.elapsed()
     }
     fn count(&mut self) -> (usize, usize) {
         let ((), allocations, _, peak) = crate::alloc::count(|| {
@@ -417,6 +484,26 @@ mod tests {
         assert!(results.get(a).seconds >= 0.0 && results.get(c).seconds >= 0.0);
     }
 
+    /// The sample clock counts running, not waiting (on Linux, where it is a CPU clock).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_clock_leaves_out_waiting() {
+        let t = Clock::now();
+        std::thread::sleep(Duration::from_millis(50));
+        let slept = t.elapsed();
+        let t = Clock::now();
+        let wall = std::time::Instant::now();
+        while wall.elapsed() < Duration::from_millis(20) {
+            std::hint::black_box(0);
+        }
+        let busy = t.elapsed();
+        assert!(slept < 0.01, "50 ms asleep counted as {slept} s");
+        assert!(
+            busy > 0.0 && busy <= 0.021,
+            "20 ms busy counted as {busy} s"
+        );
+    }
+
     /// A call slower than `slow_call` cuts the group to `slow_rounds` rounds.
     #[test]
     fn slow_calls_get_fewer_rounds() {
@@ -429,7 +516,9 @@ mod tests {
         let mut g = Group::new();
         let calls = RefCell::new(0);
         g.add("slow", || {
-            std::thread::sleep(Duration::from_micros(10));
+            // busy (the clock may count CPU time only)
+            let t = std::time::Instant::now();
+            while t.elapsed() < Duration::from_micros(10) {}
             *calls.borrow_mut() += 1;
         });
         let results = g.run(budget, |_| {});

@@ -144,7 +144,8 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
         "\nMeasured by `nilang bench{}` on this machine ({} logical CPUs). The variants of each \
          comparison are all warmed up first, then timed in {} interleaved rounds ({} when one call \
          takes over {:?}), each round timing every variant once with a batch of calls lasting at \
-         least {:?}. Every time is the median over the rounds; every ratio is the median of the \
+         least {:?} of CPU time (the benchmark thread's CPU clock, so that waiting for a core on \
+         a busy machine is not counted). Every time is the median over the rounds; every ratio is the median of the \
          per-round ratios, with their interquartile range in brackets; a target is called met or \
          missed only when the whole interquartile range lies on one side of it, and \
          \"inconclusive (noise)\" otherwise.\n",
