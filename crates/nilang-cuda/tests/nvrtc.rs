@@ -1,5 +1,5 @@
 //! Every generated unit through NVRTC, without a GPU: PTX for the default architecture
-//! (compute_75) and compute_90, and cubins for sm_80 and sm_90; a broken unit is an error that
+//! (compute_75) and cubins for sm_80 and sm_90; a broken unit is an error that
 //! carries NVRTC's log. Needs no `cuda` feature, only a loadable libnvrtc (`$NILANG_NVRTC`, or
 //! `LD_LIBRARY_PATH`; see `nilang_cuda::nvrtc`). Without one these tests say that they skipped,
 //! and why; with `$NILANG_NVRTC` set, a library that does not load is a failure.
@@ -42,7 +42,6 @@ fn nvrtc_or_skip(test: &str) -> Option<&'static Nvrtc> {
 fn targets(n: &Nvrtc) -> Vec<Target> {
     vec![
         Target::Ptx(n.default_arch()),
-        Target::Ptx(90),
         Target::Cubin(80),
         Target::Cubin(90),
     ]
