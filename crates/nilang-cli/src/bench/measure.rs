@@ -15,11 +15,12 @@
 //!    quartiles of the per-round ratios ([`Results::ratio`]).
 //!
 //! Ratios come from *per-round* ratios rather than from the ratio of the two medians: the two
-//! samples of a round are taken milliseconds apart, so a slow phase of the shared machine
-//! (another build starting, a frequency change) slows numerator and denominator alike and
-//! cancels in their quotient, while two medians can come from different phases. The spread of
-//! the per-round ratios (interquartile range) is then the ratio's own noise, and a verdict
-//! against a target is only given when the whole range lies on one side of it ([`Verdict`]).
+//! samples of a round are taken close together in time (at most one batch of each other
+//! variant between them), so a slow phase of the shared machine (another build starting, a
+//! frequency change) slows numerator and denominator alike and cancels in their quotient,
+//! while two medians can come from different phases. The spread of the per-round ratios
+//! (interquartile range) is then the ratio's own noise, and a verdict against a target is only
+//! given when the whole range lies on one side of it ([`Verdict`]).
 
 use std::time::Duration;
 
