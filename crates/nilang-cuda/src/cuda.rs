@@ -1,11 +1,15 @@
-//! The generated C++ compiled by NVRTC and launched with one thread per instance.
+//! The generated C++ compiled by NVRTC ([`crate::nvrtc`]) and launched with one thread per
+//! instance.
 
 use crate::batch::{Arg, Batch, Layout};
 use crate::host::{marshal, unmarshal};
+use crate::nvrtc::{Nvrtc, Target};
 use crate::{Backend, Error};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
 };
+// the container `load_module` takes (PTX text or a cubin); NVRTC itself is `crate::nvrtc`
+use cudarc::nvrtc::Ptx;
 use std::sync::Arc;
 
 fn err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
@@ -14,13 +18,11 @@ fn err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 
 /// Whether CUDA can be used here, and why not.
 pub(crate) fn available() -> Result<(), String> {
-    // SAFETY: only probes whether the shared libraries can be opened.
+    // SAFETY: only probes whether the shared library can be opened.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err("no CUDA driver library (libcuda) on this machine".into());
     }
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err("no NVRTC library (libnvrtc) on this machine".into());
-    }
+    crate::nvrtc::Nvrtc::load().map_err(|e| e.0)?;
     match CudaContext::device_count() {
         Ok(n) if n > 0 => Ok(()),
         Ok(_) => Err("the CUDA driver reports no device".into()),
@@ -29,8 +31,9 @@ pub(crate) fn available() -> Result<(), String> {
 }
 
 /// The batched kernels of one function on a GPU: the generated source compiled by NVRTC
-/// (`--fmad=false`, so that values match the host's), one thread per instance, shared
-/// gradients summed with `atomicAdd`. Buffers are copied to the device and back on each call.
+/// ([`crate::nvrtc::OPTIONS`]: `--fmad=false`, so that values match the host's), one thread
+/// per instance, shared gradients summed with `atomicAdd`. Buffers are copied to the device and
+/// back on each call.
 pub struct CudaKernel {
     stream: Arc<CudaStream>,
     fwd: CudaFunction,
@@ -42,21 +45,24 @@ pub struct CudaKernel {
 
 impl CudaKernel {
     /// Compiles `source` (a whole unit from `nilang_cgen::Module`) for device `device` and
-    /// loads the kernels of function `name`.
+    /// loads the kernels of function `name`: a cubin for the device's compute capability when
+    /// the loaded NVRTC supports it, else PTX for the newest architecture it supports below
+    /// that ([`crate::nvrtc::Nvrtc::target_for_device`]).
     pub fn compile(source: &str, name: &str, device: usize) -> Result<CudaKernel, Error> {
         available().map_err(Error)?;
         let layout = Layout::from_source(source, name)?;
-        let opts = cudarc::nvrtc::CompileOptions {
-            fmad: Some(false),
-            // atomicAdd on double needs compute capability 6.0; the PTX is JIT-compiled for newer GPUs
-            arch: Some("compute_60"),
-            options: vec!["--std=c++14".into()],
-            ..Default::default()
-        };
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(source, opts)
-            .map_err(|e| Error(format!("NVRTC: {e:?}")))?;
+        let nvrtc = Nvrtc::load()?;
         let ctx = CudaContext::new(device).map_err(err("CUDA context"))?;
-        let module = ctx.load_module(ptx).map_err(err("loading the module"))?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .map_err(err("compute capability"))?;
+        let target = nvrtc.target_for_device(major as u32, minor as u32)?;
+        let compiled = nvrtc.compile(source, target)?;
+        let image = match target {
+            Target::Ptx(_) => Ptx::from_src(String::from_utf8_lossy(&compiled.image)),
+            Target::Cubin(_) => Ptx::from_binary(compiled.image),
+        };
+        let module = ctx.load_module(image).map_err(err("loading the module"))?;
         let get = |s: &str| {
             module
                 .load_function(&format!("{name}__{s}"))

@@ -15,6 +15,11 @@
 //!
 //! [`is_available`] says whether CUDA can be used here, and why not.
 //!
+//! **Compiling without a GPU.** [`nvrtc`] loads NVRTC at run time (no `cuda` feature, no driver,
+//! no device) and compiles a generated unit to PTX for a virtual architecture or to a cubin
+//! for a real one; `tests/nvrtc.rs` compiles every generated unit that way (see [`nvrtc`] for
+//! where the library is looked for and how to install it from PyPI).
+//!
 //! **Shared parameters.** Every instance reads a shared parameter whole, through a private copy;
 //! its gradient is the sum over instances (`atomicAdd` on the GPU, per-task partial sums on
 //! rayon, a running sum in instance order in the sequential backends). Values of shared
@@ -25,6 +30,7 @@ mod batch;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod host;
+pub mod nvrtc;
 pub mod programs;
 mod rust;
 

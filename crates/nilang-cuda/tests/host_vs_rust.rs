@@ -4,19 +4,14 @@
 //! with the sequential one; the CUDA backend runs the same checks when a GPU is present.
 
 use nilang::GVar;
-use nilang_cgen::{KernelSpec, Module};
+use nilang_cgen::Module;
 use nilang_cuda::programs::{ba_residual, ba_residual_inv, gmm_point, gmm_point_inv};
 use nilang_cuda::{Backend, Batch, HostKernel, HostModule, RustKernel};
-use nilang_ir::Function;
 use std::sync::Arc;
 
-const SPECIAL: &str = include_str!("../../nilang/src/special.rs");
-
-fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
-    fs.iter()
-        .find(|f| f.sig.ident == name)
-        .unwrap_or_else(|| panic!("no {name}"))
-}
+#[path = "common/units.rs"]
+mod units;
+use units::{ba_module, bessel_module, gmm_module};
 
 /// A seeded generator of uniform numbers in [lo, hi).
 struct Lcg(u64);
@@ -53,17 +48,6 @@ fn close(a: &[f64], b: &[f64], what: &str) {
 }
 
 // ---------------------------------------------------------------- Bessel J2
-
-fn bessel_module() -> Module {
-    let fs = nilang_ir::parse_file(SPECIAL).unwrap();
-    let mut m = Module::new();
-    for name in ["imul_int", "ifactorial", "imul", "ibesselj"] {
-        m.function(find(&fs, name)).unwrap();
-    }
-    m.kernel(find(&fs, "ibesselj"), &KernelSpec::new().shared("nu", 1))
-        .unwrap();
-    m
-}
 
 fn bessel_batch(n: usize) -> Batch {
     let z = Lcg(7).vec(n, 0.2, 3.0);
@@ -104,24 +88,6 @@ fn bessel_j2_values_and_gradients_match_rust() {
 }
 
 // ---------------------------------------------------------------- bundle adjustment
-
-fn programs() -> Vec<Function> {
-    nilang_ir::parse_file(nilang_cuda::programs::SOURCE).unwrap()
-}
-
-fn ba_module(shared_cam: bool) -> Module {
-    let fs = programs();
-    let f = find(&fs, "ba_residual");
-    let mut m = Module::new();
-    m.function(f).unwrap();
-    let spec = if shared_cam {
-        KernelSpec::new().shared("cam", 11)
-    } else {
-        KernelSpec::new()
-    };
-    m.kernel(f, &spec).unwrap();
-    m
-}
 
 fn ba_cam(rng: &mut Lcg) -> Vec<f64> {
     let mut c = rng.vec(11, -0.5, 0.5);
@@ -310,18 +276,7 @@ fn gmm_batch(n: usize) -> Batch {
 
 #[test]
 fn gmm_point_terms_match_rust() {
-    let fs = programs();
-    let f = find(&fs, "gmm_point");
-    let mut m = Module::new();
-    m.function(f).unwrap();
-    let spec = KernelSpec::new()
-        .shared("alphas", K)
-        .shared("means", K * D)
-        .shared("qs", K * D)
-        .shared("ls", K * D * (D - 1) / 2)
-        .shared("d", 1)
-        .shared("k", 1);
-    m.kernel(f, &spec).unwrap();
+    let m = gmm_module(D, K);
     let Some(k) = host(&m, "gmm_point") else {
         return;
     };
@@ -435,13 +390,7 @@ mod all;
 
 #[test]
 fn every_primitive_and_construct_matches_rust() {
-    let fs = nilang_ir::parse_file(include_str!("common/all_prims.rs")).unwrap();
-    let f = find(&fs, "all_prims");
-    let mut m = Module::new();
-    m.function(f)
-        .unwrap()
-        .kernel(f, &KernelSpec::new())
-        .unwrap();
+    let m = units::all_prims_module();
     let Some(k) = host(&m, "all_prims") else {
         return;
     };
@@ -488,11 +437,7 @@ fn every_primitive_and_construct_matches_rust() {
 #[test]
 fn macro_emitted_source_runs_like_the_module() {
     // `#[i(cuda)]` gives the function's C++ as a constant: header + constant is a unit.
-    let unit = format!(
-        "{}\n{}",
-        nilang_cgen::HEADER,
-        nilang_cuda::programs::BA_RESIDUAL_CUDA
-    );
+    let unit = units::macro_unit(nilang_cuda::programs::BA_RESIDUAL_CUDA);
     assert!(unit.contains("NL_KERNEL void ba_residual__grad("));
     if HostModule::compiler_available().is_err() {
         eprintln!("skipped: no host C++ compiler");

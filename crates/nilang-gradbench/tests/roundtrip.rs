@@ -96,20 +96,25 @@ proptest! {
         assert_restored("logsumexp x", &x0, &fx, &x);
     }
 
-    /// `llsq`: `llsq_objective` (residuals computed, squared into `out`, uncomputed) and back.
+    /// `llsq`: `llsq_objective` (residuals accumulated into `r`, half squares into `out`) and
+    /// back; `n` from 2 to 29, so that both the blocks of four points and the remainder run.
     #[test]
     fn llsq_objective_round_trips(
         out0 in -10.0f64..10.0,
         x0 in proptest::collection::vec(-1.0f64..1.0, 1..6),
         n in 2usize..30,
+        r_seed in 0u64..1000,
     ) {
-        let (mut out, mut x) = (out0, x0.clone());
-        llsq::llsq_objective(&mut out, &mut x, n);
-        let (fo, fx) = (out, x.clone());
+        let r0 = lcg(r_seed, n);
+        let (mut out, mut x, mut r) = (out0, x0.clone(), r0.clone());
+        llsq::llsq_objective(&mut out, &mut x, &mut r, n);
+        let (fo, fx, fr) = (out, x.clone(), r.clone());
         assert_changed("llsq out", &[out0], &[fo]);
-        llsq::llsq_objective_inv(&mut out, &mut x, n);
+        assert_changed("llsq r", &r0, &fr);
+        llsq::llsq_objective_inv(&mut out, &mut x, &mut r, n);
         assert_restored("llsq out", &[out0], &[fo], &[out]);
         assert_restored("llsq x", &x0, &fx, &x);
+        assert_restored("llsq r", &r0, &fr, &r);
     }
 
     /// `ba`: `rodrigues` (`out += R(r)·p`), both branches (`r = 0` is the first-order one).

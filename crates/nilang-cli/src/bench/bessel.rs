@@ -1,7 +1,8 @@
 //! Table: the Bessel function J₂(1.0) — objective, reversible forward and inverse, and the
 //! gradient by every engine (the arXiv paper's Bessel table).
 
-use super::{ratio, Ctx, Section, Table};
+use super::measure::Group;
+use super::{Ctx, Section, Table};
 use nilang::special::{
     besselj_series, ibesselj_nocheck, ibesselj_nocheck_grad, ibesselj_nocheck_inv,
 };
@@ -16,45 +17,45 @@ pub const MEASUREMENTS: u64 = 10;
 /// Runs the section.
 pub fn run(ctx: &Ctx) -> Section {
     let (nu, z) = (2i64, 1.0f64);
-    let native = ctx.measure("bessel: native", || {
-        besselj_series(black_box(nu), black_box(z))
-    });
-    let native_generic = ctx.measure("bessel: native (generic)", || {
+    let (mut out0, mut z0) = (0.0, z);
+    ibesselj_nocheck(&mut out0, nu, &mut z0);
+    let list = easy_ml::differentiation::WengertList::new();
+    let mut g = Group::new();
+    let native = g.add("native", || besselj_series(black_box(nu), black_box(z)));
+    let native_generic = g.add("native (generic)", || {
         besselj::<f64>(black_box(nu), black_box(z))
     });
-    let forward = ctx.measure("bessel: reversible forward", || {
+    let forward = g.add("reversible forward", || {
         let (mut out, mut zz) = (0.0, black_box(z));
         ibesselj_nocheck(&mut out, black_box(nu), &mut zz);
         out
     });
-    let (mut out0, mut z0) = (0.0, z);
-    ibesselj_nocheck(&mut out0, nu, &mut z0);
-    let inverse = ctx.measure("bessel: reversible inverse", || {
+    let inverse = g.add("reversible inverse", || {
         let (mut out, mut zz) = (black_box(out0), black_box(z));
         ibesselj_nocheck_inv(&mut out, black_box(nu), &mut zz);
         out
     });
-    let reversal = ctx.measure("bessel: reversal gradient", || {
+    let reversal = g.add("reversal gradient", || {
         let (mut out, mut zz) = (0.0, black_box(z));
         ibesselj_nocheck_grad(Loss::arg(0), &mut out, black_box(nu), &mut zz)
             .map(|(_, g): (GVar<f64>, GVar<f64>)| g.g)
     });
-    let num_dual = ctx.measure("bessel: num-dual", || {
+    let num_dual = g.add("num-dual", || {
         peers::num_dual_gradient(|x| besselj(black_box(nu), x[0]), &[black_box(z)])[0]
     });
-    let echidna = ctx.measure("bessel: echidna", || {
+    let echidna = g.add("echidna", || {
         peers::echidna_gradient(|x| besselj(nu, x[0]), &[black_box(z)])[0]
     });
-    let list = easy_ml::differentiation::WengertList::new();
-    let easy_ml = ctx.measure("bessel: easy-ml", || {
+    let easy_ml = g.add("easy-ml", || {
         peers::easy_ml_gradient(&list, |x| besselj(nu, x[0]), &[black_box(z)])[0]
     });
-    let dualrev = ctx.measure("bessel: nilang-dualrev", || {
+    let dualrev = g.add("nilang-dualrev", || {
         peers::dualrev_gradient(|x| besselj(nu, x[0]), &[black_box(z)])[0]
     });
-    let hessian = ctx.measure("bessel: forward-over-reversal second derivative", || {
+    let hessian = g.add("forward-over-reversal second derivative", || {
         nilang_apps::bessel::second_derivative(black_box(nu), black_box(z))
     });
+    let m = ctx.run("bessel", g);
 
     let mut t = Table::new(&[
         "what",
@@ -91,20 +92,19 @@ pub fn run(ctx: &Ctx) -> Section {
             hessian,
         ),
     ];
-    for (what, engine, timing) in rows {
+    for (what, engine, id) in rows {
+        let timing = m.get(id);
         t.row(vec![
             what.into(),
             engine.into(),
             format!("{:.1} ns", timing.seconds * 1e9),
-            ratio(timing.seconds, native.seconds),
+            m.ratio(id, native).cell(),
             timing.allocations.to_string(),
         ]);
     }
-    let g_over_o = reversal.seconds / native.seconds;
-    let best_peer = [echidna, easy_ml, dualrev]
-        .iter()
-        .map(|t| t.seconds)
-        .fold(f64::INFINITY, f64::min);
+    let g_over_o = m.ratio(reversal, native);
+    let best_peer = m.fastest(&[echidna, easy_ml, dualrev]);
+    let over_peer = m.ratio(reversal, best_peer);
     Section {
         title: "Bessel J₂(1.0)".into(),
         intro: "The arXiv paper's Bessel table: `J₂(1.0)` by the series with `atol = 1e-8`. The reversible program \
@@ -115,12 +115,12 @@ pub fn run(ctx: &Ctx) -> Section {
         tables: vec![t],
         notes: vec![
             format!(
-                "reversal gradient ÷ native objective = {:.2} (target ≤ 3; the paper's NiLang: 201 ns ÷ 18 ns ≈ 11); {}",
-                g_over_o,
-                if g_over_o <= 3.0 { "target met" } else { "target missed: the reversible program itself costs the forward ratio above, and the gradient runs it twice" }
+                "reversal gradient ÷ native objective = {} (target ≤ 3; the paper's NiLang: 201 ns ÷ 18 ns ≈ 11); {}",
+                g_over_o.cell(),
+                g_over_o.verdict(3.0).words("the reversible program itself costs the forward ratio above, and the gradient runs it twice")
             ),
-            format!("reversal gradient ÷ fastest tape peer = {:.2}", reversal.seconds / best_peer),
-            format!("the reversal gradient allocates {} times per call (no tape)", reversal.allocations),
+            format!("reversal gradient ÷ fastest tape peer = {}", over_peer.cell()),
+            format!("the reversal gradient allocates {} times per call (no tape)", m.get(reversal).allocations),
         ],
         plots: vec![],
     }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Options of `nilang bench`.
 pub struct Options {
-    /// Small sizes and few samples (finishes in well under two minutes).
+    /// Small sizes, short samples and fewer rounds (finishes in seconds).
     pub quick: bool,
     /// Where the report and plots are written.
     pub out: PathBuf,
@@ -87,12 +87,15 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Measures `f` and ticks the progress bar.
-    pub fn measure<R>(&self, what: &str, f: impl FnMut() -> R) -> measure::Timing {
-        self.progress.set_message(what.to_string());
-        let t = measure::measure(self.budget, f);
-        self.progress.inc(1);
-        t
+    /// Measures a group of variants (warm-up, then interleaved rounds; see [`measure`]) and
+    /// ticks the progress bar once per variant.
+    pub fn run(&self, what: &str, group: measure::Group<'_>) -> measure::Results {
+        let n = group.len() as u64;
+        let results = group.run(self.budget, |step| {
+            self.progress.set_message(format!("{what}: {step}"))
+        });
+        self.progress.inc(n);
+        results
     }
 }
 
@@ -133,16 +136,26 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
         progress,
         data: options.data.clone(),
     };
+    let load_at_start = load_average();
     let mut report = String::new();
     writeln!(report, "# nilang benchmark tables").unwrap();
     writeln!(
         report,
-        "\nMeasured by `nilang bench{}` on this machine ({} logical CPUs). Every time is the median \
-         of {} samples, each a batch of calls lasting at least {:?}; every ratio is between numbers \
-         of the same run.\n",
+        "\nMeasured by `nilang bench{}` on this machine ({} logical CPUs). The variants of each \
+         comparison are all warmed up first, then timed in {} interleaved rounds ({} when one call \
+         takes over {:?}), each round timing every variant once with a batch of calls lasting at \
+         least {:?} of CPU time (the benchmark thread's CPU clock, so that waiting for a core on \
+         a busy machine is not counted). Every time is the median over the rounds; every ratio is the median of the \
+         per-round ratios, with their interquartile range in brackets; a target is called met or \
+         missed only when the whole interquartile range lies on one side of it, and \
+         \"inconclusive (noise)\" otherwise.\n",
         if options.quick { " --quick" } else { "" },
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        ctx.budget.samples,
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        ctx.budget.rounds,
+        ctx.budget.slow_rounds,
+        ctx.budget.slow_call,
         ctx.budget.sample_time
     )
     .unwrap();
@@ -153,9 +166,24 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
         report += &text;
     }
     ctx.progress.finish_and_clear();
+    let load = format!(
+        "Load average (1, 5, 15 min) at the start: {load_at_start}; at the end: {}.",
+        load_average()
+    );
+    println!("{load}");
+    writeln!(report, "{load}").unwrap();
     let path = options.out.join("report.md");
     std::fs::write(&path, report)?;
     Ok(path)
+}
+
+/// The system's load averages (`/proc/loadavg`), or "unknown".
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
 }
 
 fn render(s: &Section) -> String {
@@ -171,11 +199,6 @@ fn render(s: &Section) -> String {
         out += &format!("\n![{p}]({p})\n");
     }
     out + "\n"
-}
-
-/// Ratio `a / b` formatted to two decimals.
-pub fn ratio(a: f64, b: f64) -> String {
-    format!("{:.2}", a / b)
 }
 
 /// Writes a line plot (log-scale y) of several series over a shared x axis.

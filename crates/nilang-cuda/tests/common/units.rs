@@ -1,0 +1,103 @@
+// The generated units the tests compile: with g++ (host_vs_rust.rs) and with NVRTC (nvrtc.rs).
+#![allow(dead_code)]
+
+use nilang_cgen::{KernelSpec, Module};
+use nilang_ir::Function;
+
+const SPECIAL: &str = include_str!("../../../nilang/src/special.rs");
+
+pub fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
+    fs.iter()
+        .find(|f| f.sig.ident == name)
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// The Bessel function J_ν of the paper, ν shared by every instance.
+pub fn bessel_module() -> Module {
+    let fs = nilang_ir::parse_file(SPECIAL).unwrap();
+    let mut m = Module::new();
+    for name in ["imul_int", "ifactorial", "imul", "ibesselj"] {
+        m.function(find(&fs, name)).unwrap();
+    }
+    m.kernel(find(&fs, "ibesselj"), &KernelSpec::new().shared("nu", 1))
+        .unwrap();
+    m
+}
+
+pub fn programs() -> Vec<Function> {
+    nilang_ir::parse_file(nilang_cuda::programs::SOURCE).unwrap()
+}
+
+/// The bundle-adjustment residual, one camera per observation or one shared camera.
+pub fn ba_module(shared_cam: bool) -> Module {
+    let fs = programs();
+    let f = find(&fs, "ba_residual");
+    let mut m = Module::new();
+    m.function(f).unwrap();
+    let spec = if shared_cam {
+        KernelSpec::new().shared("cam", 11)
+    } else {
+        KernelSpec::new()
+    };
+    m.kernel(f, &spec).unwrap();
+    m
+}
+
+/// The GMM per-point term, `k` components in dimension `d`, the mixture shared.
+pub fn gmm_module(d: usize, k: usize) -> Module {
+    let fs = programs();
+    let f = find(&fs, "gmm_point");
+    let mut m = Module::new();
+    m.function(f).unwrap();
+    let spec = KernelSpec::new()
+        .shared("alphas", k)
+        .shared("means", k * d)
+        .shared("qs", k * d)
+        .shared("ls", k * d * (d - 1) / 2)
+        .shared("d", 1)
+        .shared("k", 1);
+    m.kernel(f, &spec).unwrap();
+    m
+}
+
+/// Every primitive, instruction and control construct (`common/all_prims.rs`).
+pub fn all_prims_module() -> Module {
+    let fs = nilang_ir::parse_file(include_str!("all_prims.rs")).unwrap();
+    let f = find(&fs, "all_prims");
+    let mut m = Module::new();
+    m.function(f)
+        .unwrap()
+        .kernel(f, &KernelSpec::new())
+        .unwrap();
+    m
+}
+
+/// `#[i(cuda)]`'s constant after the header: a whole unit.
+pub fn macro_unit(cuda: &str) -> String {
+    format!("{}\n{}", nilang_cgen::HEADER, cuda)
+}
+
+/// Every generated unit: (what, source, kernel function).
+pub fn all_units() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        ("Bessel J_nu", bessel_module().source(), "ibesselj"),
+        ("BA residual", ba_module(false).source(), "ba_residual"),
+        (
+            "BA residual, shared camera",
+            ba_module(true).source(),
+            "ba_residual",
+        ),
+        ("GMM point term", gmm_module(3, 4).source(), "gmm_point"),
+        ("every primitive", all_prims_module().source(), "all_prims"),
+        (
+            "BA_RESIDUAL_CUDA",
+            macro_unit(nilang_cuda::programs::BA_RESIDUAL_CUDA),
+            "ba_residual",
+        ),
+        (
+            "GMM_POINT_CUDA",
+            macro_unit(nilang_cuda::programs::GMM_POINT_CUDA),
+            "gmm_point",
+        ),
+    ]
+}
