@@ -22,6 +22,53 @@ pub fn shadow_name(x: &Ident) -> Ident {
     format_ident!("{}_grad", x, span = x.span())
 }
 
+/// The names of the ancillas of a body that carry gradients: those written or read by an
+/// instruction, a builtin, a stack operation or as a writable call argument. An ancilla used
+/// only in expressions (conditions, `safe!`, arguments computed from it) needs no shadow.
+pub fn ancillas_with_gradients(body: &[Stmt]) -> std::collections::BTreeSet<String> {
+    fn views(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
+        let mut add = |v: &Dataview| {
+            out.insert(v.root.to_string());
+        };
+        match &s.kind {
+            StmtKind::Instr(i) => {
+                add(&i.target);
+                i.args.iter().for_each(|a| {
+                    if let Operand::View(v) = a {
+                        add(v)
+                    }
+                });
+            }
+            StmtKind::Builtin { args, operand, .. } => {
+                args.iter().for_each(&mut add);
+                if let Some(Operand::View(v)) = operand {
+                    add(v);
+                }
+            }
+            StmtKind::Stack { stack, value, .. } => {
+                add(stack);
+                add(value);
+            }
+            StmtKind::Call { call, .. } => call.args.iter().for_each(|a| {
+                if let CallArg::View(v) = a {
+                    add(v)
+                }
+            }),
+            StmtKind::If { then, els, .. } => then.iter().chain(els).for_each(|s| views(s, out)),
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+                body.iter().for_each(|s| views(s, out))
+            }
+            StmtKind::XorExpr { .. }
+            | StmtKind::Alloc(_)
+            | StmtKind::Dealloc(_)
+            | StmtKind::Safe(_) => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    body.iter().for_each(|s| views(s, &mut out));
+    out
+}
+
 /// The adjoint program of `f`: `f_adjoint`.
 pub fn adjoint_name(f: &Ident) -> Ident {
     format_ident!("{}_adjoint", f, span = f.span())
@@ -45,6 +92,7 @@ pub fn callee_adjoint_name(g: &Ident, uncall: bool) -> Ident {
 pub fn adjoint_text(f: &Function) -> String {
     let mut printer = Printer {
         scope: Scope::for_function(f),
+        with_gradients: ancillas_with_gradients(&f.body),
     };
     let body = printer.block(&crate::reverse::reverse_block(&f.body));
     let name = adjoint_name(&f.sig.ident);
@@ -83,6 +131,7 @@ pub fn shadowed_inputs(f: &Function) -> Vec<TokenStream> {
 
 struct Printer {
     scope: Scope,
+    with_gradients: std::collections::BTreeSet<String>,
 }
 
 impl Printer {
@@ -127,6 +176,7 @@ impl Printer {
                 let own = stmt_tokens(s);
                 let zeros: TokenStream = bindings
                     .iter()
+                    .filter(|b| self.with_gradients.contains(&b.name.to_string()))
                     .map(|b| {
                         let (n, g) = (&b.name, shadow_name(&b.name));
                         quote!(let #g = zero_like(#n);)

@@ -34,6 +34,8 @@ pub struct Shadows {
     /// Read-only parameters whose type holds the scalar type: their scalars enter
     /// instructions as constants of the pair type (`GVar` with a zero gradient).
     pub scalar_readonly: Vec<String>,
+    /// The ancillas that get a shadow (`nilang_ir::adjoint::ancillas_with_gradients`).
+    pub with_gradients: std::collections::BTreeSet<String>,
 }
 
 impl Shadows {
@@ -71,6 +73,13 @@ impl Gen {
             StmtKind::Call { call, uncall } => self.adjoint_call(call, *uncall, site),
             _ => return None,
         })
+    }
+
+    /// Does an ancilla get a shadow?
+    fn has_gradient(&self, name: &syn::Ident) -> bool {
+        self.shadow
+            .as_ref()
+            .is_some_and(|s| s.with_gradients.contains(&name.to_string()))
     }
 
     /// The place holding the gradient of a writable dataview (`x_grad[i].re` for `x[i].re`).
@@ -253,7 +262,9 @@ impl Gen {
             let shadow = shadow_name(name);
             let ty = b.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
-            out.extend(quote!(let mut #shadow #ty = #p::zero_of(&#name);));
+            if self.has_gradient(name) {
+                out.extend(quote!(let mut #shadow #ty = #p::zero_of(&#name);));
+            }
         }
         for b in bindings {
             self.scope.declare(&b.name, VarKind::Ancilla);
@@ -419,8 +430,10 @@ pub fn statements(
     let mut out = TokenStream::new();
     for a in ancillas {
         g.scope.declare(a, VarKind::Ancilla);
-        let shadow = shadow_name(a);
-        out.extend(quote!(let mut #shadow = #p::zero_of(&#a);));
+        if g.has_gradient(a) {
+            let shadow = shadow_name(a);
+            out.extend(quote!(let mut #shadow = #p::zero_of(&#a);));
+        }
     }
     out.extend(stmts.iter().map(|s| g.stmt(s)));
     out
@@ -433,6 +446,10 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
     let adjoint = nilang_ir::adjoint::adjoint_name(&f.sig.ident);
     let adjoint_inv = format_ident!("{}_inv", adjoint);
     let inputs = nilang_ir::adjoint::shadowed_inputs(f);
+    let shadows = &Shadows {
+        with_gradients: nilang_ir::adjoint::ancillas_with_gradients(&f.body),
+        ..shadows.clone()
+    };
     let body = |name: &syn::Ident, stmts: &[Stmt]| {
         let mut g = Gen::new(f, &name.to_string());
         g.shadow = Some(shadows.clone());

@@ -124,6 +124,7 @@ impl<'f> Params<'f> {
     /// What shadow mode needs: the read-only parameters whose type holds the scalar.
     fn shadows(&self) -> Shadows {
         Shadows {
+            with_gradients: nilang_ir::adjoint::ancillas_with_gradients(&self.f.body),
             scalar: Some(self.scalar.clone()),
             scalar_readonly: self
                 .iter()
