@@ -1,26 +1,52 @@
-//! Reverse-mode AD by running the inverse program.
+//! Reverse-mode AD by running the inverse program on values and gradients.
 //!
 //! For every generic reversible function `#[i] fn f<T: Real>(…)` the macro also generates:
 //!
+//! * `f_adjoint(x, x_grad, …)`: the **adjoint program** — `f`'s inverse program in which
+//!   every `&mut` parameter `x` is followed by a gradient buffer `x_grad` of the same type
+//!   (every read-only parameter by `()`), and every instruction also moves gradients by its
+//!   adjoint rule (the rules of [`GVar`]'s instructions, applied to values and gradients paired
+//!   in registers). Called with the arguments holding `f`'s outputs and each `x_grad` holding
+//!   `∂loss/∂output`, it restores the inputs and leaves `∂loss/∂input` in each `x_grad`. It
+//!   copies nothing and allocates nothing of its own; `f_adjoint_inv` is its inverse (`f`'s
+//!   program on values and gradients).
+//! * `f_vjp(x, x_grad, …)`: `f` then `f_adjoint` on the caller's buffers (for the compute–
+//!   copy–uncompute shape `L P M ~P D`: `L P M` on the plain scalars and `~M ~P` on values and
+//!   gradients, so `P` is not uncomputed and recomputed).
 //! * `f_grad(loss, args…) -> Result<(W₁, W₂, …), GradError>`: runs `f` forward on the
-//!   arguments, wraps the differentiable outputs in [`GVar`], seeds the loss gradient with 1,
-//!   and runs `f_inv` on the wrapped values. Each `Wₖ` is the `k`-th differentiable argument
+//!   arguments, seeds the loss gradient with 1 in gradient buffers of its own and runs the
+//!   adjoint on copies of the outputs. Each `Wₖ` is the `k`-th differentiable argument
 //!   (a `&mut` parameter whose type mentions `T`) with [`GVar`] scalars: its values are the
-//!   inputs (restored by the inverse), its gradients `∂loss/∂input`. The arguments themselves
-//!   are left holding the forward program's outputs. When the body has the compute–copy–
-//!   uncompute shape `L P M ~P D`, `f_grad` runs `L P M` on the plain scalars and only `~M ~P`
-//!   on `GVar`s (same result bit for bit, `P` is not uncomputed and recomputed).
+//!   inputs (restored by the adjoint), its gradients `∂loss/∂input`. The arguments themselves
+//!   are left holding the forward program's outputs. The result is bit for bit the gradient
+//!   of the inverse program run on `GVar` values (`f_inv::<GVar<T>>`, tested).
 //! * `f_jacobian(args…) -> Result<Matrix<T>, GradError>`: the Jacobian of the outputs with
 //!   respect to the inputs, over the flat list of every differentiable scalar (arguments in
 //!   order, each flattened by [`Scalars`]). Layout: `J[i][j] = ∂output_i / ∂input_j`, one
-//!   reverse sweep per output `i`.
+//!   adjoint sweep per output `i`.
 //! * `f_jacobian_of(&[Loss], args…) -> Result<Matrix<T>, GradError>`: only the rows of the
-//!   chosen outputs (e.g. the two residuals of a reprojection), one forward run and one reverse
+//!   chosen outputs (e.g. the two residuals of a reprojection), one forward run and one adjoint
 //!   sweep per row.
 //! * `f_hessian(loss, args…) -> Result<Matrix<T>, GradError>`: the Hessian of the loss, by
-//!   forward-mode [`Dual`] numbers through the gradient program (one column per pass).
+//!   forward-mode [`Dual`] numbers through the gradient (one column per pass).
 //!   A Hessian–vector product is one call of `f_grad::<Dual<T>>` with the tangents set to the
 //!   vector; [`crate::DualN`] carries several tangents per pass.
+//!
+//! ```
+//! use nilang::{i, Real};
+//!
+//! #[i(nocheck)]
+//! fn norm2<T: Real>(out: &mut T, x: &mut [T]) {
+//!     for i in 0..x.len() {
+//!         out += square(x[i]);
+//!     }
+//! }
+//! let (mut out, mut x) = (0.0, vec![1.0, 2.0, 3.0]);
+//! let (mut out_grad, mut x_grad) = (1.0, vec![0.0; 3]); // seed: ∂loss/∂out = 1
+//! norm2_vjp(&mut out, &mut out_grad, &mut x, &mut x_grad);
+//! assert_eq!(x_grad, vec![2.0, 4.0, 6.0]);
+//! assert_eq!((out, x), (0.0, vec![1.0, 2.0, 3.0])); // the inputs again
+//! ```
 //!
 //! The loss is chosen at call time with [`Loss`]; arguments are numbered from 0 in the order of
 //! the signature. Arguments that are not differentiable (integers, `&` parameters, by-value
