@@ -98,7 +98,7 @@ pub fn adjoint_text(f: &Function) -> String {
     let name = adjoint_name(&f.sig.ident);
     let generics = &f.sig.generics;
     let where_clause = &generics.where_clause;
-    let inputs = shadowed_inputs(f);
+    let inputs = shadowed_inputs(f, None);
     let vis = &f.vis;
     let file = quote!(#vis fn #name #generics (#(#inputs),*) #where_clause { #body });
     match syn::parse2::<syn::File>(file.clone()) {
@@ -108,8 +108,10 @@ pub fn adjoint_text(f: &Function) -> String {
 }
 
 /// The parameters of an adjoint program: each parameter of `f` followed by its gradient, of
-/// the same type for a `&mut` parameter and `()` for a read-only one.
-pub fn shadowed_inputs(f: &Function) -> Vec<TokenStream> {
+/// the same type for a `&mut` parameter and `()` for a read-only one. With `lane = (T, G)`,
+/// the gradient's type has the scalar type `T` replaced by the gradient type `G`
+/// (`x_grad: &mut [G]` for `x: &mut [T]`).
+pub fn shadowed_inputs(f: &Function, lane: Option<(&Ident, &Ident)>) -> Vec<TokenStream> {
     f.sig
         .inputs
         .iter()
@@ -117,7 +119,11 @@ pub fn shadowed_inputs(f: &Function) -> Vec<TokenStream> {
             let shadow = match input {
                 syn::FnArg::Typed(pt) => match (&*pt.pat, &*pt.ty) {
                     (syn::Pat::Ident(pi), syn::Type::Reference(r)) if r.mutability.is_some() => {
-                        let (shadow, ty) = (shadow_name(&pi.ident), &pt.ty);
+                        let shadow = shadow_name(&pi.ident);
+                        let ty = match lane {
+                            Some((scalar, g)) => replace_ident(pt.ty.to_token_stream(), scalar, g),
+                            None => pt.ty.to_token_stream(),
+                        };
                         quote!(#shadow: #ty)
                     }
                     _ => quote!(_: ()),
@@ -125,6 +131,22 @@ pub fn shadowed_inputs(f: &Function) -> Vec<TokenStream> {
                 syn::FnArg::Receiver(_) => quote!(_: ()),
             };
             [input.to_token_stream(), shadow]
+        })
+        .collect()
+}
+
+/// `ts` with every identifier `from` replaced by `to`.
+fn replace_ident(ts: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    ts.into_iter()
+        .map(|t| match t {
+            TokenTree::Ident(i) if &i == from => TokenTree::Ident(to.clone()),
+            TokenTree::Group(g) => {
+                let mut n = Group::new(g.delimiter(), replace_ident(g.stream(), from, to));
+                n.set_span(g.span());
+                TokenTree::Group(n)
+            }
+            other => other,
         })
         .collect()
 }

@@ -31,6 +31,9 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 pub struct Shadows {
     /// The scalar type parameter (`T`), when there is one.
     pub scalar: Option<syn::Ident>,
+    /// The type of one scalar's gradient where the code runs: the adjoint programs' type
+    /// parameter `__G`, the scalar type itself in `f_grad`, `()` without a scalar type.
+    pub lane: Option<TokenStream>,
     /// Read-only parameters whose type holds the scalar type: their scalars enter
     /// instructions as constants of the pair type (`GVar` with a zero gradient).
     pub scalar_readonly: Vec<String>,
@@ -38,7 +41,19 @@ pub struct Shadows {
     pub with_gradients: std::collections::BTreeSet<String>,
 }
 
+/// The gradient type parameter of the adjoint programs of a function with a scalar type: the
+/// type of one scalar's gradient (`T`, or `Lanes<T, N>` for several losses at once).
+pub fn lane_param() -> syn::Ident {
+    format_ident!("__G")
+}
+
 impl Shadows {
+    /// The gradient type of one scalar, as the turbofish argument of the shadow helpers
+    /// (`()` when the function has no scalar type: its values carry no gradient).
+    pub(crate) fn lane(&self) -> TokenStream {
+        self.lane.clone().unwrap_or_else(|| quote!(()))
+    }
+
     /// Does an expression name the scalar type (`T::lit(2.0)`): is its value a scalar?
     fn names_scalar(&self, e: &syn::Expr) -> bool {
         fn walk(ts: TokenStream, id: &syn::Ident) -> bool {
@@ -75,6 +90,13 @@ impl Gen {
         })
     }
 
+    /// The gradient type of one scalar (see [`Shadows::lane`]).
+    fn lane(&self) -> TokenStream {
+        self.shadow
+            .as_ref()
+            .map_or_else(|| quote!(()), Shadows::lane)
+    }
+
     /// Does an ancilla get a shadow?
     fn has_gradient(&self, name: &syn::Ident) -> bool {
         self.shadow
@@ -106,14 +128,16 @@ impl Gen {
     fn load_pair(&self, v: &Dataview, local: &syn::Ident) -> TokenStream {
         let p = private();
         let (place, shadow) = (self.place(v), self.shadow_place(v));
-        quote!(let mut #local = #p::join(#p::copy(&#place), #p::copy(&#shadow));)
+        let lane = self.lane();
+        quote!(let mut #local = #p::join::<_, #lane>(#p::copy(&#place), #p::copy(&#shadow));)
     }
 
     /// Stores a pair back into a writable dataview and its gradient.
     fn store_pair(&self, v: &Dataview, local: &syn::Ident) -> TokenStream {
         let p = private();
         let (place, shadow) = (self.place(v), self.shadow_place(v));
-        quote!(#p::split_into(&mut #place, &mut #shadow, #local);)
+        let lane = self.lane();
+        quote!(#p::split_into::<_, #lane>(&mut #place, &mut #shadow, #local);)
     }
 
     /// Loads an operand into `local`, of the type of the pair `like`; returns the load and the
@@ -141,8 +165,9 @@ impl Gen {
                     .shadow
                     .as_ref()
                     .is_some_and(|s| s.scalar_readonly.contains(&v.root.to_string()));
+                let lane = self.lane();
                 let value = if scalar {
-                    quote!(#p::join_constant(#p::copy(&#place)))
+                    quote!(#p::join_constant::<_, #lane>(#p::copy(&#place)))
                 } else {
                     quote!(#p::copy(&#place))
                 };
@@ -153,10 +178,13 @@ impl Gen {
             }
             // a constant of the scalar type (`T::lit(c)`) pairs with a zero gradient; other
             // constants (`2.0`, integers) convert on load as in the plain program
-            Operand::Const(e) if self.shadow.as_ref().is_some_and(|s| s.names_scalar(e)) => (
-                quote!(let mut #local = #p::load(&#like, &#p::join_constant(#e));),
-                TokenStream::new(),
-            ),
+            Operand::Const(e) if self.shadow.as_ref().is_some_and(|s| s.names_scalar(e)) => {
+                let lane = self.lane();
+                (
+                    quote!(let mut #local = #p::load(&#like, &#p::join_constant::<_, #lane>(#e));),
+                    TokenStream::new(),
+                )
+            }
             Operand::Const(e) => (
                 quote!(let mut #local = #p::load(&#like, &(#e));),
                 TokenStream::new(),
@@ -263,7 +291,8 @@ impl Gen {
             let ty = b.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
             if self.has_gradient(name) {
-                out.extend(quote!(let mut #shadow #ty = #p::zero_of(&#name);));
+                let lane = self.lane();
+                out.extend(quote!(let mut #shadow = #p::zero_grad::<_, #lane>(&#name);));
             }
         }
         for b in bindings {
@@ -284,10 +313,11 @@ impl Gen {
         let (ps, pv) = (self.place(stack), self.place(value));
         let ss = self.shadow_place(stack);
         // a value pushed by copy may be read-only: its gradient is then zero
+        let lane = self.lane();
         let sv = if self.writable(value) {
             self.shadow_place(value)
         } else {
-            quote!(#p::zero_of(&#pv))
+            quote!(#p::zero_grad::<_, #lane>(&#pv))
         };
         let stack_text = stack.text();
         let var = value.text();
@@ -298,7 +328,7 @@ impl Gen {
                 #p::stack_push(&mut #ps, __v);
                 #p::stack_push(&mut #ss, __g);
                 #pv = #p::zero_of(&#pv);
-                #sv = #p::zero_of(&#sv);
+                #sv = #p::zero_grad::<_, #lane>(&#pv);
             }),
             (false, false) => {
                 let check = self
@@ -372,10 +402,15 @@ impl Gen {
             }
         }
         let invocation = match &call.callee {
+            // explicit generic arguments gain the gradient type, the adjoint's last parameter
             Callee::Path(path) => {
                 let mut path = path.clone();
                 let last = path.path.segments.last_mut().expect("a path has a segment");
                 last.ident = callee_adjoint_name(&last.ident, uncall);
+                if let syn::PathArguments::AngleBracketed(a) = &mut last.arguments {
+                    let lane = self.lane();
+                    a.args.push(syn::parse_quote!(#lane));
+                }
                 quote!(#path(#(#args),*))
             }
             Callee::Method {
@@ -384,7 +419,12 @@ impl Gen {
                 turbofish,
             } => {
                 let method = callee_adjoint_name(method, uncall);
-                let tf = turbofish.as_ref().map(|t| quote!(::#t));
+                let lane = self.lane();
+                let tf = turbofish.as_ref().map(|t| {
+                    let mut t = t.clone();
+                    t.args.push(syn::parse_quote!(#lane));
+                    quote!(::#t)
+                });
                 quote!(#receiver.#method #tf(#(#args),*))
             }
         };
@@ -431,8 +471,8 @@ pub fn statements(
     for a in ancillas {
         g.scope.declare(a, VarKind::Ancilla);
         if g.has_gradient(a) {
-            let shadow = shadow_name(a);
-            out.extend(quote!(let mut #shadow = #p::zero_of(&#a);));
+            let (shadow, lane) = (shadow_name(a), shadows.lane());
+            out.extend(quote!(let mut #shadow = #p::zero_grad::<_, #lane>(&#a);));
         }
     }
     out.extend(stmts.iter().map(|s| g.stmt(s)));
@@ -445,9 +485,12 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
     // the scalar type parameter is bounded by `nilang::Base` (a differentiable `Float`)
     let adjoint = nilang_ir::adjoint::adjoint_name(&f.sig.ident);
     let adjoint_inv = format_ident!("{}_inv", adjoint);
-    let inputs = nilang_ir::adjoint::shadowed_inputs(f);
     let shadows = &Shadows {
         with_gradients: nilang_ir::adjoint::ancillas_with_gradients(&f.body),
+        lane: shadows
+            .scalar
+            .as_ref()
+            .map(|_| lane_param().to_token_stream()),
         ..shadows.clone()
     };
     let body = |name: &syn::Ident, stmts: &[Stmt]| {
@@ -459,7 +502,15 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
     let inv_body = body(&adjoint_inv, &f.body);
     let fwd = &f.sig.ident;
     let vis = &f.vis;
-    let generics = &crate::grad::with_base_bound(f);
+    let mut generics = crate::grad::with_base_bound(f);
+    let lane = shadows.scalar.as_ref().map(|scalar| (scalar, lane_param()));
+    if let Some((scalar, lane)) = &lane {
+        generics
+            .params
+            .push(syn::parse_quote!(#lane: ::nilang::Grad<#scalar>));
+    }
+    let inputs = nilang_ir::adjoint::shadowed_inputs(f, lane.as_ref().map(|(s, l)| (*s, l)));
+    let generics = &generics;
     let where_clause = &generics.where_clause;
     let adj_doc = format!(
         "The adjoint program of [`{fwd}`]: called with its arguments holding `{fwd}`'s outputs \

@@ -121,11 +121,13 @@ impl<'f> Params<'f> {
             .collect()
     }
 
-    /// What shadow mode needs: the read-only parameters whose type holds the scalar.
-    fn shadows(&self) -> Shadows {
+    /// What shadow mode needs: the read-only parameters whose type holds the scalar, and the
+    /// gradient type of one scalar where the code runs (`lane`).
+    fn shadows(&self, lane: TokenStream) -> Shadows {
         Shadows {
             with_gradients: nilang_ir::adjoint::ancillas_with_gradients(&self.f.body),
             scalar: Some(self.scalar.clone()),
+            lane: Some(lane),
             scalar_readonly: self
                 .iter()
                 .filter(|(_, _, r)| matches!(r, Role::ValueScalar(_) | Role::SharedScalar(_)))
@@ -137,13 +139,19 @@ impl<'f> Params<'f> {
     /// Explicit generic arguments for a call, with the scalar replaced by `scalar_as`:
     /// `f::<T, N>`, `f_grad::<Dual<T>, N>`. Lifetimes are left to inference.
     fn turbofish(&self, scalar_as: TokenStream) -> TokenStream {
+        self.turbofish_with(scalar_as, None)
+    }
+
+    /// The same, with a last argument for an adjoint program's gradient type.
+    fn turbofish_with(&self, scalar_as: TokenStream, lane: Option<TokenStream>) -> TokenStream {
         let args = self.f.sig.generics.params.iter().filter_map(|p| match p {
             syn::GenericParam::Type(t) if t.ident == self.scalar => Some(scalar_as.clone()),
             syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
             syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
             syn::GenericParam::Lifetime(_) => None,
         });
-        quote!(::<#(#args),*>)
+        let lane = lane.into_iter();
+        quote!(::<#(#args,)* #(#lane)*>)
     }
 
     /// The arguments of the forward call on the user's arguments.
@@ -240,7 +248,7 @@ impl<'f> Params<'f> {
         let s = quote!(::nilang::ad::support);
         let scalar = &self.scalar;
         let adjoint = nilang_ir::adjoint::adjoint_name(&self.f.sig.ident);
-        let tf = self.turbofish(scalar.to_token_stream());
+        let tf = self.turbofish_with(scalar.to_token_stream(), Some(sweep.lane(self)));
         let args = self.iter().flat_map(|(i, name, role)| {
             let (b, v, g) = (shadow_buffer(i), value_copy(i), shadow_name(name));
             match (role, sweep) {
@@ -372,6 +380,17 @@ enum Sweep {
     CallerBuffers,
 }
 
+impl Sweep {
+    /// The type of one scalar's gradient: the scalar type for the gradient buffers of
+    /// `f_grad`, the type parameter `__G` of `f_vjp`.
+    fn lane(self, p: &Params) -> TokenStream {
+        match self {
+            Sweep::Copies => p.scalar.to_token_stream(),
+            Sweep::CallerBuffers => crate::adjoint::lane_param().to_token_stream(),
+        }
+    }
+}
+
 /// The two halves of a gradient: the forward part on plain scalars and the adjoint part on
 /// values and gradients (with the fused shape, `L P M` and `~M ~P`; otherwise `f` and
 /// `f_adjoint`).
@@ -386,7 +405,8 @@ fn halves(p: &Params, sweep: Sweep) -> Halves {
         Some(Split { head, tail, live }) => {
             let name = nilang_ir::adjoint::adjoint_name(&f.sig.ident).to_string();
             let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), &head, &[]);
-            let tail = crate::adjoint::statements(f, &name, &p.shadows(), &tail, &live);
+            let tail =
+                crate::adjoint::statements(f, &name, &p.shadows(sweep.lane(p)), &tail, &live);
             let adjoint = match sweep {
                 Sweep::Copies => {
                     let bind = p.bind_shadows();
@@ -416,9 +436,14 @@ fn vjp_fn(p: &Params) -> TokenStream {
     let fwd = &f.sig.ident;
     let name = format_ident!("{}_vjp", fwd);
     let adjoint = nilang_ir::adjoint::adjoint_name(fwd);
-    let generics = gradient_generics(p);
+    let mut generics = gradient_generics(p);
+    let lane = crate::adjoint::lane_param();
+    let scalar = &p.scalar;
+    generics
+        .params
+        .push(syn::parse_quote!(#lane: ::nilang::Grad<#scalar>));
     let where_clause = &generics.where_clause;
-    let inputs = nilang_ir::adjoint::shadowed_inputs(f);
+    let inputs = nilang_ir::adjoint::shadowed_inputs(f, Some((&p.scalar, &lane)));
     let vis = &f.vis;
     let Halves {
         forward,
@@ -455,7 +480,7 @@ pub fn generate(f: &Function) -> TokenStream {
         }
         return TokenStream::new();
     };
-    let adjoint = crate::adjoint::generate(f, &p.shadows());
+    let adjoint = crate::adjoint::generate(f, &p.shadows(TokenStream::new()));
     if p.diff().is_empty() {
         return adjoint;
     }

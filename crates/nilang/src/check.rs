@@ -57,7 +57,7 @@ impl Check for f32 {
     }
 }
 
-impl<T: Check> Check for crate::GVar<T> {
+impl<T: Check, G: core::fmt::Debug> Check for crate::GVar<T, G> {
     /// Compares values only: gradients are not part of a program's state checks.
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.x.check_eq(&other.x, tol)

@@ -7,15 +7,18 @@
 
 use crate::float::Float;
 use crate::instr::*;
+use crate::lanes::Grad;
 use crate::prims::{Binary, Unary};
 
-/// A scalar paired with the gradient of the loss with respect to it.
+/// A scalar paired with the gradient of the loss with respect to it: a `T` (one loss), or
+/// [`crate::Lanes`] of `T` (the gradients of several losses at once: several rows of a
+/// Jacobian in one sweep).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct GVar<T> {
+pub struct GVar<T, G = T> {
     /// The value.
     pub x: T,
     /// The gradient.
-    pub g: T,
+    pub g: G,
 }
 
 impl<T: Float> GVar<T> {
@@ -40,7 +43,7 @@ impl<T: Float> GVar<T> {
     }
 }
 
-impl<T: Float, F: Unary<T>> Acc1<F> for GVar<T> {
+impl<T: Float, G: Grad<T>, F: Unary<T>> Acc1<F> for GVar<T, G> {
     #[inline(always)]
     fn add1(y: &mut Self, x: &mut Self) {
         let (v, d) = F::value_and_derivative(x.x);
@@ -56,7 +59,7 @@ impl<T: Float, F: Unary<T>> Acc1<F> for GVar<T> {
     }
 }
 
-impl<T: Float, F: Binary<T>> Acc2<F> for GVar<T> {
+impl<T: Float, G: Grad<T>, F: Binary<T>> Acc2<F> for GVar<T, G> {
     #[inline(always)]
     fn add2(y: &mut Self, a: &mut Self, b: &mut Self) {
         y.x = y.x + F::value(a.x, b.x);
@@ -74,7 +77,7 @@ impl<T: Float, F: Binary<T>> Acc2<F> for GVar<T> {
     }
 }
 
-impl<T: Float> Negate for GVar<T> {
+impl<T: Float, G: Grad<T>> Negate for GVar<T, G> {
     /// Adjoint rule: x̄ ← −x̄ (negation is linear and its own inverse).
     #[inline(always)]
     fn negate(&mut self) {
@@ -83,7 +86,7 @@ impl<T: Float> Negate for GVar<T> {
     }
 }
 
-impl<T: Float> Step for GVar<T> {
+impl<T: Float, G: Grad<T>> Step for GVar<T, G> {
     /// Adding a constant leaves the gradient unchanged.
     #[inline(always)]
     fn inc(&mut self) {
@@ -95,12 +98,12 @@ impl<T: Float> Step for GVar<T> {
     }
 }
 
-impl<T: Float> Conjugate for GVar<T> {
+impl<T: Float, G: Grad<T>> Conjugate for GVar<T, G> {
     #[inline(always)]
     fn conjugate(&mut self) {}
 }
 
-impl<T: Float> Rotate for GVar<T> {
+impl<T: Float, G: Grad<T>> Rotate for GVar<T, G> {
     /// Rotates values and gradients by θ; θ̄ ← θ̄ − (a′ b̄′ − b′ ā′) with the rotated values
     /// (the inverse of the rule in `irot`).
     #[inline(always)]
@@ -112,13 +115,13 @@ impl<T: Float> Rotate for GVar<T> {
         let (gx, gy) = (a.g, b.g);
         a.g = gx * c - gy * s;
         b.g = gy * c + gx * s;
-        theta.g = theta.g - (a.x * b.g - b.x * a.g);
+        theta.g = theta.g - (b.g * a.x - a.g * b.x);
     }
     /// Adjoint rule (the papers' Eq. 9): with the rotated values a′, b′ and their gradients,
     /// θ̄ ← θ̄ + a′ b̄′ − b′ ā′; then values and gradients rotate back by −θ.
     #[inline(always)]
     fn irot(a: &mut Self, b: &mut Self, theta: &mut Self) {
-        theta.g = theta.g + (a.x * b.g - b.x * a.g);
+        theta.g = theta.g + (b.g * a.x - a.g * b.x);
         let (s, c) = (theta.x.sin(), theta.x.cos());
         let (x, y) = (a.x, b.x);
         a.x = x * c + y * s;
@@ -129,32 +132,35 @@ impl<T: Float> Rotate for GVar<T> {
     }
 }
 
-impl<T: Float> Zeroable for GVar<T> {
+impl<T: Float, G: Grad<T>> Zeroable for GVar<T, G> {
     fn zero_like(&self) -> Self {
-        GVar::new(T::f_zero())
+        GVar {
+            x: T::f_zero(),
+            g: G::zero(),
+        }
     }
     fn is_zero(&self) -> bool {
         self.x.to_f64() == 0.0
     }
 }
 
-impl<T: Float> Accepts<GVar<T>> for GVar<T> {
+impl<T: Float, G: Grad<T>> Accepts<GVar<T, G>> for GVar<T, G> {
     #[inline(always)]
-    fn load(x: &GVar<T>) -> Self {
+    fn load(x: &GVar<T, G>) -> Self {
         *x
     }
     #[inline(always)]
-    fn store(x: &mut GVar<T>, v: Self) {
+    fn store(x: &mut GVar<T, G>, v: Self) {
         *x = v;
     }
 }
 
 macro_rules! gvar_accepts_constant {
     ($($from:ty),*) => {$(
-        impl<T: Float> Accepts<$from> for GVar<T> {
+        impl<T: Float, G: Grad<T>> Accepts<$from> for GVar<T, G> {
             /// A constant operand: its gradient is not kept.
             #[inline(always)]
-            fn load(x: &$from) -> Self { GVar::new(T::from_f64(*x as f64)) }
+            fn load(x: &$from) -> Self { GVar { x: T::from_f64(*x as f64), g: G::zero() } }
             #[inline(always)]
             fn store(_: &mut $from, _: Self) {}
         }

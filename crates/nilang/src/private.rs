@@ -414,56 +414,71 @@ pub fn lift<X: Lift>(x: X) -> X::Out {
     x.lift()
 }
 
-/// How a value and its shadow (its gradient, kept in a separate place of the same type) meet
-/// for one instruction of an adjoint program: real numbers pair into a [`crate::GVar`], whose
-/// instruction traits hold every adjoint rule (`nilang::gvar`, the one table of them);
-/// integers and booleans carry no gradient and stay as they are; complex numbers pair field by
-/// field. The pair lives in registers only: values and gradients stay in their own buffers.
-pub trait Shadow: Sized {
+/// How a value and its shadow (its gradient, kept in a separate place) meet for one
+/// instruction of an adjoint program, when the gradient of one scalar is an `L` (the scalar
+/// itself for one loss, [`crate::Lanes`] for several): real numbers pair into a
+/// [`crate::GVar`], whose instruction traits hold every adjoint rule (`nilang::gvar`, the one
+/// table of them); integers and booleans carry no gradient and stay as they are; complex
+/// numbers, arrays and `Vec`s pair element by element. The pair lives in registers only:
+/// values and gradients stay in their own buffers.
+pub trait Shadow<L>: Sized {
+    /// The type of the gradient of a value of this type.
+    type Grad;
     /// The value paired with its gradient.
     type Pair;
     /// Pairs a value with its gradient.
-    fn join(x: Self, g: Self) -> Self::Pair;
+    fn join(x: Self, g: Self::Grad) -> Self::Pair;
     /// Splits a pair back into the value and the gradient.
-    fn split(p: Self::Pair) -> (Self, Self);
+    fn split(p: Self::Pair) -> (Self, Self::Grad);
+    /// A zero gradient for this value (an ancilla's, when it is allocated).
+    fn zero_grad(&self) -> Self::Grad;
 }
 
-impl<T: crate::Float> Shadow for T {
-    type Pair = crate::GVar<T>;
+impl<T: crate::Float, L: crate::Grad<T>> Shadow<L> for T {
+    type Grad = L;
+    type Pair = crate::GVar<T, L>;
     #[inline(always)]
-    fn join(x: T, g: T) -> crate::GVar<T> {
+    fn join(x: T, g: L) -> crate::GVar<T, L> {
         crate::GVar { x, g }
     }
     #[inline(always)]
-    fn split(p: crate::GVar<T>) -> (T, T) {
+    fn split(p: crate::GVar<T, L>) -> (T, L) {
         (p.x, p.g)
+    }
+    #[inline(always)]
+    fn zero_grad(&self) -> L {
+        L::zero()
     }
 }
 
 macro_rules! shadow_without_gradient {
     ($($t:ty),*) => {$(
-        impl Shadow for $t {
+        impl<L> Shadow<L> for $t {
+            type Grad = $t;
             type Pair = $t;
             #[inline(always)]
             fn join(x: $t, _: $t) -> $t { x }
             #[inline(always)]
             fn split(p: $t) -> ($t, $t) { (p, <$t>::default()) }
+            #[inline(always)]
+            fn zero_grad(&self) -> $t { <$t>::default() }
         }
     )*};
 }
 shadow_without_gradient!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
 
-impl<X: Shadow> Shadow for num_complex::Complex<X> {
+impl<L, X: Shadow<L>> Shadow<L> for num_complex::Complex<X> {
+    type Grad = num_complex::Complex<X::Grad>;
     type Pair = num_complex::Complex<X::Pair>;
     #[inline(always)]
-    fn join(x: Self, g: Self) -> Self::Pair {
+    fn join(x: Self, g: Self::Grad) -> Self::Pair {
         num_complex::Complex {
             re: X::join(x.re, g.re),
             im: X::join(x.im, g.im),
         }
     }
     #[inline(always)]
-    fn split(p: Self::Pair) -> (Self, Self) {
+    fn split(p: Self::Pair) -> (Self, Self::Grad) {
         let (xr, gr) = X::split(p.re);
         let (xi, gi) = X::split(p.im);
         (
@@ -471,31 +486,77 @@ impl<X: Shadow> Shadow for num_complex::Complex<X> {
             num_complex::Complex { re: gr, im: gi },
         )
     }
+    #[inline(always)]
+    fn zero_grad(&self) -> Self::Grad {
+        num_complex::Complex {
+            re: self.re.zero_grad(),
+            im: self.im.zero_grad(),
+        }
+    }
+}
+
+impl<L, X: Shadow<L>, const N: usize> Shadow<L> for [X; N] {
+    type Grad = [X::Grad; N];
+    type Pair = [X::Pair; N];
+    fn join(x: Self, g: Self::Grad) -> Self::Pair {
+        let mut g = g.into_iter();
+        x.map(|x| X::join(x, g.next().expect("same length")))
+    }
+    fn split(p: Self::Pair) -> (Self, Self::Grad) {
+        let mut grads = Vec::with_capacity(N);
+        let values = p.map(|p| {
+            let (x, g) = X::split(p);
+            grads.push(g);
+            x
+        });
+        let grads: [X::Grad; N] = match grads.try_into() {
+            Ok(g) => g,
+            Err(_) => unreachable!("one gradient per element"),
+        };
+        (values, grads)
+    }
+    fn zero_grad(&self) -> Self::Grad {
+        core::array::from_fn(|i| self[i].zero_grad())
+    }
+}
+
+impl<L, X: Shadow<L>> Shadow<L> for Vec<X> {
+    type Grad = Vec<X::Grad>;
+    type Pair = Vec<X::Pair>;
+    fn join(x: Self, g: Self::Grad) -> Self::Pair {
+        x.into_iter().zip(g).map(|(x, g)| X::join(x, g)).collect()
+    }
+    fn split(p: Self::Pair) -> (Self, Self::Grad) {
+        p.into_iter().map(X::split).unzip()
+    }
+    fn zero_grad(&self) -> Self::Grad {
+        self.iter().map(Shadow::zero_grad).collect()
+    }
 }
 
 /// A value and its gradient as one operand of an adjoint instruction (see [`Shadow`]).
 #[inline(always)]
-pub fn join<X: Shadow>(x: X, g: X) -> X::Pair {
+pub fn join<X: Shadow<L>, L>(x: X, g: X::Grad) -> X::Pair {
     X::join(x, g)
-}
-
-/// The value and the gradient of a pair (see [`Shadow`]).
-#[inline(always)]
-pub fn split<X: Shadow>(p: X::Pair) -> (X, X) {
-    X::split(p)
 }
 
 /// The pair of a read-only value: its gradient is not kept.
 #[inline(always)]
-pub fn join_constant<X: Shadow + Zeroable>(x: X) -> X::Pair {
-    let g = x.zero_like();
+pub fn join_constant<X: Shadow<L>, L>(x: X) -> X::Pair {
+    let g = x.zero_grad();
     X::join(x, g)
 }
 
 /// Stores a pair back into a value's place and its gradient's place (see [`Shadow`]).
 #[inline(always)]
-pub fn split_into<X: Shadow>(x: &mut X, g: &mut X, p: X::Pair) {
+pub fn split_into<X: Shadow<L>, L>(x: &mut X, g: &mut X::Grad, p: X::Pair) {
     let (v, d) = X::split(p);
     *x = v;
     *g = d;
+}
+
+/// A zero gradient for a freshly allocated ancilla (see [`Shadow`]).
+#[inline(always)]
+pub fn zero_grad<X: Shadow<L>, L>(x: &X) -> X::Grad {
+    x.zero_grad()
 }

@@ -90,14 +90,17 @@ impl<
     }
 }
 
-impl<T: Float + Check> Real for GVar<T> {
+impl<T: Float + Check, G: crate::Grad<T>> Real for GVar<T, G> {
     #[inline(always)]
     fn val(&self) -> f64 {
         self.x.to_f64()
     }
     #[inline(always)]
     fn lit(v: f64) -> Self {
-        GVar::new(T::from_f64(v))
+        GVar {
+            x: T::from_f64(v),
+            g: G::zero(),
+        }
     }
 }
 

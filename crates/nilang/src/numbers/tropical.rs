@@ -255,14 +255,19 @@ impl<T: crate::Float> crate::ad::Scalars<T> for Tropical<T> {
     }
 }
 
-impl<T: crate::Float> crate::__private::Shadow for Tropical<T> {
-    type Pair = Tropical<crate::GVar<T>>;
+impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for Tropical<T> {
+    type Grad = Tropical<L>;
+    type Pair = Tropical<crate::GVar<T, L>>;
     #[inline(always)]
-    fn join(x: Self, g: Self) -> Self::Pair {
+    fn join(x: Self, g: Tropical<L>) -> Self::Pair {
         Tropical(crate::GVar { x: x.0, g: g.0 })
     }
     #[inline(always)]
-    fn split(p: Self::Pair) -> (Self, Self) {
+    fn split(p: Self::Pair) -> (Self, Tropical<L>) {
         (Tropical(p.0.x), Tropical(p.0.g))
+    }
+    #[inline(always)]
+    fn zero_grad(&self) -> Tropical<L> {
+        Tropical(L::zero())
     }
 }

@@ -245,16 +245,21 @@ impl<T: crate::Float> crate::ad::Scalars<T> for ULog<T> {
     }
 }
 
-impl<T: crate::Float> crate::__private::Shadow for ULog<T> {
-    type Pair = ULog<crate::GVar<T>>;
+impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for ULog<T> {
+    type Grad = ULog<L>;
+    type Pair = ULog<crate::GVar<T, L>>;
     #[inline(always)]
-    fn join(x: Self, g: Self) -> Self::Pair {
+    fn join(x: Self, g: ULog<L>) -> Self::Pair {
         ULog {
             ln: crate::GVar { x: x.ln, g: g.ln },
         }
     }
     #[inline(always)]
-    fn split(p: Self::Pair) -> (Self, Self) {
+    fn split(p: Self::Pair) -> (Self, ULog<L>) {
         (ULog { ln: p.ln.x }, ULog { ln: p.ln.g })
+    }
+    #[inline(always)]
+    fn zero_grad(&self) -> ULog<L> {
+        ULog { ln: L::zero() }
     }
 }

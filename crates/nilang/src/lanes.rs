@@ -1,0 +1,84 @@
+//! Gradient types: what the `g` of a [`crate::GVar`] can be. A plain `T` carries the gradient
+//! of one loss; [`Lanes`] carries the gradients of `N` losses at once, so one adjoint sweep
+//! gives `N` rows of a Jacobian. The adjoint rules (`nilang::gvar`) are written once, for
+//! any [`Grad`].
+
+use crate::float::Float;
+use core::ops::{Add, Mul, Neg, Sub};
+
+/// A gradient of scalars of type `T`: added, subtracted, negated and scaled by a `T`.
+pub trait Grad<T>:
+    Copy
+    + core::fmt::Debug
+    + 'static
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Neg<Output = Self>
+    + Mul<T, Output = Self>
+{
+    /// The zero gradient.
+    fn zero() -> Self;
+}
+
+impl<T: Float> Grad<T> for T {
+    #[inline(always)]
+    fn zero() -> T {
+        T::f_zero()
+    }
+}
+
+/// `N` gradients of one scalar, one per loss (lane `k` belongs to loss `k`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lanes<T, const N: usize>(pub [T; N]);
+
+impl<T: Float, const N: usize> Default for Lanes<T, N> {
+    fn default() -> Self {
+        Lanes([T::f_zero(); N])
+    }
+}
+
+impl<T: Float, const N: usize> Lanes<T, N> {
+    /// Lane `k` set to `v`, the others zero (a seed).
+    pub fn unit(k: usize, v: T) -> Self {
+        let mut l = [T::f_zero(); N];
+        l[k] = v;
+        Lanes(l)
+    }
+}
+
+macro_rules! lanewise {
+    ($tr:ident, $method:ident, $op:tt) => {
+        impl<T: Float, const N: usize> $tr for Lanes<T, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn $method(self, o: Self) -> Self {
+                Lanes(core::array::from_fn(|k| self.0[k] $op o.0[k]))
+            }
+        }
+    };
+}
+lanewise!(Add, add, +);
+lanewise!(Sub, sub, -);
+
+impl<T: Float, const N: usize> Neg for Lanes<T, N> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Lanes(self.0.map(|v| -v))
+    }
+}
+
+impl<T: Float, const N: usize> Mul<T> for Lanes<T, N> {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, s: T) -> Self {
+        Lanes(self.0.map(|v| v * s))
+    }
+}
+
+impl<T: Float, const N: usize> Grad<T> for Lanes<T, N> {
+    #[inline(always)]
+    fn zero() -> Self {
+        Lanes([T::f_zero(); N])
+    }
+}
