@@ -165,30 +165,28 @@ impl<'f> Params<'f> {
             .collect()
     }
 
-    /// `let mut __s{i} = …`: a zero gradient buffer for each differentiable argument, a copy
-    /// of each other `&mut` argument (the shadow of a value without gradient).
-    fn zero_shadows(&self) -> TokenStream {
-        let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+    /// `let mut __s{i} = …`: a zero gradient buffer (of gradient type `lane`) for each
+    /// differentiable argument, a copy of each other `&mut` argument (the shadow of a value
+    /// without gradient).
+    fn zero_shadows(&self, lane: &TokenStream) -> TokenStream {
+        let s = quote!(::nilang::ad::support);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
                 let b = shadow_buffer(i);
                 match role {
                     Role::Diff(ty) => {
-                        quote!(let mut #b = #s::zero_shadow::<#scalar, #ty>(&*#name);)
+                        quote!(let mut #b = #s::zero_shadow::<#scalar, #ty, #lane>(&*#name);)
                     }
                     Role::State => quote!(let mut #b = ::core::clone::Clone::clone(&*#name);),
-                    _ => {
-                        let _ = &n;
-                        TokenStream::new()
-                    }
+                    _ => TokenStream::new(),
                 }
             })
             .collect()
     }
 
-    /// Seeds the gradient of the loss (`__loss`, already validated) in its buffer.
-    fn seed(&self) -> TokenStream {
+    /// Seeds 1 in lane `__k` of the gradient of the loss `__loss` (already validated).
+    fn seed(&self, lane: &TokenStream) -> TokenStream {
         let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
         let scalar = &self.scalar;
         let arms: TokenStream = self
@@ -196,7 +194,7 @@ impl<'f> Params<'f> {
             .iter()
             .map(|(i, _, ty)| {
                 let b = shadow_buffer(*i);
-                quote!(#i => #s::seed_shadow::<#scalar, #ty>(&mut #b, __loss.index, <#scalar as #n::Float>::f_one()),)
+                quote!(#i => #s::seed_lane::<#scalar, #ty, #lane>(&mut #b, __loss.index, __k, <#scalar as #n::Float>::f_one()),)
             })
             .collect();
         quote!(match __loss.arg { #arms _ => unreachable!() })
@@ -213,7 +211,7 @@ impl<'f> Params<'f> {
                 match role {
                     Role::Diff(ty) => quote! {
                         let #name = #s::as_value_mut::<#scalar, #ty>(&mut #v);
-                        let #g = #s::as_value_mut::<#scalar, #ty>(&mut #b);
+                        let #g = &mut #b;
                     },
                     Role::State => quote!(let #name = &mut #v; let #g = &mut #b;),
                     _ => TokenStream::new(),
@@ -244,11 +242,11 @@ impl<'f> Params<'f> {
     /// The call of `f_adjoint` on copies of the arguments and gradient buffers
     /// ([`Sweep::Copies`]), or on the arguments and the caller's gradients
     /// ([`Sweep::CallerBuffers`]).
-    fn adjoint_call(&self, sweep: Sweep) -> TokenStream {
+    fn adjoint_call(&self, sweep: Sweep, lane: &TokenStream) -> TokenStream {
         let s = quote!(::nilang::ad::support);
         let scalar = &self.scalar;
         let adjoint = nilang_ir::adjoint::adjoint_name(&self.f.sig.ident);
-        let tf = self.turbofish_with(scalar.to_token_stream(), Some(sweep.lane(self)));
+        let tf = self.turbofish_with(scalar.to_token_stream(), Some(lane.clone()));
         let args = self.iter().flat_map(|(i, name, role)| {
             let (b, v, g) = (shadow_buffer(i), value_copy(i), shadow_name(name));
             match (role, sweep) {
@@ -257,7 +255,7 @@ impl<'f> Params<'f> {
                 }
                 (Role::Diff(ty), Sweep::Copies) => vec![
                     quote!(#s::as_value_mut::<#scalar, #ty>(&mut #v)),
-                    quote!(#s::as_value_mut::<#scalar, #ty>(&mut #b)),
+                    quote!(&mut #b),
                 ],
                 (Role::State, Sweep::Copies) => vec![quote!(&mut #v), quote!(&mut #b)],
                 (Role::Value | Role::ValueScalar(_), _) => {
@@ -380,17 +378,6 @@ enum Sweep {
     CallerBuffers,
 }
 
-impl Sweep {
-    /// The type of one scalar's gradient: the scalar type for the gradient buffers of
-    /// `f_grad`, the type parameter `__G` of `f_vjp`.
-    fn lane(self, p: &Params) -> TokenStream {
-        match self {
-            Sweep::Copies => p.scalar.to_token_stream(),
-            Sweep::CallerBuffers => crate::adjoint::lane_param().to_token_stream(),
-        }
-    }
-}
-
 /// The two halves of a gradient: the forward part on plain scalars and the adjoint part on
 /// values and gradients (with the fused shape, `L P M` and `~M ~P`; otherwise `f` and
 /// `f_adjoint`).
@@ -399,14 +386,13 @@ struct Halves {
     adjoint: TokenStream,
 }
 
-fn halves(p: &Params, sweep: Sweep) -> Halves {
+fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
     let f = p.f;
     match split(f) {
         Some(Split { head, tail, live }) => {
             let name = nilang_ir::adjoint::adjoint_name(&f.sig.ident).to_string();
             let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), &head, &[]);
-            let tail =
-                crate::adjoint::statements(f, &name, &p.shadows(sweep.lane(p)), &tail, &live);
+            let tail = crate::adjoint::statements(f, &name, &p.shadows(lane.clone()), &tail, &live);
             let adjoint = match sweep {
                 Sweep::Copies => {
                     let bind = p.bind_shadows();
@@ -422,7 +408,7 @@ fn halves(p: &Params, sweep: Sweep) -> Halves {
             let args = p.forward_args();
             Halves {
                 forward: quote!(#fwd #tf(#(#args),*);),
-                adjoint: p.adjoint_call(sweep),
+                adjoint: p.adjoint_call(sweep, lane),
             }
         }
     }
@@ -448,7 +434,7 @@ fn vjp_fn(p: &Params) -> TokenStream {
     let Halves {
         forward,
         adjoint: backward,
-    } = halves(p, Sweep::CallerBuffers);
+    } = halves(p, Sweep::CallerBuffers, &lane.to_token_stream());
     let doc = format!(
         "Vector–Jacobian product of [`{fwd}`] in place: on entry each `&mut` argument holds an \
          input of `{fwd}` and its `*_grad` the gradient of a loss with respect to that \
@@ -532,9 +518,14 @@ fn grad_fn(p: &Params) -> TokenStream {
     let Halves {
         forward,
         adjoint: backward,
-    } = halves(p, Sweep::Copies);
-    let (validate, copies, shadows, seed) =
-        (p.validate(), p.value_copies(), p.zero_shadows(), p.seed());
+    } = halves(p, Sweep::Copies, &scalar.to_token_stream());
+    let lane = scalar.to_token_stream();
+    let (validate, copies, shadows, seed) = (
+        p.validate(),
+        p.value_copies(),
+        p.zero_shadows(&lane),
+        p.seed(&lane),
+    );
     let doc = format!(
         "Gradient of the loss (chosen by `loss`) of [`{name_str}`] with respect to its \
          differentiable arguments: `{name_str}` forward, then its adjoint program \
@@ -553,6 +544,7 @@ fn grad_fn(p: &Params) -> TokenStream {
             #forward
             #copies
             #shadows
+            let __k = 0usize;
             #seed
             #backward
             ::core::result::Result::Ok((#(#results,)*))
@@ -561,9 +553,9 @@ fn grad_fn(p: &Params) -> TokenStream {
 }
 
 /// `f_jacobian` (every output) and `f_jacobian_of` (chosen outputs): one forward run, one
-/// adjoint sweep per row on copies of the outputs.
+/// adjoint sweep per four rows (gradients in `Lanes`) on copies of the outputs.
 fn jacobian_fns(p: &Params) -> TokenStream {
-    let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+    let n = quote!(::nilang);
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
@@ -583,26 +575,23 @@ fn jacobian_fns(p: &Params) -> TokenStream {
         Role::Diff(_) | Role::State => quote!(&mut *#name),
         _ => quote!(#name),
     });
-    let read_row: TokenStream = diff
-        .iter()
-        .map(|(i, name, ty)| {
-            let b = shadow_buffer(*i);
-            quote!(#s::shadow_grads::<#scalar, #ty>(&*#name, &#b, &mut __row);)
-        })
-        .collect();
     let tf = p.turbofish(scalar.to_token_stream());
-    let Halves { forward, adjoint } = halves(p, Sweep::Copies);
-    let (validate, copies, shadows, seed) =
-        (p.validate(), p.value_copies(), p.zero_shadows(), p.seed());
+    let forward = halves(p, Sweep::Copies, &scalar.to_token_stream()).forward;
+    let validate = p.validate();
+    // one sweep for one row on plain gradients, for two rows on 2 lanes, else 4 rows on 4
+    let one = lane_sweep(p, &scalar.to_token_stream());
+    let two = lane_sweep(p, &quote!(#n::Lanes<#scalar, 2>));
+    let four = lane_sweep(p, &quote!(#n::Lanes<#scalar, 4>));
     let jac_doc = format!(
         "Jacobian of [`{name_str}`]: `J[i][j] = ∂output_i/∂input_j` over the flat list of its \
-         differentiable scalars, one adjoint sweep per output. The arguments are left holding \
+         differentiable scalars, one adjoint sweep per four outputs. The arguments are left holding \
          the outputs. See `nilang::ad`."
     );
     let jac_of_doc = format!(
         "Rows of the Jacobian of [`{name_str}`] for the chosen outputs only: row `i` is the \
          gradient of `outputs[i]` over the flat list of differentiable inputs. One forward run, \
-         one adjoint sweep per row. The arguments are left holding the outputs. See `nilang::ad`."
+         one adjoint sweep per four rows (gradients in `Lanes`). The arguments are left holding the \
+         outputs. See `nilang::ad`."
     );
     let allow = allow();
     quote! {
@@ -628,20 +617,57 @@ fn jacobian_fns(p: &Params) -> TokenStream {
             let __n = 0usize #(+ #counts)*;
             let mut __jac = #n::ad::Matrix::filled(__outputs.len(), __n, <#scalar as #n::Float>::f_zero());
             let mut __row = ::std::vec::Vec::with_capacity(__n);
-            for (__i, &__loss) in __outputs.iter().enumerate() {
-                #copies
-                #shadows
-                #seed
-                #adjoint
-                __row.clear();
-                #read_row
-                for (__j, __v) in __row.iter().enumerate() {
-                    __jac.set(__i, __j, *__v);
+            let mut __i = 0usize;
+            while __i < __outputs.len() {
+                let __width = match __outputs.len() - __i {
+                    1 => 1,
+                    2 => 2,
+                    __left => __left.min(4),
+                };
+                let __chunk = &__outputs[__i..__i + __width];
+                match __width {
+                    1 => #one,
+                    2 => #two,
+                    _ => #four,
                 }
+                __i += __width;
             }
             ::core::result::Result::Ok(__jac)
         }
     }
+}
+
+/// One adjoint sweep for the rows `__i..__i + __chunk.len()` of a Jacobian, with gradients of
+/// type `lane` (`T` for one row, `Lanes<T, N>` for up to `N`): copies of the outputs, a seed
+/// in lane `k` for the `k`-th loss of the chunk, the adjoint, and each lane read into its row.
+fn lane_sweep(p: &Params, lane: &TokenStream) -> TokenStream {
+    let s = quote!(::nilang::ad::support);
+    let scalar = &p.scalar;
+    let adjoint = halves(p, Sweep::Copies, lane).adjoint;
+    let (copies, shadows, seed) = (p.value_copies(), p.zero_shadows(lane), p.seed(lane));
+    let read_row: TokenStream = p
+        .diff()
+        .iter()
+        .map(|(i, name, ty)| {
+            let b = shadow_buffer(*i);
+            quote!(#s::lane_grads::<#scalar, #ty, #lane>(&*#name, &#b, __k, &mut __row);)
+        })
+        .collect();
+    quote!({
+        #copies
+        #shadows
+        for (__k, &__loss) in __chunk.iter().enumerate() {
+            #seed
+        }
+        #adjoint
+        for __k in 0..__chunk.len() {
+            __row.clear();
+            #read_row
+            for (__j, __v) in __row.iter().enumerate() {
+                __jac.set(__i + __k, __j, *__v);
+            }
+        }
+    })
 }
 
 /// `f_hessian`: dual numbers through `f_grad` (forward over reverse), one column per pass.

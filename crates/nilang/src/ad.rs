@@ -55,6 +55,7 @@
 use crate::dual::Dual;
 use crate::float::Float;
 use crate::gvar::GVar;
+use crate::lanes::Grad;
 use core::fmt;
 
 /// Which scalar is the loss: element `index` of argument `arg` (both from 0).
@@ -424,10 +425,11 @@ pub mod support {
         }
     }
 
-    /// A zero gradient buffer of a differentiable argument's shape.
+    /// A zero gradient buffer of a differentiable argument's shape, with gradients of type
+    /// `L` (`T`, or `Lanes<T, N>` for `N` losses at once).
     #[inline]
-    pub fn zero_shadow<T: Float, X: Scalars<T> + ?Sized>(x: &X) -> X::Map<T> {
-        x.map(&mut |_, _| T::f_zero())
+    pub fn zero_shadow<T: Float, X: Scalars<T> + ?Sized, L: Grad<T>>(x: &X) -> X::Map<L> {
+        x.map(&mut |_, _| L::zero())
     }
 
     /// A copy of a differentiable argument's values in a buffer of its own.
@@ -442,10 +444,17 @@ pub mod support {
         X::as_value_mut(m)
     }
 
-    /// Sets scalar `index` of a gradient buffer to `g` (the loss's seed).
+    /// Sets lane `lane` of scalar `index` of a gradient buffer to `g` (a loss's seed).
     #[inline]
-    pub fn seed_shadow<T: Float, X: Scalars<T> + ?Sized>(s: &mut X::Map<T>, index: usize, g: T) {
-        X::set_mapped(s, index, g);
+    pub fn seed_lane<T: Float, X: Scalars<T> + ?Sized, L: Grad<T>>(
+        s: &mut X::Map<L>,
+        index: usize,
+        lane: usize,
+        g: T,
+    ) {
+        let mut v = X::get_mapped(s, index);
+        v.set_lane(lane, g);
+        X::set_mapped(s, index, v);
     }
 
     /// Values and gradients zipped into `GVar`s (what `f_grad` returns).
@@ -454,11 +463,17 @@ pub mod support {
         x.map(&mut |i, v| GVar::with_grad(v, X::get_mapped(s, i)))
     }
 
-    /// The scalars of a gradient buffer, appended in flat order.
+    /// Lane `lane` of every scalar of a gradient buffer, appended in flat order (a row of a
+    /// Jacobian).
     #[inline]
-    pub fn shadow_grads<T: Float, X: Scalars<T> + ?Sized>(x: &X, s: &X::Map<T>, out: &mut Vec<T>) {
+    pub fn lane_grads<T: Float, X: Scalars<T> + ?Sized, L: Grad<T>>(
+        x: &X,
+        s: &X::Map<L>,
+        lane: usize,
+        out: &mut Vec<T>,
+    ) {
         for i in 0..x.count() {
-            out.push(X::get_mapped(s, i));
+            out.push(X::get_mapped(s, i).lane(lane));
         }
     }
 

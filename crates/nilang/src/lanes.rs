@@ -18,12 +18,26 @@ pub trait Grad<T>:
 {
     /// The zero gradient.
     fn zero() -> Self;
+    /// The gradient of loss `k` (`k` = 0 for a plain `T`).
+    fn lane(&self, k: usize) -> T;
+    /// Sets the gradient of loss `k`.
+    fn set_lane(&mut self, k: usize, v: T);
 }
 
 impl<T: Float> Grad<T> for T {
     #[inline(always)]
     fn zero() -> T {
         T::f_zero()
+    }
+    #[inline(always)]
+    fn lane(&self, k: usize) -> T {
+        debug_assert_eq!(k, 0, "a plain gradient has one lane");
+        *self
+    }
+    #[inline(always)]
+    fn set_lane(&mut self, k: usize, v: T) {
+        debug_assert_eq!(k, 0, "a plain gradient has one lane");
+        *self = v;
     }
 }
 
@@ -80,5 +94,13 @@ impl<T: Float, const N: usize> Grad<T> for Lanes<T, N> {
     #[inline(always)]
     fn zero() -> Self {
         Lanes([T::f_zero(); N])
+    }
+    #[inline(always)]
+    fn lane(&self, k: usize) -> T {
+        self.0[k]
+    }
+    #[inline(always)]
+    fn set_lane(&mut self, k: usize, v: T) {
+        self.0[k] = v;
     }
 }

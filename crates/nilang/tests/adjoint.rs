@@ -224,3 +224,26 @@ fn stacked<T: Real>(out: &mut T, x: &mut [T], stack: &mut Vec<T>) {
         dealloc!(t = T::zero());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// `f_jacobian_of` takes rows four (or two) at a time on `Lanes`; each row equals the
+    /// gradient of its output alone (`f_grad`, one loss), bit for bit.
+    #[test]
+    fn lane_jacobians_equal_row_by_row_gradients(
+        w in vector(7 * 3), b in vector(7), x in vector(3), rows in 1usize..8,
+    ) {
+        use nilang::blas::{i_affine_grad, i_affine_jacobian_of};
+        use nilang::Loss;
+        let outputs: Vec<Loss> = (0..rows).map(|r| Loss::elem(0, (3 * r) % 7)).collect();
+        let (mut y, mut ws, mut bs, mut xs) = (vec![0.5; 7], w.clone(), b.clone(), x.clone());
+        let jac = i_affine_jacobian_of(&outputs, &mut y, &mut ws, &mut bs, &mut xs).unwrap();
+        for (r, &loss) in outputs.iter().enumerate() {
+            let (mut y, mut ws, mut bs, mut xs) = (vec![0.5; 7], w.clone(), b.clone(), x.clone());
+            let (gy, gw, gb, gx) = i_affine_grad(loss, &mut y, &mut ws, &mut bs, &mut xs).unwrap();
+            let row: Vec<u64> = gy.iter().chain(&gw).chain(&gb).chain(&gx).map(|v| v.g.to_bits()).collect();
+            prop_assert_eq!(bits(jac.row(r)), row, "row {}", r);
+        }
+    }
+}
