@@ -15,7 +15,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// The forward and inverse functions of a reversible function.
 pub fn generate(f: &Function) -> TokenStream {
-    let fwd_body = Gen::new(f, &f.sig.ident.to_string()).block(&f.body);
+    let fwd_body = Gen::new(f, &f.sig.ident.to_string()).block(forward_statements(f));
     let inverse = reverse_block(&f.body);
     let inv_body = Gen::new(f, &f.inverse_name.to_string()).block(&inverse);
     let attrs = &f.attrs;
@@ -39,6 +39,20 @@ pub fn generate(f: &Function) -> TokenStream {
         #vis #inv_sig {
             #inv_body
         }
+    }
+}
+
+/// The statements the forward function runs. Unchecked, a body of the compute–copy–
+/// uncompute shape `L P M ~P D` stops after `L P M`: `P` wrote only ancillas, which `~P`
+/// would restore and `D` drop unchecked, so nothing observable changes (unless `~P` holds a
+/// `safe!` block, whose side effects must run). The inverse still runs every statement.
+fn forward_statements(f: &Function) -> &[Stmt] {
+    if f.checked {
+        return &f.body;
+    }
+    match crate::grad::split(f) {
+        Some(split) if !split.tail_has_safe() => &f.body[..split.head.len()],
+        _ => &f.body,
     }
 }
 

@@ -769,6 +769,23 @@ pub struct Split {
     pub live: Vec<syn::Ident>,
 }
 
+impl Split {
+    /// Does `~M ~P` (so `P` or `M`) hold a `safe!` block, at any depth?
+    pub fn tail_has_safe(&self) -> bool {
+        fn safe(s: &Stmt) -> bool {
+            match &s.kind {
+                StmtKind::Safe(_) => true,
+                StmtKind::If { then, els, .. } => then.iter().chain(els).any(safe),
+                StmtKind::While { body, .. }
+                | StmtKind::For { body, .. }
+                | StmtKind::NoCheck(body) => body.iter().any(safe),
+                _ => false,
+            }
+        }
+        self.tail.iter().any(safe)
+    }
+}
+
 fn text(s: &Stmt) -> String {
     nilang_ir::print::stmt_tokens(s).to_string()
 }

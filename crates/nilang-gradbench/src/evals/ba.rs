@@ -19,7 +19,7 @@
 
 use super::{decode, timed, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Loss, Real};
+use nilang::{i, Lanes, Loss, Real};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -307,8 +307,9 @@ impl Problem {
     }
 
     /// The Jacobian of the residuals with respect to (cameras, points, weights) by reversal:
-    /// per observation one forward run of [`ba_reproj`] and a reverse sweep for each of its two
-    /// rows (`ba_reproj_jacobian_of`), and the weight row by `ba_weight_grad`.
+    /// per observation one forward run of [`ba_reproj`] and one adjoint sweep with both rows'
+    /// gradients in two lanes (`ba_reproj_vjp` on `Lanes<f64, 2>`, fused: the reprojection is
+    /// not uncomputed and recomputed), and the weight row by `ba_weight_grad`.
     pub fn jacobian(&self) -> Result<Csr, String> {
         let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
         let ncols = NCAM * n + 3 * m + p;
@@ -319,24 +320,31 @@ impl Problem {
         rows.push(0);
         let err = |e: nilang::GradError| e.to_string();
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
-            // both reprojection rows: one forward run, two reverse sweeps
+            // both reprojection rows from one forward run and one adjoint sweep on two lanes
             let (mut e, mut cam, mut x, mut w) = ([0.0; 2], self.cams[c], self.x[pt], self.w[k]);
-            let j = ba_reproj_jacobian_of(
-                &[Loss::elem(0, 0), Loss::elem(0, 1)],
+            let mut e_grad = [Lanes::unit(0, 1.0), Lanes::unit(1, 1.0)];
+            let mut cam_grad = [Lanes::<f64, 2>::default(); NCAM];
+            let mut x_grad = [Lanes::default(); 3];
+            let mut w_grad = Lanes::default();
+            ba_reproj_vjp(
                 &mut e,
+                &mut e_grad,
                 &mut cam,
+                &mut cam_grad,
                 &mut x,
+                &mut x_grad,
                 &mut w,
+                &mut w_grad,
                 &self.feats[k],
-            )
-            .map_err(err)?;
+                (),
+            );
             for r in 0..2 {
-                // columns of a row: e (2), cam (NCAM), x (3), w (1)
-                let row = &j.row(r)[2..];
+                // columns of a row: cam (NCAM), x (3), w (1)
                 cols.extend((0..NCAM).map(|j| NCAM * c + j));
                 cols.extend((0..3).map(|j| NCAM * n + 3 * pt + j));
                 cols.push(NCAM * n + 3 * m + k);
-                vals.extend_from_slice(row);
+                vals.extend(cam_grad.iter().chain(&x_grad).map(|g| g.0[r]));
+                vals.push(w_grad.0[r]);
                 rows.push(cols.len());
             }
         }
