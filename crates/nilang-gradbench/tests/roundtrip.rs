@@ -267,14 +267,15 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
-    /// `gmm`: `gmm_objective` (the main terms and their LogSumExp per point, the weights'
-    /// LogSumExp, the Wishart prior) and back, both layouts' priors.
+    /// `gmm`: `gmm_objective` (the main terms into `mt`, their exponentials into `e`, their
+    /// LogSumExp per point, the weights' LogSumExp, the Wishart prior) and back, both layouts'
+    /// priors; up to 9 points, so that both the blocks of four points and the remainder run.
     #[test]
     fn gmm_objective_round_trips(
         seed in any::<u64>(),
         d in 1usize..4,
         k in 1usize..4,
-        n in 1usize..6,
+        n in 1usize..10,
         split in any::<bool>(),
         out0 in -5.0f64..5.0,
     ) {
@@ -285,17 +286,28 @@ proptest! {
             p.layout = gmm::Layout::Split;
         }
         let mut out = out0;
+        // any `mt`; `e` non-negative (the sums of exponentials are taken logarithms of)
+        let mt0 = lcg(seed, n * k);
+        let e0: Vec<f64> = lcg(seed ^ 1, n * k).iter().map(|v| v.abs()).collect();
+        let (mut mt, mut e) = (mt0.clone(), e0.clone());
         let (mut alpha, mut mu, mut q, mut l) =
             (p.alpha.clone(), p.mu.clone(), p.q.clone(), p.l.clone());
         gmm::gmm_objective(
-            &mut out, &mut alpha, &mut mu, &mut q, &mut l, &p.x, d, k, p.prior(),
+            &mut out, &mut mt, &mut e, &mut alpha, &mut mu, &mut q, &mut l, &p.x, d, k,
+            p.prior(),
         );
-        let (fo, fa, fm, fq, fl) = (out, alpha.clone(), mu.clone(), q.clone(), l.clone());
+        let (fo, fmt, fe, fa, fm, fq, fl) =
+            (out, mt.clone(), e.clone(), alpha.clone(), mu.clone(), q.clone(), l.clone());
         assert_changed("gmm out", &[out0], &[fo]);
+        assert_changed("gmm mt", &mt0, &fmt);
+        assert_changed("gmm e", &e0, &fe);
         gmm::gmm_objective_inv(
-            &mut out, &mut alpha, &mut mu, &mut q, &mut l, &p.x, d, k, p.prior(),
+            &mut out, &mut mt, &mut e, &mut alpha, &mut mu, &mut q, &mut l, &p.x, d, k,
+            p.prior(),
         );
         assert_restored("gmm out", &[out0], &[fo], &[out]);
+        assert_restored("gmm mt", &mt0, &fmt, &mt);
+        assert_restored("gmm e", &e0, &fe, &e);
         assert_restored("gmm alpha", &p.alpha, &fa, &alpha);
         assert_restored("gmm mu", &p.mu, &fm, &mu);
         assert_restored("gmm q", &p.q, &fq, &q);

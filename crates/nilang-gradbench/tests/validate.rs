@@ -121,6 +121,39 @@ fn gmm_value_and_gradient_both_layouts() {
     }
 }
 
+/// Enough points that the main terms are computed in several calls of `sub_half_sqnorms`
+/// (12 points each at d = 20), four points at a time, with a remainder of two points.
+#[test]
+fn gmm_points_in_several_calls_and_a_remainder() {
+    let (d, k, n) = (20, 2, 30);
+    assert!(gmm::chunks(n, d) == 3 && gmm::points_per_call(d) == 12);
+    for layout in [gmm::Layout::Adbench, gmm::Layout::Split] {
+        let p = random_gmm(d, k, n, layout, 5);
+        assert!(close(
+            p.objective(),
+            p.reference(&p.alpha, &p.mu, &p.q, &p.l),
+            1e-12
+        ));
+        let g = p.gradient().unwrap();
+        let (na, nm, nq) = (p.alpha.len(), p.mu.len(), p.q.len());
+        let flat: Vec<f64> = [&p.alpha[..], &p.mu, &p.q, &p.l].concat();
+        let numeric = numeric_gradient(
+            |v: &[f64]| {
+                p.reference(
+                    &v[..na],
+                    &v[na..na + nm],
+                    &v[na + nm..na + nm + nq],
+                    &v[na + nm + nq..],
+                )
+            },
+            &flat,
+            1e-6,
+        );
+        let got: Vec<f64> = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
+        assert_all_close("gmm gradient", &got, &numeric, 1e-6);
+    }
+}
+
 #[test]
 fn gmm_adbench_file_round_trip_and_gradient() {
     // the smallest ADBench file: objective against the plain objective, gradient spot-checked

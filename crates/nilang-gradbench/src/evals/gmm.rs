@@ -18,15 +18,20 @@
 //!   the `jacobian` output is `{"alpha", "mu", "q", "l"}`. The objective is the log posterior,
 //!   `s = −1`.
 //!
-//! The reversible program keeps `exp q` and `Σⱼ q_cj` in ancillas for the whole run; for each
-//! data point it computes the `k` main terms (with `x − μ`, `Q(x − μ)` and the squared norms as
-//! ancillas), adds their LogSumExp ([`crate::evals::lse::logsumexp`]) to the output, and
-//! uncomputes the main terms. The gradient is the generated `gmm_objective_grad`.
-
+//! The reversible program ([`gmm_objective`]) keeps `exp q` and `Σⱼ q_cj` in ancillas for the
+//! whole run and writes the `n·k` main terms and their exponentials to outputs instead of
+//! uncomputing them. It computes the main terms component by component, so that a
+//! component's `L` stays in cache across the points, four points at a time
+//! ([`sub_half_sqnorms4`]: each entry of `L` read once for four points, four independent
+//! chains of multiply–adds); per point and component, `x − μ` and `Q(x − μ)` are ancillas,
+//! computed, used and uncomputed. Then each point's LogSumExp is added to the output
+//! ([`logsumexp_keep`]). The gradient is the generated `gmm_objective_grad`: the program run
+//! forward, then backward on gradient values.
+//!
 use super::lse::{logsumexp, logsumexp_adjoint, logsumexp_adjoint_inv, logsumexp_inv};
 use super::{decode, flatten, rows, timed, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Loss, Real};
+use nilang::{i, Real};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -113,12 +118,248 @@ pub fn ltri(a: usize, b: usize, d: usize) -> usize {
     a * (d - 1) - a * a.saturating_sub(1) / 2 + b - a - 1
 }
 
-/// `out += f(α, μ, q, l)` for the data `x` (`n × d`, row-major), `k` components.
-/// `mu`, `q` are `k × d`; `l` is `k × d(d−1)/2`.
+/// Where column `a` of a strictly-lower `d × d` part stored column by column begins
+/// (`ltri(a, a + 1, d)`; `col(d, d)` is the part's size).
+#[inline(always)]
+pub fn col(a: usize, d: usize) -> usize {
+    a * (d.max(1) - 1) - a * a.saturating_sub(1) / 2
+}
+
+/// `y += v·s` element by element (`y` and `v` of equal length).
+#[i(nocheck)]
+#[inline(always)]
+pub fn iaxpy<T: Real>(y: &mut [T], v: &mut [T], s: &mut T) {
+    safe! {
+        assert_eq!(y.len(), v.len(), "iaxpy: y and v have different lengths");
+    }
+    for j in 0..y.len() {
+        y[j] += v[j] * s;
+    }
+}
+
+/// `y[4j + p] += v[j]·s[p]` for the four points `p` (`y` holds four vectors interleaved, and
+/// has four times the length of `v`): one column of `L` applied to four points, read once.
+#[i(nocheck)]
+#[inline(always)]
+pub fn iaxpy4<T: Real>(y: &mut [T], v: &mut [T], s0: &mut T, s1: &mut T, s2: &mut T, s3: &mut T) {
+    safe! {
+        assert_eq!(y.len(), 4 * v.len(), "iaxpy4: y must have four times the length of v");
+    }
+    for j in 0..v.len() {
+        y[4 * j] += v[j] * s0;
+        y[4 * j + 1] += v[j] * s1;
+        y[4 * j + 2] += v[j] * s2;
+        y[4 * j + 3] += v[j] * s3;
+    }
+}
+
+/// [`iaxpy4`] undone, `v` and `sₚ` read as constants: the same products subtracted in the
+/// reverse order. Used to uncompute what `iaxpy4` computed: run backwards (in the gradient's
+/// reverse sweep) it recomputes the values and does no gradient work, because the gradient
+/// of an ancilla is zero before it has been used.
+#[i(nocheck)]
+#[inline(always)]
+pub fn isub4_const<T: Real>(y: &mut [T], v: &[T], s0: &T, s1: &T, s2: &T, s3: &T) {
+    safe! {
+        assert_eq!(y.len(), 4 * v.len(), "isub4_const: y must have four times the length of v");
+    }
+    for j in (0..v.len()).rev() {
+        y[4 * j + 3] -= v[j] * s3;
+        y[4 * j + 2] -= v[j] * s2;
+        y[4 * j + 1] -= v[j] * s1;
+        y[4 * j] -= v[j] * s0;
+    }
+}
+
+/// `m −= ½‖Q (x − μ)‖²` for one point `x` and one component (`μ`, `Q = diag(qd) + L` with the
+/// strictly-lower `L` stored column by column in `l`). The ancillas `xc = x − μ` and
+/// `qx = Q (x − μ)` are computed, the squares subtracted, and the ancillas uncomputed; the
+/// product is taken column by column (`qx[a + 1..] += L[a + 1.., a]·xc[a]`).
+#[i(nocheck)]
+#[inline]
+pub fn sub_half_sqnorm<T: Real>(m: &mut T, x: &[f64], mu: &mut [T], qd: &mut [T], l: &mut [T]) {
+    let xc = vec![T::zero(); x.len()];
+    let qx = vec![T::zero(); x.len()];
+    routine! {
+        for j in 0..x.len() {
+            xc[j] += identity(x[j]);
+            xc[j] -= mu[j];
+            qx[j] += qd[j] * xc[j];
+        }
+        for a in 0..x.len() {
+            iaxpy(qx[a + 1..x.len()], l[col(a, x.len())..col(a + 1, x.len())], xc[a]);
+        }
+    }
+    for j in 0..x.len() {
+        expand! {
+            m -= square(qx[j]) * 0.5;
+        }
+    }
+    uncompute!();
+    dealloc!(xc = vec![T::zero(); x.len()], qx = vec![T::zero(); x.len()]);
+}
+
+/// `xc[4j + p] += xₚ[j] − μ[j]` and `qx[4j + p] += qd[j]·xc[4j + p]` for the four points `xₚ`,
+/// the rows of `x` (`4 × d`); `xc` and `qx` hold the four points' vectors interleaved.
+#[i(nocheck)]
+#[inline(always)]
+pub fn center4<T: Real>(xc: &mut [T], qx: &mut [T], x: &[f64], mu: &mut [T], qd: &mut [T]) {
+    for j in 0..mu.len() {
+        xc[4 * j] += identity(x[j]);
+        xc[4 * j] -= mu[j];
+        qx[4 * j] += qd[j] * xc[4 * j];
+        xc[4 * j + 1] += identity(x[mu.len() + j]);
+        xc[4 * j + 1] -= mu[j];
+        qx[4 * j + 1] += qd[j] * xc[4 * j + 1];
+        xc[4 * j + 2] += identity(x[2 * mu.len() + j]);
+        xc[4 * j + 2] -= mu[j];
+        qx[4 * j + 2] += qd[j] * xc[4 * j + 2];
+        xc[4 * j + 3] += identity(x[3 * mu.len() + j]);
+        xc[4 * j + 3] -= mu[j];
+        qx[4 * j + 3] += qd[j] * xc[4 * j + 3];
+    }
+}
+
+/// `mₚ −= ½‖Q (xₚ − μ)‖²` for four points `xₚ` (the rows of `x`, `4 × d`) and one component
+/// (`μ`, `Q = diag(qd) + L` with the strictly-lower `L` stored column by column in `l`), with
+/// `xc` and `qx` (`4d`, zero) holding the four `xₚ − μ` and `Q (xₚ − μ)` interleaved while the
+/// squares are subtracted: each column of `L` is read once for the four points, and the four
+/// points' products form independent chains.
+///
+/// The products `L·xc` are uncomputed by [`isub4_const`], which reads `L` and `xc` as
+/// constants, so that the reverse sweep recomputes them without gradient work; the gradient
+/// flows through [`iaxpy4`] when it is reversed. This is exact only because the gradient of
+/// `qx` is zero when the reverse sweep reaches that recomputation: `xc` and `qx` must be used
+/// by this function alone (fresh ancillas, [`sub_half_sqnorms`]).
+#[i(nocheck)]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn sub_half_sqnorms4<T: Real>(
+    m0: &mut T,
+    m1: &mut T,
+    m2: &mut T,
+    m3: &mut T,
+    xc: &mut [T],
+    qx: &mut [T],
+    x: &[f64],
+    mu: &mut [T],
+    qd: &mut [T],
+    l: &mut [T],
+) {
+    center4(xc, qx, x, mu, qd);
+    for a in 0..mu.len() {
+        iaxpy4(
+            qx[4 * (a + 1)..4 * mu.len()],
+            l[col(a, mu.len())..col(a + 1, mu.len())],
+            xc[4 * a],
+            xc[4 * a + 1],
+            xc[4 * a + 2],
+            xc[4 * a + 3],
+        );
+    }
+    for j in 0..mu.len() {
+        expand! {
+            m0 -= square(qx[4 * j]) * 0.5;
+            m1 -= square(qx[4 * j + 1]) * 0.5;
+            m2 -= square(qx[4 * j + 2]) * 0.5;
+            m3 -= square(qx[4 * j + 3]) * 0.5;
+        }
+    }
+    for a in (0..mu.len()).rev() {
+        isub4_const(
+            qx[4 * (a + 1)..4 * mu.len()],
+            &l[col(a, mu.len())..col(a + 1, mu.len())],
+            &xc[4 * a],
+            &xc[4 * a + 1],
+            &xc[4 * a + 2],
+            &xc[4 * a + 3],
+        );
+    }
+    uncall!(center4(xc, qx, x, mu, qd));
+}
+
+/// How many points (a multiple of four) [`sub_half_sqnorms`] takes per call at dimension `d`:
+/// about 256 values of ancillas per call, so that small dimensions do not pay an allocation
+/// per four points.
+#[inline]
+pub fn points_per_call(d: usize) -> usize {
+    4 * (64 / d.max(1)).max(1)
+}
+
+/// `mt[i·k + c] −= ½‖Q (x_i − μ)‖²` for the points `i = i0, i0 + 1, …` whose rows are `x` (a
+/// multiple of four of them) and the component `c` ([`sub_half_sqnorms4`], four at a time),
+/// with fresh ancillas: every group of four points has its own, zero in both directions.
+#[i(nocheck)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn sub_half_sqnorms<T: Real>(
+    mt: &mut [T],
+    x: &[f64],
+    mu: &mut [T],
+    qd: &mut [T],
+    l: &mut [T],
+    i0: usize,
+    k: usize,
+    c: usize,
+) {
+    let xc = vec![T::zero(); x.len()];
+    let qx = vec![T::zero(); x.len()];
+    for b in 0..x.len() / (4 * mu.len()) {
+        sub_half_sqnorms4(
+            mt[(i0 + 4 * b) * k + c],
+            mt[(i0 + 4 * b + 1) * k + c],
+            mt[(i0 + 4 * b + 2) * k + c],
+            mt[(i0 + 4 * b + 3) * k + c],
+            xc[4 * b * mu.len()..4 * (b + 1) * mu.len()],
+            qx[4 * b * mu.len()..4 * (b + 1) * mu.len()],
+            &x[4 * b * mu.len()..4 * (b + 1) * mu.len()],
+            mu,
+            qd,
+            l,
+        );
+    }
+    dealloc!(xc = vec![T::zero(); x.len()], qx = vec![T::zero(); x.len()]);
+}
+
+/// `out += log Σ_c exp(x[c])` (shifted by the largest `x[c]`, as [`logsumexp`]), with the
+/// exponentials added to the output `e` instead of uncomputed: each is evaluated once forward
+/// and once in the reverse sweep.
+#[i(expand, nocheck)]
+#[inline]
+pub fn logsumexp_keep<T: Real>(out: &mut T, e: &mut [T], x: &mut [T]) {
+    let a = T::lit(super::lse::max_value(x));
+    let s = T::zero();
+    for c in 0..x.len() {
+        e[c] += exp(x[c] - a);
+    }
+    for c in 0..x.len() {
+        s += e[c];
+    }
+    out += log(s);
+    out += a;
+    for c in (0..x.len()).rev() {
+        s -= e[c];
+    }
+    dealloc!(s = T::zero(), a = T::lit(super::lse::max_value(x)));
+}
+
+/// `out += f(α, μ, q, l)` for the data `x` (`n × d`, row-major), `k` components, and into
+/// `mt` and `e` (`n·k` entries each, zero on entry) the main terms
+/// `mt[i·k + c] = α_c + Σⱼ q_cj − ½‖Q_c (x_i − μ_c)‖²` of every point `i` and component `c`
+/// and their shifted exponentials (see [`logsumexp_keep`]). `mu`, `q` are `k × d`; `l` is
+/// `k × d(d−1)/2`.
+///
+/// The main terms and exponentials are kept in outputs rather than uncomputed. They are
+/// computed component by component, so that each component's `L` stays in cache across the
+/// points, four points at a time ([`sub_half_sqnorms4`]); then each point's LogSumExp is added
+/// to `out`. `exp q` and `Σⱼ q_cj` are computed once, before the points, and uncomputed at the
+/// end.
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn gmm_objective<T: Real>(
     out: &mut T,
+    mt: &mut [T],
+    e: &mut [T],
     alpha: &mut [T],
     mu: &mut [T],
     q: &mut [T],
@@ -130,10 +371,6 @@ pub fn gmm_objective<T: Real>(
 ) {
     let qd = vec![T::zero(); k * d];
     let sumq = vec![T::zero(); k];
-    let xc = vec![T::zero(); k * d];
-    let qx = vec![T::zero(); k * d];
-    let sq = vec![T::zero(); k];
-    let mt = vec![T::zero(); k];
     let la = T::zero();
     let w = T::zero();
     routine! {
@@ -144,29 +381,35 @@ pub fn gmm_objective<T: Real>(
             }
         }
     }
-    for i in 0..x.len() / d {
-        routine! {
-            for c in 0..k {
-                for j in 0..d {
-                    xc[c * d + j] += identity(x[i * d + j]);
-                    xc[c * d + j] -= mu[c * d + j];
-                    qx[c * d + j] += qd[c * d + j] * xc[c * d + j];
-                }
-                for a in 0..d {
-                    for b in a + 1..d {
-                        qx[c * d + b] += l[c * (d * (d - 1) / 2) + ltri(a, b, d)] * xc[c * d + a];
-                    }
-                }
-                for j in 0..d {
-                    sq[c] += square(qx[c * d + j]);
-                }
-                mt[c] += alpha[c];
-                mt[c] += sumq[c];
-                mt[c] -= sq[c] * 0.5;
-            }
+    for c in 0..k {
+        for i in 0..x.len() / d {
+            mt[i * k + c] += alpha[c];
+            mt[i * k + c] += sumq[c];
         }
-        logsumexp(out, mt);
-        uncompute!();
+        for ch in 0..chunks(x.len() / d, d) {
+            sub_half_sqnorms(
+                mt,
+                &x[chunk_start(ch, d) * d..chunk_end(ch, x.len() / d, d) * d],
+                mu[c * d..(c + 1) * d],
+                qd[c * d..(c + 1) * d],
+                l[c * col(d, d)..(c + 1) * col(d, d)],
+                chunk_start(ch, d),
+                k,
+                c,
+            );
+        }
+        for i in 4 * (x.len() / d / 4)..x.len() / d {
+            sub_half_sqnorm(
+                mt[i * k + c],
+                &x[i * d..(i + 1) * d],
+                mu[c * d..(c + 1) * d],
+                qd[c * d..(c + 1) * d],
+                l[c * col(d, d)..(c + 1) * col(d, d)],
+            );
+        }
+    }
+    for i in 0..x.len() / d {
+        logsumexp_keep(out, e[i * k..(i + 1) * k], mt[i * k..(i + 1) * k]);
     }
     // − n·LSE(α)
     logsumexp(la, alpha);
@@ -194,9 +437,26 @@ pub fn gmm_objective<T: Real>(
     out += identity(prior.constant);
     uncompute!();
     dealloc!(qd = vec![T::zero(); k * d], sumq = vec![T::zero(); k]);
-    dealloc!(xc = vec![T::zero(); k * d], qx = vec![T::zero(); k * d]);
-    dealloc!(sq = vec![T::zero(); k], mt = vec![T::zero(); k]);
     dealloc!(la = T::zero(), w = T::zero());
+}
+
+/// The number of calls of [`sub_half_sqnorms`] for the `n − n mod 4` points handled four at a
+/// time, at dimension `d`.
+#[inline]
+pub fn chunks(n: usize, d: usize) -> usize {
+    (n / 4 * 4).div_ceil(points_per_call(d))
+}
+
+/// The first point of call `ch` of [`sub_half_sqnorms`].
+#[inline]
+pub fn chunk_start(ch: usize, d: usize) -> usize {
+    ch * points_per_call(d)
+}
+
+/// One past the last point of call `ch` of [`sub_half_sqnorms`] (`n` points in all).
+#[inline]
+pub fn chunk_end(ch: usize, n: usize, d: usize) -> usize {
+    ((ch + 1) * points_per_call(d)).min(n / 4 * 4)
 }
 
 /// Which layout an input came in (decides the Wishart sign and the output shape).
@@ -467,7 +727,8 @@ impl Problem {
 
     /// The objective, by running [`gmm_objective`] forward.
     pub fn objective(&self) -> f64 {
-        let mut out = 0.0;
+        let nk = self.x.len() / self.d * self.k;
+        let (mut out, mut mt, mut e) = (0.0, vec![0.0; nk], vec![0.0; nk]);
         let (mut alpha, mut mu, mut q, mut l) = (
             self.alpha.clone(),
             self.mu.clone(),
@@ -476,6 +737,8 @@ impl Problem {
         );
         gmm_objective(
             &mut out,
+            &mut mt,
+            &mut e,
             &mut alpha,
             &mut mu,
             &mut q,
@@ -488,35 +751,50 @@ impl Problem {
         out
     }
 
-    /// The gradient, by running [`gmm_objective_inv`] on gradient values.
+    /// The gradient, by [`gmm_objective_vjp`]: the program forward, then its adjoint with the
+    /// gradients in buffers of their own (seeded with 1 on the objective).
     pub fn gradient(&self) -> Result<Gradient, String> {
-        let mut out = 0.0;
+        let nk = self.x.len() / self.d * self.k;
+        let (mut out, mut mt, mut e) = (0.0, vec![0.0; nk], vec![0.0; nk]);
         let (mut alpha, mut mu, mut q, mut l) = (
             self.alpha.clone(),
             self.mu.clone(),
             self.q.clone(),
             self.l.clone(),
         );
-        let (_g_out, ga, gm, gq, gl) = gmm_objective_grad(
-            Loss::arg(0),
+        let zeros = |v: &[f64]| vec![0.0; v.len()];
+        let (mut out_grad, mut mt_grad, mut e_grad) = (1.0, vec![0.0; nk], vec![0.0; nk]);
+        let mut grad = Gradient {
+            alpha: zeros(&alpha),
+            mu: zeros(&mu),
+            q: zeros(&q),
+            l: zeros(&l),
+        };
+        gmm_objective_vjp(
             &mut out,
+            &mut out_grad,
+            &mut mt,
+            &mut mt_grad,
+            &mut e,
+            &mut e_grad,
             &mut alpha,
+            &mut grad.alpha,
             &mut mu,
+            &mut grad.mu,
             &mut q,
+            &mut grad.q,
             &mut l,
+            &mut grad.l,
             &self.x,
+            (),
             self.d,
+            (),
             self.k,
+            (),
             self.prior(),
-        )
-        .map_err(|e| e.to_string())?;
-        let g = |v: &[nilang::GVar<f64>]| v.iter().map(|v| v.g).collect();
-        Ok(Gradient {
-            alpha: g(&ga),
-            mu: g(&gm),
-            q: g(&gq),
-            l: g(&gl),
-        })
+            (),
+        );
+        Ok(grad)
     }
 
     /// The gradient as the eval's output for this layout.

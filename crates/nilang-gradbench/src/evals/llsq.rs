@@ -67,7 +67,7 @@ impl Rows {
     /// The powers of the last block [`llsq_objective`] reads.
     pub fn last(n: usize, m: usize) -> Rows {
         let mut rows = Rows::first(n, m);
-        if n % BLOCK != 0 {
+        if !n.is_multiple_of(BLOCK) {
             rows.at(n - 1, 1);
         } else if n > 0 {
             rows.at(n - BLOCK, BLOCK);
