@@ -27,6 +27,7 @@
 
 pub mod adjoint;
 pub mod ast;
+pub mod bounds;
 pub mod check;
 pub mod parse;
 pub mod print;

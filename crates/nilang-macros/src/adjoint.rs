@@ -97,6 +97,16 @@ impl Gen {
             .map_or_else(|| quote!(()), Shadows::lane)
     }
 
+    /// Does a dataview's root have a gradient here (a `&mut` parameter, or an ancilla with
+    /// one, in an adjoint program)?
+    pub(crate) fn has_shadow(&self, v: &Dataview) -> bool {
+        match self.kind(v) {
+            Some(VarKind::MutRef) => self.shadow.is_some(),
+            Some(VarKind::Ancilla) => self.has_gradient(&v.root),
+            _ => false,
+        }
+    }
+
     /// Does an ancilla get a shadow?
     fn has_gradient(&self, name: &syn::Ident) -> bool {
         self.shadow
@@ -106,22 +116,7 @@ impl Gen {
 
     /// The place holding the gradient of a writable dataview (`x_grad[i].re` for `x[i].re`).
     fn shadow_place(&self, v: &Dataview) -> TokenStream {
-        let shadow = Dataview {
-            root: shadow_name(&v.root),
-            ..v.clone()
-        };
-        let root = &shadow.root;
-        let mut ts = match self.kind(v) {
-            Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
-            _ => quote_spanned!(v.span=> #root),
-        };
-        for a in &shadow.path {
-            ts = match a {
-                Access::Field(m) => quote!(#ts.#m),
-                Access::Index(i) => quote!(#ts[#i]),
-            };
-        }
-        ts
+        self.place_at(v, &shadow_name(&v.root))
     }
 
     /// Loads a writable dataview and its gradient as one pair into `local`.

@@ -82,6 +82,9 @@ pub(crate) struct Gen {
     /// `Some` when generating an adjoint program: every writable place has a shadow (its
     /// gradient) and instructions run on value–gradient pairs (see `crate::adjoint`).
     pub(crate) shadow: Option<crate::adjoint::Shadows>,
+    /// Index accesses of the enclosing unchecked loops whose bounds were checked before the
+    /// loop (`nilang_ir::bounds`): generated without a bounds check.
+    pub(crate) hoisted: Vec<nilang_ir::bounds::Hoisted>,
 }
 
 pub(crate) fn private() -> TokenStream {
@@ -96,6 +99,7 @@ impl Gen {
             checked: f.checked,
             counter: 0,
             shadow: None,
+            hoisted: Vec::new(),
         }
     }
 
@@ -128,14 +132,31 @@ impl Gen {
 
     /// A dataview as a Rust place expression.
     pub(crate) fn place(&self, v: &Dataview) -> TokenStream {
-        let root = &v.root;
+        self.place_at(v, &v.root)
+    }
+
+    /// The place of dataview `v` with its root replaced by `root` (a shadow's name); its
+    /// first index is unchecked when an enclosing loop checked it (`self.hoisted`).
+    pub(crate) fn place_at(&self, v: &Dataview, root: &syn::Ident) -> TokenStream {
         let mut ts = match self.kind(v) {
             Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
             _ => quote_spanned!(v.span=> #root),
         };
-        for a in &v.path {
+        let unchecked = self.hoisted.iter().any(|h| h.matches(v));
+        for (k, a) in v.path.iter().enumerate() {
             ts = match a {
                 Access::Field(m) => quote!(#ts.#m),
+                Access::Index(i) if k == 0 && unchecked => {
+                    let get = if self.writable(v) {
+                        quote!(get_unchecked_mut)
+                    } else {
+                        quote!(get_unchecked)
+                    };
+                    // SAFETY: the enclosing loop checked this index at its first and last
+                    // iteration; it is non-decreasing in the loop variable and the loop does
+                    // not resize the variable (nilang_ir::bounds).
+                    quote!((*unsafe { #ts.#get(#i) }))
+                }
                 Access::Index(i) => quote!(#ts[#i]),
             };
         }
@@ -285,6 +306,9 @@ impl Gen {
                     .as_ref()
                     .map(|s| s.to_token_stream())
                     .unwrap_or_else(|| quote!(1));
+                if !self.checked && range.step.is_none() {
+                    return self.unchecked_for(var, range, body, &site);
+                }
                 self.scope.push();
                 self.scope.declare(var, VarKind::LoopVar);
                 let body = self.block(body);
@@ -343,6 +367,91 @@ impl Gen {
                 out
             }
         }
+    }
+
+    /// An unchecked `for` loop with unit step: a plain Rust range, and the bounds of the
+    /// indices it may hoist (`nilang_ir::bounds`) checked once before it, so the body indexes
+    /// without checks.
+    fn unchecked_for(
+        &mut self,
+        var: &syn::Ident,
+        range: &RangeSpec,
+        body: &[Stmt],
+        site: &TokenStream,
+    ) -> TokenStream {
+        let RangeSpec {
+            start,
+            end,
+            inclusive,
+            rev,
+            ..
+        } = range;
+        let hoisted = nilang_ir::bounds::hoistable(var, range, body, &self.scope);
+        let checks: TokenStream = hoisted
+            .iter()
+            .map(|h| self.hoisted_check(h, var, site))
+            .collect();
+        let (nonempty, last, iter) = if *inclusive {
+            (
+                quote!(__start <= __end),
+                quote!(__end),
+                quote!(__start..=__end),
+            )
+        } else {
+            (
+                quote!(__start < __end),
+                quote!(__end - 1),
+                quote!(__start..__end),
+            )
+        };
+        let iter = if *rev { quote!((#iter).rev()) } else { iter };
+        let depth = self.hoisted.len();
+        self.hoisted.extend(hoisted);
+        self.scope.push();
+        self.scope.declare(var, VarKind::LoopVar);
+        let body = self.block(body);
+        self.scope.pop();
+        self.hoisted.truncate(depth);
+        quote!({
+            let __start = #start;
+            let __end = #end;
+            if #nonempty {
+                let (__first, __last) = (__start, #last);
+                #checks
+            }
+            for #var in #iter { #body }
+        })
+    }
+
+    /// The check before a loop that an index it hoists is in range of its variable (and of
+    /// the variable's gradient, in an adjoint program) at the first and the last iteration.
+    fn hoisted_check(
+        &self,
+        h: &nilang_ir::bounds::Hoisted,
+        var: &syn::Ident,
+        site: &TokenStream,
+    ) -> TokenStream {
+        let p = private();
+        let view = Dataview {
+            root: h.root.clone(),
+            path: Vec::new(),
+            span: h.root.span(),
+        };
+        let index = nilang_ir::bounds::checked_index(&h.index, var);
+        let len = |root: &syn::Ident| {
+            let place = self.place_at(&view, root);
+            quote!(#place.len())
+        };
+        let mut lens = vec![len(&h.root)];
+        if self.has_shadow(&view) {
+            lens.push(len(&nilang_ir::adjoint::shadow_name(&h.root)));
+        }
+        let text = format!("{}[{}]", h.root, tokens_text(&h.index.to_token_stream()));
+        quote!({
+            let __lo = { let #var = __first; #index };
+            let __hi = { let #var = __last; #index };
+            #p::check_hoisted_index(__lo, __hi, &[#(#lens),*], #site, #text);
+        })
     }
 
     /// Loads an operand into a local named `local` of the type of `like`; returns the load and

@@ -26,6 +26,28 @@ pub fn copy<X: Clone>(x: &X) -> X {
     x.clone()
 }
 
+/// Checks, before an unchecked loop, that an index it does without bounds checks is in range
+/// at the first (`lo`) and the last (`hi`) iteration (`None`: the index overflowed) for each
+/// length in `lens` (a variable's, and its gradient's in an adjoint program).
+#[inline]
+pub fn check_hoisted_index(
+    lo: Option<usize>,
+    hi: Option<usize>,
+    lens: &[usize],
+    site: &Site,
+    index: &'static str,
+) {
+    let len = lens.iter().copied().min().unwrap_or(0);
+    match (lo, hi) {
+        (Some(_), Some(hi)) if hi < len => {}
+        _ => panic!(
+            "index out of range in `{}`: {} takes the values {:?} to {:?} in the loop of `{}`, \
+             but the length is {} (lengths {:?})",
+            site.function, index, lo, hi, site.statement, len, lens
+        ),
+    }
+}
+
 /// Checks an ancilla's value at deallocation.
 #[inline]
 pub fn check_dealloc<X: Check>(found: &X, expected: &X, site: &Site, variable: &'static str) {

@@ -504,3 +504,39 @@ fn display_message_is_readable() {
         .expect("a formatted panic message");
     assert_eq!(*message, text);
 }
+
+/// An unchecked loop checks the indices it does without bounds checks once, before it starts
+/// (`nilang_ir::bounds`): out of range is a clear panic naming the function and the index,
+/// never an access past the end — in the forward, the inverse and the adjoint program (whose
+/// gradient buffers are checked too).
+#[i(nocheck)]
+fn shifted_add<T: nilang::Real>(y: &mut [T], x: &mut [T]) {
+    for i in 0..y.len() {
+        y[i] += x[i + 1];
+    }
+}
+
+#[test]
+fn hoisted_bounds_checks_fail_before_the_loop() {
+    let message = |f: &mut dyn FnMut()| {
+        let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_err();
+        e.downcast_ref::<String>().cloned().unwrap_or_default()
+    };
+    let (mut y, mut x) = (vec![0.0; 3], vec![1.0, 2.0, 3.0]);
+    let m = message(&mut || shifted_add(&mut y, &mut x));
+    assert!(m.contains("index out of range in `shifted_add`"), "{m}");
+    assert!(m.contains("x[i + 1]") && m.contains("Some(3)"), "{m}");
+    assert_eq!(y, vec![0.0; 3], "nothing ran");
+    let m = message(&mut || shifted_add_inv(&mut y, &mut x));
+    assert!(m.contains("shifted_add_inv"), "{m}");
+    // in range it runs; a gradient buffer shorter than its value is caught as well
+    let (mut y, mut x) = (vec![0.0; 3], vec![1.0, 2.0, 3.0, 4.0]);
+    shifted_add(&mut y, &mut x);
+    assert_eq!(y, vec![2.0, 3.0, 4.0]);
+    let (mut y_grad, mut x_grad) = (vec![1.0; 3], vec![0.0; 3]);
+    let m = message(&mut || shifted_add_adjoint(&mut y, &mut y_grad, &mut x, &mut x_grad));
+    assert!(m.contains("lengths [4, 3]"), "{m}");
+    let mut x_grad = vec![0.0; 4];
+    shifted_add_adjoint(&mut y, &mut y_grad, &mut x, &mut x_grad);
+    assert_eq!((y, x_grad), (vec![0.0; 3], vec![0.0, 1.0, 1.0, 1.0]));
+}

@@ -1,0 +1,323 @@
+//! Indices whose bounds checks can be hoisted out of a `for` loop.
+//!
+//! In `for i in a..b { … x[e] … }`, an index `e` that is a non-decreasing affine function of
+//! `i` (`i`, `i + c`, `c + i`, `i - c`, `c * i`, `c * i + d`, … with `c`, `d` not changed by
+//! the loop) lies between its values at the first and the last iteration. When both are in
+//! range of `x` — checked once before the loop — every access in the loop is, provided `x`
+//! keeps its length: it is declared before the loop and the loop never hands it to a call or a
+//! stack operation, and runs no `safe!` block. Code generation then indexes without checks,
+//! which lets the compiler vectorise the loop.
+
+use crate::ast::*;
+use crate::check::Scope;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::{BinOp, Expr, Ident};
+
+/// An index access `root[index]` (the first access of a dataview) that a loop may do without
+/// bounds checks once [`checked_index`] is in range at its first and last iteration.
+#[derive(Clone, Debug)]
+pub struct Hoisted {
+    /// The indexed variable.
+    pub root: Ident,
+    /// The index expression.
+    pub index: Expr,
+}
+
+impl Hoisted {
+    /// Whether a dataview starts with this access.
+    pub fn matches(&self, v: &Dataview) -> bool {
+        v.root == self.root
+            && matches!(v.path.first(), Some(Access::Index(e)) if same(e, &self.index))
+    }
+}
+
+fn same(a: &Expr, b: &Expr) -> bool {
+    a.to_token_stream().to_string() == b.to_token_stream().to_string()
+}
+
+/// The indices of a loop body over `var` whose checks can be hoisted (see the module doc);
+/// `scope` is the scope at the loop (without `var`). Nothing for a loop with a step.
+pub fn hoistable(var: &Ident, range: &RangeSpec, body: &[Stmt], outer: &Scope) -> Vec<Hoisted> {
+    let scope = outer;
+    if range.step.is_some() || body.iter().any(has_safe) {
+        return Vec::new();
+    }
+    let mut views = Vec::new();
+    body.iter().for_each(|s| collect_views(s, var, &mut views));
+    let mut moved = Vec::new();
+    body.iter().for_each(|s| collect_resizable(s, &mut moved));
+    // names bound inside the body (ancillas, inner loop variables) change from one iteration
+    // to the next: they are not invariant even where the scope at the loop does not know them
+    let mut inner = moved.clone();
+    body.iter().for_each(|s| collect_bound(s, &mut inner));
+    let scope = &Invariants { scope, inner };
+    let mut out: Vec<Hoisted> = Vec::new();
+    for v in views {
+        let Some(Access::Index(index)) = v.path.first() else {
+            continue;
+        };
+        let declared_before = outer.lookup(&v.root).is_some();
+        let keeps_length = !moved.contains(&v.root.to_string());
+        if declared_before
+            && keeps_length
+            && affine(index, var, scope)
+            && !out.iter().any(|h| h.matches(v))
+        {
+            out.push(Hoisted {
+                root: v.root.clone(),
+                index: index.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// `Option<usize>`-valued code for an affine index at the current value of the loop variable,
+/// with checked arithmetic (`None` on overflow).
+pub fn checked_index(e: &Expr, var: &Ident) -> TokenStream {
+    match e {
+        Expr::Paren(p) => checked_index(&p.expr, var),
+        Expr::Binary(b) if mentions(e, var) => {
+            let (l, r) = (checked_index(&b.left, var), checked_index(&b.right, var));
+            let op = match b.op {
+                BinOp::Add(_) => quote!(checked_add),
+                BinOp::Sub(_) => quote!(checked_sub),
+                _ => quote!(checked_mul),
+            };
+            quote!(match (#l, #r) {
+                (::core::option::Option::Some(__a), ::core::option::Option::Some(__b)) => __a.#op(__b),
+                _ => ::core::option::Option::None,
+            })
+        }
+        // an index is a `usize`, and so is every part of an affine one
+        _ => quote!(::core::option::Option::<usize>::Some(#e)),
+    }
+}
+
+/// Is `e` a non-decreasing affine function of `var` with loop-invariant coefficients?
+fn affine(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
+    match e {
+        Expr::Paren(p) => affine(&p.expr, var, scope),
+        Expr::Path(p) => p.path.is_ident(var),
+        Expr::Binary(b) => match b.op {
+            BinOp::Add(_) | BinOp::Mul(_) => {
+                (affine(&b.left, var, scope) && invariant(&b.right, var, scope))
+                    || (invariant(&b.left, var, scope) && affine(&b.right, var, scope))
+            }
+            BinOp::Sub(_) => affine(&b.left, var, scope) && invariant(&b.right, var, scope),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Is `e` built from literals and names the loop cannot change (read-only parameters,
+/// enclosing loop variables, constants) with `+ - * /`?
+fn invariant(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Paren(p) => invariant(&p.expr, var, scope),
+        Expr::Path(p) => match p.path.get_ident() {
+            Some(id) if id == var || scope.inner.contains(&id.to_string()) => false,
+            Some(id) => scope.scope.lookup(id).is_none_or(|k| !k.writable()),
+            None => true,
+        },
+        Expr::Binary(b) => {
+            matches!(
+                b.op,
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_)
+            ) && invariant(&b.left, var, scope)
+                && invariant(&b.right, var, scope)
+        }
+        _ => false,
+    }
+}
+
+/// What a loop body cannot change: the scope at the loop, less the names bound or handed
+/// to calls and stacks inside it.
+struct Invariants<'s> {
+    scope: &'s Scope,
+    inner: Vec<String>,
+}
+
+/// The names a body binds: ancillas and loop variables, at any depth.
+fn collect_bound(s: &Stmt, out: &mut Vec<String>) {
+    match &s.kind {
+        StmtKind::Alloc(b) => out.extend(b.iter().map(|b| b.name.to_string())),
+        StmtKind::For { var, body, .. } => {
+            out.push(var.to_string());
+            body.iter().for_each(|s| collect_bound(s, out));
+        }
+        StmtKind::If { then, els, .. } => {
+            then.iter().chain(els).for_each(|s| collect_bound(s, out))
+        }
+        StmtKind::While { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().for_each(|s| collect_bound(s, out))
+        }
+        _ => {}
+    }
+}
+
+fn mentions(e: &Expr, var: &Ident) -> bool {
+    fn walk(ts: TokenStream, var: &Ident) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => &i == var,
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), var),
+            _ => false,
+        })
+    }
+    walk(e.to_token_stream(), var)
+}
+
+fn has_safe(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Safe(_) => true,
+        StmtKind::If { then, els, .. } => then.iter().chain(els).any(has_safe),
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().any(has_safe)
+        }
+        _ => false,
+    }
+}
+
+/// The dataviews that statements read or write, not below a loop that rebinds `var`.
+fn collect_views<'a>(s: &'a Stmt, var: &Ident, out: &mut Vec<&'a Dataview>) {
+    match &s.kind {
+        StmtKind::Instr(i) => {
+            out.push(&i.target);
+            out.extend(i.args.iter().filter_map(|a| match a {
+                Operand::View(v) => Some(v),
+                Operand::Const(_) => None,
+            }));
+        }
+        StmtKind::Builtin { args, operand, .. } => {
+            out.extend(args);
+            if let Some(Operand::View(v)) = operand {
+                out.push(v);
+            }
+        }
+        StmtKind::If { then, els, .. } => then
+            .iter()
+            .chain(els)
+            .for_each(|s| collect_views(s, var, out)),
+        StmtKind::For { var: inner, .. } if inner == var => {}
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().for_each(|s| collect_views(s, var, out))
+        }
+        _ => {}
+    }
+}
+
+/// The variables a body might resize or replace: stacks, whole variables moved by stack
+/// operations or swapped, call arguments, and names it allocates.
+fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
+    match &s.kind {
+        StmtKind::Stack { stack, value, .. } => {
+            out.push(stack.root.to_string());
+            if value.path.is_empty() {
+                out.push(value.root.to_string());
+            }
+        }
+        StmtKind::Call { call, .. } => out.extend(call.args.iter().filter_map(|a| match a {
+            CallArg::View(v) => Some(v.root.to_string()),
+            _ => None,
+        })),
+        StmtKind::Alloc(b) => out.extend(b.iter().map(|b| b.name.to_string())),
+        // a whole variable swapped or rotated with another may change its length
+        StmtKind::Builtin { args, .. } => out.extend(
+            args.iter()
+                .filter(|v| v.path.is_empty())
+                .map(|v| v.root.to_string()),
+        ),
+        StmtKind::If { then, els, .. } => then
+            .iter()
+            .chain(els)
+            .for_each(|s| collect_resizable(s, out)),
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().for_each(|s| collect_resizable(s, out))
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse_function, Options};
+
+    /// The hoisted indices (as text) of the first `for` loop of a function body.
+    fn hoisted_of(item: syn::ItemFn) -> Vec<String> {
+        let f = parse_function(&Options::default(), item).unwrap();
+        let mut scope = Scope::for_function(&f);
+        scope.push();
+        for s in &f.body {
+            match &s.kind {
+                StmtKind::Alloc(b) => b
+                    .iter()
+                    .for_each(|b| scope.declare(&b.name, crate::check::VarKind::Ancilla)),
+                StmtKind::For { var, range, body } => {
+                    return hoistable(var, range, body, &scope)
+                        .iter()
+                        .map(|h| format!("{}[{}]", h.root, h.index.to_token_stream()))
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        panic!("no loop")
+    }
+
+    #[test]
+    fn affine_indices_of_the_loop_variable_are_hoisted() {
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &[T], d: usize) {
+                for i in 0..y.len() {
+                    y[i] += x[d * i + 1];
+                    y[i + d] += x[(i - 1) * 2];
+                }
+            }
+        });
+        assert_eq!(h, ["y[i]", "x[d * i + 1]", "y[i + d]", "x[(i - 1) * 2]"]);
+    }
+
+    #[test]
+    fn indices_the_loop_changes_are_not_hoisted() {
+        // a decreasing index, an inner loop variable, a writable index, a resized stack
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &[T], k: &mut usize, s: &mut Vec<T>) {
+                for i in 0..y.len() {
+                    y[i] += x[10 - i];
+                    for j in 0..3 {
+                        y[i + j] += x[j];
+                    }
+                    y[i] += x[*k + i];
+                    s[i] += x[i];
+                    push!(s, y[i]);
+                }
+            }
+        });
+        // (`x[j]` is the inner loop's to hoist)
+        assert_eq!(h, ["y[i]", "x[i]"]);
+    }
+
+    #[test]
+    fn loops_with_a_step_or_safe_code_hoist_nothing() {
+        let stepped = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T]) {
+                for i in (0..y.len()).step_by(2) {
+                    y[i] += 1.0;
+                }
+            }
+        });
+        let with_safe = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T]) {
+                for i in 0..y.len() {
+                    y[i] += 1.0;
+                    safe! { println!("{i}"); }
+                }
+            }
+        });
+        assert!(stepped.is_empty() && with_safe.is_empty());
+    }
+}
