@@ -31,7 +31,7 @@
 
 use super::{decode, timed, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Loss, Real};
+use nilang::{i, Lanes, Loss, Real};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -816,8 +816,9 @@ impl Problem {
     /// (`12·bones + 9` values) with respect to `theta`, one reverse sweep of [`ht_pose`] per pose
     /// value (`ht_pose_jacobian_of`), once; then per correspondence the three rows of
     /// [`ht_point`] with respect to (the transforms of the bones it is skinned with and the
-    /// global rotation ([`PoseLayout::of_point`]), translation, `us`) (`ht_point_jacobian_of`:
-    /// one forward run, three reverse sweeps), multiplied into the pose Jacobian.
+    /// global rotation ([`PoseLayout::of_point`]), translation, `us`) (`ht_point_vjp`: one
+    /// forward run and one adjoint sweep with the three rows in lanes, on buffers reused across
+    /// correspondences), multiplied into the pose Jacobian.
     pub fn jacobian(&self) -> Result<Vec<Vec<f64>>, String> {
         let m = &self.model;
         let n = m.correspondences.len();
@@ -830,28 +831,48 @@ impl Problem {
         let jp = ht_pose_jacobian_of(&pose_rows, &mut pose, &mut theta, m).map_err(err)?;
         let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
         ht_pose(&mut pose, &mut theta, m);
-        let rows = [Loss::elem(0, 0), Loss::elem(0, 1), Loss::elem(0, 2)];
         let off = if cx { 2 } else { 0 };
         let mut out = Vec::with_capacity(3 * n);
+        // the three rows of a correspondence in lanes 0..3 of one adjoint sweep
+        let lane = |k: usize| Lanes::<f64, 4>::unit(k, 1.0);
+        let zero = Lanes::<f64, 4>::default();
+        let (mut th, mut th_grad) = (self.theta.clone(), vec![zero; NTHETA]);
+        let (mut us, mut us_grad) = (vec![0.0; off], vec![zero; off]);
         for i in 0..n {
             // only the bones this correspondence is skinned with, and the global rotation
             let lay = PoseLayout::of_point(m, i, cx);
             let npl = lay.len();
-            let (mut e, mut p, mut th) = ([0.0; 3], lay.gather(&pose, m.nb), self.theta.clone());
-            let mut us = if cx {
-                self.us[2 * i..2 * i + 2].to_vec()
-            } else {
-                vec![]
-            };
-            // columns: err (3), pose of `lay` (npl), theta (26), us (2 or 0)
-            let j = ht_point_jacobian_of(&rows, &mut e, &mut p, &mut th, &mut us, m, &lay, i, i)
-                .map_err(err)?;
+            let (mut e, mut e_grad) = ([0.0; 3], [lane(0), lane(1), lane(2)]);
+            let (mut p, mut p_grad) = (lay.gather(&pose, m.nb), vec![zero; npl]);
+            // (the adjoint restores the inputs, to round-off: start each from the originals)
+            th.copy_from_slice(&self.theta);
+            th_grad.fill(zero);
+            us_grad.fill(zero);
+            if cx {
+                us.copy_from_slice(&self.us[2 * i..2 * i + 2]);
+            }
+            ht_point_vjp(
+                &mut e,
+                &mut e_grad,
+                &mut p,
+                &mut p_grad,
+                &mut th,
+                &mut th_grad,
+                &mut us,
+                &mut us_grad,
+                m,
+                (),
+                &lay,
+                (),
+                i,
+                (),
+                i,
+                (),
+            );
             for r in 0..3 {
-                let row = j.row(r);
-                let mut o = vec![0.0; off + NTHETA];
-                o[..off].copy_from_slice(&row[3 + npl + NTHETA..3 + npl + NTHETA + off]);
-                o[off..].copy_from_slice(&row[3 + npl..3 + npl + NTHETA]);
-                for (c, &a) in row[3..3 + npl].iter().enumerate() {
+                let mut o: Vec<f64> = us_grad.iter().chain(&th_grad).map(|g| g.0[r]).collect();
+                for (c, g) in p_grad.iter().enumerate() {
+                    let a = g.0[r];
                     if a != 0.0 {
                         let full = lay.full_index(c, m.nb);
                         for (ok, &d) in o[off..].iter_mut().zip(&jp.row(full)[np..]) {
