@@ -241,6 +241,45 @@ fn ba_residuals_and_jacobian() {
     }
 }
 
+/// The blocked search (eight centroids at a time) finds the same centroid as the plain one,
+/// ties included (a duplicated centroid: the first wins), for `k` below, at and above
+/// multiples of eight; and with 21 centroids the cost and gradient are still right.
+#[test]
+fn kmeans_blocked_search_matches_the_plain_one() {
+    for (k, d) in [(1, 2), (7, 3), (8, 2), (21, 5), (64, 8)] {
+        let mut c = lcg(k as u64, k * d);
+        if k > 3 {
+            // centroid 3 repeats centroid 1
+            let (a, b) = c.split_at_mut(3 * d);
+            b[..d].copy_from_slice(&a[d..2 * d]);
+        }
+        let points = lcg(100 + k as u64, 200 * d);
+        let table = kmeans::Centroids::of(&c, d);
+        for i in 0..200 {
+            assert_eq!(
+                table.nearest(&points[i * d..(i + 1) * d]),
+                kmeans::nearest(&points, &c, i, d),
+                "k = {k}, d = {d}, point {i}"
+            );
+        }
+        if k > 3 {
+            assert_eq!(table.nearest(&c[d..2 * d]), 1);
+            assert_eq!(kmeans::nearest(&c, &c, 3, d), 1);
+        }
+    }
+    let (n, k, d) = (60, 21, 5);
+    let points = lcg(9, n * d);
+    let p = kmeans::Problem {
+        d,
+        points: points.clone(),
+        centroids: points[..k * d].iter().map(|v| v + 0.01).collect(),
+    };
+    assert!(close(p.cost(), p.reference(&p.centroids), 1e-13));
+    let (jac, _) = p.gradient_and_hessian_diagonal().unwrap();
+    let numeric = numeric_gradient(|c| p.reference(c), &p.centroids, 1e-6);
+    assert_all_close("kmeans gradient", &jac, &numeric, 1e-6);
+}
+
 #[test]
 fn kmeans_cost_and_direction() {
     let (n, k, d) = (30, 4, 3);
