@@ -14,7 +14,9 @@
 //! - read-only operands are constants: their gradients are not kept;
 //! - a call of `g` calls `g_adjoint_inv`, an uncall calls `g_adjoint`, with each argument
 //!   followed by its shadow;
-//! - stacks push and pop values and gradients on a stack and its shadow stack.
+//! - stacks push and pop values and gradients on a stack and its shadow stack; the shadow
+//!   stack holds the gradients of the top values only (`__private::stack_pop_shadow`), so
+//!   values pushed by the plain forward program pop with zero gradients.
 //!
 //! Control flow (`if`, `while`, `for`, `safe!`, `^=`) reads values only and is generated as in
 //! the plain program.
@@ -331,8 +333,9 @@ impl Gen {
                     .then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
                 quote!({
                     #check
+                    let __depth = #p::stack_depth(&#ps);
                     #pv = #p::stack_pop(&mut #ps, #site, #stack_text);
-                    #sv = #p::stack_pop(&mut #ss, #site, #stack_text);
+                    #sv = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&#pv));
                 })
             }
             (true, true) => quote!({
@@ -346,8 +349,9 @@ impl Gen {
                     .checked
                     .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
                 quote!({
+                    let __depth = #p::stack_depth(&#ps);
                     let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
-                    let _ = #p::stack_pop(&mut #ss, #site, #stack_text);
+                    let _ = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&__v));
                     #check
                 })
             }

@@ -6,6 +6,8 @@ pub trait Stack<T> {
     fn push_value(&mut self, v: T);
     /// Pops the last value pushed, if any.
     fn pop_value(&mut self) -> Option<T>;
+    /// The number of values held.
+    fn depth(&self) -> usize;
 }
 
 impl<T> Stack<T> for Vec<T> {
@@ -14,5 +16,8 @@ impl<T> Stack<T> for Vec<T> {
     }
     fn pop_value(&mut self) -> Option<T> {
         self.pop()
+    }
+    fn depth(&self) -> usize {
+        self.len()
     }
 }

@@ -247,3 +247,38 @@ proptest! {
         }
     }
 }
+
+/// Keeps each `x[i]²` on a stack the caller owns (what the forward leaves for the inverse).
+#[i]
+fn keep_squares<T: Real>(out: &mut T, x: &mut [T], kept: &mut Vec<T>) {
+    for i in 0..x.len() {
+        let t = T::zero();
+        t += square(x[i]);
+        out += t * x[i];
+        push!(kept, t);
+        dealloc!(t = T::zero());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Values the plain forward pushed have no gradient entries: the adjoint pops them with
+    /// zero gradients, so the caller may hand it an empty shadow stack.
+    #[test]
+    fn stack_values_pushed_by_the_forward_pop_with_zero_gradients(x in vector(5)) {
+        let (mut out, mut xs, mut kept) = (0.0, x.clone(), Vec::new());
+        keep_squares(&mut out, &mut xs, &mut kept);
+        let mut wk: Vec<GVar<f64>> = kept.iter().map(|&v| GVar::new(v)).collect();
+        let (mut wo, mut wx) = (GVar::with_grad(out, 1.0), wrap(&xs));
+        keep_squares_inv(&mut wo, &mut wx, &mut wk);
+        let (mut out, mut xs, mut kept) = (0.0, x.clone(), Vec::new());
+        let (mut og, mut xg, mut kg) = (1.0, vec![0.0; 5], Vec::new());
+        keep_squares_vjp(&mut out, &mut og, &mut xs, &mut xg, &mut kept, &mut kg);
+        prop_assert_eq!(bits(&xg), grads(&wx));
+        prop_assert!(kept.is_empty() && kg.is_empty());
+        for (g, v) in xg.iter().zip(&x) {
+            prop_assert!((g - 3.0 * v * v).abs() < 1e-12);
+        }
+    }
+}

@@ -15,7 +15,7 @@
 
 use super::{decode, flatten, rows, timed, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Dual, Loss, Real};
+use nilang::{i, Dual, Real};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -171,24 +171,30 @@ impl Problem {
         cost
     }
 
-    /// The gradient and the Hessian diagonal, by one run of [`kmeans_cost_inv`] on
-    /// `GVar<Dual<f64>>` (forward over reverse, all tangents 1).
+    /// The gradient and the Hessian diagonal, by one [`kmeans_cost_vjp`] on dual numbers
+    /// (forward over reverse, all tangents 1): values and gradients of type `Dual<f64>` in
+    /// buffers of their own.
     pub fn gradient_and_hessian_diagonal(&self) -> Result<(Vec<f64>, Vec<f64>), String> {
-        let mut cost = Dual::constant(0.0);
+        let (mut cost, mut cost_grad) = (Dual::constant(0.0), Dual::constant(1.0));
         let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
-        let mut nearest_of = Vec::with_capacity(self.points.len() / self.d);
-        let (_g_cost, gc) = kmeans_cost_grad(
-            Loss::arg(0),
+        let mut c_grad = vec![Dual::constant(0.0); c.len()];
+        let n = self.points.len() / self.d;
+        let (mut nearest_of, mut nearest_grad) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        kmeans_cost_vjp(
             &mut cost,
+            &mut cost_grad,
             &mut c,
+            &mut c_grad,
             &mut nearest_of,
+            &mut nearest_grad,
             &self.points,
+            (),
             self.d,
-        )
-        .map_err(|e| e.to_string())?;
+            (),
+        );
         Ok((
-            gc.iter().map(|v| v.g.re).collect(),
-            gc.iter().map(|v| v.g.eps).collect(),
+            c_grad.iter().map(|v| v.re).collect(),
+            c_grad.iter().map(|v| v.eps).collect(),
         ))
     }
 
