@@ -5,7 +5,7 @@ use super::{Ctx, Section, Table};
 use nilang::Loss;
 use nilang_apps::adbench::ba_residual;
 use nilang_apps::plain::peers;
-use nilang_gradbench::evals::ba::{ba_reproj_jacobian_of, ba_weight_grad, Problem};
+use nilang_gradbench::evals::ba::{ba_weight_grad, reproj_rows, Problem};
 use std::path::Path;
 
 fn files(quick: bool) -> Vec<&'static str> {
@@ -37,24 +37,13 @@ pub fn measurements(quick: bool) -> u64 {
 }
 
 /// The Jacobian blocks of every observation by reversal: for each observation the 2 × 15
-/// reprojection block (`ba_reproj_jacobian_of`, one forward and two reverse sweeps) and the
-/// weight row (`ba_weight_grad`). Returns the number of non-zeros written.
+/// reprojection block (`reproj_rows`: one forward run and one adjoint sweep with both rows in
+/// two lanes) and the weight row (`ba_weight_grad`). Returns the number of non-zeros written.
 fn jacobian_by_reversal(p: &Problem, out: &mut Vec<f64>) -> usize {
     out.clear();
     for (k, &(c, pt)) in p.obs.iter().enumerate() {
-        let (mut r, mut cam, mut x, mut w) = ([0.0; 2], p.cams[c], p.x[pt], p.w[k]);
-        let j = ba_reproj_jacobian_of(
-            &[Loss::elem(0, 0), Loss::elem(0, 1)],
-            &mut r,
-            &mut cam,
-            &mut x,
-            &mut w,
-            &p.feats[k],
-        )
-        .expect("two reprojection rows");
-        // columns: r (2), cam (11), x (3), w (1); keep the 15 that are not r
-        for row in 0..2 {
-            out.extend_from_slice(&j.row(row)[2..]);
+        for row in reproj_rows(&p.cams[c], &p.x[pt], p.w[k], &p.feats[k]) {
+            out.extend_from_slice(&row);
         }
         let (mut e, mut ww) = (0.0, p.w[k]);
         let (_, gw) = ba_weight_grad(Loss::arg(0), &mut e, &mut ww).expect("the weight residual");
@@ -190,7 +179,7 @@ pub fn run(ctx: &Ctx) -> Section {
         notes.push(format!(
             "largest reversal Jacobian ÷ objective = {} (target ≤ 5 on every file; the paper's NiLang: 5.5 ÷ 0.67 ≈ 8.3 at 9.1e6 observations); {}",
             worst.expect("a ratio per verdict").cell(),
-            Verdict::all(verdicts).words("each observation's residual is computed once forward and undone in each of its two reverse sweeps on GVar values")
+            Verdict::all(verdicts).words("each observation's residual is computed once forward and undone once, with both rows' gradients in two lanes")
         ));
     }
     notes.extend(missing.into_iter().map(|m| format!("not measured: {m}")));
@@ -198,7 +187,7 @@ pub fn run(ctx: &Ctx) -> Section {
         title: "Bundle adjustment (ADBench)".into(),
         intro: "Seconds per call on ADBench's BA files (`../shared/data/adbench/ba`; an instance of the same size from a seed when a file is absent). The Jacobian has 15 non-zeros per \
                 reprojection row and 1 per weight row; by reversal each observation's 2 × 15 block is one forward run \
-                and two reverse sweeps of `nilang_gradbench::evals::ba::ba_reproj` (`ba_reproj_jacobian_of`). The blocks \
+                and one adjoint sweep with both rows in two lanes of `nilang_gradbench::evals::ba::ba_reproj` (`reproj_rows`). The blocks \
                 are asserted equal to nilang-dualrev's before timing."
             .into(),
         tables: vec![t],

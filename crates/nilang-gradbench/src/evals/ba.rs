@@ -122,6 +122,45 @@ pub fn ba_reproj<T: Real>(
     dealloc!(f0 = T::zero(), f1 = T::zero());
 }
 
+/// The two rows of the Jacobian of one observation's reprojection residual with respect to
+/// (camera (`NCAM`), point (3), weight): one forward run of [`ba_reproj`] and one adjoint sweep
+/// with both rows' gradients in two lanes (`ba_reproj_vjp` on `Lanes<f64, 2>`, fused: the
+/// reprojection is not uncomputed and recomputed). No allocation.
+pub fn reproj_rows(
+    cam: &[f64; NCAM],
+    x: &[f64; 3],
+    w: f64,
+    feat: &[f64; 2],
+) -> [[f64; NCAM + 4]; 2] {
+    let (mut e, mut cam, mut x, mut w) = ([0.0; 2], *cam, *x, w);
+    let mut e_grad = [Lanes::unit(0, 1.0), Lanes::unit(1, 1.0)];
+    let mut cam_grad = [Lanes::<f64, 2>::default(); NCAM];
+    let (mut x_grad, mut w_grad) = ([Lanes::default(); 3], Lanes::default());
+    ba_reproj_vjp(
+        &mut e,
+        &mut e_grad,
+        &mut cam,
+        &mut cam_grad,
+        &mut x,
+        &mut x_grad,
+        &mut w,
+        &mut w_grad,
+        feat,
+        (),
+    );
+    let row = |r: usize| {
+        let mut row = [0.0; NCAM + 4];
+        for (o, g) in row
+            .iter_mut()
+            .zip(cam_grad.iter().chain(&x_grad).chain([&w_grad]))
+        {
+            *o = g.0[r];
+        }
+        row
+    };
+    [row(0), row(1)]
+}
+
 /// `e += 1 − w²`: the weight residual of one observation.
 #[i(nocheck)]
 pub fn ba_weight<T: Real>(e: &mut T, w: &mut T) {
@@ -307,9 +346,8 @@ impl Problem {
     }
 
     /// The Jacobian of the residuals with respect to (cameras, points, weights) by reversal:
-    /// per observation one forward run of [`ba_reproj`] and one adjoint sweep with both rows'
-    /// gradients in two lanes (`ba_reproj_vjp` on `Lanes<f64, 2>`, fused: the reprojection is
-    /// not uncomputed and recomputed), and the weight row by `ba_weight_grad`.
+    /// per observation the two reprojection rows from one adjoint sweep ([`reproj_rows`]),
+    /// and the weight row by `ba_weight_grad`.
     pub fn jacobian(&self) -> Result<Csr, String> {
         let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
         let ncols = NCAM * n + 3 * m + p;
@@ -320,31 +358,13 @@ impl Problem {
         rows.push(0);
         let err = |e: nilang::GradError| e.to_string();
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
-            // both reprojection rows from one forward run and one adjoint sweep on two lanes
-            let (mut e, mut cam, mut x, mut w) = ([0.0; 2], self.cams[c], self.x[pt], self.w[k]);
-            let mut e_grad = [Lanes::unit(0, 1.0), Lanes::unit(1, 1.0)];
-            let mut cam_grad = [Lanes::<f64, 2>::default(); NCAM];
-            let mut x_grad = [Lanes::default(); 3];
-            let mut w_grad = Lanes::default();
-            ba_reproj_vjp(
-                &mut e,
-                &mut e_grad,
-                &mut cam,
-                &mut cam_grad,
-                &mut x,
-                &mut x_grad,
-                &mut w,
-                &mut w_grad,
-                &self.feats[k],
-                (),
-            );
+            let block = reproj_rows(&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
             for r in 0..2 {
                 // columns of a row: cam (NCAM), x (3), w (1)
                 cols.extend((0..NCAM).map(|j| NCAM * c + j));
                 cols.extend((0..3).map(|j| NCAM * n + 3 * pt + j));
                 cols.push(NCAM * n + 3 * m + k);
-                vals.extend(cam_grad.iter().chain(&x_grad).map(|g| g.0[r]));
-                vals.push(w_grad.0[r]);
+                vals.extend_from_slice(&block[r]);
                 rows.push(cols.len());
             }
         }
