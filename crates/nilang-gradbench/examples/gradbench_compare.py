@@ -381,7 +381,7 @@ def report(args, out, peers):
                     [fmt_ratio(meds["nilang"], meds[p]) for p in tools[1:]] + [valids[t] for t in tools]
             print("| " + " | ".join(cells) + " |")
         print()
-        scores = {}
+        scores, by_round = {}, {}
         for t in tools:
             parts, sc = [], []
             for rnd, r, evs in per_tool.get(t, []):
@@ -389,6 +389,7 @@ def report(args, out, peers):
                 s = score(ev, evs)
                 if s is not None:
                     sc.append(s)
+                    by_round[(t, rnd)] = s
                 note = "" if r["rc"] == 0 else f", exit {r['rc']}"
                 parts.append(f"r{rnd}: {nvalid}/{len(evs)} valid, score {fmt_score(s)}{note}")
             scores[t] = statistics.median(sc) if sc else None
@@ -396,14 +397,20 @@ def report(args, out, peers):
         print()
         valid_all = {t: (sum(1 for _, _, evs in per_tool.get(t, []) for e in evs if e["valid"]),
                          sum(len(evs) for _, _, evs in per_tool.get(t, []))) for t in tools}
-        summary.append((ev, tools, scores, valid_all))
+        paired = {p: [by_round[(p, rnd)] / by_round[("nilang", rnd)] for (t, rnd) in by_round
+                      if t == p and ("nilang", rnd) in by_round] for p in tools[1:]}
+        summary.append((ev, tools, scores, valid_all, paired))
     print("### GradBench scores (1 / Σ mean primal + derivative, in 1/s; median over rounds)\n")
-    print("| eval | tool | score | peer | peer score | peer score ÷ nilang score | valid nilang | valid peer |")
-    print("|---|---|---:|---|---:|---:|---:|---:|")
-    for ev, tools, scores, valid_all in summary:
+    print("Score ratio: peer score ÷ nilang score = nilang's total time ÷ the peer's (above 1: nilang slower); "
+          "first of the medians, then the median of the per-round ratios (rounds paired).\n")
+    print("| eval | nilang score | peer | peer score | ratio of medians | median per-round ratio | "
+          "valid nilang | valid peer |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for ev, tools, scores, valid_all, paired in summary:
         for p in tools[1:]:
             ratio = fmt_ratio(scores[p], scores["nilang"])
-            print(f"| {ev} | nilang | {fmt_score(scores['nilang'])} | {p} | {fmt_score(scores[p])} | {ratio} | "
+            pr = fmt_ratio(statistics.median(paired[p]), 1) if paired[p] else "–"
+            print(f"| {ev} | {fmt_score(scores['nilang'])} | {p} | {fmt_score(scores[p])} | {ratio} | {pr} | "
                   f"{valid_all['nilang'][0]}/{valid_all['nilang'][1]} | {valid_all[p][0]}/{valid_all[p][1]} |")
 
 
