@@ -22,7 +22,7 @@
 //! the plain program.
 
 use crate::codegen::{private, Gen};
-use nilang_ir::adjoint::{callee_adjoint_name, shadow_name};
+use nilang_ir::adjoint::shadow_name;
 use nilang_ir::ast::*;
 use nilang_ir::check::VarKind;
 use proc_macro2::{Span, TokenStream};
@@ -87,7 +87,6 @@ impl Gen {
                 push,
                 copy,
             } => self.adjoint_stack(stack, value, *push, *copy, site),
-            StmtKind::Call { call, uncall } => self.adjoint_call(call, *uncall, site),
             _ => return None,
         })
     }
@@ -117,7 +116,7 @@ impl Gen {
     }
 
     /// The place holding the gradient of a writable dataview (`x_grad[i].re` for `x[i].re`).
-    fn shadow_place(&self, v: &Dataview) -> TokenStream {
+    pub(crate) fn shadow_place(&self, v: &Dataview) -> TokenStream {
         self.place_at(v, &shadow_name(&v.root))
     }
 
@@ -355,101 +354,6 @@ impl Gen {
                     #check
                 })
             }
-        }
-    }
-
-    /// A call runs the callee's adjoint program of the same direction, with each argument
-    /// followed by its gradient (`()` for a read-only argument; for a writable argument the
-    /// callee's parameter decides, see `__private::PassShadow`).
-    fn adjoint_call(&mut self, call: &Call, uncall: bool, site: &TokenStream) -> TokenStream {
-        let p = private();
-        let writable_views: Vec<&Dataview> = call
-            .args
-            .iter()
-            .filter_map(|a| match a {
-                CallArg::View(v) if self.writable(v) => Some(v),
-                _ => None,
-            })
-            .collect();
-        let conflicting = |v: &Dataview| {
-            writable_views.iter().filter(|w| w.root == v.root).count() > 1
-                && writable_views
-                    .iter()
-                    .any(|w| w.root == v.root && w.has_index())
-        };
-        let checks = self.alias_checks(&writable_views, site);
-        let (mut pre, mut post, mut args) = (TokenStream::new(), TokenStream::new(), Vec::new());
-        for a in &call.args {
-            match a {
-                CallArg::View(v) if self.writable(v) => {
-                    let (place, shadow) = (self.place(v), self.shadow_place(v));
-                    if conflicting(v) {
-                        let (t, g) = (self.fresh("arg"), self.fresh("grad"));
-                        pre.extend(quote!(let mut #t = #p::copy(&#place); let mut #g = #p::copy(&#shadow);));
-                        post.extend(quote!(#place = #t; #shadow = #g;));
-                        args.push(quote!(#p::pass(&mut #t)));
-                        args.push(quote!(#p::pass_shadow(&mut #g)));
-                    } else {
-                        args.push(quote!(#p::pass(&mut #place)));
-                        args.push(quote!(#p::pass_shadow(&mut #shadow)));
-                    }
-                }
-                other => {
-                    args.push(self.readonly_call_arg(other));
-                    args.push(quote!(()));
-                }
-            }
-        }
-        let invocation = match &call.callee {
-            // explicit generic arguments gain the gradient type, the adjoint's last parameter
-            Callee::Path(path) => {
-                let mut path = path.clone();
-                let last = path.path.segments.last_mut().expect("a path has a segment");
-                last.ident = callee_adjoint_name(&last.ident, uncall);
-                if let syn::PathArguments::AngleBracketed(a) = &mut last.arguments {
-                    let lane = self.lane();
-                    a.args.push(syn::parse_quote!(#lane));
-                }
-                quote!(#path(#(#args),*))
-            }
-            Callee::Method {
-                receiver,
-                method,
-                turbofish,
-            } => {
-                let method = callee_adjoint_name(method, uncall);
-                let lane = self.lane();
-                let tf = turbofish.as_ref().map(|t| {
-                    let mut t = t.clone();
-                    t.args.push(syn::parse_quote!(#lane));
-                    quote!(::#t)
-                });
-                quote!(#receiver.#method #tf(#(#args),*))
-            }
-        };
-        quote!({ #checks #pre #invocation; #post })
-    }
-
-    /// A read-only call argument, passed as in the plain program.
-    fn readonly_call_arg(&self, a: &CallArg) -> TokenStream {
-        let p = private();
-        match a {
-            CallArg::View(v) => match self.kind(v) {
-                Some(_) if v.path.is_empty() => v.root.to_token_stream(),
-                Some(_) => {
-                    let place = self.place(v);
-                    quote!(#p::copy(&#place))
-                }
-                None => nilang_ir::print::view_tokens(v),
-            },
-            CallArg::Shared(e) => match nilang_ir::parse::dataview(e) {
-                Some(v) if self.kind(&v).is_some() => {
-                    let place = self.place(&v);
-                    quote!(&#place)
-                }
-                _ => quote!(&(#e)),
-            },
-            CallArg::Value(e) => e.to_token_stream(),
         }
     }
 }

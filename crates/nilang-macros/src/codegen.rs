@@ -519,8 +519,14 @@ impl Gen {
         })
     }
 
+    /// A call or uncall. In an adjoint program (`self.shadow`) it calls the callee's adjoint
+    /// program of the same direction (`g_adjoint_inv` for a call, `g_adjoint` for an uncall)
+    /// with each argument followed by its gradient: a writable argument's shadow (the
+    /// callee's parameter decides between `&mut` and `()`, see `__private::PassShadow`), `()`
+    /// for a read-only one.
     fn call(&mut self, call: &Call, uncall: bool, site: &TokenStream) -> TokenStream {
         let p = private();
+        let shadow = self.shadow.is_some();
         // Writable views that share a root with another argument and carry an index go through
         // temporaries, so that `g(x[i], x[j])` borrows `x` once at a time.
         let writable_views: Vec<&Dataview> = call
@@ -538,47 +544,40 @@ impl Gen {
                     .any(|w| w.root == v.root && w.has_index())
         };
         let checks = self.alias_checks(&writable_views, site);
-        let mut pre = TokenStream::new();
-        let mut post = TokenStream::new();
-        let mut args = Vec::new();
+        let (mut pre, mut post, mut args) = (TokenStream::new(), TokenStream::new(), Vec::new());
         for a in &call.args {
-            let arg = match a {
+            match a {
                 CallArg::View(v) if self.writable(v) => {
-                    let place = self.place(v);
-                    if conflicting(v) {
-                        let t = self.fresh("arg");
-                        pre.extend(quote!(let mut #t = #p::copy(&#place);));
-                        post.extend(quote!(#place = #t;));
-                        quote!(#p::pass(&mut #t))
-                    } else {
-                        quote!(#p::pass(&mut #place))
+                    let mut places = vec![(self.place(v), quote!(pass))];
+                    if shadow {
+                        places.push((self.shadow_place(v), quote!(pass_shadow)));
+                    }
+                    for (place, pass) in places {
+                        if conflicting(v) {
+                            let t = self.fresh("arg");
+                            pre.extend(quote!(let mut #t = #p::copy(&#place);));
+                            post.extend(quote!(#place = #t;));
+                            args.push(quote!(#p::#pass(&mut #t)));
+                        } else {
+                            args.push(quote!(#p::#pass(&mut #place)));
+                        }
                     }
                 }
-                CallArg::View(v) => match self.kind(v) {
-                    Some(_) if v.path.is_empty() => v.root.to_token_stream(),
-                    Some(_) => {
-                        let place = self.place(v);
-                        quote!(#p::copy(&#place))
+                other => {
+                    args.push(self.readonly_call_arg(other));
+                    if shadow {
+                        args.push(quote!(()));
                     }
-                    None => nilang_ir::print::view_tokens(v),
-                },
-                CallArg::Shared(e) => match nilang_ir::parse::dataview(e) {
-                    Some(v) if self.kind(&v).is_some() => {
-                        let place = self.place(&v);
-                        quote!(&#place)
-                    }
-                    _ => quote!(&(#e)),
-                },
-                CallArg::Value(e) => e.to_token_stream(),
-            };
-            args.push(arg);
+                }
+            }
         }
         let invocation = match &call.callee {
             Callee::Path(path) => {
                 let mut path = path.clone();
-                if uncall {
-                    let last = path.path.segments.last_mut().expect("a path has a segment");
-                    last.ident = format_ident!("{}_inv", last.ident, span = last.ident.span());
+                let last = path.path.segments.last_mut().expect("a path has a segment");
+                last.ident = self.callee_name(&last.ident, uncall);
+                if let syn::PathArguments::AngleBracketed(a) = &mut last.arguments {
+                    self.extend_generic_args(a);
                 }
                 quote!(#path(#(#args),*))
             }
@@ -587,16 +586,58 @@ impl Gen {
                 method,
                 turbofish,
             } => {
-                let method = if uncall {
-                    format_ident!("{}_inv", method, span = method.span())
-                } else {
-                    method.clone()
-                };
-                let tf = turbofish.as_ref().map(|t| quote!(::#t));
+                let method = self.callee_name(method, uncall);
+                let tf = turbofish.as_ref().map(|t| {
+                    let mut t = t.clone();
+                    self.extend_generic_args(&mut t);
+                    quote!(::#t)
+                });
                 quote!(#receiver.#method #tf(#(#args),*))
             }
         };
         quote!({ #checks #pre #invocation; #post })
+    }
+
+    /// What a call of `g` calls: `g` or `g_inv` (an uncall); in an adjoint program
+    /// `g_adjoint_inv` or `g_adjoint`.
+    fn callee_name(&self, g: &syn::Ident, uncall: bool) -> syn::Ident {
+        match (self.shadow.is_some(), uncall) {
+            (true, _) => nilang_ir::adjoint::callee_adjoint_name(g, uncall),
+            (false, true) => format_ident!("{}_inv", g, span = g.span()),
+            (false, false) => g.clone(),
+        }
+    }
+
+    /// Explicit generic arguments of a callee gain, in an adjoint program, the gradient type:
+    /// the adjoint programs' last type parameter.
+    fn extend_generic_args(&self, a: &mut syn::AngleBracketedGenericArguments) {
+        if let Some(shadows) = &self.shadow {
+            let lane = shadows.lane();
+            a.args.push(syn::parse_quote!(#lane));
+        }
+    }
+
+    /// A read-only call argument: a variable, a copy of an element, a reference or a value.
+    fn readonly_call_arg(&self, a: &CallArg) -> TokenStream {
+        let p = private();
+        match a {
+            CallArg::View(v) => match self.kind(v) {
+                Some(_) if v.path.is_empty() => v.root.to_token_stream(),
+                Some(_) => {
+                    let place = self.place(v);
+                    quote!(#p::copy(&#place))
+                }
+                None => nilang_ir::print::view_tokens(v),
+            },
+            CallArg::Shared(e) => match nilang_ir::parse::dataview(e) {
+                Some(v) if self.kind(&v).is_some() => {
+                    let place = self.place(&v);
+                    quote!(&#place)
+                }
+                _ => quote!(&(#e)),
+            },
+            CallArg::Value(e) => e.to_token_stream(),
+        }
     }
 }
 
