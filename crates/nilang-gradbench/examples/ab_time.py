@@ -10,8 +10,9 @@ every `evaluate` of the round is also given to GradBench's hand-written tool
 (`DIR/<module> FILE FUNCTION`, one process per evaluation, as GradBench's C++ tools run).
 Times are the tools' own `evaluate` timings (nothing is timed here); the table gives, for every
 evaluation, the median over all rounds of all runs of each tool, the ratio of each tool to the
-first `--bin`, and the largest difference between the outputs of the `--bin` tools relative to
-the largest output magnitude. `--json FILE` writes the rows. Load average is printed per round.
+first `--bin`, and the largest difference between the outputs of the first `--bin` tool and the
+others relative to the largest output magnitude (with `--manual`, also each `--bin` tool's
+against the manual tool's). `--json FILE` writes the rows. Load average is printed per round.
 """
 import argparse
 import json
@@ -134,14 +135,16 @@ def main():
             "output_rel_diff": diff,
         }
         if a.manual:
-            row["manual_rel_diff"] = rel_diff(outs[bins[-1][0]], outs["manual"])
+            row["manual_rel_diff"] = {n: rel_diff(outs[n], outs["manual"]) for n, _ in bins}
         rows.append(row)
         line = f"{m['module']:8} {m.get('description', ''):22} {m['function']:10}"
         line += "".join(f" {med[n]:12.3f}" for n in names)
         line += "".join(f" {med[n] / med[names[0]]:14.2f}" for n in names[1:])
         line += f" {diff:9.1e}"
         if a.manual:
-            line += f"  (vs manual {row['manual_rel_diff']:.1e})"
+            line += "  vs manual: " + " ".join(
+                f"{n} {d:.1e}" for n, d in row["manual_rel_diff"].items()
+            )
         print(line)
     if a.json:
         with open(a.json, "w") as f:
