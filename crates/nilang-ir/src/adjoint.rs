@@ -12,7 +12,7 @@
 
 use crate::ast::*;
 use crate::check::{Scope, VarKind};
-use crate::print::{stmt_tokens, view_tokens};
+use crate::print::{stack_macro, stmt_tokens, view_tokens};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 use syn::Ident;
@@ -235,11 +235,7 @@ impl Printer {
                 els,
             } => {
                 let (then, els) = (self.block(then), self.block(els));
-                let cond = if *explicit_post {
-                    quote!((#pre, #post))
-                } else {
-                    quote!(#pre)
-                };
+                let cond = crate::print::if_condition(pre, post, *explicit_post);
                 quote!(if #cond { #then } else { #els })
             }
             StmtKind::While { pre, post, body } => {
@@ -338,15 +334,6 @@ impl Printer {
                 quote!(#receiver.#m(#(#args),*);)
             }
         }
-    }
-}
-
-fn stack_macro(push: bool, copy: bool) -> &'static str {
-    match (push, copy) {
-        (true, false) => "push",
-        (false, false) => "pop",
-        (true, true) => "push_copy",
-        (false, true) => "pop_copy",
     }
 }
 

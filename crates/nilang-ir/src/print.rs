@@ -246,11 +246,7 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             els,
         } => {
             let then = block_tokens(then);
-            let cond = if *explicit_post {
-                quote!((#pre, #post))
-            } else {
-                quote!(#pre)
-            };
+            let cond = if_condition(pre, post, *explicit_post);
             if els.is_empty() {
                 quote!(if #cond { #then })
             } else if els.len() == 1 && matches!(els[0].kind, StmtKind::If { .. }) {
@@ -303,13 +299,7 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             push,
             copy,
         } => {
-            let name = match (push, copy) {
-                (true, false) => "push",
-                (false, false) => "pop",
-                (true, true) => "push_copy",
-                (false, true) => "pop_copy",
-            };
-            let name = format_ident!("{name}");
+            let name = format_ident!("{}", stack_macro(*push, *copy));
             let (s, v) = (view_tokens(stack), view_tokens(value));
             quote!(#name!(#s, #v);)
         }
@@ -318,6 +308,25 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             let b = block_tokens(body);
             quote!(nocheck! { #b })
         }
+    }
+}
+
+/// The macro of a stack statement: `push`, `pop`, `push_copy` or `pop_copy`.
+pub fn stack_macro(push: bool, copy: bool) -> &'static str {
+    match (push, copy) {
+        (true, false) => "push",
+        (false, false) => "pop",
+        (true, true) => "push_copy",
+        (false, true) => "pop_copy",
+    }
+}
+
+/// The condition of an `if` as written: `(pre, post)`, or `pre` for the shorthand.
+pub fn if_condition(pre: &syn::Expr, post: &syn::Expr, explicit_post: bool) -> TokenStream {
+    if explicit_post {
+        quote!((#pre, #post))
+    } else {
+        quote!(#pre)
     }
 }
 
