@@ -13,6 +13,7 @@
 use crate::ast::*;
 use crate::check::{Scope, VarKind};
 use crate::print::{stack_macro, stmt_tokens, view_tokens};
+use crate::reverse::reverse_block;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 use syn::Ident;
@@ -151,6 +152,97 @@ fn replace_ident(ts: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
         .collect()
 }
 
+/// The roots a statement (recursively) may write: instruction targets, builtin and stack
+/// arguments, and every variable handed to a call.
+pub fn written_roots(s: &Stmt, out: &mut Vec<String>) {
+    let mut add = |v: &Dataview| out.push(v.root.to_string());
+    match &s.kind {
+        StmtKind::Instr(i) => add(&i.target),
+        StmtKind::XorExpr { target, .. } => add(target),
+        StmtKind::Builtin { args, .. } => args.iter().for_each(add),
+        StmtKind::Stack { stack, value, .. } => {
+            add(stack);
+            add(value);
+        }
+        StmtKind::Call { call, .. } => call.args.iter().for_each(|a| {
+            if let CallArg::View(v) = a {
+                add(v)
+            }
+        }),
+        StmtKind::If { then, els, .. } => {
+            then.iter().chain(els).for_each(|s| written_roots(s, out))
+        }
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().for_each(|s| written_roots(s, out))
+        }
+        StmtKind::Alloc(_) | StmtKind::Dealloc(_) | StmtKind::Safe(_) => {}
+    }
+}
+
+/// For a block `L P X ~P D` (allocations, a computation `P`, anything, `P` undone,
+/// deallocations): the number of allocations `L`, and of statements of `P`.
+pub fn compute_uncompute(block: &[Stmt]) -> Option<(usize, usize)> {
+    let end = block.len()
+        - block
+            .iter()
+            .rev()
+            .take_while(|s| matches!(s.kind, StmtKind::Dealloc(_)))
+            .count();
+    let start = block[..end]
+        .iter()
+        .take_while(|s| matches!(s.kind, StmtKind::Alloc(_)))
+        .count();
+    let rest = &block[start..end];
+    let n = rest.len();
+    let k = (1..=n / 2).rev().find(|&k| {
+        let undo = reverse_block(&rest[..k]);
+        undo.iter()
+            .zip(&rest[n - k..])
+            .all(|(a, b)| text(a) == text(b))
+    })?;
+    Some((start, k))
+}
+
+/// In an adjoint program, a block `L P X ~P D` whose `P` writes only the ancillas `L`
+/// allocated (and its own, balanced ones) may run `P` on values alone: those ancillas' gradients
+/// are zero when `P` starts and `P` does not change them, so every gradient update `P` would
+/// make adds zero. Returns the lengths of `L` and `P` when that holds.
+pub fn recompute_without_gradients(block: &[Stmt]) -> Option<(usize, usize)> {
+    let (start, k) = compute_uncompute(block)?;
+    // the names allocated (`want_alloc`) or deallocated at the top level of some statements
+    let names = |want_alloc: bool, stmts: &[Stmt]| -> Vec<String> {
+        stmts
+            .iter()
+            .flat_map(|s| match &s.kind {
+                StmtKind::Alloc(b) if want_alloc => b.iter().map(|b| b.name.to_string()).collect(),
+                StmtKind::Dealloc(b) if !want_alloc => {
+                    b.iter().map(|b| b.name.to_string()).collect()
+                }
+                _ => Vec::new(),
+            })
+            .collect()
+    };
+    let p = &block[start..start + k];
+    let (mut own, mut freed) = (names(true, p), names(false, p));
+    own.sort();
+    freed.sort();
+    if own != freed {
+        return None;
+    }
+    let mut allowed = names(true, &block[..start]);
+    allowed.extend(own);
+    let mut written = Vec::new();
+    p.iter().for_each(|s| written_roots(s, &mut written));
+    written
+        .iter()
+        .all(|r| allowed.contains(r))
+        .then_some((start, k))
+}
+
+fn text(s: &Stmt) -> String {
+    stmt_tokens(s).to_string()
+}
+
 struct Printer {
     scope: Scope,
     with_gradients: std::collections::BTreeSet<String>,
@@ -159,9 +251,32 @@ struct Printer {
 impl Printer {
     fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
         self.scope.push();
-        let out = stmts.iter().map(|s| self.stmt(s)).collect();
+        // a recomputation of fresh ancillas runs on values alone (as generated)
+        let values_only = recompute_without_gradients(stmts).map(|(start, k)| start..start + k);
+        let out = stmts
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match &values_only {
+                Some(p) if p.contains(&i) => self.values_only(s),
+                _ => self.stmt(s),
+            })
+            .collect();
         self.scope.pop();
         out
+    }
+
+    /// A statement run on values alone: as written, with its scope effects.
+    fn values_only(&mut self, s: &Stmt) -> TokenStream {
+        match &s.kind {
+            StmtKind::Alloc(b) => b
+                .iter()
+                .for_each(|b| self.scope.declare(&b.name, VarKind::Ancilla)),
+            StmtKind::Dealloc(b) => b.iter().for_each(|b| {
+                self.scope.remove_ancilla(&b.name);
+            }),
+            _ => {}
+        }
+        stmt_tokens(s)
     }
 
     fn has_shadow(&self, v: &Dataview) -> bool {

@@ -117,8 +117,27 @@ impl Gen {
 
     pub(crate) fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
         self.scope.push();
-        let out: TokenStream = stmts.iter().map(|s| self.stmt(s)).collect();
+        let out = match self
+            .shadow
+            .as_ref()
+            .and_then(|_| nilang_ir::adjoint::recompute_without_gradients(stmts))
+        {
+            Some((start, k)) => self.recompute_on_values(stmts, start, k),
+            None => stmts.iter().map(|s| self.stmt(s)).collect(),
+        };
         self.scope.pop();
+        out
+    }
+
+    /// An adjoint block `L P X ~P D` whose `P` only recomputes fresh ancillas: `L` and
+    /// `X ~P D` on values and gradients, `P` on values alone (its gradient updates would all
+    /// add zero; see `nilang_ir::adjoint::recompute_without_gradients`).
+    fn recompute_on_values(&mut self, stmts: &[Stmt], start: usize, k: usize) -> TokenStream {
+        let mut out: TokenStream = stmts[..start].iter().map(|s| self.stmt(s)).collect();
+        let shadow = self.shadow.take();
+        out.extend(stmts[start..start + k].iter().map(|s| self.stmt(s)));
+        self.shadow = shadow;
+        out.extend(stmts[start + k..].iter().map(|s| self.stmt(s)));
         out
     }
 

@@ -8,7 +8,7 @@
 
 use crate::adjoint::Shadows;
 use nilang_ir::adjoint::shadow_name;
-use nilang_ir::ast::{CallArg, Dataview, Function, ParamKind, Stmt, StmtKind};
+use nilang_ir::ast::{Function, ParamKind, Stmt, StmtKind};
 use nilang_ir::reverse::reverse_block;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -786,52 +786,26 @@ impl Split {
     }
 }
 
-fn text(s: &Stmt) -> String {
-    nilang_ir::print::stmt_tokens(s).to_string()
-}
-
 /// Does a statement (recursively) write a `&mut` parameter?
 fn writes_param(s: &Stmt, params: &[String]) -> bool {
-    let root = |v: &Dataview| params.contains(&v.root.to_string());
-    match &s.kind {
-        StmtKind::Instr(i) => root(&i.target),
-        StmtKind::XorExpr { target, .. } => root(target),
-        StmtKind::Builtin { args, .. } => args.iter().any(root),
-        StmtKind::Stack { stack, value, .. } => root(stack) || root(value),
-        StmtKind::Call { call, .. } => call
-            .args
-            .iter()
-            .any(|a| matches!(a, CallArg::View(v) if root(v))),
-        StmtKind::If { then, els, .. } => then.iter().chain(els).any(|s| writes_param(s, params)),
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().any(|s| writes_param(s, params))
-        }
-        StmtKind::Alloc(_) | StmtKind::Dealloc(_) | StmtKind::Safe(_) => false,
-    }
+    let mut roots = Vec::new();
+    nilang_ir::adjoint::written_roots(s, &mut roots);
+    roots.iter().any(|r| params.contains(r))
 }
 
 /// Does a statement (recursively) allocate or deallocate?
 /// Finds the `L P M ~P D` shape, when the fused gradient is safe for it.
 pub fn split(f: &Function) -> Option<Split> {
     let body = &f.body;
+    let (start, k) = nilang_ir::adjoint::compute_uncompute(body)?;
     let end = body.len()
         - body
             .iter()
             .rev()
             .take_while(|s| matches!(s.kind, StmtKind::Dealloc(_)))
             .count();
-    let start = body[..end]
-        .iter()
-        .take_while(|s| matches!(s.kind, StmtKind::Alloc(_)))
-        .count();
     let rest = &body[start..end];
     let n = rest.len();
-    let k = (1..=n / 2).rev().find(|&k| {
-        let undo = reverse_block(&rest[..k]);
-        undo.iter()
-            .zip(&rest[n - k..])
-            .all(|(a, b)| text(a) == text(b))
-    })?;
     let params: Vec<String> = f
         .params
         .iter()
