@@ -475,9 +475,10 @@ mod tests {
         );
         assert_eq!(labels[0], "a (warm-up)");
         assert_eq!(labels[3], "a (round 1/3)");
-        // the counter is global and other tests run in parallel: only lower bounds are exact
+        // the counters are global and other tests run in parallel: the allocation count only
+        // grows, so its lower bound is exact; the peak of live bytes is not (another thread's
+        // frees during the call lower it), so it is not asserted here
         assert!(results.get(b).allocations >= 1);
-        assert!(results.get(b).peak_bytes >= 16);
         assert_eq!(
             results.samples.iter().map(Vec::len).collect::<Vec<_>>(),
             [3, 3, 3]
