@@ -27,47 +27,67 @@ pub fn shadow_name(x: &Ident) -> Ident {
 /// instruction, a builtin, a stack operation or as a writable call argument. An ancilla used
 /// only in expressions (conditions, `safe!`, arguments computed from it) needs no shadow.
 pub fn ancillas_with_gradients(body: &[Stmt]) -> std::collections::BTreeSet<String> {
-    fn views(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
-        let mut add = |v: &Dataview| {
+    let mut out = std::collections::BTreeSet::new();
+    body.iter().for_each(|s| {
+        visit_views(s, Views::Touched, &mut |v| {
             out.insert(v.root.to_string());
-        };
-        match &s.kind {
-            StmtKind::Instr(i) => {
-                add(&i.target);
+        })
+    });
+    out
+}
+
+/// Which dataviews [`visit_views`] visits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Views {
+    /// Those an instruction, builtin, stack operation or call touches (written or read).
+    Touched,
+    /// Those a statement may write: targets (`^=` ones too), builtin and stack arguments,
+    /// every variable handed to a call.
+    Written,
+}
+
+/// Visits the dataviews of a statement, recursively, that `which` selects.
+fn visit_views(s: &Stmt, which: Views, f: &mut dyn FnMut(&Dataview)) {
+    let reads = which == Views::Touched;
+    match &s.kind {
+        StmtKind::Instr(i) => {
+            f(&i.target);
+            if reads {
                 i.args.iter().for_each(|a| {
                     if let Operand::View(v) = a {
-                        add(v)
+                        f(v)
                     }
                 });
             }
-            StmtKind::Builtin { args, operand, .. } => {
-                args.iter().for_each(&mut add);
-                if let Some(Operand::View(v)) = operand {
-                    add(v);
-                }
-            }
-            StmtKind::Stack { stack, value, .. } => {
-                add(stack);
-                add(value);
-            }
-            StmtKind::Call { call, .. } => call.args.iter().for_each(|a| {
-                if let CallArg::View(v) = a {
-                    add(v)
-                }
-            }),
-            StmtKind::If { then, els, .. } => then.iter().chain(els).for_each(|s| views(s, out)),
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-                body.iter().for_each(|s| views(s, out))
-            }
-            StmtKind::XorExpr { .. }
-            | StmtKind::Alloc(_)
-            | StmtKind::Dealloc(_)
-            | StmtKind::Safe(_) => {}
         }
+        StmtKind::XorExpr { target, .. } if !reads => f(target),
+        StmtKind::Builtin { args, operand, .. } => {
+            args.iter().for_each(&mut *f);
+            if let (true, Some(Operand::View(v))) = (reads, operand) {
+                f(v);
+            }
+        }
+        StmtKind::Stack { stack, value, .. } => {
+            f(stack);
+            f(value);
+        }
+        StmtKind::Call { call, .. } => call.args.iter().for_each(|a| {
+            if let CallArg::View(v) = a {
+                f(v)
+            }
+        }),
+        StmtKind::If { then, els, .. } => then
+            .iter()
+            .chain(els)
+            .for_each(|s| visit_views(s, which, f)),
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+            body.iter().for_each(|s| visit_views(s, which, f))
+        }
+        StmtKind::XorExpr { .. }
+        | StmtKind::Alloc(_)
+        | StmtKind::Dealloc(_)
+        | StmtKind::Safe(_) => {}
     }
-    let mut out = std::collections::BTreeSet::new();
-    body.iter().for_each(|s| views(s, &mut out));
-    out
 }
 
 /// The adjoint program of `f`: `f_adjoint`.
@@ -155,28 +175,7 @@ fn replace_ident(ts: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
 /// The roots a statement (recursively) may write: instruction targets, builtin and stack
 /// arguments, and every variable handed to a call.
 pub fn written_roots(s: &Stmt, out: &mut Vec<String>) {
-    let mut add = |v: &Dataview| out.push(v.root.to_string());
-    match &s.kind {
-        StmtKind::Instr(i) => add(&i.target),
-        StmtKind::XorExpr { target, .. } => add(target),
-        StmtKind::Builtin { args, .. } => args.iter().for_each(add),
-        StmtKind::Stack { stack, value, .. } => {
-            add(stack);
-            add(value);
-        }
-        StmtKind::Call { call, .. } => call.args.iter().for_each(|a| {
-            if let CallArg::View(v) = a {
-                add(v)
-            }
-        }),
-        StmtKind::If { then, els, .. } => {
-            then.iter().chain(els).for_each(|s| written_roots(s, out))
-        }
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().for_each(|s| written_roots(s, out))
-        }
-        StmtKind::Alloc(_) | StmtKind::Dealloc(_) | StmtKind::Safe(_) => {}
-    }
+    visit_views(s, Views::Written, &mut |v| out.push(v.root.to_string()));
 }
 
 /// For a block `L P X ~P D` (allocations, a computation `P`, anything, `P` undone,
