@@ -193,6 +193,9 @@ impl<'a> Translator<'a> {
                 r
             }
             StmtKind::NoCheck(body) => self.block_inner(body),
+            StmtKind::Routine { compute, body } => {
+                self.block_inner(&nilang_ir::ast::routine_steps(compute, body))
+            }
             _ => {
                 let text = self.simple(s).map_err(|e| self.err(s, e))?;
                 for l in text.lines() {
@@ -412,7 +415,8 @@ impl<'a> Translator<'a> {
             StmtKind::If { .. }
             | StmtKind::While { .. }
             | StmtKind::For { .. }
-            | StmtKind::NoCheck(_) => {
+            | StmtKind::NoCheck(_)
+            | StmtKind::Routine { .. } => {
                 unreachable!("compound statements are translated by `stmt`")
             }
         }

@@ -79,14 +79,7 @@ fn walk<'s>(stmts: &'s [Stmt], f: &mut dyn FnMut(&'s Stmt) -> bool) -> bool {
         if f(s) {
             return true;
         }
-        let inner: &[&[Stmt]] = match &s.kind {
-            StmtKind::If { then, els, .. } => &[then, els],
-            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-                &[body]
-            }
-            _ => &[],
-        };
-        for b in inner {
+        for b in s.blocks() {
             if walk(b, f) {
                 return true;
             }

@@ -76,17 +76,11 @@ fn visit_views(s: &Stmt, which: Views, f: &mut dyn FnMut(&Dataview)) {
                 f(v)
             }
         }),
-        StmtKind::If { then, els, .. } => then
-            .iter()
-            .chain(els)
+        _ => s
+            .blocks()
+            .into_iter()
+            .flatten()
             .for_each(|s| visit_views(s, which, f)),
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().for_each(|s| visit_views(s, which, f))
-        }
-        StmtKind::XorExpr { .. }
-        | StmtKind::Alloc(_)
-        | StmtKind::Dealloc(_)
-        | StmtKind::Safe(_) => {}
     }
 }
 
@@ -178,68 +172,70 @@ pub fn written_roots(s: &Stmt, out: &mut Vec<String>) {
     visit_views(s, Views::Written, &mut |v| out.push(v.root.to_string()));
 }
 
-/// For a block `L P X ~P D` (allocations, a computation `P`, anything, `P` undone,
-/// deallocations): the number of allocations `L`, and of statements of `P`.
-pub fn compute_uncompute(block: &[Stmt]) -> Option<(usize, usize)> {
-    let end = block.len()
-        - block
-            .iter()
-            .rev()
-            .take_while(|s| matches!(s.kind, StmtKind::Dealloc(_)))
-            .count();
-    let start = block[..end]
+/// A block of the shape `L P X ~P D`: allocations, one routine (`P`, its body `X`, and `~P`),
+/// deallocations.
+pub struct RoutineBlock<'a> {
+    /// The allocations `L`.
+    pub allocs: &'a [Stmt],
+    /// The routine's computation `P`.
+    pub compute: &'a [Stmt],
+    /// The routine's body `X`.
+    pub body: &'a [Stmt],
+}
+
+/// The `L P X ~P D` shape of a block, when it has it.
+pub fn routine_block(block: &[Stmt]) -> Option<RoutineBlock<'_>> {
+    let start = block
         .iter()
         .take_while(|s| matches!(s.kind, StmtKind::Alloc(_)))
         .count();
-    let rest = &block[start..end];
-    let n = rest.len();
-    let k = (1..=n / 2).rev().find(|&k| {
-        let undo = reverse_block(&rest[..k]);
-        undo.iter()
-            .zip(&rest[n - k..])
-            .all(|(a, b)| text(a) == text(b))
-    })?;
-    Some((start, k))
-}
-
-/// In an adjoint program, a block `L P X ~P D` whose `P` writes only the ancillas `L`
-/// allocated (and its own, balanced ones) may run `P` on values alone: those ancillas' gradients
-/// are zero when `P` starts and `P` does not change them, so every gradient update `P` would
-/// make adds zero. Returns the lengths of `L` and `P` when that holds.
-pub fn recompute_without_gradients(block: &[Stmt]) -> Option<(usize, usize)> {
-    let (start, k) = compute_uncompute(block)?;
-    // the names allocated (`want_alloc`) or deallocated at the top level of some statements
-    let names = |want_alloc: bool, stmts: &[Stmt]| -> Vec<String> {
-        stmts
-            .iter()
-            .flat_map(|s| match &s.kind {
-                StmtKind::Alloc(b) if want_alloc => b.iter().map(|b| b.name.to_string()).collect(),
-                StmtKind::Dealloc(b) if !want_alloc => {
-                    b.iter().map(|b| b.name.to_string()).collect()
-                }
-                _ => Vec::new(),
-            })
-            .collect()
-    };
-    let p = &block[start..start + k];
-    let (mut own, mut freed) = (names(true, p), names(false, p));
-    own.sort();
-    freed.sort();
-    if own != freed {
+    let (routine, deallocs) = block[start..].split_first()?;
+    let StmtKind::Routine { compute, body } = &routine.kind else {
         return None;
-    }
-    let mut allowed = names(true, &block[..start]);
-    allowed.extend(own);
-    let mut written = Vec::new();
-    p.iter().for_each(|s| written_roots(s, &mut written));
-    written
+    };
+    deallocs
         .iter()
-        .all(|r| allowed.contains(r))
-        .then_some((start, k))
+        .all(|s| matches!(s.kind, StmtKind::Dealloc(_)))
+        .then_some(RoutineBlock {
+            allocs: &block[..start],
+            compute,
+            body,
+        })
 }
 
-fn text(s: &Stmt) -> String {
-    stmt_tokens(s).to_string()
+/// The names allocated at the top level of some statements.
+fn allocated(stmts: &[Stmt]) -> Vec<String> {
+    stmts
+        .iter()
+        .flat_map(|s| match &s.kind {
+            StmtKind::Alloc(b) => b.iter().map(|b| b.name.to_string()).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// The ancillas allocated by the statements right before statement `i` of a block (the
+/// longest run of allocations that ends there): fresh ancillas, whose gradients are zero.
+pub fn allocated_just_before(block: &[Stmt], i: usize) -> Vec<String> {
+    let run = block[..i]
+        .iter()
+        .rev()
+        .take_while(|s| matches!(s.kind, StmtKind::Alloc(_)))
+        .count();
+    allocated(&block[i - run..i])
+}
+
+/// In an adjoint program, a routine `P X ~P` whose computation `P` writes only fresh ancillas
+/// (`fresh`, allocated right before the routine, and those `P` allocates itself) may run `P`
+/// on values alone: those ancillas' gradients are zero when `P` starts and `P` does not
+/// change them, so every gradient update `P` would make adds zero. `X` and `~P` still move
+/// gradients.
+pub fn computes_on_values(compute: &[Stmt], fresh: &[String]) -> bool {
+    let mut allowed = allocated(compute);
+    allowed.extend_from_slice(fresh);
+    let mut written = Vec::new();
+    compute.iter().for_each(|s| written_roots(s, &mut written));
+    written.iter().all(|r| allowed.contains(r))
 }
 
 struct Printer {
@@ -250,17 +246,33 @@ struct Printer {
 impl Printer {
     fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
         self.scope.push();
-        // a recomputation of fresh ancillas runs on values alone (as generated)
-        let values_only = recompute_without_gradients(stmts).map(|(start, k)| start..start + k);
-        let out = stmts
-            .iter()
-            .enumerate()
-            .map(|(i, s)| match &values_only {
-                Some(p) if p.contains(&i) => self.values_only(s),
-                _ => self.stmt(s),
-            })
-            .collect();
+        let out = self.stmts(stmts);
         self.scope.pop();
+        out
+    }
+
+    /// Statements in the current scope; a routine is printed as its three parts, its
+    /// computation on values alone where [`computes_on_values`] (as generated).
+    fn stmts(&mut self, stmts: &[Stmt]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, s) in stmts.iter().enumerate() {
+            match &s.kind {
+                StmtKind::Routine { compute, body } => {
+                    if computes_on_values(compute, &allocated_just_before(stmts, i)) {
+                        // its allocations still give the ancillas zero gradients
+                        out.extend(compute.iter().map(|s| match s.kind {
+                            StmtKind::Alloc(_) => self.stmt(s),
+                            _ => self.values_only(s),
+                        }));
+                    } else {
+                        out.extend(self.stmts(compute));
+                    }
+                    out.extend(self.stmts(body));
+                    out.extend(self.stmts(&reverse_block(compute)));
+                }
+                _ => out.extend(self.stmt(s)),
+            }
+        }
         out
     }
 
@@ -365,9 +377,10 @@ impl Printer {
                 quote!(for #var in #r { #body })
             }
             StmtKind::NoCheck(body) => {
-                let b = self.block(body);
+                let b = self.stmts(body);
                 quote!(nocheck! { #b })
             }
+            StmtKind::Routine { .. } => self.stmts(std::slice::from_ref(s)),
             StmtKind::XorExpr { .. } | StmtKind::Safe(_) => stmt_tokens(s),
         }
     }

@@ -136,6 +136,84 @@ pub enum StmtKind {
     Safe(TokenStream),
     /// `nocheck! { … }`: no runtime reversibility checks inside.
     NoCheck(Vec<Stmt>),
+    /// Compute, use, uncompute: `routine! { P } X uncompute!();` runs `P`, then `X`, then the
+    /// inverse of `P`. `expand!` makes one of every nested expression (`P` computes the
+    /// ancillas, `X` is the instruction that reads them). The three parts share the enclosing
+    /// block's scope, as if written one after another: the ancillas `P` allocates live through
+    /// `X` and are deallocated by `~P`. Its inverse is `routine! { P } ~X uncompute!();`.
+    Routine {
+        /// The computation `P`.
+        compute: Vec<Stmt>,
+        /// The statements `X` between the routine and `uncompute!()`.
+        body: Vec<Stmt>,
+    },
+}
+
+impl Stmt {
+    /// The blocks nested in this statement, in order: the branches of an `if`, the body of a
+    /// loop or of `nocheck!`, the computation and the body of a routine. A routine's
+    /// uncomputation is not listed: it is the inverse of its computation, so it touches the
+    /// same places.
+    pub fn blocks(&self) -> Vec<&[Stmt]> {
+        match &self.kind {
+            StmtKind::If { then, els, .. } => vec![then, els],
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+                vec![body]
+            }
+            StmtKind::Routine { compute, body } => vec![compute, body],
+            StmtKind::Instr(_)
+            | StmtKind::XorExpr { .. }
+            | StmtKind::Builtin { .. }
+            | StmtKind::Alloc(_)
+            | StmtKind::Dealloc(_)
+            | StmtKind::Call { .. }
+            | StmtKind::Stack { .. }
+            | StmtKind::Safe(_) => Vec::new(),
+        }
+    }
+}
+
+impl Stmt {
+    /// The blocks nested in this statement, mutably, in the order of [`Stmt::blocks`].
+    pub fn blocks_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
+        match &mut self.kind {
+            StmtKind::If { then, els, .. } => vec![then, els],
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
+                vec![body]
+            }
+            StmtKind::Routine { compute, body } => vec![compute, body],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A block with every routine, at any depth, replaced by its three parts: the program as it
+/// runs (what `nilang expand` prints, as the papers' `macroexpand` does).
+pub fn expand_routines(stmts: &[Stmt]) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Routine { compute, body } => {
+                out.extend(expand_routines(&routine_steps(compute, body)))
+            }
+            _ => {
+                let mut s = s.clone();
+                for b in s.blocks_mut() {
+                    *b = expand_routines(b);
+                }
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// The statements a routine runs, one after another: `P`, `X`, `~P`.
+pub fn routine_steps(compute: &[Stmt], body: &[Stmt]) -> Vec<Stmt> {
+    let mut out = compute.to_vec();
+    out.extend_from_slice(body);
+    out.extend(crate::reverse::reverse_block(compute));
+    out
 }
 
 /// A variable bound by an ancilla allocation or deallocation.

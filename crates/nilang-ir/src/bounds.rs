@@ -145,18 +145,13 @@ struct Invariants<'s> {
 fn collect_bound(s: &Stmt, out: &mut Vec<String>) {
     match &s.kind {
         StmtKind::Alloc(b) => out.extend(b.iter().map(|b| b.name.to_string())),
-        StmtKind::For { var, body, .. } => {
-            out.push(var.to_string());
-            body.iter().for_each(|s| collect_bound(s, out));
-        }
-        StmtKind::If { then, els, .. } => {
-            then.iter().chain(els).for_each(|s| collect_bound(s, out))
-        }
-        StmtKind::While { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().for_each(|s| collect_bound(s, out))
-        }
+        StmtKind::For { var, .. } => out.push(var.to_string()),
         _ => {}
     }
+    s.blocks()
+        .into_iter()
+        .flatten()
+        .for_each(|s| collect_bound(s, out));
 }
 
 fn mentions(e: &Expr, var: &Ident) -> bool {
@@ -170,15 +165,9 @@ fn mentions(e: &Expr, var: &Ident) -> bool {
     walk(e.to_token_stream(), var)
 }
 
-fn has_safe(s: &Stmt) -> bool {
-    match &s.kind {
-        StmtKind::Safe(_) => true,
-        StmtKind::If { then, els, .. } => then.iter().chain(els).any(has_safe),
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().any(has_safe)
-        }
-        _ => false,
-    }
+/// Does a statement (recursively) hold a `safe!` block?
+pub fn has_safe(s: &Stmt) -> bool {
+    matches!(s.kind, StmtKind::Safe(_)) || s.blocks().into_iter().flatten().any(has_safe)
 }
 
 /// The dataviews that statements read or write, not below a loop that rebinds `var`.
@@ -197,15 +186,12 @@ fn collect_views<'a>(s: &'a Stmt, var: &Ident, out: &mut Vec<&'a Dataview>) {
                 out.push(v);
             }
         }
-        StmtKind::If { then, els, .. } => then
-            .iter()
-            .chain(els)
-            .for_each(|s| collect_views(s, var, out)),
         StmtKind::For { var: inner, .. } if inner == var => {}
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().for_each(|s| collect_views(s, var, out))
-        }
-        _ => {}
+        _ => s
+            .blocks()
+            .into_iter()
+            .flatten()
+            .for_each(|s| collect_views(s, var, out)),
     }
 }
 
@@ -230,14 +216,11 @@ fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
                 .filter(|v| v.path.is_empty())
                 .map(|v| v.root.to_string()),
         ),
-        StmtKind::If { then, els, .. } => then
-            .iter()
-            .chain(els)
+        _ => s
+            .blocks()
+            .into_iter()
+            .flatten()
             .for_each(|s| collect_resizable(s, out)),
-        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::NoCheck(body) => {
-            body.iter().for_each(|s| collect_resizable(s, out))
-        }
-        _ => {}
     }
 }
 

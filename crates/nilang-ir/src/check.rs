@@ -311,6 +311,12 @@ impl Checker<'_> {
                     self.stmt(s, scope);
                 }
             }
+            // the parts of a routine share the enclosing scope too
+            StmtKind::Routine { compute, body } => {
+                for s in &routine_steps(compute, body) {
+                    self.stmt(s, scope);
+                }
+            }
         }
     }
 }

@@ -1,9 +1,10 @@
 //! From `syn` to the IR: the preprocessing stage of the papers.
 //!
-//! Shortcuts are expanded here: `routine! { A }` … `uncompute!()` becomes `A … ~A`,
-//! `reverse! { A }` becomes `~A`, a tuple target `(s, c) += sincos(x)` becomes two
-//! instructions, and inside `expand! { … }` (or a function marked `#[i(expand)]`) a nested
-//! right-hand side becomes ancillas that are computed, used and uncomputed.
+//! `routine! { A } X uncompute!()` becomes one [`StmtKind::Routine`] node (`A X ~A`), and so
+//! does a nested right-hand side inside `expand! { … }` (or a function marked
+//! `#[i(expand)]`): ancillas computed, used by the instruction and uncomputed. Other shortcuts
+//! are expanded here: `reverse! { A }` becomes `~A`, a tuple target `(s, c) += sincos(x)`
+//! becomes two instructions.
 //!
 //! Errors are accumulated so that the user sees every problem of a function at once; each
 //! error points at the user's tokens and says how to fix it.
@@ -213,7 +214,8 @@ fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {
         StmtKind::If { .. }
         | StmtKind::While { .. }
         | StmtKind::For { .. }
-        | StmtKind::NoCheck(_) => crate::print::header_text(&kind),
+        | StmtKind::NoCheck(_)
+        | StmtKind::Routine { .. } => crate::print::header_text(&kind),
         _ => crate::print::pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts)),
     };
     Stmt {
@@ -235,26 +237,84 @@ fn spanned_of(ts: &TokenStream) -> Span {
     }
 }
 
-impl Parser<'_> {
-    /// Parses a block of statements, expanding routines in place.
-    fn block(&mut self, stmts: &[syn::Stmt]) -> Vec<Stmt> {
-        let mut out = Vec::new();
-        let mut routines: Vec<Vec<Stmt>> = Vec::new();
-        for s in stmts {
-            self.statement(s, &mut out, &mut routines);
-        }
-        out
+/// The statements of a block being parsed, and the routines opened in it (`routine! { P }`)
+/// whose `uncompute!()` has not come yet: statements go into the innermost open routine.
+#[derive(Default)]
+struct Sink {
+    done: Vec<Stmt>,
+    /// For each open routine: its statement (for the span), its computation, its body so far.
+    open: Vec<(Stmt, Vec<Stmt>)>,
+}
+
+impl Sink {
+    fn open_routine(&mut self, compute: Vec<Stmt>, whole: &dyn ToTokens) {
+        let routine = StmtKind::Routine {
+            compute,
+            body: Vec::new(),
+        };
+        self.open.push((stmt(routine, whole), Vec::new()));
     }
 
-    fn statement(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>, routines: &mut Vec<Vec<Stmt>>) {
+    /// Closes the innermost open routine into one statement; `false` when none is open.
+    fn close_routine(&mut self) -> bool {
+        let Some((mut routine, statements)) = self.open.pop() else {
+            return false;
+        };
+        if let StmtKind::Routine { body, .. } = &mut routine.kind {
+            *body = statements;
+        }
+        self.push(routine);
+        true
+    }
+
+    /// The block: a routine never uncomputed leaves its computation and body as written.
+    fn finish(mut self) -> Vec<Stmt> {
+        while let Some((routine, statements)) = self.open.pop() {
+            if let StmtKind::Routine { compute, .. } = routine.kind {
+                self.extend(compute);
+                self.extend(statements);
+            }
+        }
+        self.done
+    }
+}
+
+impl std::ops::Deref for Sink {
+    type Target = Vec<Stmt>;
+    fn deref(&self) -> &Vec<Stmt> {
+        self.open.last().map_or(&self.done, |(_, body)| body)
+    }
+}
+
+impl std::ops::DerefMut for Sink {
+    fn deref_mut(&mut self) -> &mut Vec<Stmt> {
+        match self.open.last_mut() {
+            Some((_, body)) => body,
+            None => &mut self.done,
+        }
+    }
+}
+
+impl Parser<'_> {
+    /// Parses a block of statements; `routine! { P } X uncompute!();` becomes one
+    /// [`StmtKind::Routine`] node.
+    fn block(&mut self, stmts: &[syn::Stmt]) -> Vec<Stmt> {
+        let mut out = Sink::default();
+        for s in stmts {
+            self.statement(s, &mut out);
+        }
+        out.finish()
+    }
+
+    fn statement(&mut self, s: &syn::Stmt, out: &mut Sink) {
         match s {
             syn::Stmt::Local(local) => self.local(local, out),
             syn::Stmt::Item(item) => self.errors.spanned(
                 &item,
                 "items cannot be declared inside a reversible function; move them outside",
             ),
-            syn::Stmt::Macro(m) => self.macro_stmt(&m.mac, s, out, routines),
-            syn::Stmt::Expr(e, _) => self.expr_stmt(e, s, out, routines),
+            syn::Stmt::Macro(m) => self.macro_stmt(&m.mac, s, out),
+            syn::Stmt::Expr(e, _) => self.expr_stmt(e, s, out),
         }
     }
 
@@ -342,13 +402,7 @@ impl Parser<'_> {
         }
     }
 
-    fn expr_stmt(
-        &mut self,
-        e: &Expr,
-        whole: &dyn ToTokens,
-        out: &mut Vec<Stmt>,
-        routines: &mut Vec<Vec<Stmt>>,
-    ) {
+    fn expr_stmt(&mut self, e: &Expr, whole: &dyn ToTokens, out: &mut Sink) {
         match e {
             Expr::Binary(b) => self.instruction(b, whole, out),
             Expr::Assign(a) => self.errors.push(
@@ -385,8 +439,8 @@ impl Parser<'_> {
                     out.push(s)
                 }
             }
-            Expr::Macro(m) => self.macro_stmt(&m.mac, whole, out, routines),
-            Expr::Paren(p) => self.expr_stmt(&p.expr, whole, out, routines),
+            Expr::Macro(m) => self.macro_stmt(&m.mac, whole, out),
+            Expr::Paren(p) => self.expr_stmt(&p.expr, whole, out),
             other => self.errors.spanned(
                 &other,
                 "not a statement of the reversible language: expected an instruction \
@@ -477,10 +531,11 @@ impl Parser<'_> {
             out.push(instr);
         } else {
             // compute the ancillas, use them, uncompute them.
-            let undo = reverse_block(&pre);
-            out.extend(pre);
-            out.push(instr);
-            out.extend(undo);
+            let routine = StmtKind::Routine {
+                compute: pre,
+                body: vec![instr],
+            };
+            out.push(stmt(routine, whole));
         }
     }
 
@@ -964,13 +1019,7 @@ impl Parser<'_> {
         }
     }
 
-    fn macro_stmt(
-        &mut self,
-        mac: &syn::Macro,
-        whole: &dyn ToTokens,
-        out: &mut Vec<Stmt>,
-        routines: &mut Vec<Vec<Stmt>>,
-    ) {
+    fn macro_stmt(&mut self, mac: &syn::Macro, whole: &dyn ToTokens, out: &mut Sink) {
         let name = mac
             .path
             .segments
@@ -983,22 +1032,20 @@ impl Parser<'_> {
                 let Some(stmts) = self.macro_block(mac) else {
                     return;
                 };
-                let body = self.block(&stmts);
-                routines.push(body.clone());
-                out.extend(body);
+                let compute = self.block(&stmts);
+                out.open_routine(compute, whole);
             }
             "uncompute" => {
                 if !mac.tokens.is_empty() {
                     self.errors
                         .spanned(&mac.tokens, "`uncompute!()` takes no arguments");
                 }
-                match routines.pop() {
-                    Some(r) => out.extend(reverse_block(&r)),
-                    None => self.errors.push(
+                if !out.close_routine() {
+                    self.errors.push(
                         span,
                         "`uncompute!()` without a `routine! { … }` before it in the same block: \
                          it undoes the most recent routine",
-                    ),
+                    );
                 }
             }
             "reverse" => {

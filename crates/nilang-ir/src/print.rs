@@ -115,6 +115,7 @@ pub fn header_text(kind: &StmtKind) -> String {
             format!("for {var} in {} {{ … }}", tokens_text(&range_tokens(range)))
         }
         StmtKind::NoCheck(_) => "nocheck! { … }".to_string(),
+        StmtKind::Routine { .. } => "routine! { … }".to_string(),
         _ => {
             let ts = stmt_tokens(&s);
             pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts))
@@ -308,6 +309,10 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             let b = block_tokens(body);
             quote!(nocheck! { #b })
         }
+        StmtKind::Routine { compute, body } => {
+            let (p, x) = (block_tokens(compute), block_tokens(body));
+            quote!(routine! { #p } #x uncompute!();)
+        }
     }
 }
 
@@ -335,8 +340,10 @@ pub fn block_tokens(stmts: &[Stmt]) -> TokenStream {
     stmts.iter().map(stmt_tokens).collect()
 }
 
-/// The forward and inverse programs of a function, as formatted text in the language's syntax.
+/// The forward and inverse programs of a function, as formatted text in the language's syntax,
+/// with routines expanded into their three parts (what runs).
 pub fn function_text(f: &Function) -> String {
+    use crate::ast::expand_routines;
     let attrs = if f.checked {
         quote!(#[i])
     } else {
@@ -346,8 +353,8 @@ pub fn function_text(f: &Function) -> String {
     let sig = &f.sig;
     let mut inv_sig = f.sig.clone();
     inv_sig.ident = f.inverse_name.clone();
-    let fwd = block_tokens(&f.body);
-    let inv = block_tokens(&crate::reverse::reverse_block(&f.body));
+    let fwd = block_tokens(&expand_routines(&f.body));
+    let inv = block_tokens(&expand_routines(&crate::reverse::reverse_block(&f.body)));
     let file = quote! {
         #attrs
         #vis #sig { #fwd }

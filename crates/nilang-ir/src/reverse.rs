@@ -67,6 +67,11 @@ pub fn reverse_stmt(s: &Stmt) -> Stmt {
             copy: *copy,
         },
         StmtKind::NoCheck(body) => StmtKind::NoCheck(reverse_block(body)),
+        // `~(P X ~P)` is `P ~X ~P`: the computation stays, only its use is undone.
+        StmtKind::Routine { compute, body } => StmtKind::Routine {
+            compute: compute.clone(),
+            body: reverse_block(body),
+        },
     };
     let source = crate::print::header_text(&kind);
     Stmt {

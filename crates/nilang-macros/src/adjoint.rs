@@ -378,7 +378,7 @@ pub fn statements(
             out.extend(quote!(let mut #shadow = #p::zero_grad::<_, #lane>(&#a);));
         }
     }
-    out.extend(stmts.iter().map(|s| g.stmt(s)));
+    out.extend(g.stmts(stmts));
     out
 }
 

@@ -15,7 +15,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// The forward and inverse functions of a reversible function.
 pub fn generate(f: &Function) -> TokenStream {
-    let fwd_body = Gen::new(f, &f.sig.ident.to_string()).block(forward_statements(f));
+    let fwd_body = Gen::new(f, &f.sig.ident.to_string()).block(&forward_statements(f));
     let inverse = reverse_block(&f.body);
     let inv_body = Gen::new(f, &f.inverse_name.to_string()).block(&inverse);
     let attrs = &f.attrs;
@@ -46,13 +46,10 @@ pub fn generate(f: &Function) -> TokenStream {
 /// uncompute shape `L P M ~P D` stops after `L P M`: `P` wrote only ancillas, which `~P`
 /// would restore and `D` drop unchecked, so nothing observable changes (unless `~P` holds a
 /// `safe!` block, whose side effects must run). The inverse still runs every statement.
-fn forward_statements(f: &Function) -> &[Stmt] {
-    if f.checked {
-        return &f.body;
-    }
+fn forward_statements(f: &Function) -> std::borrow::Cow<'_, [Stmt]> {
     match crate::grad::split(f) {
-        Some(split) if !split.tail_has_safe() => &f.body[..split.head.len()],
-        _ => &f.body,
+        Some(split) if !f.checked && !split.tail_has_safe() => split.head.into(),
+        _ => f.body.as_slice().into(),
     }
 }
 
@@ -117,27 +114,51 @@ impl Gen {
 
     pub(crate) fn block(&mut self, stmts: &[Stmt]) -> TokenStream {
         self.scope.push();
-        let out = match self
-            .shadow
-            .as_ref()
-            .and_then(|_| nilang_ir::adjoint::recompute_without_gradients(stmts))
-        {
-            Some((start, k)) => self.recompute_on_values(stmts, start, k),
-            None => stmts.iter().map(|s| self.stmt(s)).collect(),
-        };
+        let out = self.stmts(stmts);
         self.scope.pop();
         out
     }
 
-    /// An adjoint block `L P X ~P D` whose `P` only recomputes fresh ancillas: `L` and
-    /// `X ~P D` on values and gradients, `P` on values alone (its gradient updates would all
-    /// add zero; see `nilang_ir::adjoint::recompute_without_gradients`).
-    fn recompute_on_values(&mut self, stmts: &[Stmt], start: usize, k: usize) -> TokenStream {
-        let mut out: TokenStream = stmts[..start].iter().map(|s| self.stmt(s)).collect();
-        let shadow = self.shadow.take();
-        out.extend(stmts[start..start + k].iter().map(|s| self.stmt(s)));
-        self.shadow = shadow;
-        out.extend(stmts[start + k..].iter().map(|s| self.stmt(s)));
+    /// Statements in the current scope.
+    pub(crate) fn stmts(&mut self, stmts: &[Stmt]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, s) in stmts.iter().enumerate() {
+            out.extend(match &s.kind {
+                StmtKind::Routine { compute, body } => {
+                    let fresh = nilang_ir::adjoint::allocated_just_before(stmts, i);
+                    self.routine(compute, body, &fresh)
+                }
+                _ => self.stmt(s),
+            });
+        }
+        out
+    }
+
+    /// A routine `P X ~P`, its parts in the enclosing scope. In an adjoint program, `P` runs on
+    /// values alone when it only writes fresh ancillas (`fresh`: those allocated right before
+    /// it; its gradient updates would all add zero, see
+    /// `nilang_ir::adjoint::computes_on_values`), except its allocations, which give `X` the
+    /// ancillas' zero gradients.
+    fn routine(&mut self, compute: &[Stmt], body: &[Stmt], fresh: &[String]) -> TokenStream {
+        let mut out =
+            if self.shadow.is_some() && nilang_ir::adjoint::computes_on_values(compute, fresh) {
+                compute
+                    .iter()
+                    .map(|s| match s.kind {
+                        StmtKind::Alloc(_) => self.stmt(s),
+                        _ => {
+                            let shadow = self.shadow.take();
+                            let values = self.stmt(s);
+                            self.shadow = shadow;
+                            values
+                        }
+                    })
+                    .collect()
+            } else {
+                self.stmts(compute)
+            };
+        out.extend(self.stmts(body));
+        out.extend(self.stmts(&nilang_ir::reverse::reverse_block(compute)));
         out
     }
 
@@ -381,10 +402,11 @@ impl Gen {
             StmtKind::Safe(tokens) => quote!({ let _ = { #tokens }; }),
             StmtKind::NoCheck(body) => {
                 let was = std::mem::replace(&mut self.checked, false);
-                let out: TokenStream = body.iter().map(|s| self.stmt(s)).collect();
+                let out = self.stmts(body);
                 self.checked = was;
                 out
             }
+            StmtKind::Routine { .. } => self.stmts(std::slice::from_ref(s)),
         }
     }
 
@@ -713,5 +735,5 @@ pub fn statements(
     for a in ancillas {
         g.scope.declare(a, VarKind::Ancilla);
     }
-    stmts.iter().map(|s| g.stmt(s)).collect()
+    g.stmts(stmts)
 }

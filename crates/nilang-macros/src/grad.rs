@@ -772,17 +772,7 @@ pub struct Split {
 impl Split {
     /// Does `~M ~P` (so `P` or `M`) hold a `safe!` block, at any depth?
     pub fn tail_has_safe(&self) -> bool {
-        fn safe(s: &Stmt) -> bool {
-            match &s.kind {
-                StmtKind::Safe(_) => true,
-                StmtKind::If { then, els, .. } => then.iter().chain(els).any(safe),
-                StmtKind::While { body, .. }
-                | StmtKind::For { body, .. }
-                | StmtKind::NoCheck(body) => body.iter().any(safe),
-                _ => false,
-            }
-        }
-        self.tail.iter().any(safe)
+        self.tail.iter().any(nilang_ir::bounds::has_safe)
     }
 }
 
@@ -793,30 +783,23 @@ fn writes_param(s: &Stmt, params: &[String]) -> bool {
     roots.iter().any(|r| params.contains(r))
 }
 
-/// Does a statement (recursively) allocate or deallocate?
-/// Finds the `L P M ~P D` shape, when the fused gradient is safe for it.
+/// Finds the `L P M ~P D` shape (a body of allocations, one routine, deallocations), when
+/// the fused gradient is safe for it: `P` writes no `&mut` parameter.
 pub fn split(f: &Function) -> Option<Split> {
-    let body = &f.body;
-    let (start, k) = nilang_ir::adjoint::compute_uncompute(body)?;
-    let end = body.len()
-        - body
-            .iter()
-            .rev()
-            .take_while(|s| matches!(s.kind, StmtKind::Dealloc(_)))
-            .count();
-    let rest = &body[start..end];
-    let n = rest.len();
+    let shape = nilang_ir::adjoint::routine_block(&f.body)?;
     let params: Vec<String> = f
         .params
         .iter()
         .filter(|p| p.kind == ParamKind::MutRef)
         .map(|p| p.name.to_string())
         .collect();
-    if rest[..k].iter().any(|s| writes_param(s, &params)) {
+    if shape.compute.iter().any(|s| writes_param(s, &params)) {
         return None;
     }
-    let head: Vec<Stmt> = body[..start + n - k].to_vec();
-    let tail = reverse_block(&rest[..n - k]);
+    let mut head: Vec<Stmt> = shape.allocs.to_vec();
+    head.extend_from_slice(shape.compute);
+    head.extend_from_slice(shape.body);
+    let tail = reverse_block(&head[shape.allocs.len()..]);
     let mut live: Vec<syn::Ident> = Vec::new();
     for s in &head {
         match &s.kind {
