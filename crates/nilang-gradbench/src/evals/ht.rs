@@ -83,6 +83,41 @@ pub struct PoseLayout {
     pub global: usize,
 }
 
+/// The non-zeros of a matrix, row by row: the pose Jacobian `∂pose/∂θ` is sparse, since a
+/// bone's transform depends only on the few angles along its chain of the bone tree.
+#[derive(Clone, Debug)]
+struct SparseRows {
+    /// Where each row's non-zeros start in `cols` and `values` (one more than the rows).
+    start: Vec<usize>,
+    cols: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl SparseRows {
+    /// The non-zeros of the given dense rows.
+    fn of<'a>(rows: impl Iterator<Item = &'a [f64]>) -> SparseRows {
+        let mut m = SparseRows {
+            start: vec![0],
+            cols: Vec::new(),
+            values: Vec::new(),
+        };
+        for row in rows {
+            for (k, &v) in row.iter().enumerate().filter(|(_, &v)| v != 0.0) {
+                m.cols.push(k);
+                m.values.push(v);
+            }
+            m.start.push(m.cols.len());
+        }
+        m
+    }
+
+    /// The columns and values of row `r`'s non-zeros.
+    fn row(&self, r: usize) -> (&[usize], &[f64]) {
+        let range = self.start[r]..self.start[r + 1];
+        (&self.cols[range.clone()], &self.values[range])
+    }
+}
+
 impl PoseLayout {
     /// Every one of `nb` bones, in order.
     pub fn full(nb: usize) -> PoseLayout {
@@ -829,6 +864,7 @@ impl Problem {
         let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
         // columns: pose (np), theta (26)
         let jp = ht_pose_jacobian_of(&pose_rows, &mut pose, &mut theta, m).map_err(err)?;
+        let jp = SparseRows::of((0..np).map(|r| &jp.row(r)[np..]));
         let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
         ht_pose(&mut pose, &mut theta, m);
         let off = if cx { 2 } else { 0 };
@@ -838,12 +874,16 @@ impl Problem {
         let zero = Lanes::<f64, 4>::default();
         let (mut th, mut th_grad) = (self.theta.clone(), vec![zero; NTHETA]);
         let (mut us, mut us_grad) = (vec![0.0; off], vec![zero; off]);
+        let (mut p, mut p_grad) = (Vec::new(), Vec::new());
         for i in 0..n {
             // only the bones this correspondence is skinned with, and the global rotation
             let lay = PoseLayout::of_point(m, i, cx);
             let npl = lay.len();
             let (mut e, mut e_grad) = ([0.0; 3], [lane(0), lane(1), lane(2)]);
-            let (mut p, mut p_grad) = (lay.gather(&pose, m.nb), vec![zero; npl]);
+            p.clear();
+            p.extend((0..npl).map(|k| pose[lay.full_index(k, m.nb)]));
+            p_grad.clear();
+            p_grad.resize(npl, zero);
             // (the adjoint restores the inputs, to round-off: start each from the originals)
             th.copy_from_slice(&self.theta);
             th_grad.fill(zero);
@@ -869,19 +909,22 @@ impl Problem {
                 i,
                 (),
             );
-            for r in 0..3 {
-                let mut o: Vec<f64> = us_grad.iter().chain(&th_grad).map(|g| g.0[r]).collect();
-                for (c, g) in p_grad.iter().enumerate() {
-                    let a = g.0[r];
-                    if a != 0.0 {
-                        let full = lay.full_index(c, m.nb);
-                        for (ok, &d) in o[off..].iter_mut().zip(&jp.row(full)[np..]) {
-                            *ok += a * d;
-                        }
+            // the three rows: the adjoint's `us` and `θ` gradients, plus the pose gradient
+            // times the pose Jacobian
+            let mut rows: [Vec<f64>; 3] =
+                std::array::from_fn(|r| us_grad.iter().chain(&th_grad).map(|g| g.0[r]).collect());
+            for (c, g) in p_grad.iter().enumerate() {
+                if g.0[..3].iter().all(|&a| a == 0.0) {
+                    continue;
+                }
+                let (cols, values) = jp.row(lay.full_index(c, m.nb));
+                for (&k, &d) in cols.iter().zip(values) {
+                    for (row, &a) in rows.iter_mut().zip(&g.0[..3]) {
+                        row[off + k] += a * d;
                     }
                 }
-                out.push(o);
             }
+            out.extend(rows);
         }
         Ok(out)
     }
