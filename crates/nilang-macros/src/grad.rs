@@ -387,30 +387,105 @@ struct Halves {
 }
 
 fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
-    let f = p.f;
-    match split(f) {
-        Some(Split { head, tail, live }) => {
-            let name = nilang_ir::adjoint::adjoint_name(&f.sig.ident).to_string();
-            let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), &head, &[]);
-            let tail = crate::adjoint::statements(f, &name, &p.shadows(lane.clone()), &tail, &live);
-            let adjoint = match sweep {
-                Sweep::Copies => {
-                    let bind = p.bind_shadows();
-                    quote!({ #bind #(let mut #live = ::core::clone::Clone::clone(&#live);)* #tail })
-                }
-                Sweep::CallerBuffers => tail,
-            };
-            Halves { forward, adjoint }
-        }
-        None => {
-            let fwd = &f.sig.ident;
-            let tf = p.turbofish(p.scalar.to_token_stream());
-            let args = p.forward_args();
+    // on the caller's buffers, `P` may write arguments whose gradients are zero on entry
+    let zero_tests: Vec<(String, TokenStream)> = match sweep {
+        Sweep::CallerBuffers => p
+            .diff()
+            .into_iter()
+            .filter_map(|(_, name, ty)| {
+                let g = shadow_name(name);
+                let test = zero_test(ty, &p.scalar, lane, quote!(&*#g))?;
+                Some((name.to_string(), test))
+            })
+            .collect(),
+        Sweep::Copies => Vec::new(),
+    };
+    let guardable: Vec<String> = zero_tests.iter().map(|(n, _)| n.clone()).collect();
+    match split_guarded(p.f, &guardable) {
+        Some((split, guarded)) if guarded.is_empty() => fused_halves(p, sweep, lane, split),
+        Some((split, guarded)) => {
+            let zero = zero_tests
+                .iter()
+                .filter(|(n, _)| guarded.contains(n))
+                .map(|(_, t)| t);
+            let (fused, plain) = (
+                fused_halves(p, sweep, lane, split),
+                plain_halves(p, sweep, lane),
+            );
+            let (ff, fa, pf, pa) = (fused.forward, fused.adjoint, plain.forward, plain.adjoint);
             Halves {
-                forward: quote!(#fwd #tf(#(#args),*);),
-                adjoint: p.adjoint_call(sweep, lane),
+                forward: quote!(if #(#zero)&&* { #ff #fa } else { #pf #pa }),
+                adjoint: TokenStream::new(),
             }
         }
+        None => plain_halves(p, sweep, lane),
+    }
+}
+
+/// The fused halves: `L P M` on plain scalars, `~M ~P` on values and gradients.
+fn fused_halves(p: &Params, sweep: Sweep, lane: &TokenStream, split: Split) -> Halves {
+    let f = p.f;
+    let Split { head, tail, live } = split;
+    let name = nilang_ir::adjoint::adjoint_name(&f.sig.ident).to_string();
+    let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), &head, &[]);
+    let tail = crate::adjoint::statements(f, &name, &p.shadows(lane.clone()), &tail, &live);
+    let adjoint = match sweep {
+        Sweep::Copies => {
+            let bind = p.bind_shadows();
+            quote!({ #bind #(let mut #live = ::core::clone::Clone::clone(&#live);)* #tail })
+        }
+        Sweep::CallerBuffers => tail,
+    };
+    Halves { forward, adjoint }
+}
+
+/// The plain halves: `f`, then `f_adjoint`.
+fn plain_halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
+    let fwd = &p.f.sig.ident;
+    let tf = p.turbofish(p.scalar.to_token_stream());
+    let args = p.forward_args();
+    Halves {
+        forward: quote!(#fwd #tf(#(#args),*);),
+        adjoint: p.adjoint_call(sweep, lane),
+    }
+}
+
+/// A test that the gradient buffer `g` (a reference) of an argument of type `ty` holds only
+/// zeros, for the scalar, and slices, vectors and arrays of such; `None` for other types.
+fn zero_test(
+    ty: &syn::Type,
+    scalar: &syn::Ident,
+    lane: &TokenStream,
+    g: TokenStream,
+) -> Option<TokenStream> {
+    let elements = |elem: &syn::Type| {
+        let inner = zero_test(elem, scalar, lane, quote!(__e))?;
+        Some(quote!((#g).iter().all(|__e| #inner)))
+    };
+    match ty {
+        syn::Type::Path(tp) if tp.qself.is_none() => {
+            let last = tp.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::None
+                    if tp.path.segments.len() == 1 && last.ident == *scalar =>
+                {
+                    Some(quote!(<#lane as ::nilang::Grad<#scalar>>::is_zero(#g)))
+                }
+                syn::PathArguments::AngleBracketed(a)
+                    if last.ident == "Vec" && a.args.len() == 1 =>
+                {
+                    match &a.args[0] {
+                        syn::GenericArgument::Type(t) => elements(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        syn::Type::Slice(s) => elements(&s.elem),
+        syn::Type::Array(a) => elements(&a.elem),
+        syn::Type::Paren(p) => zero_test(&p.elem, scalar, lane, g),
+        _ => None,
     }
 }
 
@@ -776,24 +851,28 @@ impl Split {
     }
 }
 
-/// Does a statement (recursively) write a `&mut` parameter?
-fn writes_param(s: &Stmt, params: &[String]) -> bool {
-    let mut roots = Vec::new();
-    nilang_ir::adjoint::written_roots(s, &mut roots);
-    roots.iter().any(|r| params.contains(r))
-}
-
 /// Finds the `L P M ~P D` shape (a body of allocations, one routine, deallocations), when
 /// the fused gradient is safe for it: `P` writes no `&mut` parameter.
 pub fn split(f: &Function) -> Option<Split> {
+    split_guarded(f, &[]).map(|(split, _)| split)
+}
+
+/// [`split`], where `P` may also write the `&mut` parameters named in `may_write` (the fused
+/// gradient is then right when their gradients are zero on entry); returns those it writes.
+fn split_guarded(f: &Function, may_write: &[String]) -> Option<(Split, Vec<String>)> {
     let shape = nilang_ir::adjoint::routine_block(&f.body)?;
-    let params: Vec<String> = f
+    let mut written = Vec::new();
+    for s in shape.compute {
+        nilang_ir::adjoint::written_roots(s, &mut written);
+    }
+    let guarded: Vec<String> = f
         .params
         .iter()
         .filter(|p| p.kind == ParamKind::MutRef)
         .map(|p| p.name.to_string())
+        .filter(|p| written.contains(p))
         .collect();
-    if shape.compute.iter().any(|s| writes_param(s, &params)) {
+    if guarded.iter().any(|p| !may_write.contains(p)) {
         return None;
     }
     let mut head: Vec<Stmt> = shape.allocs.to_vec();
@@ -808,7 +887,7 @@ pub fn split(f: &Function) -> Option<Split> {
             _ => {}
         }
     }
-    Some(Split { head, tail, live })
+    Some((Split { head, tail, live }, guarded))
 }
 
 #[cfg(test)]

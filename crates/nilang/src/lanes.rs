@@ -22,6 +22,9 @@ pub trait Grad<T>:
     fn lane(&self, k: usize) -> T;
     /// Sets the gradient of loss `k`.
     fn set_lane(&mut self, k: usize, v: T);
+    /// Whether the gradient of every loss is zero (`f_vjp` takes its fused path when the
+    /// gradients of the arguments a body's computation writes are zero on entry).
+    fn is_zero(&self) -> bool;
 }
 
 impl<T: Float> Grad<T> for T {
@@ -38,6 +41,10 @@ impl<T: Float> Grad<T> for T {
     fn set_lane(&mut self, k: usize, v: T) {
         debug_assert_eq!(k, 0, "a plain gradient has one lane");
         *self = v;
+    }
+    #[inline(always)]
+    fn is_zero(&self) -> bool {
+        *self == T::f_zero()
     }
 }
 
@@ -102,5 +109,9 @@ impl<T: Float, const N: usize> Grad<T> for Lanes<T, N> {
     #[inline(always)]
     fn set_lane(&mut self, k: usize, v: T) {
         self.0[k] = v;
+    }
+    #[inline(always)]
+    fn is_zero(&self) -> bool {
+        self.0.iter().all(|v| *v == T::f_zero())
     }
 }

@@ -455,8 +455,8 @@ pub fn ht_skin_point<T: Real>(
     }
 }
 
-/// The residual of correspondence `i` from the `pose` (layout `lay`) alone: its point skinned
-/// ([`ht_skin_point`]) into an ancilla, placed ([`ht_place`]), and the skinning uncalled. The
+/// The residual of correspondence `i` from the `pose` (layout `lay`) alone: a routine that skins
+/// its point ([`ht_skin_point`]) into an ancilla, places it ([`ht_place`]) and uncomputes. The
 /// per-correspondence program the Jacobian reverses, on the pose of
 /// [`PoseLayout::of_point`].
 #[i(nocheck)]
@@ -472,9 +472,11 @@ pub fn ht_point<T: Real>(
     lo: usize,
 ) {
     let s = vec![T::zero(); 3];
-    ht_skin_point(s, pose, us, m, lay, i, lo);
+    routine! {
+        ht_skin_point(s, pose, us, m, lay, i, lo);
+    }
     ht_place(err, s, pose, theta, m, lay, i, lo);
-    uncall!(ht_skin_point(s, pose, us, m, lay, i, lo));
+    uncompute!();
     dealloc!(s = vec![T::zero(); 3]);
 }
 
