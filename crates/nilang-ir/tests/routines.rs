@@ -27,16 +27,17 @@ fn parts(s: &Stmt) -> (&[Stmt], &[Stmt]) {
     }
 }
 
-const LSE: &str = r#"
+/// `out += exp(Σ sin x[i])`, the sum in a routine.
+const EXP_SUM: &str = r#"
     #[i]
-    fn lse<T: Real>(out: &mut T, x: &mut [T]) {
+    fn exp_sum<T: Real>(out: &mut T, x: &mut [T]) {
         let s = T::zero();
         routine! {
-            for i in 0..x.len() {
-                s += exp(x[i]);
+            for k in 0..x.len() {
+                s += sin(x[k]);
             }
         }
-        out += log(s);
+        out += exp(s);
         uncompute!();
         dealloc!(s = T::zero());
     }
@@ -44,12 +45,12 @@ const LSE: &str = r#"
 
 #[test]
 fn a_routine_is_one_node_with_its_computation_and_body() {
-    let f = parse(LSE);
+    let f = parse(EXP_SUM);
     assert_eq!(f.body.len(), 3, "{}", text(&f.body));
     let (compute, body) = parts(&f.body[1]);
     assert_eq!(compute.len(), 1);
     assert!(matches!(compute[0].kind, StmtKind::For { .. }));
-    assert_eq!(text(body), "out += log(s);");
+    assert_eq!(text(body), "out += exp(s);");
     let shape = routine_block(&f.body).expect("L P X ~P D");
     assert_eq!(shape.allocs.len(), 1);
     assert_eq!(shape.compute.len(), 1);
@@ -58,22 +59,22 @@ fn a_routine_is_one_node_with_its_computation_and_body() {
 
 #[test]
 fn the_inverse_keeps_the_computation_and_reverses_the_body() {
-    let f = parse(LSE);
+    let f = parse(EXP_SUM);
     let inverse = reverse_block(&f.body);
     let (compute, body) = parts(&inverse[1]);
     assert_eq!(text(compute), text(parts(&f.body[1]).0));
-    assert_eq!(text(body), "out -= log(s);");
+    assert_eq!(text(body), "out -= exp(s);");
     assert_eq!(text(&reverse_block(&inverse)), text(&f.body));
 }
 
 #[test]
 fn the_printed_routine_parses_back_to_the_same_program() {
-    let f = parse(LSE);
+    let f = parse(EXP_SUM);
     let printed = text(&f.body);
     assert!(printed.contains("routine !{"), "{printed}");
     assert!(printed.contains("uncompute !();"), "{printed}");
     let again = parse(&format!(
-        "#[i] fn lse<T: Real>(out: &mut T, x: &mut [T]) {{ {printed} }}"
+        "#[i] fn exp_sum<T: Real>(out: &mut T, x: &mut [T]) {{ {printed} }}"
     ));
     assert_eq!(text(&again.body), printed);
 }
@@ -125,7 +126,7 @@ fn expand_makes_a_routine_of_a_nested_expression() {
 
 #[test]
 fn a_routine_that_writes_only_fresh_ancillas_computes_on_values() {
-    let f = parse(LSE);
+    let f = parse(EXP_SUM);
     let (compute, _) = parts(&f.body[1]);
     assert!(computes_on_values(
         compute,
