@@ -553,33 +553,6 @@ fn ht_skin_round_trips() {
     }
 }
 
-/// `ht`: `ht_skin_point` (a correspondence's vertex, or its triangle's point at `us`) for
-/// every correspondence, and back.
-#[test]
-fn ht_skin_point_round_trips() {
-    for p in ht_problems() {
-        let m = &p.model;
-        let mut pose = vec![0.0; 12 * m.nb + 9];
-        ht::ht_pose(&mut pose, &mut p.theta.clone(), m);
-        for i in 0..m.correspondences.len() {
-            let s0 = lcg(51 + i as u64, 3);
-            let us0 = if p.complicated() {
-                p.us[2 * i..2 * i + 2].to_vec()
-            } else {
-                vec![]
-            };
-            let (mut s, mut tr, mut us) = (s0.clone(), pose.clone(), us0.clone());
-            ht::ht_skin_point(&mut s, &mut tr, &mut us, m, &m.layout, i, i);
-            let (fs, ft, fu) = (s.clone(), tr.clone(), us.clone());
-            assert_changed("ht_skin_point s", &s0, &fs);
-            ht::ht_skin_point_inv(&mut s, &mut tr, &mut us, m, &m.layout, i, i);
-            assert_restored("ht_skin_point s", &s0, &fs, &s);
-            assert_restored("ht_skin_point tr", &pose, &ft, &tr);
-            assert_restored("ht_skin_point us", &us0, &fu, &us);
-        }
-    }
-}
-
 /// `ht`: `ht_blend` (a triangle's point at `us[2k..2k + 2]` from three vertices of `src`)
 /// for every correspondence's triangle, and back.
 #[test]
@@ -588,7 +561,8 @@ fn ht_blend_round_trips() {
         let m = &p.model;
         let src0 = lcg(71, 3 * m.base_positions.len());
         for (k, &t) in m.correspondences.iter().enumerate() {
-            let o = m.triangle_offsets(t);
+            let o = m.point_offsets(k, true);
+            assert_eq!(o, m.triangles[t].map(|v| 3 * v));
             let s0 = lcg(72 + k as u64, 3);
             let (mut s, mut src, mut us) = (s0.clone(), src0.clone(), p.us.clone());
             ht::ht_blend(&mut s, &mut src, o, &mut us, k);
@@ -629,37 +603,55 @@ fn ht_place_round_trips() {
     }
 }
 
-/// `ht`: `ht_point` (one correspondence's residual, given the pose) for every
-/// correspondence, on the whole pose and on the correspondence's own bones
-/// (`PoseLayout::of_point`, as the Jacobian runs it), and back.
+/// `ht`: `ht_residual` (one correspondence's residual from skinned vertices, given the pose)
+/// for every correspondence, on the whole pose and on the global rotation alone
+/// (`PoseLayout::of_vertices(m, &[])`, as the Jacobian runs it), and back; the correspondence's
+/// own bones (`PoseLayout::of_point`) are fewer than all.
 #[test]
-fn ht_point_round_trips() {
+fn ht_residual_round_trips() {
     for p in ht_problems() {
         let m = &p.model;
         let n = m.correspondences.len();
         let mut whole = vec![0.0; 12 * m.nb + 9];
         ht::ht_pose(&mut whole, &mut p.theta.clone(), m);
+        let sk = lcg(81, 3 * m.base_positions.len());
+        let global = ht::PoseLayout::of_vertices(m, &[]);
         for i in 0..n {
-            let own = ht::PoseLayout::of_point(m, i, !p.us.is_empty());
-            assert!(own.len() < m.layout.len());
+            assert!(ht::PoseLayout::of_point(m, i, p.complicated()).len() < m.layout.len());
+            let o = m.point_offsets(i, p.complicated());
             let mut residuals = Vec::new();
-            for lay in [&m.layout, &own] {
+            for lay in [&m.layout, &global] {
                 let pose0 = lay.gather(&whole, m.nb);
                 // residuals at lo = 0 into the whole error vector, with the whole us
                 let err0 = lcg(61 + i as u64, 3 * n);
-                let (mut err, mut pose, mut theta, mut us) =
-                    (err0.clone(), pose0.clone(), p.theta.clone(), p.us.clone());
-                ht::ht_point(&mut err, &mut pose, &mut theta, &mut us, m, lay, i, 0);
+                let (mut err, mut s, mut v, mut pose, mut theta, mut us) = (
+                    err0.clone(),
+                    vec![0.0; 3],
+                    sk.clone(),
+                    pose0.clone(),
+                    p.theta.clone(),
+                    p.us.clone(),
+                );
+                ht::ht_residual(
+                    &mut err, &mut s, &mut v, o, &mut pose, &mut theta, &mut us, m, lay, i, 0,
+                );
                 let fwd = (err.clone(), pose.clone(), theta.clone(), us.clone());
-                assert_changed("ht_point err", &err0, &fwd.0);
+                assert_changed("ht_residual err", &err0, &fwd.0);
+                assert!(
+                    s.iter().all(|v| v.abs() < 1e-12),
+                    "the point is uncomputed: {s:?}"
+                );
                 residuals.push(fwd.0.clone());
-                ht::ht_point_inv(&mut err, &mut pose, &mut theta, &mut us, m, lay, i, 0);
-                assert_restored("ht_point err", &err0, &fwd.0, &err);
-                assert_restored("ht_point pose", &pose0, &fwd.1, &pose);
-                assert_restored("ht_point theta", &p.theta, &fwd.2, &theta);
-                assert_restored("ht_point us", &p.us, &fwd.3, &us);
+                ht::ht_residual_inv(
+                    &mut err, &mut s, &mut v, o, &mut pose, &mut theta, &mut us, m, lay, i, 0,
+                );
+                assert_restored("ht_residual err", &err0, &fwd.0, &err);
+                assert_restored("ht_residual sk", &sk, &sk, &v);
+                assert_restored("ht_residual pose", &pose0, &fwd.1, &pose);
+                assert_restored("ht_residual theta", &p.theta, &fwd.2, &theta);
+                assert_restored("ht_residual us", &p.us, &fwd.3, &us);
             }
-            // the correspondence's own bones give the very same residual as the whole pose
+            // the global rotation alone gives the very same residual as the whole pose
             assert_eq!(residuals[0], residuals[1], "correspondence {i}");
         }
     }

@@ -564,11 +564,11 @@ fn ht_residuals_and_jacobian() {
             let j = q.jacobian().unwrap();
             assert_eq!(j.len(), 3 * n);
             // the two-stage reversal equals reversing the whole program per row
-            for (a, b) in j.iter().zip(&q.jacobian_direct().unwrap()) {
+            for (a, b) in j.rows().zip(&q.jacobian_direct().unwrap()) {
                 assert_all_close("ht two-stage vs direct", a, b, 1e-12);
             }
             let ncols = if complicated { 28 } else { 26 };
-            for (row, jr) in j.iter().enumerate() {
+            for (row, jr) in j.rows().enumerate() {
                 assert_eq!(jr.len(), ncols);
                 let i = row / 3;
                 // variables: (u₀, u₁ of correspondence i,) theta
@@ -594,7 +594,7 @@ fn ht_residuals_and_jacobian() {
                 );
             }
             if theta[0] == 0.0 {
-                for jr in &j {
+                for jr in j.rows() {
                     let o = if complicated { 2 } else { 0 };
                     assert_eq!(&jr[o..o + 3], &[0.0, 0.0, 0.0], "identity branch");
                 }

@@ -20,10 +20,12 @@
 //! [`ht_residuals`] computes the pose and every skinned vertex once, then for each
 //! correspondence takes its point from them and accumulates the residual ([`ht_place`]).
 //!
-//! Jacobian by reversal, in two stages chained ([`Problem::jacobian`]): the pose's Jacobian
-//! with respect to `theta` (one reverse sweep of [`ht_pose`] per pose value, once), and per
-//! correspondence the three rows of [`ht_point`] with respect to the pose, the translation
-//! and `us` (one forward run, three reverse sweeps). [`Problem::jacobian_direct`] reverses the
+//! Jacobian by reversal, in three stages chained ([`Problem::jacobian`]), each stage's
+//! Jacobian from the adjoint of its reversible program: the pose with respect to `theta`
+//! ([`ht_pose`], once), each vertex a correspondence uses, skinned, with respect to the pose
+//! ([`ht_skin`], once per vertex), and per correspondence its three residuals with respect to
+//! its skinned vertices, the global rotation, the translation and `us` ([`ht_residual`], the
+//! rows in lanes of one sweep). [`Problem::jacobian_direct`] reverses the
 //! whole [`ht_residuals`] per row instead (the check). Output as GradBench's reference:
 //! `objective` → the `3n` residuals; `jacobian` →
 //! `3n` rows of `26` (simple) or `2 + 26` (complicated: `∂/∂u₀`, `∂/∂u₁` of the row's own
@@ -83,6 +85,44 @@ pub struct PoseLayout {
     pub global: usize,
 }
 
+/// A matrix stored row after row in one buffer (the Jacobian: no allocation per row);
+/// serialised as a list of rows, as GradBench expects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowMajor {
+    /// Values per row.
+    pub cols: usize,
+    /// The values, row after row.
+    pub data: Vec<f64>,
+}
+
+impl RowMajor {
+    /// The rows.
+    pub fn rows(&self) -> std::slice::Chunks<'_, f64> {
+        self.data.chunks(self.cols)
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.data.len() / self.cols
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+}
+
+impl serde::Serialize for RowMajor {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.rows())
+    }
+}
+
+/// Seeds for three rows of a Jacobian in one adjoint sweep: lane `k` of value `k` is 1.
+fn three_rows() -> [Lanes<f64, 4>; 3] {
+    std::array::from_fn(|k| Lanes::unit(k, 1.0))
+}
+
 /// The non-zeros of a matrix, row by row: the pose Jacobian `∂pose/∂θ` is sparse, since a
 /// bone's transform depends only on the few angles along its chain of the bone tree.
 #[derive(Clone, Debug)]
@@ -111,6 +151,22 @@ impl SparseRows {
         m
     }
 
+    /// The non-zeros of rows `rows` (of a matrix of `cols` columns) by column: row `c` of the
+    /// result holds, for column `c`, the rows (counted from `rows.start`) and values.
+    fn transposed_rows(&self, rows: std::ops::Range<usize>, cols: usize) -> SparseRows {
+        let dense: Vec<Vec<f64>> = (0..cols)
+            .map(|c| {
+                rows.clone()
+                    .map(|r| {
+                        let (cs, values) = self.row(r);
+                        cs.iter().position(|&k| k == c).map_or(0.0, |p| values[p])
+                    })
+                    .collect()
+            })
+            .collect();
+        SparseRows::of(dense.iter().map(Vec::as_slice))
+    }
+
     /// The columns and values of row `r`'s non-zeros.
     fn row(&self, r: usize) -> (&[usize], &[f64]) {
         let range = self.start[r]..self.start[r + 1];
@@ -131,12 +187,11 @@ impl PoseLayout {
     /// Only the bones that skin correspondence `i`'s vertex (`complicated`: its triangle's
     /// three vertices), in increasing order.
     pub fn of_point(m: &Model, i: usize, complicated: bool) -> PoseLayout {
-        let c = m.correspondences[i];
-        let vertices: &[usize] = if complicated {
-            &m.triangles[c]
-        } else {
-            std::slice::from_ref(&m.correspondences[i])
-        };
+        PoseLayout::of_vertices(m, m.vertices_of(i, complicated))
+    }
+
+    /// Only the bones that skin the given vertices, in increasing order.
+    pub fn of_vertices(m: &Model, vertices: &[usize]) -> PoseLayout {
         let mut used = vec![false; m.nb];
         for &v in vertices {
             for &(b, _) in &m.influences[v] {
@@ -201,9 +256,25 @@ impl Model {
         map
     }
 
-    /// The offsets `3v` of triangle `t`'s three vertices in a buffer of skinned vertices.
-    pub fn triangle_offsets(&self, t: usize) -> [usize; 3] {
-        self.triangles[t].map(|v| 3 * v)
+    /// The vertices correspondence `i` is placed on: its vertex, or (`complicated`) the three
+    /// of its triangle.
+    pub fn vertices_of(&self, i: usize, complicated: bool) -> &[usize] {
+        let c = &self.correspondences[i];
+        if complicated {
+            &self.triangles[*c]
+        } else {
+            std::slice::from_ref(c)
+        }
+    }
+
+    /// The offsets `3v` in a buffer of skinned vertices of correspondence `i`'s vertex (then
+    /// zeros) or (`complicated`) of its triangle's three vertices.
+    pub fn point_offsets(&self, i: usize, complicated: bool) -> [usize; 3] {
+        let mut o = [0; 3];
+        for (o, v) in o.iter_mut().zip(self.vertices_of(i, complicated)) {
+            *o = 3 * v;
+        }
+        o
     }
 }
 
@@ -425,44 +496,17 @@ pub fn ht_place<T: Real>(
     }
 }
 
-/// `s += ` the skinned (not yet mirrored or globally transformed) model point of
-/// correspondence `i`: its vertex ([`ht_skin`]) when `us` is empty, else the point of its
-/// triangle at the barycentric coordinates `us[2(i − lo)..]` ([`ht_blend`] of the three
-/// skinned vertices, held in ancillas and uncomputed).
-#[i(expand, nocheck)]
-#[allow(clippy::too_many_arguments)]
-pub fn ht_skin_point<T: Real>(
-    s: &mut [T],
-    tr: &mut [T],
-    us: &mut [T],
-    m: &Model,
-    lay: &PoseLayout,
-    i: usize,
-    lo: usize,
-) {
-    if us.is_empty() {
-        ht_skin(s, 0, tr, m, lay, m.correspondences[i]);
-    } else {
-        let ps = vec![T::zero(); 9];
-        routine! {
-            for t in 0..3 {
-                ht_skin(ps, 3 * t, tr, m, lay, m.triangles[m.correspondences[i]][t]);
-            }
-        }
-        ht_blend(s, ps, [0, 3, 6], us, i - lo);
-        uncompute!();
-        dealloc!(ps = vec![T::zero(); 9]);
-    }
-}
-
-/// The residual of correspondence `i` from the `pose` (layout `lay`) alone: a routine that skins
-/// its point ([`ht_skin_point`]) into an ancilla, places it ([`ht_place`]) and uncomputes. The
-/// per-correspondence program the Jacobian reverses, on the pose of
-/// [`PoseLayout::of_point`].
+/// `err[3(i − lo)..] +=` the residual of correspondence `i` from skinned vertices `sk`: its
+/// point (the vertex at offset `o[0]`, or, when `us` is not empty, [`ht_blend`] of the
+/// triangle's three at offsets `o`) computed into `s` (zero on entry and on return), placed
+/// ([`ht_place`]) and uncomputed.
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
-pub fn ht_point<T: Real>(
+pub fn ht_residual<T: Real>(
     err: &mut [T],
+    s: &mut [T],
+    sk: &mut [T],
+    o: [usize; 3],
     pose: &mut [T],
     theta: &mut [T],
     us: &mut [T],
@@ -471,13 +515,17 @@ pub fn ht_point<T: Real>(
     i: usize,
     lo: usize,
 ) {
-    let s = vec![T::zero(); 3];
     routine! {
-        ht_skin_point(s, pose, us, m, lay, i, lo);
+        if us.is_empty() {
+            for j in 0..3 {
+                s[j] += identity(sk[o[0] + j]);
+            }
+        } else {
+            ht_blend(s, sk, o, us, i - lo);
+        }
     }
     ht_place(err, s, pose, theta, m, lay, i, lo);
     uncompute!();
-    dealloc!(s = vec![T::zero(); 3]);
 }
 
 /// The residuals of correspondences `lo..hi` into `err[3(i − lo)..]`: the pose ([`ht_pose`])
@@ -504,17 +552,19 @@ pub fn ht_residuals<T: Real>(
         }
     }
     for i in lo..hi {
-        routine! {
-            if us.is_empty() {
-                for j in 0..3 {
-                    s[j] += identity(sk[3 * m.correspondences[i] + j]);
-                }
-            } else {
-                ht_blend(s, sk, m.triangle_offsets(m.correspondences[i]), us, i - lo);
-            }
-        }
-        ht_place(err, s, pose, theta, m, &m.layout, i, lo);
-        uncompute!();
+        ht_residual(
+            err,
+            s,
+            sk,
+            m.point_offsets(i, !us.is_empty()),
+            pose,
+            theta,
+            us,
+            m,
+            &m.layout,
+            i,
+            lo,
+        );
     }
     uncompute!();
     dealloc!(pose = vec![T::zero(); 12 * m.nb + 9]);
@@ -849,43 +899,42 @@ impl Problem {
     }
 
     /// The Jacobian, row-major `3n × (26 or 28)` (complicated: `∂u₀`, `∂u₁` of the row's own
-    /// correspondence, then `∂θ`), by reversal in two stages chained: the Jacobian of the pose
-    /// (`12·bones + 9` values) with respect to `theta`, one reverse sweep of [`ht_pose`] per pose
-    /// value (`ht_pose_jacobian_of`), once; then per correspondence the three rows of
-    /// [`ht_point`] with respect to (the transforms of the bones it is skinned with and the
-    /// global rotation ([`PoseLayout::of_point`]), translation, `us`) (`ht_point_vjp`: one
-    /// forward run and one adjoint sweep with the three rows in lanes, on buffers reused across
-    /// correspondences), multiplied into the pose Jacobian.
-    pub fn jacobian(&self) -> Result<Vec<Vec<f64>>, String> {
+    /// correspondence, then `∂θ`), by reversal in three stages chained, each stage's Jacobian
+    /// from the adjoint of its reversible program: the pose (`12·bones + 9` values) with
+    /// respect to `θ` (`pose_jacobian`, once); every vertex a correspondence uses,
+    /// skinned, with respect to `θ` (`vertex_jacobians`, once per vertex); and per
+    /// correspondence its three residuals with respect to its skinned vertices, the global
+    /// rotation, the translation and `us` ([`ht_residual_vjp`] with the three rows in lanes),
+    /// multiplied into the first two.
+    pub fn jacobian(&self) -> Result<RowMajor, String> {
         let m = &self.model;
-        let n = m.correspondences.len();
         let cx = self.complicated();
-        let np = 12 * m.nb + 9;
-        let err = |e: nilang::GradError| e.to_string();
-        let pose_rows: Vec<Loss> = (0..np).map(|c| Loss::elem(0, c)).collect();
-        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
-        // columns: pose (np), theta (26)
-        let jp = ht_pose_jacobian_of(&pose_rows, &mut pose, &mut theta, m).map_err(err)?;
-        let jp = SparseRows::of((0..np).map(|r| &jp.row(r)[np..]));
-        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
-        ht_pose(&mut pose, &mut theta, m);
+        let (jp, pose) = self.pose_jacobian()?;
+        let (sk, jv) = self.vertex_jacobians(&pose, &jp);
+        let global = PoseLayout::of_vertices(m, &[]);
+        // the global rotation's rows of the pose Jacobian, by column of θ
+        let jr = jp.transposed_rows(12 * m.nb..12 * m.nb + 9, NTHETA);
         let off = if cx { 2 } else { 0 };
-        let mut out = Vec::with_capacity(3 * n);
-        // the three rows of a correspondence in lanes 0..3 of one adjoint sweep
-        let lane = |k: usize| Lanes::<f64, 4>::unit(k, 1.0);
         let zero = Lanes::<f64, 4>::default();
+        let rotation = &pose[12 * m.nb..];
+        let (mut s, mut s_grad) = ([0.0; 3], [zero; 3]);
         let (mut th, mut th_grad) = (self.theta.clone(), vec![zero; NTHETA]);
         let (mut us, mut us_grad) = (vec![0.0; off], vec![zero; off]);
-        let (mut p, mut p_grad) = (Vec::new(), Vec::new());
-        for i in 0..n {
-            // only the bones this correspondence is skinned with, and the global rotation
-            let lay = PoseLayout::of_point(m, i, cx);
-            let npl = lay.len();
-            let (mut e, mut e_grad) = ([0.0; 3], [lane(0), lane(1), lane(2)]);
-            p.clear();
-            p.extend((0..npl).map(|k| pose[lay.full_index(k, m.nb)]));
-            p_grad.clear();
-            p_grad.resize(npl, zero);
+        let cols = off + NTHETA;
+        let mut out = RowMajor {
+            cols,
+            data: vec![0.0; 3 * cols * m.correspondences.len()],
+        };
+        for (i, rows) in out.data.chunks_mut(3 * cols).enumerate() {
+            let vertices = m.vertices_of(i, cx);
+            let mut v = [0.0; 9];
+            for (k, &vk) in vertices.iter().enumerate() {
+                v[3 * k..3 * k + 3].copy_from_slice(&sk[3 * vk..3 * vk + 3]);
+            }
+            let mut v_grad = [zero; 9];
+            let (mut r, mut r_grad) = ([0.0; 9], [zero; 9]);
+            r.copy_from_slice(rotation);
+            let (mut e, mut e_grad) = ([0.0; 3], three_rows());
             // (the adjoint restores the inputs, to round-off: start each from the originals)
             th.copy_from_slice(&self.theta);
             th_grad.fill(zero);
@@ -893,42 +942,126 @@ impl Problem {
             if cx {
                 us.copy_from_slice(&self.us[2 * i..2 * i + 2]);
             }
-            ht_point_vjp(
+            ht_residual_vjp(
                 &mut e,
                 &mut e_grad,
-                &mut p,
-                &mut p_grad,
+                &mut s,
+                &mut s_grad,
+                &mut v,
+                &mut v_grad,
+                [0, 3, 6],
+                (),
+                &mut r,
+                &mut r_grad,
                 &mut th,
                 &mut th_grad,
                 &mut us,
                 &mut us_grad,
                 m,
                 (),
-                &lay,
+                &global,
                 (),
                 i,
                 (),
                 i,
                 (),
             );
-            // the three rows: the adjoint's `us` and `θ` gradients, plus the pose gradient
-            // times the pose Jacobian
-            let mut rows: [Vec<f64>; 3] =
-                std::array::from_fn(|r| us_grad.iter().chain(&th_grad).map(|g| g.0[r]).collect());
-            for (c, g) in p_grad.iter().enumerate() {
-                if g.0[..3].iter().all(|&a| a == 0.0) {
-                    continue;
+            // row k: the direct gradients (us, θ), then through the vertices and the rotation
+            for (row, k) in rows.chunks_mut(cols).zip(0..) {
+                for (r, g) in row.iter_mut().zip(us_grad.iter().chain(&th_grad)) {
+                    *r = g.0[k];
                 }
-                let (cols, values) = jp.row(lay.full_index(c, m.nb));
-                for (&k, &d) in cols.iter().zip(values) {
-                    for (row, &a) in rows.iter_mut().zip(&g.0[..3]) {
-                        row[off + k] += a * d;
+                let theta = &mut row[off..];
+                for (c, g) in v_grad[..3 * vertices.len()].iter().enumerate() {
+                    let dv = &jv[NTHETA * (3 * vertices[c / 3] + c % 3)..][..NTHETA];
+                    for (t, d) in theta.iter_mut().zip(dv) {
+                        *t += g.0[k] * d;
+                    }
+                }
+                for (t, out) in theta.iter_mut().enumerate() {
+                    let (cs, values) = jr.row(t);
+                    *out += cs
+                        .iter()
+                        .zip(values)
+                        .map(|(&c, d)| r_grad[c].0[k] * d)
+                        .sum::<f64>();
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Stage one of [`Problem::jacobian`]: the Jacobian of the pose ([`ht_pose`]) with respect
+    /// to `θ`, one reverse sweep per four pose values (`ht_pose_jacobian_of`), kept by its
+    /// non-zeros; and the pose.
+    fn pose_jacobian(&self) -> Result<(SparseRows, Vec<f64>), String> {
+        let m = &self.model;
+        let np = 12 * m.nb + 9;
+        let pose_rows: Vec<Loss> = (0..np).map(|c| Loss::elem(0, c)).collect();
+        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
+        // columns: pose (np), theta (26)
+        let jp =
+            ht_pose_jacobian_of(&pose_rows, &mut pose, &mut theta, m).map_err(|e| e.to_string())?;
+        let jp = SparseRows::of((0..np).map(|r| &jp.row(r)[np..]));
+        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
+        ht_pose(&mut pose, &mut theta, m);
+        Ok((jp, pose))
+    }
+
+    /// Stage two of [`Problem::jacobian`]: every vertex skinned ([`ht_skin`], `3` values per
+    /// vertex) and, for the vertices a correspondence uses, the Jacobian of the skinned vertex
+    /// with respect to `θ` (`3 × 26` per vertex, zero for the others): [`ht_skin_vjp`] with
+    /// the three coordinates in lanes, on the bones that skin it, times the pose Jacobian.
+    fn vertex_jacobians(&self, pose: &[f64], jp: &SparseRows) -> (Vec<f64>, Vec<f64>) {
+        let m = &self.model;
+        let nv = m.base_positions.len();
+        let (mut sk, mut tr) = (vec![0.0; 3 * nv], pose.to_vec());
+        for v in 0..nv {
+            ht_skin(&mut sk, 3 * v, &mut tr, m, &m.layout, v);
+        }
+        let mut used = vec![false; nv];
+        for i in 0..m.correspondences.len() {
+            m.vertices_of(i, self.complicated())
+                .iter()
+                .for_each(|&v| used[v] = true);
+        }
+        let zero = Lanes::<f64, 4>::default();
+        let mut jv = vec![0.0; 3 * NTHETA * nv];
+        let (mut p, mut p_grad) = (Vec::new(), Vec::new());
+        for v in (0..nv).filter(|&v| used[v]) {
+            let lay = PoseLayout::of_vertices(m, &[v]);
+            p.clear();
+            p.extend((0..lay.len()).map(|k| pose[lay.full_index(k, m.nb)]));
+            p_grad.clear();
+            p_grad.resize(lay.len(), zero);
+            let (mut s, mut s_grad) = ([0.0; 3], three_rows());
+            ht_skin_vjp(
+                &mut s,
+                &mut s_grad,
+                0,
+                (),
+                &mut p,
+                &mut p_grad,
+                m,
+                (),
+                &lay,
+                (),
+                v,
+                (),
+            );
+            for (k, row) in jv[3 * NTHETA * v..][..3 * NTHETA]
+                .chunks_mut(NTHETA)
+                .enumerate()
+            {
+                for (c, g) in p_grad.iter().enumerate().filter(|(_, g)| g.0[k] != 0.0) {
+                    let (cols, values) = jp.row(lay.full_index(c, m.nb));
+                    for (&t, &d) in cols.iter().zip(values) {
+                        row[t] += g.0[k] * d;
                     }
                 }
             }
-            out.extend(rows);
         }
-        Ok(out)
+        (sk, jv)
     }
 
     /// The same Jacobian in one stage: per correspondence the three rows of the whole
