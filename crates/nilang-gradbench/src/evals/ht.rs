@@ -917,7 +917,6 @@ impl Problem {
         let off = if cx { 2 } else { 0 };
         let zero = Lanes::<f64, 4>::default();
         let rotation = &pose[12 * m.nb..];
-        let (mut s, mut s_grad) = ([0.0; 3], [zero; 3]);
         let (mut th, mut th_grad) = (self.theta.clone(), vec![zero; NTHETA]);
         let (mut us, mut us_grad) = (vec![0.0; off], vec![zero; off]);
         let cols = off + NTHETA;
@@ -935,6 +934,7 @@ impl Problem {
             let (mut r, mut r_grad) = ([0.0; 9], [zero; 9]);
             r.copy_from_slice(rotation);
             let (mut e, mut e_grad) = ([0.0; 3], three_rows());
+            let (mut s, mut s_grad) = ([0.0; 3], [zero; 3]);
             // (the adjoint restores the inputs, to round-off: start each from the originals)
             th.copy_from_slice(&self.theta);
             th_grad.fill(zero);
