@@ -36,7 +36,7 @@
 //! (The step trait is named `Transition` rather than `Step` because [`crate::Step`] is the
 //! instruction trait of `inc`/`dec`.)
 
-use crate::check::{fail, CheckKind, Site};
+use crate::check::{fail, tolerance, Check, CheckKind, Site};
 use crate::rev::Rev;
 use crate::Zeroable;
 
@@ -68,9 +68,11 @@ where
 ///
 /// States are numbered `0..=n_steps`; `s₀` is live from the start. [`run`](Bennett::run)
 /// maps `{s₀}` to `{s₀, s_N}`, [`run_inv`](Bennett::run_inv) maps it back. A new state is
-/// allocated as `s₀.zero_like()`; a state is discarded only when it is zero again, which is
-/// checked (a [`ReversibilityError`](crate::ReversibilityError) of kind
-/// [`CheckKind::Dealloc`] otherwise).
+/// allocated as `s₀.zero_like()`; a state is discarded only when it is zero again, within the
+/// tolerance every float check uses ([`crate::set_tolerance`]: uncalling a step of float
+/// instructions leaves round-off), which is checked (a
+/// [`ReversibilityError`](crate::ReversibilityError) of kind [`CheckKind::Dealloc`] naming the
+/// state and the step, with the state found, otherwise).
 #[derive(Clone, Debug)]
 pub struct Bennett<S> {
     k: usize,
@@ -81,11 +83,11 @@ pub struct Bennett<S> {
 }
 
 const SITE_INV: Site = Site {
-    function: "bennett_inv",
-    statement: "s[i+1] → zero",
+    function: "Bennett (uncall of a step)",
+    statement: "Transition::uncall(s[i+1], s[i]) must bring s[i+1] back to zero",
 };
 
-impl<S: Zeroable> Bennett<S> {
+impl<S: Zeroable + Check> Bennett<S> {
     /// A schedule with `k ≥ 2` sectors per level for a computation of `n_steps` steps starting
     /// at state `s0`.
     pub fn new(k: usize, s0: S, n_steps: usize) -> Self {
@@ -208,13 +210,13 @@ impl<S: Zeroable> Bennett<S> {
             let inp = inp.as_mut().expect("Bennett: input state is live");
             let out = out_slot.as_mut().expect("Bennett: output state is live");
             steps[base].uncall(out, inp);
-            if !out.is_zero() {
+            if !out.check_eq(&out.zero_like(), tolerance()) {
                 fail(
                     &SITE_INV,
                     CheckKind::Dealloc,
-                    "state",
-                    "zero".into(),
-                    "a nonzero state".into(),
+                    &format!("state s{} (uncalling step {base})", base + 1),
+                    format!("zero, within the tolerance {:e}", tolerance()),
+                    format!("{out:?}"),
                 );
             }
             *out_slot = None;

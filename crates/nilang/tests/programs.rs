@@ -418,3 +418,48 @@ proptest! {
         prop_assert_eq!(out, 7);
     }
 }
+
+/// One explicit step of the heat equation, `out = inp + ¼ (inp[j−1] − 2 inp[j] + inp[j+1])`
+/// on the interior, four float instructions per cell: uncalling it leaves round-off.
+#[i]
+fn heat_step<T: Real>(out: &mut Vec<T>, inp: &mut Vec<T>) {
+    for j in 1..inp.len() - 1 {
+        out[j] += identity(inp[j]);
+        out[j] += 0.25 * inp[j - 1];
+        out[j] += 0.25 * inp[j + 1];
+        out[j] -= 0.5 * inp[j];
+    }
+}
+
+#[test]
+fn bennett_accepts_float_round_off_in_uncalled_states() {
+    let steps = vec![rev!(heat_step::<f64>); 27];
+    let s0: Vec<f64> = (0..16)
+        .map(|j| (j as f64 * 0.7).sin() + 0.1 * j as f64)
+        .collect();
+    let mut expect = s0.clone();
+    for _ in 0..steps.len() {
+        let (mut out, mut inp) = (vec![0.0; s0.len()], expect.clone());
+        heat_step(&mut out, &mut inp);
+        expect = out;
+    }
+    let mut b = Bennett::new(3, s0, steps.len());
+    b.run(&steps);
+    assert_eq!(b.final_state(), Some(&expect));
+    b.run_inv(&steps);
+    assert_eq!(b.live_states(), 1);
+}
+
+/// A step whose uncall does not undo its call: the error names the state and the step, and
+/// shows what was found.
+#[test]
+fn bennett_reports_a_step_that_does_not_uncompute() {
+    let heat = [rev!(heat_step::<f64>), rev!(heat_step::<f64>)];
+    let mut b = Bennett::new(2, vec![0.0, 1.0, 2.0, 4.0], 2);
+    b.run(&heat);
+    // uncalling other steps than those that ran leaves s₂ nonzero
+    let err = nilang::catch(|| b.run_inv(&[Shift(0.5), Shift(0.25)])).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("state s2 (uncalling step 1)"), "{text}");
+    assert!(text.contains("within the tolerance"), "{text}");
+}
