@@ -238,6 +238,22 @@ pub fn computes_on_values(compute: &[Stmt], fresh: &[String]) -> bool {
     written.iter().all(|r| allowed.contains(r))
 }
 
+/// Whether a routine's uncomputation `~P` restores only ancillas its computation `P`
+/// allocates (which die with the routine) and runs no `safe!` block: an unchecked run of the
+/// program on values (forward or inverse) may then skip it, since nothing it does can be
+/// observed (`nilang expand` prints the programs as written, with it).
+pub fn uncomputation_is_dead(compute: &[Stmt]) -> bool {
+    let own = allocated(compute);
+    // `~P` must not re-allocate what `P` deallocated (an ancilla from before `P`)
+    let frees_only_own = compute.iter().all(|s| match &s.kind {
+        StmtKind::Dealloc(b) => b.iter().all(|b| own.contains(&b.name.to_string())),
+        _ => true,
+    });
+    frees_only_own
+        && computes_on_values(compute, &[])
+        && !compute.iter().any(crate::bounds::has_safe)
+}
+
 struct Printer {
     scope: Scope,
     with_gradients: std::collections::BTreeSet<String>,

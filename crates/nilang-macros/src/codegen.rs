@@ -15,7 +15,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// The forward and inverse functions of a reversible function.
 pub fn generate(f: &Function) -> TokenStream {
-    let fwd_body = Gen::new(f, &f.sig.ident.to_string()).block(&forward_statements(f));
+    let fwd_body = forward_body(f);
     let inverse = reverse_block(&f.body);
     let inv_body = Gen::new(f, &f.inverse_name.to_string()).block(&inverse);
     let attrs = &f.attrs;
@@ -42,14 +42,64 @@ pub fn generate(f: &Function) -> TokenStream {
     }
 }
 
-/// The statements the forward function runs. Unchecked, a body of the compute–copy–
-/// uncompute shape `L P M ~P D` stops after `L P M`: `P` wrote only ancillas, which `~P`
-/// would restore and `D` drop unchecked, so nothing observable changes (unless `~P` holds a
-/// `safe!` block, whose side effects must run). The inverse still runs every statement.
-fn forward_statements(f: &Function) -> std::borrow::Cow<'_, [Stmt]> {
-    match crate::grad::split(f) {
-        Some(split) if !f.checked && !split.tail_has_safe() => split.head.into(),
-        _ => f.body.as_slice().into(),
+/// The body of the forward function. Unchecked, a body of the compute–copy–uncompute shape
+/// `L P M ~P D` stops after `L P M` on plain values: `P` wrote only ancillas, which `~P` would
+/// restore and `D` drop unchecked, so nothing observable changes (unless `~P` holds a `safe!`
+/// block, whose side effects must run). On values that carry gradients `~P D` still runs
+/// ([`DeadUncompute`]). The inverse runs every statement.
+fn forward_body(f: &Function) -> TokenStream {
+    let mut g = Gen::new(f, &f.sig.ident.to_string());
+    let shape = nilang_ir::adjoint::routine_block(&f.body);
+    match (crate::grad::split(f), shape) {
+        (Some(split), Some(shape)) if !f.checked && !split.tail_has_safe() => {
+            let mut rest = reverse_block(shape.compute);
+            rest.extend_from_slice(&f.body[shape.allocs.len() + 1..]);
+            g.scope.push();
+            let mut out = g.stmts(&split.head);
+            out.extend(g.dead_uncomputation(&rest));
+            g.scope.pop();
+            out
+        }
+        _ => g.block(&f.body),
+    }
+}
+
+/// When code run on values may skip an uncomputation that only restores ancillas nobody
+/// reads again: on plain values, not on values that carry gradients (a `GVar` program run
+/// forward moves gradients in its uncomputations too).
+#[derive(Clone)]
+pub(crate) enum DeadUncompute {
+    /// The values are plain (a function with no type parameter): skip.
+    Skip,
+    /// Skip unless this constant (`<T as Real>::CARRIES_GRADIENT` for the scalar types) holds.
+    UnlessGradient(TokenStream),
+    /// The values may be of any type (a method, a type parameter that is not `Real`): run it.
+    Keep,
+}
+
+impl DeadUncompute {
+    fn of(f: &Function) -> DeadUncompute {
+        let mentions_gvar = f
+            .sig
+            .inputs
+            .iter()
+            .any(|i| i.to_token_stream().to_string().contains("GVar"));
+        if f.sig.receiver().is_some() || mentions_gvar {
+            return DeadUncompute::Keep;
+        }
+        let params: Vec<&syn::Ident> = f.sig.generics.type_params().map(|p| &p.ident).collect();
+        if params.is_empty() {
+            return DeadUncompute::Skip;
+        }
+        if !params
+            .iter()
+            .all(|p| crate::grad::bounds_mention_real(f, p))
+        {
+            return DeadUncompute::Keep;
+        }
+        DeadUncompute::UnlessGradient(
+            quote!(false #(|| <#params as ::nilang::Real>::CARRIES_GRADIENT)*),
+        )
     }
 }
 
@@ -82,6 +132,8 @@ pub(crate) struct Gen {
     /// Index accesses of the enclosing unchecked loops whose bounds were checked before the
     /// loop (`nilang_ir::bounds`): generated without a bounds check.
     pub(crate) hoisted: Vec<nilang_ir::bounds::Hoisted>,
+    /// Whether an unchecked run on values may skip a dead uncomputation.
+    dead_uncompute: DeadUncompute,
 }
 
 pub(crate) fn private() -> TokenStream {
@@ -97,6 +149,7 @@ impl Gen {
             counter: 0,
             shadow: None,
             hoisted: Vec::new(),
+            dead_uncompute: DeadUncompute::of(f),
         }
     }
 
@@ -134,7 +187,9 @@ impl Gen {
         out
     }
 
-    /// A routine `P X ~P`, its parts in the enclosing scope. In an adjoint program, `P` runs on
+    /// A routine `P X ~P`, its parts in the enclosing scope; unchecked and on values alone,
+    /// without `~P` where it only restores `P`'s own ancillas
+    /// (`nilang_ir::adjoint::uncomputation_is_dead`). In an adjoint program, `P` runs on
     /// values alone when it only writes fresh ancillas (`fresh`: those allocated right before
     /// it; its gradient updates would all add zero, see
     /// `nilang_ir::adjoint::computes_on_values`), except its allocations, which give `X` the
@@ -158,8 +213,38 @@ impl Gen {
                 self.stmts(compute)
             };
         out.extend(self.stmts(body));
-        out.extend(self.stmts(&nilang_ir::reverse::reverse_block(compute)));
+        let undo = reverse_block(compute);
+        if nilang_ir::adjoint::uncomputation_is_dead(compute) {
+            out.extend(self.dead_uncomputation(&undo));
+        } else {
+            out.extend(self.stmts(&undo));
+        }
         out
+    }
+
+    /// Statements that only restore ancillas nobody reads again, then drop them: skipped
+    /// when unchecked on plain values ([`DeadUncompute`]), run otherwise.
+    fn dead_uncomputation(&mut self, undo: &[Stmt]) -> TokenStream {
+        if self.shadow.is_some() || self.checked {
+            return self.stmts(undo);
+        }
+        match self.dead_uncompute.clone() {
+            DeadUncompute::Skip => {
+                for s in undo {
+                    if let StmtKind::Dealloc(bindings) = &s.kind {
+                        bindings.iter().for_each(|b| {
+                            self.scope.remove_ancilla(&b.name);
+                        });
+                    }
+                }
+                TokenStream::new()
+            }
+            DeadUncompute::UnlessGradient(carries) => {
+                let undo = self.stmts(undo);
+                quote!(if #carries { #undo })
+            }
+            DeadUncompute::Keep => self.stmts(undo),
+        }
     }
 
     pub(crate) fn kind(&self, v: &Dataview) -> Option<VarKind> {

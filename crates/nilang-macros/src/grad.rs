@@ -40,7 +40,7 @@ fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
     walk(ty.to_token_stream(), ident)
 }
 
-fn bounds_mention_real(f: &Function, scalar: &syn::Ident) -> bool {
+pub(crate) fn bounds_mention_real(f: &Function, scalar: &syn::Ident) -> bool {
     let is_real = |b: &syn::TypeParamBound| match b {
         syn::TypeParamBound::Trait(t) => t
             .path

@@ -57,6 +57,10 @@ pub trait Real:
 {
     /// The primal value as `f64` (what conditions and comparisons look at).
     fn val(&self) -> f64;
+    /// Whether values of this type carry gradients (`GVar`), so that running a program on
+    /// them moves gradients: generated code then never skips an uncomputation, which it may
+    /// skip on plain values when unchecked.
+    const CARRIES_GRADIENT: bool = false;
     /// A constant.
     fn lit(v: f64) -> Self;
     /// Zero.
@@ -91,6 +95,7 @@ impl<
 }
 
 impl<T: Float + Check, G: crate::Grad<T>> Real for GVar<T, G> {
+    const CARRIES_GRADIENT: bool = true;
     #[inline(always)]
     fn val(&self) -> f64 {
         self.x.to_f64()

@@ -7,7 +7,7 @@
 //! `p` observations (camera `i mod n`, point `i mod m`) of weight `w` and feature `feat`.
 //!
 //! Per observation the reprojection residual `w·(proj(cam, X) − feat)` is the reversible
-//! [`ba_reproj`] (with [`rodrigues`] for the rotation) and the weight residual `1 − w²` is
+//! [`ba_reproj`] (with Rodrigues' formula for the rotation) and the weight residual `1 − w²` is
 //! [`ba_weight`]. The Jacobian is assembled row by row, each row one gradient of one residual
 //! by reversal: for every observation two rows of 15 non-zeros (11 camera, 3 point, 1 weight
 //! columns) and one row of one non-zero, in compressed sparse rows (CSR) as ADBench does.
@@ -28,58 +28,13 @@ use serde_json::{json, Value};
 /// Camera parameters per camera.
 pub const NCAM: usize = 11;
 
-/// `(out0, out1, out2) += R(r)·p`, the point `p` rotated by the angle-axis vector `r`
-/// (Rodrigues' formula; first order `p + r × p` when `r = 0`).
-#[i(expand, nocheck)]
-#[allow(clippy::too_many_arguments)]
-pub fn rodrigues<T: Real>(
-    out0: &mut T,
-    out1: &mut T,
-    out2: &mut T,
-    r0: &mut T,
-    r1: &mut T,
-    r2: &mut T,
-    p0: &mut T,
-    p1: &mut T,
-    p2: &mut T,
-) {
-    let sqtheta = T::zero();
-    routine! {
-        sqtheta += square(r0);
-        sqtheta += square(r1);
-        sqtheta += square(r2);
-    }
-    if sqtheta.val() != 0.0 {
-        let (theta, cost, sint) = (T::zero(), T::zero(), T::zero());
-        let (w0, w1, w2) = (T::zero(), T::zero(), T::zero());
-        let (dot, tmp) = (T::zero(), T::zero());
-        routine! {
-            theta += sqrt(sqtheta);
-            cost += cos(theta);
-            sint += sin(theta);
-            w0 += r0 / theta;
-            w1 += r1 / theta;
-            w2 += r2 / theta;
-            dot += w0 * p0 + w1 * p1 + w2 * p2;
-            tmp += dot - dot * cost;
-        }
-        out0 += p0 * cost + (w1 * p2 - w2 * p1) * sint + w0 * tmp;
-        out1 += p1 * cost + (w2 * p0 - w0 * p2) * sint + w1 * tmp;
-        out2 += p2 * cost + (w0 * p1 - w1 * p0) * sint + w2 * tmp;
-        uncompute!();
-        dealloc!(theta = T::zero(), cost = T::zero(), sint = T::zero());
-        dealloc!(w0 = T::zero(), w1 = T::zero(), w2 = T::zero());
-        dealloc!(dot = T::zero(), tmp = T::zero());
-    } else {
-        out0 += p0 + (r1 * p2 - r2 * p1);
-        out1 += p1 + (r2 * p0 - r0 * p2);
-        out2 += p2 + (r0 * p1 - r1 * p0);
-    }
-    uncompute!();
-    dealloc!(sqtheta = T::zero());
-}
-
 /// `err += w·(proj(cam, x) − feat)`: the reprojection residual of one observation.
+///
+/// The point is moved to the camera's centre, rotated by the angle-axis vector `cam[0..3]`
+/// (Rodrigues' formula; first order `p + r × p` when `r = 0`), projected and distorted, all
+/// in one routine that reads `cam`, `x` and `feat` and writes only its ancillas: so the
+/// unchecked forward stops after adding the residual (the uncomputation would only restore
+/// ancillas), and the gradient does not recompute the projection.
 #[i(expand, nocheck)]
 pub fn ba_reproj<T: Real>(
     err: &mut [T; 2],
@@ -96,7 +51,40 @@ pub fn ba_reproj<T: Real>(
         xo0 += x[0] - cam[3];
         xo1 += x[1] - cam[4];
         xo2 += x[2] - cam[5];
-        rodrigues(xc0, xc1, xc2, cam[0], cam[1], cam[2], xo0, xo1, xo2);
+        let sqtheta = T::zero();
+        routine! {
+            sqtheta += square(cam[0]);
+            sqtheta += square(cam[1]);
+            sqtheta += square(cam[2]);
+        }
+        if sqtheta.val() != 0.0 {
+            let (theta, cost, sint) = (T::zero(), T::zero(), T::zero());
+            let (w0, w1, w2) = (T::zero(), T::zero(), T::zero());
+            let (dot, tmp) = (T::zero(), T::zero());
+            routine! {
+                theta += sqrt(sqtheta);
+                cost += cos(theta);
+                sint += sin(theta);
+                w0 += cam[0] / theta;
+                w1 += cam[1] / theta;
+                w2 += cam[2] / theta;
+                dot += w0 * xo0 + w1 * xo1 + w2 * xo2;
+                tmp += dot - dot * cost;
+            }
+            xc0 += xo0 * cost + (w1 * xo2 - w2 * xo1) * sint + w0 * tmp;
+            xc1 += xo1 * cost + (w2 * xo0 - w0 * xo2) * sint + w1 * tmp;
+            xc2 += xo2 * cost + (w0 * xo1 - w1 * xo0) * sint + w2 * tmp;
+            uncompute!();
+            dealloc!(theta = T::zero(), cost = T::zero(), sint = T::zero());
+            dealloc!(w0 = T::zero(), w1 = T::zero(), w2 = T::zero());
+            dealloc!(dot = T::zero(), tmp = T::zero());
+        } else {
+            xc0 += xo0 + (cam[1] * xo2 - cam[2] * xo1);
+            xc1 += xo1 + (cam[2] * xo0 - cam[0] * xo2);
+            xc2 += xo2 + (cam[0] * xo1 - cam[1] * xo0);
+        }
+        uncompute!();
+        dealloc!(sqtheta = T::zero());
         pr0 += xc0 / xc2;
         pr1 += xc1 / xc2;
         rsq += square(pr0);
