@@ -117,29 +117,30 @@ proptest! {
         assert_restored("llsq r", &r0, &fr, &r);
     }
 
-    /// `ba`: `rodrigues` (`out += R(r)·p`), both branches (`r = 0` is the first-order one).
+    /// `ba`: `ba_reproj` with a random camera, both branches of its rotation (`r = 0` is the
+    /// first-order one), and back.
     #[test]
-    fn ba_rodrigues_round_trips(
-        out0 in proptest::array::uniform3(-1.0f64..1.0),
+    fn ba_reproj_rotation_branches_round_trip(
+        e0 in proptest::array::uniform2(-1.0f64..1.0),
         r0 in proptest::array::uniform3(-1.0f64..1.0),
-        p0 in proptest::array::uniform3(nonzero(0.1, 5.0)),
+        rest in proptest::array::uniform8(0.1f64..1.0),
+        x0 in proptest::array::uniform3(nonzero(0.1, 5.0)),
         zero_rotation in any::<bool>(),
     ) {
         let r0 = if zero_rotation { [0.0; 3] } else { r0 };
-        let (mut o, mut r, mut p) = (out0, r0, p0);
-        {
-            let ([o0, o1, o2], [r0, r1, r2], [p0, p1, p2]) = (&mut o, &mut r, &mut p);
-            ba::rodrigues(o0, o1, o2, r0, r1, r2, p0, p1, p2);
-        }
-        let fwd = [o, r, p];
-        assert_changed("rodrigues out", &out0, &o);
-        {
-            let ([o0, o1, o2], [r0, r1, r2], [p0, p1, p2]) = (&mut o, &mut r, &mut p);
-            ba::rodrigues_inv(o0, o1, o2, r0, r1, r2, p0, p1, p2);
-        }
-        assert_restored("rodrigues out", &out0, &fwd[0], &o);
-        assert_restored("rodrigues r", &r0, &fwd[1], &r);
-        assert_restored("rodrigues p", &p0, &fwd[2], &p);
+        let mut cam0 = [0.0; ba::NCAM];
+        cam0[..3].copy_from_slice(&r0);
+        cam0[3..].copy_from_slice(&rest);
+        // the point in front of the camera
+        let x0 = [x0[0], x0[1], x0[2].abs() + 10.0];
+        let (mut e, mut cam, mut x, mut w) = (e0, cam0, x0, 0.8);
+        ba::ba_reproj(&mut e, &mut cam, &mut x, &mut w, &[0.3, -0.2]);
+        let fe = e;
+        assert_changed("ba_reproj err", &e0, &fe);
+        ba::ba_reproj_inv(&mut e, &mut cam, &mut x, &mut w, &[0.3, -0.2]);
+        assert_restored("ba_reproj err", &e0, &fe, &e);
+        assert_restored("ba_reproj cam", &cam0, &cam0, &cam);
+        assert_restored("ba_reproj x", &x0, &x0, &x);
     }
 
     /// `ba`: `ba_weight` (`e += 1 − w²`) and back.
