@@ -72,11 +72,14 @@ impl std::error::Error for SparseError {}
 ///
 /// Column by column, the row lists of A and B are merged: a step moves one pointer, and the
 /// pointers consume the rows of both lists (all but each list's last) in the order of
-/// `(row, A before B)`. The merge's decisions need no branch keeper: the step that led to a
-/// state moved b exactly when a is at its start or b's previous row is at least a's previous
-/// row (the reversible `if`'s postcondition, which the inverse branches on), and the merge
-/// ends with both pointers at their lists' last entries, so they are deallocated there without
-/// walking back. One walk per column forward, one backward in the inverse and the adjoint.
+/// `(row, A before B)`. The merge's decisions need no branch keeper: a step's decision is
+/// computed into a bit `b_moves`, which moves the pointers, and is then cleared from the state
+/// after the step (b moved exactly when a is at its start or b's previous row is at least a's
+/// previous row); the inverse computes the bit from the state after, steps back and clears it
+/// from the state before. Both are written with `&`/`|` so that the step has no branch, and
+/// the merge ends with both pointers at their lists' last entries, so they are deallocated
+/// there without walking back. One walk per column forward, one backward in the inverse and
+/// the adjoint.
 #[i]
 pub fn isparse_dot<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, b: &Pattern) {
     for j in 0..a.cols {
@@ -87,15 +90,17 @@ pub fn isparse_dot<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, 
                 if a.indices[ia] == b.indices[ib] {
                     r += av[ia] * bv[ib];
                 }
-                // b moves when a is at its end, or when b's row is smaller and b is not at its end.
-                if (
-                    ia == ia2 - 1 || (ib < ib2 - 1 && a.indices[ia] > b.indices[ib]),
-                    ia == ia1 || (ib > ib1 && b.indices[ib - 1] >= a.indices[ia - 1]),
-                ) {
-                    inc(ib);
-                } else {
-                    inc(ia);
-                }
+                // b moves when a is at its end, or when b's row is smaller and b is not at its end
+                // (`&`, `|`: no branches; every index read is in range)
+                let b_moves = false;
+                b_moves ^= (ia == ia2 - 1) | ((ib < ib2 - 1) & (a.indices[ia] > b.indices[ib]));
+                ib += b_moves as usize;
+                ia += (!b_moves) as usize;
+                // after the step: b moved when a is at its start or b's previous row is at least a's
+                b_moves ^= (ia == ia1)
+                    | ((ib > ib1)
+                        & (b.indices[ib.saturating_sub(1)] >= a.indices[ia.saturating_sub(1)]));
+                dealloc!(b_moves = false);
             }
             if a.indices[ia] == b.indices[ib] {
                 r += av[ia] * bv[ib];
