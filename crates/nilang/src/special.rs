@@ -176,10 +176,15 @@ fn term_ratio(k: usize, nu: i64) -> f64 {
     -1.0 / (k * (k + nu)) as f64
 }
 
-/// `ν!` as a float (a product of floats: no integer overflow past `20!`).
+/// `ν!` as a float: exact in integers up to `20!` (as [`besselj_series`] computes it), a
+/// product of floats beyond (no integer overflow).
 #[inline]
 fn factorial_f64(nu: i64) -> f64 {
-    (1..=nu).map(|i| i as f64).product()
+    if nu <= 20 {
+        (1..=nu).product::<i64>() as f64
+    } else {
+        (1..=nu).map(|i| i as f64).product()
+    }
 }
 
 /// `out += J_ν(z)` by the series of [`ibesselj`], written for speed. The running term stays
