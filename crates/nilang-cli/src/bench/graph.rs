@@ -44,7 +44,7 @@ pub fn run(ctx: &Ctx) -> Section {
         "reversal gradient ÷ fastest other gradient",
         "reversal Hessian ÷ forward-over-forward Hessian",
     ]);
-    let mut verdicts = Vec::new();
+    let (mut verdicts, mut earlier_verdicts) = (Vec::new(), Vec::new());
     let mut worst: Option<Ratio> = None;
     let list = easy_ml::differentiation::WengertList::new();
     for &k in &ks {
@@ -98,7 +98,8 @@ pub fn run(ctx: &Ctx) -> Section {
         if worst.is_none_or(|w| over_objective.median > w.median) {
             worst = Some(over_objective);
         }
-        verdicts.push(over_objective.verdict(2.5));
+        verdicts.push(over_objective.verdict(3.0));
+        earlier_verdicts.push(over_objective.verdict(2.5));
         let best_other = m.fastest(&ids[4..8]);
         ratios.row(vec![
             k.to_string(),
@@ -155,9 +156,10 @@ pub fn run(ctx: &Ctx) -> Section {
             .into(),
         tables: vec![t, ratios],
         notes: vec![format!(
-            "largest reversal gradient ÷ objective over k = {} (target ≤ 2.5 at every k; the paper's NiLang: 1.5e-5 ÷ 4.5e-6 ≈ 3.4 at k = 2); {}",
+            "largest reversal gradient ÷ objective over k = {} (target ≤ 3 at every k, issue \"Gradients at hand-written speed\"; the earlier target ≤ 2.5: {}; the paper's NiLang: 1.5e-5 ÷ 4.5e-6 ≈ 3.4 at k = 2); {}",
             worst.expect("a ratio per verdict").cell(),
-            Verdict::all(verdicts).words("the gradient runs the reversible loss forward and then its adjoint program, which recomputes nothing but undoes every distance on values and gradients")
+            Verdict::all(earlier_verdicts).short(),
+            Verdict::all(verdicts).words("the native loss is bound by its 45 square roots, and the gradient takes a second square root and a division per distance (the adjoint undoes `d += sqrt(sq)` and needs its derivative), besides the squared differences' partials")
         )],
         plots,
     }
