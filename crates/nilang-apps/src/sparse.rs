@@ -148,7 +148,9 @@ pub fn isparse_matmul<E: Element>(c: &mut [E], av: &mut [E], b: &mut [E], a: &Pa
 /// [`isparse_matmul`] for complex matrices, generic over the real scalar `T` so that it has
 /// adjoint programs (`isparse_matmul_complex_adjoint`: gradients in `Complex<G>` buffers, the
 /// real and imaginary parts each a real variable). A complex product is four real
-/// instructions on the parts.
+/// instructions on the parts. The entry of B that a column of A multiplies is copied into an
+/// ancilla `bj` for the column (and uncopied after it), so that in the adjoint its gradient
+/// is summed in registers and added to B's gradient once per column, not once per entry.
 #[i(nocheck)]
 pub fn isparse_matmul_complex<T: Real>(
     c: &mut [Complex<T>],
@@ -159,12 +161,18 @@ pub fn isparse_matmul_complex<T: Real>(
 ) {
     for col in 0..n {
         for j in 0..a.cols {
+            let bj = Complex::new(T::zero(), T::zero());
+            bj.re += b[col * a.cols + j].re;
+            bj.im += b[col * a.cols + j].im;
             for p in a.indptr[j]..a.indptr[j + 1] {
-                c[col * a.rows + a.indices[p]].re += av[p].re * b[col * a.cols + j].re;
-                c[col * a.rows + a.indices[p]].re -= av[p].im * b[col * a.cols + j].im;
-                c[col * a.rows + a.indices[p]].im += av[p].re * b[col * a.cols + j].im;
-                c[col * a.rows + a.indices[p]].im += av[p].im * b[col * a.cols + j].re;
+                c[col * a.rows + a.indices[p]].re += av[p].re * bj.re;
+                c[col * a.rows + a.indices[p]].re -= av[p].im * bj.im;
+                c[col * a.rows + a.indices[p]].im += av[p].re * bj.im;
+                c[col * a.rows + a.indices[p]].im += av[p].im * bj.re;
             }
+            bj.re -= b[col * a.cols + j].re;
+            bj.im -= b[col * a.cols + j].im;
+            dealloc!(bj = Complex::new(T::zero(), T::zero()));
         }
     }
 }
