@@ -116,8 +116,10 @@ pub fn run(ctx: &Ctx) -> Section {
     Section {
         title: format!("Sparse matrices ({n}×{n}, density {density})"),
         intro: "Seconds per call. `dot` is the Frobenius product of two CSC matrices (`nilang_apps::sparse::isparse_dot`, \
-                a merge per column with a branch keeper that is uncomputed); `mul!` is a complex CSC matrix times a \
-                dense complex vector (`isparse_matmul_complex`, the complex products as real instructions on the parts). \
+                a merge per column without a branch keeper: each step's decision is a bit computed from \
+                the state before the step and cleared from the state after it); `mul!` is a complex CSC matrix times a \
+                dense complex vector (`isparse_matmul_complex`, the complex products as real instructions on the parts, with B's \
+                entry for a column held in an ancilla). \
                 The backward pass is the adjoint program (`isparse_dot_nocheck_adjoint`, `isparse_matmul_complex_adjoint`) \
                 run from the output with its gradient seeded, accumulating into caller-owned gradient buffers, as in the \
                 paper (the objective is not included); the mul backward also allocates its output and seed vectors, as \
