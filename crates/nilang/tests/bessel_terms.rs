@@ -1,4 +1,4 @@
-//! `ibesselj_terms`, the Bessel program that keeps its terms in a fixed array of slots:
+//! `ibesselj_terms`, the Bessel program that keeps the powers of `(z/2)²` in a fixed array of slots:
 //! its value against the plain series, its inverse, and its gradient against the exact
 //! derivative and against the other AD modes (`_adjoint`, the inverse on `GVar`s).
 
