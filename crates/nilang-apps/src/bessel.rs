@@ -27,13 +27,17 @@ pub fn besselj<S: Plain>(nu: i64, z: S) -> S {
     out
 }
 
-/// `J_ν(z)` and its derivative by reversal (`ibesselj_nocheck_grad`).
+/// `J_ν(z)` and its derivative by reversal of the fast program
+/// (`nilang::special::ibesselj_terms`): the forward program, the value read off, then its
+/// adjoint program seeded with 1 on the output (`ibesselj_terms_nocheck_vjp` with the value
+/// read between its halves).
 pub fn gradient(nu: i64, z: f64) -> (f64, f64) {
-    let (mut out, mut zz) = (0.0, z);
-    let (_, gz) =
-        nilang::special::ibesselj_nocheck_grad(nilang::Loss::arg(0), &mut out, nu, &mut zz)
-            .expect("argument 0 is the loss");
-    (out, gz.g)
+    use nilang::special::{ibesselj_terms_nocheck, ibesselj_terms_nocheck_adjoint};
+    let (mut out, mut zz, mut out_grad, mut z_grad) = (0.0, z, 1.0, 0.0);
+    ibesselj_terms_nocheck(&mut out, nu, &mut zz);
+    let value = out;
+    ibesselj_terms_nocheck_adjoint(&mut out, &mut out_grad, nu, (), &mut zz, &mut z_grad);
+    (value, z_grad)
 }
 
 /// `d²J_ν/dz²` by forward-over-reversal (`ibesselj_hessian`).

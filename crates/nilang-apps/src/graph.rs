@@ -100,12 +100,13 @@ where
                 sq[p] += SquaredDifference(x[PAIRS[p].0 * k + c], x[PAIRS[p].1 * k + c]);
             }
             d[p] += sqrt(sq[p]);
+            // Σ d² sums the squared distances themselves: no square to compute, nor to undo
             if PAIRS[p].2 {
                 s1 += d[p];
-                q1 += square(d[p]);
+                q1 += sq[p];
             } else {
                 s2 += d[p];
-                q2 += square(d[p]);
+                q2 += sq[p];
             }
         }
         m1 += s1 / 15.0;
@@ -173,13 +174,25 @@ pub fn embedding_loss<S: Plain>(x: &[S], k: usize) -> S {
     v1 + v2 + e - S::cst(1.0)
 }
 
-/// Loss and gradient by reversal (`iembedding_loss_grad`).
+/// The gradient by reversal on the caller's buffers, allocating nothing:
+/// `iembedding_loss_vjp` seeded with 1 on the loss (the forward program's computation on
+/// values, its adjoint on values and gradients), which restores `x` and writes `∂loss/∂x`
+/// into `grad` (overwritten; same length as `x`).
+pub fn gradient_into(x: &mut [f64], grad: &mut [f64], k: usize) {
+    grad.fill(0.0);
+    let (mut loss, mut loss_grad) = (0.0, 1.0);
+    iembedding_loss_vjp(&mut loss, &mut loss_grad, x, grad, k, ());
+}
+
+/// Loss and gradient by reversal: the loss by the forward program [`iembedding_loss`], the
+/// gradient by [`gradient_into`] (the vjp returns the loss argument to its input, so the
+/// loss is read from a forward run of its own).
 pub fn loss_and_gradient(x: &[f64], k: usize) -> (f64, Vec<f64>) {
+    let (mut xs, mut grad) = (x.to_vec(), vec![0.0; x.len()]);
     let mut loss = 0.0;
-    let mut xs = x.to_vec();
-    let (_, gx) =
-        iembedding_loss_grad(Loss::arg(0), &mut loss, &mut xs, k).expect("argument 0 is the loss");
-    (loss, gx.iter().map(|g| g.g).collect())
+    iembedding_loss(&mut loss, &mut xs, k);
+    gradient_into(&mut xs, &mut grad, k);
+    (loss, grad)
 }
 
 /// Hessian of the loss by forward-over-reversal (`iembedding_loss_hessian`), over `x` only.

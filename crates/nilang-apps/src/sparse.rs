@@ -7,6 +7,7 @@
 //! sparsity structure.
 
 use nilang::{i, Acc2, Accepts, Real};
+use num_complex::Complex;
 use sprs::CsMat;
 
 /// The structure of a CSC matrix: column pointers and row indices.
@@ -69,43 +70,42 @@ impl std::error::Error for SparseError {}
 
 /// `r += Σᵢⱼ Aᵢⱼ Bᵢⱼ` for CSC matrices of the same shape.
 ///
-/// Column by column, the row lists of A and B are merged. The merge moves a pointer that
-/// decides the next comparison, so its decisions are kept in a branch keeper (a bit per step);
-/// after the column the pointer moves are uncomputed by running the merge's movement
-/// backwards, which clears the keeper (the papers' scheme).
+/// Column by column, the row lists of A and B are merged: a step moves one pointer, and the
+/// pointers consume the rows of both lists (all but each list's last) in the order of
+/// `(row, A before B)`. The merge's decisions need no branch keeper: a step's decision is
+/// computed into a bit `b_moves`, which moves the pointers, and is then cleared from the state
+/// after the step (b moved exactly when a is at its start or b's previous row is at least a's
+/// previous row); the inverse computes the bit from the state after, steps back and clears it
+/// from the state before. Both are written with `&`/`|` so that the step has no branch, and
+/// the merge ends with both pointers at their lists' last entries, so they are deallocated
+/// there without walking back. One walk per column forward, one backward in the inverse and
+/// the adjoint.
 #[i]
 pub fn isparse_dot<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, b: &Pattern) {
-    let keeper = vec![false; av.len() + bv.len()];
     for j in 0..a.cols {
         let (ia1, ia2, ib1, ib2) = (a.indptr[j], a.indptr[j + 1], b.indptr[j], b.indptr[j + 1]);
         if ia2 > ia1 && ib2 > ib1 {
             let (ia, ib) = (ia1, ib1);
-            for s in 0..ia2 - ia1 + ib2 - ib1 - 2 {
+            for _s in 0..ia2 - ia1 + ib2 - ib1 - 2 {
                 if a.indices[ia] == b.indices[ib] {
                     r += av[ia] * bv[ib];
                 }
-                // b moves when a is at its end, or when b's row is smaller and b is not at its end.
-                keeper[s] ^= ia == ia2 - 1 || (ib < ib2 - 1 && a.indices[ia] > b.indices[ib]);
-                if keeper[s] {
-                    inc(ib);
-                } else {
-                    inc(ia);
-                }
+                // b moves when a is at its end, or when b's row is smaller and b is not at its end
+                // (`&`, `|`: no branches; every index read is in range)
+                let b_moves = false;
+                b_moves ^= (ia == ia2 - 1) | ((ib < ib2 - 1) & (a.indices[ia] > b.indices[ib]));
+                ib += b_moves as usize;
+                ia += (!b_moves) as usize;
+                // after the step: b moved when a is at its start or b's previous row is at least a's
+                b_moves ^= (ia == ia1)
+                    | ((ib > ib1)
+                        & (b.indices[ib.saturating_sub(1)] >= a.indices[ia.saturating_sub(1)]));
+                dealloc!(b_moves = false);
             }
             if a.indices[ia] == b.indices[ib] {
                 r += av[ia] * bv[ib];
             }
-            reverse! {
-                for s in 0..ia2 - ia1 + ib2 - ib1 - 2 {
-                    keeper[s] ^= ia == ia2 - 1 || (ib < ib2 - 1 && a.indices[ia] > b.indices[ib]);
-                    if keeper[s] {
-                        inc(ib);
-                    } else {
-                        inc(ia);
-                    }
-                }
-            }
-            dealloc!(ia = ia1, ib = ib1);
+            dealloc!(ia = ia2 - 1, ib = ib2 - 1);
         }
         dealloc!(
             ia1 = a.indptr[j],
@@ -114,7 +114,6 @@ pub fn isparse_dot<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, 
             ib2 = b.indptr[j + 1]
         );
     }
-    dealloc!(keeper = vec![false; av.len() + bv.len()]);
 }
 
 /// [`isparse_dot`] with the runtime checks off (for benchmarks).
@@ -142,6 +141,38 @@ pub fn isparse_matmul<E: Element>(c: &mut [E], av: &mut [E], b: &mut [E], a: &Pa
             for p in a.indptr[j]..a.indptr[j + 1] {
                 c[col * a.rows + a.indices[p]] += av[p] * b[col * a.cols + j];
             }
+        }
+    }
+}
+
+/// [`isparse_matmul`] for complex matrices, generic over the real scalar `T` so that it has
+/// adjoint programs (`isparse_matmul_complex_adjoint`: gradients in `Complex<G>` buffers, the
+/// real and imaginary parts each a real variable). A complex product is four real
+/// instructions on the parts. The entry of B that a column of A multiplies is copied into an
+/// ancilla `bj` for the column (and uncopied after it), so that in the adjoint its gradient
+/// is summed in registers and added to B's gradient once per column, not once per entry.
+#[i(nocheck)]
+pub fn isparse_matmul_complex<T: Real>(
+    c: &mut [Complex<T>],
+    av: &mut [Complex<T>],
+    b: &mut [Complex<T>],
+    a: &Pattern,
+    n: usize,
+) {
+    for col in 0..n {
+        for j in 0..a.cols {
+            let bj = Complex::new(T::zero(), T::zero());
+            bj.re += b[col * a.cols + j].re;
+            bj.im += b[col * a.cols + j].im;
+            for p in a.indptr[j]..a.indptr[j + 1] {
+                c[col * a.rows + a.indices[p]].re += av[p].re * bj.re;
+                c[col * a.rows + a.indices[p]].re -= av[p].im * bj.im;
+                c[col * a.rows + a.indices[p]].im += av[p].re * bj.im;
+                c[col * a.rows + a.indices[p]].im += av[p].im * bj.re;
+            }
+            bj.re -= b[col * a.cols + j].re;
+            bj.im -= b[col * a.cols + j].im;
+            dealloc!(bj = Complex::new(T::zero(), T::zero()));
         }
     }
 }
@@ -209,7 +240,9 @@ pub fn random_csc(rows: usize, cols: usize, density: f64, seed: u64) -> CsMat<f6
     tri.to_csc()
 }
 
-/// `(dot, ∂dot/∂A values, ∂dot/∂B values)` by reversal.
+/// `(dot, ∂dot/∂A values, ∂dot/∂B values)` by reversal: the forward program, the dot read
+/// off, then its adjoint program seeded with 1 on the dot (`isparse_dot_nocheck_vjp` with the
+/// dot read between its halves).
 pub fn sparse_dot_gradient(
     a: &CsMat<f64>,
     b: &CsMat<f64>,
@@ -221,14 +254,22 @@ pub fn sparse_dot_gradient(
             found: (pb.rows, pb.cols),
         });
     }
-    let mut r = 0.0;
+    let (mut r, mut r_grad) = (0.0, 1.0);
     let (mut av, mut bv) = (a.data().to_vec(), b.data().to_vec());
-    let (_, ga, gb) =
-        isparse_dot_nocheck_grad(nilang::Loss::arg(0), &mut r, &mut av, &mut bv, &pa, &pb)
-            .expect("argument 0 is the loss");
-    Ok((
-        r,
-        ga.iter().map(|g| g.g).collect(),
-        gb.iter().map(|g| g.g).collect(),
-    ))
+    let (mut ga, mut gb) = (vec![0.0; av.len()], vec![0.0; bv.len()]);
+    isparse_dot_nocheck(&mut r, &mut av, &mut bv, &pa, &pb);
+    let dot = r;
+    isparse_dot_nocheck_adjoint(
+        &mut r,
+        &mut r_grad,
+        &mut av,
+        &mut ga,
+        &mut bv,
+        &mut gb,
+        &pa,
+        (),
+        &pb,
+        (),
+    );
+    Ok((dot, ga, gb))
 }

@@ -314,6 +314,32 @@ impl<T: Float> Scalars<T> for num_complex::Complex<T> {
     }
 }
 
+/// A slice of complex numbers: two scalars per element, the real part first.
+impl<T: Float> Scalars<T> for [num_complex::Complex<T>] {
+    type Map<U: Copy> = Vec<num_complex::Complex<U>>;
+    fn count(&self) -> usize {
+        2 * self.len()
+    }
+    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> Vec<num_complex::Complex<U>> {
+        self.iter()
+            .enumerate()
+            .map(|(i, z)| z.map(&mut |j, x| f(2 * i + j, x)))
+            .collect()
+    }
+    fn get_mapped<U: Copy>(m: &Vec<num_complex::Complex<U>>, i: usize) -> U {
+        <num_complex::Complex<T> as Scalars<T>>::get_mapped(&m[i / 2], i % 2)
+    }
+    fn set_mapped<U: Copy>(m: &mut Vec<num_complex::Complex<U>>, i: usize, v: U) {
+        <num_complex::Complex<T> as Scalars<T>>::set_mapped(&mut m[i / 2], i % 2, v)
+    }
+    fn count_mapped<U: Copy>(m: &Vec<num_complex::Complex<U>>) -> usize {
+        2 * m.len()
+    }
+    fn as_value_mut(m: &mut Vec<num_complex::Complex<T>>) -> &mut [num_complex::Complex<T>] {
+        m.as_mut_slice()
+    }
+}
+
 /// An argument excluded from differentiation: its scalars are carried through the gradient
 /// program (as values of the gradient type) but no gradient is reported for them, and they
 /// are not rows or columns of Jacobians and Hessians.

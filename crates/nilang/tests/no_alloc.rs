@@ -6,7 +6,7 @@
 
 use nilang::special::{
     ibesselj, ibesselj_grad, ibesselj_inv, ibesselj_nocheck, ibesselj_nocheck_grad,
-    ibesselj_nocheck_inv,
+    ibesselj_nocheck_inv, ibesselj_terms_nocheck_vjp,
 };
 use nilang::{GVar, Loss};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -155,4 +155,15 @@ fn vector_jacobian_products_over_caller_owned_slices_allocate_nothing() {
     });
     assert_eq!(n, 0, "i_affine_vjp allocated");
     assert_eq!(wg, vec![1.0, 2.0, 3.0, -1.0, -2.0, -3.0]);
+}
+
+#[test]
+fn ibesselj_terms_gradient_allocates_nothing() {
+    let mut zg = 0.0;
+    let n = allocations(|| {
+        let (mut out, mut z, mut og) = (0.0f64, 1.0f64, 1.0f64);
+        ibesselj_terms_nocheck_vjp(&mut out, &mut og, 2, (), &mut z, &mut zg);
+    });
+    assert_eq!(n, 0);
+    assert!((zg - 0.2102436).abs() < 1e-6, "{zg}");
 }

@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx) -> Section {
         "native objective (f64)",
         "reversible objective",
         "reversible inverse",
-        "**gradient: reversal**",
+        "**gradient: reversal** (forward + adjoint program, caller buffers)",
         "gradient: forward dual (num-dual)",
         "gradient: tape (echidna)",
         "gradient: tape (easy-ml)",
@@ -44,13 +44,15 @@ pub fn run(ctx: &Ctx) -> Section {
         "reversal gradient ÷ fastest other gradient",
         "reversal Hessian ÷ forward-over-forward Hessian",
     ]);
-    let mut verdicts = Vec::new();
+    let (mut verdicts, mut earlier_verdicts) = (Vec::new(), Vec::new());
     let mut worst: Option<Ratio> = None;
     let list = easy_ml::differentiation::WengertList::new();
     for &k in &ks {
         let x = initial_positions(k, 0);
         // the reversible objective and inverse each restore their own copy of the positions
         let (mut xs_forward, mut xs_inverse) = (x.clone(), x.clone());
+        // the gradient's caller-owned buffers: positions (restored by the adjoint) and gradient
+        let (mut xs_gradient, mut grad) = (x.clone(), vec![0.0; x.len()]);
         let mut loss0 = 0.0;
         iembedding_loss(&mut loss0, &mut x.clone(), k);
         let mut g = Group::new();
@@ -67,7 +69,10 @@ pub fn run(ctx: &Ctx) -> Section {
                 iembedding_loss_inv(&mut loss, &mut xs_inverse, k);
                 loss
             }),
-            g.add("reversal gradient", || loss_and_gradient(black_box(&x), k)),
+            g.add("reversal gradient", || {
+                gradient_into(&mut xs_gradient, &mut grad, k);
+                grad[0]
+            }),
             g.add("num-dual gradient", || {
                 peers::num_dual_gradient(|x| embedding_loss(x, k), &x)
             }),
@@ -93,7 +98,8 @@ pub fn run(ctx: &Ctx) -> Section {
         if worst.is_none_or(|w| over_objective.median > w.median) {
             worst = Some(over_objective);
         }
-        verdicts.push(over_objective.verdict(2.5));
+        verdicts.push(over_objective.verdict(3.0));
+        earlier_verdicts.push(over_objective.verdict(2.5));
         let best_other = m.fastest(&ids[4..8]);
         ratios.row(vec![
             k.to_string(),
@@ -143,13 +149,17 @@ pub fn run(ctx: &Ctx) -> Section {
         title: "Graph embedding of the Petersen graph".into(),
         intro: "Seconds per call for the loss of the paper's Eq. (7) at random positions (seed 0). The reversible \
                 loss (`nilang_apps::graph::iembedding_loss`) keeps the 45 squared distances and distances in stack \
-                ancillas and uncomputes them at the end; gradients of the peers differentiate the same plain-Rust loss."
+                ancillas and uncomputes them at the end. The reversal gradient is `gradient_into`: `iembedding_loss_vjp` (the \
+                forward computation on values, then the adjoint program on values and gradients) on caller-owned position \
+                and gradient buffers. \
+                Gradients of the peers differentiate the same plain-Rust loss."
             .into(),
         tables: vec![t, ratios],
         notes: vec![format!(
-            "largest reversal gradient ÷ objective over k = {} (target ≤ 2.5 at every k; the paper's NiLang: 1.5e-5 ÷ 4.5e-6 ≈ 3.4 at k = 2); {}",
+            "largest reversal gradient ÷ objective over k = {} (target ≤ 3 at every k, issue \"Gradients at hand-written speed\"; the earlier target ≤ 2.5: {}; the paper's NiLang: 1.5e-5 ÷ 4.5e-6 ≈ 3.4 at k = 2); {}",
             worst.expect("a ratio per verdict").cell(),
-            Verdict::all(verdicts).words("the gradient runs the reversible loss forward (about 2× the native loss, it uncomputes its distances) and then backward on GVar values")
+            Verdict::all(earlier_verdicts).short(),
+            Verdict::all(verdicts).words("the native loss is bound by its 45 square roots, and the gradient takes a second square root and a division per distance (the adjoint undoes `d += sqrt(sq)` and needs its derivative), besides the squared differences' partials")
         )],
         plots,
     }

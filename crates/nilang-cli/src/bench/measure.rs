@@ -346,6 +346,15 @@ impl Verdict {
             })
     }
 
+    /// One word: "met", "missed" or "inconclusive" (for a second, earlier target).
+    pub fn short(&self) -> &'static str {
+        match self {
+            Verdict::Met => "met",
+            Verdict::Missed => "missed",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+
     /// The words of the report: "target met", "target missed: {why}", or
     /// "inconclusive (noise)".
     pub fn words(&self, why_missed: &str) -> String {
