@@ -241,7 +241,8 @@ impl<T: crate::Float> crate::Binary<T> for PowInt {
 /// summed with their coefficients, the sum multiplied by `(z/2)^ν` into `out`, and everything
 /// uncomputed (compute, copy, uncompute), so the adjoint program walks the powers back once
 /// on values and gradients. As in the paper the sum stops at the first term of magnitude at
-/// most `1e-8`, or when the slots run out (see [`BESSEL_SLOTS`] for where they suffice).
+/// most `1e-8`; for `|z| > 16`, where the slots may run out first (see [`BESSEL_SLOTS`]), it
+/// panics rather than risk a truncated sum.
 /// Integer order `0 ≤ ν ≤ 170`; `z = 0` is allowed. The result agrees with [`besselj_series`]
 /// to round-off (its terms are the same numbers, computed in another order).
 ///
@@ -259,6 +260,14 @@ where
     let sum = T::zero();
     let s = [T::zero(); BESSEL_SLOTS];
     routine! {
+        safe! {
+            assert!(
+                z.val().abs() <= 16.0,
+                "ibesselj_terms: J_{nu}({}) needs more than {BESSEL_SLOTS} terms for some orders \
+                 past |z| = 16; use ibesselj",
+                z.val()
+            );
+        }
         halfz += z / 2.0;
         halfz_power_2 += square(halfz);
         halfz_power_nu += PowInt(halfz, nu);

@@ -106,3 +106,17 @@ fn gradient_is_the_derivative_and_every_mode_agrees() {
         }
     }
 }
+
+/// Past the range where the slots always suffice, the program says so instead of risking a
+/// truncated sum.
+#[test]
+fn too_many_terms_is_an_error_not_a_truncated_sum() {
+    let result = std::panic::catch_unwind(|| {
+        let (mut out, mut z) = (0.0, 20.0);
+        ibesselj_terms_nocheck(&mut out, 0, &mut z);
+        out
+    });
+    let err = result.expect_err("J_0(20) needs more terms than the slots");
+    let text = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(text.contains("needs more than"), "{text}");
+}
