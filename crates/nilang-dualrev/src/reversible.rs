@@ -46,6 +46,8 @@ macro_rules! scalar_fns {
 }
 
 impl Float for DualRev {
+    /// The tape is thread-local: parallel loops run sequentially on `DualRev`.
+    const PARALLEL_SAFE: bool = false;
     #[inline(always)]
     fn from_f64(v: f64) -> Self {
         DualRev::constant(v)

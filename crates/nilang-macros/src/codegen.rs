@@ -82,6 +82,61 @@ pub(crate) struct Gen {
     /// Index accesses of the enclosing unchecked loops whose bounds were checked before the
     /// loop (`nilang_ir::bounds`): generated without a bounds check.
     pub(crate) hoisted: Vec<nilang_ir::bounds::Hoisted>,
+    /// Whether parallel loops run on several threads: `Some(condition)` (a constant: `true`
+    /// without type parameters, `<T as Real>::PARALLEL_LOOPS` for a `Real` scalar), `None`
+    /// when they always run sequentially (methods, scalars not bounded by `Real`).
+    pub(crate) par_gate: Option<TokenStream>,
+    /// Inside a parallel loop's chunk: state that the chunk's code sees differently.
+    pub(crate) par: ParState,
+}
+
+/// How places are reached inside the chunk closure of a parallel loop.
+#[derive(Clone, Default)]
+pub(crate) struct ParState {
+    /// Roots (values and shadows) written at owned slots: bound to `__private::par::Cells`.
+    pub(crate) cells: Vec<String>,
+    /// Reduction targets and the chunk's partial (and its shadow).
+    pub(crate) reductions: Vec<(Dataview, syn::Ident, Option<syn::Ident>)>,
+    /// Writable roots the loop only reads: read-only inside the chunk.
+    pub(crate) readonly: Vec<String>,
+    /// Read-only roots whose shadow is the chunk's own (adjoint programs).
+    pub(crate) local_shadows: Vec<String>,
+    /// Names bound to a `&mut` inside the chunk that are not references outside it.
+    pub(crate) deref: Vec<String>,
+}
+
+/// The condition under which a function's parallel loops run on several threads (see
+/// [`Gen::par_gate`]).
+fn par_gate(f: &Function) -> Option<TokenStream> {
+    if f.sig.receiver().is_some() {
+        return None;
+    }
+    let Some(scalar) = f.sig.generics.type_params().next().map(|t| t.ident.clone()) else {
+        return Some(quote!(true));
+    };
+    let real = |b: &syn::TypeParamBound| match b {
+        syn::TypeParamBound::Trait(t) => t
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Real" || s.ident == "Base"),
+        _ => false,
+    };
+    let bounded = f
+        .sig
+        .generics
+        .type_params()
+        .any(|p| p.ident == scalar && p.bounds.iter().any(real))
+        || f.sig.generics.where_clause.as_ref().is_some_and(|w| {
+            w.predicates.iter().any(|p| match p {
+                syn::WherePredicate::Type(t) => {
+                    t.bounded_ty.to_token_stream().to_string() == scalar.to_string()
+                        && t.bounds.iter().any(real)
+                }
+                _ => false,
+            })
+        });
+    bounded.then(|| quote!(<#scalar as ::nilang::__private::Real>::PARALLEL_LOOPS))
 }
 
 pub(crate) fn private() -> TokenStream {
@@ -97,6 +152,8 @@ impl Gen {
             counter: 0,
             shadow: None,
             hoisted: Vec::new(),
+            par_gate: par_gate(f),
+            par: ParState::default(),
         }
     }
 
@@ -167,7 +224,8 @@ impl Gen {
     }
 
     pub(crate) fn writable(&self, v: &Dataview) -> bool {
-        self.kind(v).map(VarKind::writable).unwrap_or(false)
+        !self.par.readonly.contains(&v.root.to_string())
+            && self.kind(v).map(VarKind::writable).unwrap_or(false)
     }
 
     /// A dataview as a Rust place expression.
@@ -178,13 +236,29 @@ impl Gen {
     /// The place of dataview `v` with its root replaced by `root` (a shadow's name); its
     /// first index is unchecked when an enclosing loop checked it (`self.hoisted`).
     pub(crate) fn place_at(&self, v: &Dataview, root: &syn::Ident) -> TokenStream {
+        if let Some((_, value, shadow)) = self.par.reductions.iter().find(|(r, ..)| r.same_as(v)) {
+            match shadow {
+                Some(shadow) if *root != v.root => return quote!(#shadow),
+                _ => return quote!(#value),
+            }
+        }
+        let name = root.to_string();
+        let cell = self.par.cells.contains(&name);
         let mut ts = match self.kind(v) {
+            _ if cell => quote_spanned!(v.span=> #root),
+            _ if self.par.deref.contains(&name) => quote_spanned!(v.span=> (*#root)),
             Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
             _ => quote_spanned!(v.span=> #root),
         };
         let unchecked = self.hoisted.iter().any(|h| h.matches(v));
         for (k, a) in v.path.iter().enumerate() {
             ts = match a {
+                // SAFETY: the element (or sub-slice) is an owned slot of this iteration of a
+                // parallel loop (`nilang_ir::parallel`): no other iteration touches it.
+                Access::Index(i) if k == 0 && cell => match i {
+                    syn::Expr::Range(_) => quote!((*unsafe { #ts.range(#i) })),
+                    _ => quote!((*unsafe { #ts.at(#i) })),
+                },
                 Access::Field(m) => quote!(#ts.#m),
                 Access::Index(i) if k == 0 && unchecked => {
                     let get = if self.writable(v) {
@@ -334,6 +408,7 @@ impl Gen {
                     quote!(while #pre { #body })
                 }
             }
+            StmtKind::For { range, .. } if range.parallel => self.par_for(s, &site),
             StmtKind::For { var, range, body } => {
                 let RangeSpec {
                     start,
@@ -341,6 +416,7 @@ impl Gen {
                     inclusive,
                     step,
                     rev,
+                    ..
                 } = range;
                 let step = step
                     .as_ref()
@@ -522,7 +598,12 @@ impl Gen {
         }
     }
 
-    fn instruction(&mut self, instr: &Instr, site: &TokenStream, span: Span) -> TokenStream {
+    pub(crate) fn instruction(
+        &mut self,
+        instr: &Instr,
+        site: &TokenStream,
+        span: Span,
+    ) -> TokenStream {
         let p = private();
         let target = self.place(&instr.target);
         let mut views = vec![&instr.target];

@@ -7,6 +7,7 @@
 mod adjoint;
 mod codegen;
 mod grad;
+mod parallel;
 
 use nilang_ir::parse::{parse_function, parse_method, Options};
 use proc_macro::TokenStream;
