@@ -281,9 +281,10 @@ pub fn plan(
             w.errors.push((
                 *span,
                 format!(
-                    "`{root}` is written by this parallel loop, so an expression in it cannot \
-                     read `{root}` (another iteration may be writing it): copy what you need \
-                     into an ancilla before the loop"
+                    "`{root}` is written by this parallel loop, so an expression in it (a \
+                     condition, an index, a value passed to a call, an ancilla's initial value) \
+                     cannot read `{root}`: read it with an instruction into an ancilla \
+                     (`let t = 0.0; t += identity({root}[i]);`), or before the loop"
                 ),
             ));
         }
@@ -684,21 +685,20 @@ impl Walker<'_> {
                 }
             }
             StmtKind::Stack { stack, value, .. } => {
-                for v in [stack, value] {
-                    if self.outer(&v.root) {
-                        self.errors.push((
-                            v.span,
-                            format!(
-                                "a stack operation on `{}`, declared outside this parallel loop: \
-                                 the iterations would push and pop in an unknown order; use a \
-                                 sequential loop",
-                                v.text()
-                            ),
-                        ));
-                    } else {
-                        self.indices(v, false);
-                    }
+                if self.outer(&stack.root) {
+                    self.errors.push((
+                        stack.span,
+                        format!(
+                            "a stack operation on `{}`, declared outside this parallel loop: the \
+                             iterations would push and pop in an unknown order; allocate the \
+                             stack inside the loop or use a sequential loop",
+                            stack.text()
+                        ),
+                    ));
+                } else {
+                    self.indices(stack, false);
                 }
+                self.write(value, "a stack operation", false);
             }
             StmtKind::Safe(_) => self.errors.push((
                 s.span,

@@ -261,7 +261,10 @@ impl Gen {
                 },
                 Access::Field(m) => quote!(#ts.#m),
                 Access::Index(i) if k == 0 && unchecked => {
-                    let get = if self.writable(v) {
+                    // a chunk's own shadow of a place a parallel loop only reads is writable
+                    let own_shadow =
+                        *root != v.root && self.par.local_shadows.contains(&v.root.to_string());
+                    let get = if self.writable(v) || own_shadow {
                         quote!(get_unchecked_mut)
                     } else {
                         quote!(get_unchecked)
