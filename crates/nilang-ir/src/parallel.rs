@@ -617,7 +617,11 @@ impl Walker<'_> {
             }
             StmtKind::Alloc(bindings) | StmtKind::Dealloc(bindings) => {
                 for b in bindings {
-                    self.expr(&b.value);
+                    // `expand!`'s ancillas start as a zero of their target's type: that reads
+                    // the target's type, not a value another iteration writes
+                    if !crate::parse::is_zero_like_expr(&b.value) {
+                        self.expr(&b.value);
+                    }
                     if matches!(s.kind, StmtKind::Alloc(_)) {
                         self.locals.push(b.name.to_string());
                     }

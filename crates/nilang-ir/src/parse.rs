@@ -1232,6 +1232,12 @@ fn zero_like_expr(target: &Dataview) -> Expr {
     syn::parse_quote!({ use ::nilang::__private::Zeroable as _; (#view).zero_like() })
 }
 
+/// Is this the zero of a target's type that `expand!` gives its ancillas
+/// (`(y).zero_like()`)?
+pub fn is_zero_like_expr(e: &Expr) -> bool {
+    crate::print::expr_text(e).contains("__private::Zeroable as _")
+}
+
 /// The single identifier of a path expression, if it is one.
 fn path_ident(e: &Expr) -> Option<String> {
     match e {

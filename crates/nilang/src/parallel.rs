@@ -79,8 +79,8 @@ impl<'a, E> Cells<'a, E> {
     /// Element `k`.
     ///
     /// # Safety
-    /// No other reference to element `k` may be alive while the result is (each iteration
-    /// of a parallel loop touches only the elements it owns).
+    /// No other reference to element `k` (from `at`, `range` or indexing) may be alive while
+    /// the result is (each iteration of a parallel loop touches only the elements it owns).
     #[inline(always)]
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn at(&self, k: usize) -> &mut E {
@@ -99,6 +99,16 @@ impl<'a, E> Cells<'a, E> {
     {
         let s = &self.0[r];
         core::slice::from_raw_parts_mut(UnsafeCell::raw_get(s.as_ptr()), s.len())
+    }
+}
+
+/// Reads element `k` (what `expand!`'s `(y[i]).zero_like()` does inside a parallel loop).
+impl<E> core::ops::Index<usize> for Cells<'_, E> {
+    type Output = E;
+    fn index(&self, k: usize) -> &E {
+        // SAFETY: generated code reads an element only in the iteration that owns it, so no
+        // `&mut` to it (from `at`/`range`) is alive at the same time.
+        unsafe { &*self.0[k].get() }
     }
 }
 

@@ -125,6 +125,31 @@ pub fn kmeans_cost<T: Real>(
     dealloc!(table = Centroids::of(c, d));
 }
 
+/// [`kmeans_cost`] with the points in a parallel loop (`.par()`): each chunk of points sums
+/// its own part of the cost, and in the adjoint program keeps its own gradient of the
+/// centroids, both combined in chunk order (deterministic for a thread count; on one thread
+/// the same bits as [`kmeans_cost`]). The nearest centroid is an ancilla of the iteration, so
+/// the inverse searches again instead of popping a stack (a stack shared by the iterations is
+/// not allowed in a parallel loop): the search runs once more, in parallel, per reverse sweep.
+#[i(expand, nocheck)]
+pub fn kmeans_cost_par<T: Real>(cost: &mut T, c: &mut [T], points: &[f64], d: usize) {
+    let table = Centroids::of(c, d);
+    for i in (0..points.len() / d).par() {
+        let j = table.nearest(&points[i * d..(i + 1) * d]);
+        for e in 0..d {
+            cost += square(c[j * d + e] - T::lit(points[i * d + e]));
+        }
+        dealloc!(j = table.nearest(&points[i * d..(i + 1) * d]));
+    }
+    dealloc!(table = Centroids::of(c, d));
+}
+
+/// Whether the evals run their parallel variants: when the current rayon pool (the global
+/// one, sized by the tool's `--threads`) has more than one thread.
+fn parallel() -> bool {
+    rayon::current_num_threads() > 1
+}
+
 /// The `kmeans` input.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Input {
@@ -163,9 +188,14 @@ impl Problem {
         })
     }
 
-    /// The cost, by running [`kmeans_cost`] forward.
+    /// The cost, by running [`kmeans_cost`] forward ([`kmeans_cost_par`] on more than one
+    /// thread).
     pub fn cost(&self) -> f64 {
         let (mut cost, mut c) = (0.0, self.centroids.clone());
+        if parallel() {
+            kmeans_cost_par(&mut cost, &mut c, &self.points, self.d);
+            return cost;
+        }
         let mut nearest_of = Vec::with_capacity(self.points.len() / self.d);
         kmeans_cost(&mut cost, &mut c, &mut nearest_of, &self.points, self.d);
         cost
@@ -178,6 +208,22 @@ impl Problem {
         let (mut cost, mut cost_grad) = (Dual::constant(0.0), Dual::constant(1.0));
         let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
         let mut c_grad = vec![Dual::constant(0.0); c.len()];
+        if parallel() {
+            kmeans_cost_par_vjp(
+                &mut cost,
+                &mut cost_grad,
+                &mut c,
+                &mut c_grad,
+                &self.points,
+                (),
+                self.d,
+                (),
+            );
+            return Ok((
+                c_grad.iter().map(|v| v.re).collect(),
+                c_grad.iter().map(|v| v.eps).collect(),
+            ));
+        }
         let n = self.points.len() / self.d;
         let (mut nearest_of, mut nearest_grad) = (Vec::with_capacity(n), Vec::with_capacity(n));
         kmeans_cost_vjp(
