@@ -647,10 +647,17 @@ fn kmeans_parallel_matches_sequential() {
     assert_all_close("parallel kmeans gradient", &j4, &j1, 1e-12);
     assert_all_close("parallel kmeans Hessian diagonal", &h4, &h1, 1e-12);
     // the parallel program itself on one thread: one chunk, the sequential sums
-    let (mut cost, mut c) = (0.0, p.centroids.clone());
-    one.install(|| kmeans::kmeans_cost_par(&mut cost, &mut c, &p.points, d));
+    let (mut cost, mut c, mut nearest) = (0.0, p.centroids.clone(), vec![0; n]);
+    one.install(|| kmeans::kmeans_cost_par(&mut cost, &mut c, &mut nearest, &p.points, d));
     assert_eq!(cost.to_bits(), cost1.to_bits());
+    let want: Vec<usize> = (0..n)
+        .map(|i| kmeans::nearest(&p.points, &c, i, d))
+        .collect();
+    assert_eq!(nearest, want);
     let mut cost_back = cost;
-    four.install(|| kmeans::kmeans_cost_par_inv(&mut cost_back, &mut c, &p.points, d));
+    four.install(|| {
+        kmeans::kmeans_cost_par_inv(&mut cost_back, &mut c, &mut nearest, &p.points, d)
+    });
     assert!(cost_back.abs() < 1e-9 * cost.abs(), "{cost_back}");
+    assert!(nearest.iter().all(|&j| j == 0));
 }

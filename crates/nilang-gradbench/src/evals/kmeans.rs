@@ -128,18 +128,25 @@ pub fn kmeans_cost<T: Real>(
 /// [`kmeans_cost`] with the points in a parallel loop (`.par()`): each chunk of points sums
 /// its own part of the cost, and in the adjoint program keeps its own gradient of the
 /// centroids, both combined in chunk order (deterministic for a thread count; on one thread
-/// the same bits as [`kmeans_cost`]). The nearest centroid is an ancilla of the iteration, so
-/// the inverse searches again instead of popping a stack (a stack shared by the iterations is
-/// not allowed in a parallel loop): the search runs once more, in parallel, per reverse sweep.
+/// the same bits as [`kmeans_cost`]). Point `i`'s nearest centroid goes to `nearest_of[i]`
+/// (`n` zeros on entry: the iteration swaps it in) instead of a stack, which the iterations could
+/// not share; the inverse swaps it back out, so it does not search again either.
 #[i(expand, nocheck)]
-pub fn kmeans_cost_par<T: Real>(cost: &mut T, c: &mut [T], points: &[f64], d: usize) {
+pub fn kmeans_cost_par<T: Real>(
+    cost: &mut T,
+    c: &mut [T],
+    nearest_of: &mut Vec<usize>,
+    points: &[f64],
+    d: usize,
+) {
     let table = Centroids::of(c, d);
     for i in (0..points.len() / d).par() {
         let j = table.nearest(&points[i * d..(i + 1) * d]);
         for e in 0..d {
             cost += square(c[j * d + e] - T::lit(points[i * d + e]));
         }
-        dealloc!(j = table.nearest(&points[i * d..(i + 1) * d]));
+        swap(j, nearest_of[i]);
+        dealloc!(j = 0);
     }
     dealloc!(table = Centroids::of(c, d));
 }
@@ -193,7 +200,8 @@ impl Problem {
     pub fn cost(&self) -> f64 {
         let (mut cost, mut c) = (0.0, self.centroids.clone());
         if parallel() {
-            kmeans_cost_par(&mut cost, &mut c, &self.points, self.d);
+            let mut nearest_of = vec![0; self.points.len() / self.d];
+            kmeans_cost_par(&mut cost, &mut c, &mut nearest_of, &self.points, self.d);
             return cost;
         }
         let mut nearest_of = Vec::with_capacity(self.points.len() / self.d);
@@ -209,11 +217,15 @@ impl Problem {
         let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
         let mut c_grad = vec![Dual::constant(0.0); c.len()];
         if parallel() {
+            let n = self.points.len() / self.d;
+            let (mut nearest_of, mut nearest_grad) = (vec![0; n], vec![0; n]);
             kmeans_cost_par_vjp(
                 &mut cost,
                 &mut cost_grad,
                 &mut c,
                 &mut c_grad,
+                &mut nearest_of,
+                &mut nearest_grad,
                 &self.points,
                 (),
                 self.d,
