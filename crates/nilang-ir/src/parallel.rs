@@ -20,9 +20,11 @@
 //!    `+=`/`-=` and not read in the body.
 //! 3. **Ancillas** allocated inside the body are per iteration and unrestricted.
 //! 4. Places the body only reads are unrestricted (they are shared by all iterations).
-//! 5. Not allowed in a parallel body: `safe!` blocks, nested parallel loops, stacks declared
-//!    outside the loop, `.step_by`, and names of written places inside expressions (indices,
-//!    conditions, call arguments by value).
+//! 5. Expressions (conditions, indices, ancilla values, arguments by value) may read a written
+//!    place only at this iteration's owned slots (`if y[i] > 0.0`) or its length (`y.len()`);
+//!    a reduction target not at all.
+//! 6. Not allowed in a parallel body: `safe!` blocks, nested parallel loops, stacks declared
+//!    outside the loop, `.step_by`.
 //!
 //! General index expressions (`y[perm[i]]`) cannot be proven disjoint and are rejected.
 
@@ -283,8 +285,8 @@ pub fn plan(
                 format!(
                     "`{root}` is written by this parallel loop, so an expression in it (a \
                      condition, an index, a value passed to a call, an ancilla's initial value) \
-                     cannot read `{root}`: read it with an instruction into an ancilla \
-                     (`let t = 0.0; t += identity({root}[i]);`), or before the loop"
+                     can only read the places of `{root}` this iteration owns (`{root}[i]`, \
+                     indexed like its writes) and `{root}.len()`"
                 ),
             ));
         }
@@ -388,9 +390,63 @@ impl Walker<'_> {
         &mut self.roots[i].1
     }
 
-    /// Names in an expression that belong to places declared outside the loop.
+    /// The places declared outside the loop that an expression reads: an element or
+    /// sub-slice at an owned slot (`y[i]`, `y[d*i + j].re`) and a length (`y.len()`) are fine
+    /// for any place; any other mention of a place the loop writes is an error.
     fn expr(&mut self, e: &Expr) {
-        self.tokens(e.to_token_stream());
+        match strip(e) {
+            Expr::Index(_) | Expr::Field(_) => match crate::parse::dataview(e) {
+                Some(v) if self.outer(&v.root) && !v.path.is_empty() => self.expr_read(&v),
+                _ => self.tokens(e.to_token_stream()),
+            },
+            Expr::MethodCall(m)
+                if m.method == "len"
+                    && m.args.is_empty()
+                    && matches!(strip(&m.receiver), Expr::Path(p) if p.path.get_ident().is_some()) =>
+                {}
+            Expr::Binary(b) => {
+                self.expr(&b.left);
+                self.expr(&b.right);
+            }
+            Expr::Unary(u) => self.expr(&u.expr),
+            Expr::Reference(r) => self.expr(&r.expr),
+            Expr::Cast(c) => self.expr(&c.expr),
+            Expr::Call(c) => {
+                self.tokens(c.func.to_token_stream());
+                c.args.iter().for_each(|a| self.expr(a));
+            }
+            Expr::MethodCall(m) => {
+                self.expr(&m.receiver);
+                m.args.iter().for_each(|a| self.expr(a));
+            }
+            Expr::Range(r) => {
+                r.start.iter().for_each(|a| self.expr(a));
+                r.end.iter().for_each(|a| self.expr(a));
+            }
+            Expr::Tuple(t) => t.elems.iter().for_each(|a| self.expr(a)),
+            Expr::Array(a) => a.elems.iter().for_each(|a| self.expr(a)),
+            Expr::Lit(_) => {}
+            other => self.tokens(other.to_token_stream()),
+        }
+    }
+
+    /// A place declared outside the loop read inside an expression.
+    fn expr_read(&mut self, v: &Dataview) {
+        let slot = match v.path.first() {
+            Some(Access::Index(e)) => self.owned_slot(e, &v.text()),
+            _ => None,
+        };
+        let checks = std::mem::take(&mut self.checks);
+        self.indices(v, true);
+        self.first_index_expr(v, slot.is_some());
+        let u = self.root_use(&v.root);
+        match slot {
+            Some(s) => {
+                u.slot_reads.push((s, v.span));
+                u.checks.extend(checks);
+            }
+            None => u.in_expr.push(v.span),
+        }
     }
 
     fn tokens(&mut self, ts: TokenStream) {
@@ -411,6 +467,13 @@ impl Walker<'_> {
                     self.expr(e);
                 }
             }
+        }
+    }
+
+    /// A first index that is not an owned slot is an ordinary expression.
+    fn first_index_expr(&mut self, v: &Dataview, slot: bool) {
+        if let (false, Some(Access::Index(e))) = (slot, v.path.first()) {
+            self.expr(e);
         }
     }
 
@@ -534,6 +597,7 @@ impl Walker<'_> {
         };
         let checks = std::mem::take(&mut self.checks);
         self.indices(v, true);
+        self.first_index_expr(v, first.is_some());
         let root = v.root.clone();
         match first {
             Some(stride) => {
@@ -578,6 +642,7 @@ impl Walker<'_> {
         };
         let checks = std::mem::take(&mut self.checks);
         self.indices(v, true);
+        self.first_index_expr(v, stride.is_some());
         let u = self.root_use(&v.root);
         u.all_reads.push(v.clone());
         match stride {

@@ -42,6 +42,8 @@ fn accepted_parallel_bodies() {
         "fn f(out: &mut [f64], x: &mut [f64]) { for i in (0..x.len()).par() { out[0] += sin(x[i]); } }",
         "fn f(y: &mut [f64], x: &mut [f64]) { for i in (0..x.len()).par() { let t = 0.0; t += sin(x[i]); y[i] += exp(t); t -= sin(x[i]); dealloc!(t = 0.0); } }",
         "fn f(y: &mut [f64], m: &mut [f64]) { for i in (0..y.len()).par() { y[i + 1] += sin(m[0]); } }",
+        "fn f(z: &mut [f64], y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); if y[i] > 0.0 { z[i] += identity(y[i]); } } }",
+        "fn f(z: &mut [f64], y: &mut [f64], d: usize) { for i in (0..z.len()).par() { y[d * i] += identity(1.0); let t = y[d * i] + y.len() as f64; z[i] += identity(t); dealloc!(t = y[d * i] + y.len() as f64); } }",
     ];
     for body in ok {
         let src = format!("#[i] {body}");
@@ -62,7 +64,9 @@ fn rejected_parallel_bodies() {
         ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o *= sin(y[i]); } }", "every iteration"),
         ("fn f(y: &mut [f64], s: &mut Vec<f64>) { for i in (0..y.len()).par() { push!(s, y[i]); } }", "stack"),
         ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); safe! { () } } }", "safe!"),
-        ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); if y[i] > 0.0 { y[i] += identity(1.0); } } }", "expression"),
+        ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); if y[0] > 0.0 { y[i] += identity(1.0); } } }", "expression"),
+        ("fn f(y: &mut [f64], x: &[f64]) { for i in (0..x.len()).par() { y[i] += identity(x[y.len() - 1]); y[i] += identity(x[y[1] as usize]); } }", "expression"),
+        ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o += sin(y[i]); if o > 0.0 { } } }", "expression"),
         ("fn f(y: &mut [f64], n: usize) { for i in (0..n).par() { for j in (0..n).par() { y[n * i + j] += identity(1.0); } } }", "inside a parallel loop"),
         ("fn f(y: &mut [f64], n: usize) { for i in (0..n).par() { y[n * i + 2] += identity(1.0); } }", ""),
         ("fn f(y: &mut [f64], n: usize) { for i in (0..n).par() { for j in 0..n + 1 { y[n * i + j] += identity(1.0); } } }", "cannot prove"),

@@ -112,6 +112,17 @@ impl<E> core::ops::Index<usize> for Cells<'_, E> {
     }
 }
 
+/// Reads the elements in a range (`&y[k*i..k*(i+1)]` in an expression of a parallel loop).
+impl<E> core::ops::Index<core::ops::Range<usize>> for Cells<'_, E> {
+    type Output = [E];
+    fn index(&self, r: core::ops::Range<usize>) -> &[E] {
+        let s = &self.0[r];
+        // SAFETY: as for one element: only the iteration that owns them reads them, and no
+        // `&mut` to them is alive meanwhile; `UnsafeCell<E>` has the layout of `E`.
+        unsafe { core::slice::from_raw_parts(s.as_ptr() as *const E, s.len()) }
+    }
+}
+
 /// Checks before a parallel loop that an owned slot `y[s*i + lo]` (or the sub-slice
 /// `y[s*i + lo .. s*i + hi]`) lies in `y[s*i .. s*(i+1)]`: `0 ≤ lo < s` (`0 ≤ lo ≤ hi ≤ s`),
 /// so that different iterations touch different elements.

@@ -138,6 +138,33 @@ fn mixture_seq<T: Real>(out: &mut T, x: &mut [T], mu: &mut [T]) {
     }
 }
 
+/// Conditions and ancilla values that read the iteration's own slots.
+#[i]
+fn own_reads<T: Real>(z: &mut [T], y: &mut [T], x: &mut [T]) {
+    for i in (0..y.len()).par() {
+        y[i] += sin(x[i]);
+        if y[i].val() > 0.5 {
+            z[i] += identity(y[i]);
+        }
+        let t = y[i];
+        z[i] += t * x[i];
+        dealloc!(t = y[i]);
+    }
+}
+
+#[i]
+fn own_reads_seq<T: Real>(z: &mut [T], y: &mut [T], x: &mut [T]) {
+    for i in 0..y.len() {
+        y[i] += sin(x[i]);
+        if y[i].val() > 0.5 {
+            z[i] += identity(y[i]);
+        }
+        let t = y[i];
+        z[i] += t * x[i];
+        dealloc!(t = y[i]);
+    }
+}
+
 /// An owned slot with an offset known only at run time (checked before the loop).
 #[i]
 fn shifted<T: Real>(y: &mut [T], x: &mut [T], s: usize, o: usize) {
@@ -198,6 +225,24 @@ proptest! {
             axpy_seq_inv(&mut ys, &mut xs, &mut as_);
             prop_assert_eq!(bits(&y), bits(&ys));
             prop_assert!(all_close(&y, &y0));
+
+            let y0: Vec<f64> = x.iter().map(|v| v * 0.3).collect();
+            let (mut z, mut y, mut xp) = (vec![1.0; x.len()], y0.clone(), x.clone());
+            let (mut zs, mut ys, mut xs) = (vec![1.0; x.len()], y0.clone(), x.clone());
+            own_reads(&mut z, &mut y, &mut xp);
+            own_reads_seq(&mut zs, &mut ys, &mut xs);
+            prop_assert_eq!(bits(&z), bits(&zs));
+            prop_assert_eq!(bits(&y), bits(&ys));
+            own_reads_inv(&mut z, &mut y, &mut xp);
+            own_reads_seq_inv(&mut zs, &mut ys, &mut xs);
+            prop_assert_eq!(bits(&z), bits(&zs));
+            prop_assert_eq!(bits(&y), bits(&ys));
+            let (mut zg, mut yg, mut xg) = (vec![1.0; x.len()], vec![0.5; x.len()], vec![0.0; x.len()]);
+            let (mut zsg, mut ysg, mut xsg) = (zg.clone(), yg.clone(), xg.clone());
+            own_reads_vjp(&mut z, &mut zg, &mut y, &mut yg, &mut xp, &mut xg);
+            own_reads_seq_vjp(&mut zs, &mut zsg, &mut ys, &mut ysg, &mut xs, &mut xsg);
+            prop_assert_eq!(bits(&xg), bits(&xsg));
+            prop_assert_eq!(bits(&yg), bits(&ysg));
 
             let mut w = vec![0.3, -0.7, 1.1];
             let (mut y, mut ys) = (vec![0.25; 2 * x.len()], vec![0.25; 2 * x.len()]);
