@@ -257,6 +257,9 @@ impl Gen {
                 // parallel loop (`nilang_ir::parallel`): no other iteration touches it.
                 Access::Index(i) if k == 0 && cell => match i {
                     syn::Expr::Range(_) => quote!((*unsafe { #ts.range(#i) })),
+                    // SAFETY (also): the enclosing unchecked loop checked the index's range
+                    // before it started (`nilang_ir::bounds`)
+                    _ if unchecked => quote!((*unsafe { #ts.at_unchecked(#i) })),
                     _ => quote!((*unsafe { #ts.at(#i) })),
                 },
                 Access::Field(m) => quote!(#ts.#m),
@@ -492,7 +495,7 @@ impl Gen {
     /// An unchecked `for` loop with unit step: a plain Rust range, and the bounds of the
     /// indices it may hoist (`nilang_ir::bounds`) checked once before it, so the body indexes
     /// without checks.
-    fn unchecked_for(
+    pub(crate) fn unchecked_for(
         &mut self,
         var: &syn::Ident,
         range: &RangeSpec,

@@ -176,16 +176,31 @@ impl Gen {
             ..
         } = range;
         let saved = std::mem::replace(&mut self.par, state);
-        self.scope.push();
-        self.scope.declare(var, nilang_ir::check::VarKind::LoopVar);
-        let body = self.block(body);
-        self.scope.pop();
-        self.par = saved;
-        let iter = if *rev {
-            quote!((__lo..__hi).rev())
+        // a chunk is a sequential loop over `__lo..__hi`; unchecked, its indices' bounds are
+        // checked once per chunk, as in any unchecked loop
+        let chunk = if self.checked {
+            self.scope.push();
+            self.scope.declare(var, nilang_ir::check::VarKind::LoopVar);
+            let body = self.block(body);
+            self.scope.pop();
+            let iter = if *rev {
+                quote!((__lo..__hi).rev())
+            } else {
+                quote!(__lo..__hi)
+            };
+            quote!(for #var in #iter { #body })
         } else {
-            quote!(__lo..__hi)
+            let chunk_range = RangeSpec {
+                start: syn::parse_quote!(__lo),
+                end: syn::parse_quote!(__hi),
+                inclusive: false,
+                step: None,
+                rev: *rev,
+                parallel: false,
+            };
+            self.unchecked_for(var, &chunk_range, body, site)
         };
+        self.par = saved;
         let parts = if *rev {
             quote!(__parts.into_iter().rev())
         } else {
@@ -202,7 +217,7 @@ impl Gen {
             #pre
             let __parts = #p::par::run(&__chunks, |__lo, __hi| {
                 #enter
-                for #var in #iter { #body }
+                #chunk
                 (#(#rets,)*)
             });
             for (#(#pats,)*) in #parts {

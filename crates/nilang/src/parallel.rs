@@ -87,6 +87,16 @@ impl<'a, E> Cells<'a, E> {
         &mut *self.0[k].get()
     }
 
+    /// Element `k`, without a bounds check.
+    ///
+    /// # Safety
+    /// As [`Cells::at`], and `k` is in bounds.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn at_unchecked(&self, k: usize) -> &mut E {
+        &mut *self.0.get_unchecked(k).get()
+    }
+
     /// The elements in `r` (a range).
     ///
     /// # Safety

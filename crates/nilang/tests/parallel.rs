@@ -501,3 +501,12 @@ fn slot_offsets_in_range_run() {
     shifted_inv(&mut y, &mut x, 2, 1);
     assert_eq!(y, vec![0.0; 8]);
 }
+
+/// Unchecked, each chunk checks its indices' range once before its loop: an index past the
+/// end is a panic, never a read past the end.
+#[test]
+#[should_panic(expected = "x[i]")]
+fn unchecked_chunks_check_their_index_range() {
+    let (mut y, mut x, mut a) = (vec![0.0; 9], vec![0.0; 5], 1.0);
+    with_threads(4, || axpy_fast(&mut y, &mut x, &mut a));
+}
