@@ -165,6 +165,38 @@ fn own_reads_seq<T: Real>(z: &mut [T], y: &mut [T], x: &mut [T]) {
     }
 }
 
+/// Owned slots of an ancilla (a `Vec` allocated before the loops, with a gradient in the
+/// adjoint program), over inclusive ranges.
+#[i]
+fn via_ancilla<T: Real>(out: &mut T, x: &mut [T]) {
+    let tmp = vec![T::zero(); x.len()];
+    for i in (0..=x.len() - 1).par() {
+        tmp[i] += exp(x[i]);
+    }
+    for i in 0..x.len() {
+        out += tmp[i] * x[i];
+    }
+    for i in (0..=x.len() - 1).par() {
+        tmp[i] -= exp(x[i]);
+    }
+    dealloc!(tmp = vec![T::zero(); x.len()]);
+}
+
+#[i]
+fn via_ancilla_seq<T: Real>(out: &mut T, x: &mut [T]) {
+    let tmp = vec![T::zero(); x.len()];
+    for i in 0..=x.len() - 1 {
+        tmp[i] += exp(x[i]);
+    }
+    for i in 0..x.len() {
+        out += tmp[i] * x[i];
+    }
+    for i in 0..=x.len() - 1 {
+        tmp[i] -= exp(x[i]);
+    }
+    dealloc!(tmp = vec![T::zero(); x.len()]);
+}
+
 /// An owned slot with an offset known only at run time (checked before the loop).
 #[i]
 fn shifted<T: Real>(y: &mut [T], x: &mut [T], s: usize, o: usize) {
@@ -373,6 +405,23 @@ proptest! {
             let (mut eg, mut xgs, mut kgs) = (1.0, vec![0.0; n], 0.0);
             energy_seq_vjp(&mut e, &mut eg, &mut xx, &mut xgs, &mut kk, &mut kgs);
             prop_assert!(all_close(&xg, &xgs) && close(kg, kgs), "{kg} {kgs}");
+
+            // an ancilla's owned slots, values and gradients
+            let (mut o, mut xx) = (0.0, x.clone());
+            let (mut og, mut xg) = (1.0, vec![0.0; n]);
+            via_ancilla_vjp(&mut o, &mut og, &mut xx, &mut xg);
+            let (mut os, mut xs) = (0.0, x.clone());
+            let (mut osg, mut xsg) = (1.0, vec![0.0; n]);
+            via_ancilla_seq_vjp(&mut os, &mut osg, &mut xs, &mut xsg);
+            prop_assert_eq!(o.to_bits(), os.to_bits());
+            prop_assert_eq!(bits(&xg), bits(&xsg));
+            let (mut o, mut xx) = (0.0, x.clone());
+            via_ancilla(&mut o, &mut xx);
+            let (mut os, mut xs) = (0.0, x.clone());
+            via_ancilla_seq(&mut os, &mut xs);
+            prop_assert_eq!(o.to_bits(), os.to_bits());
+            via_ancilla_inv(&mut o, &mut xx);
+            prop_assert_eq!(bits(&xx), bits(&x));
 
             // blocks: owned slots' gradients written directly, shared `c` per chunk
             let d = 3;
