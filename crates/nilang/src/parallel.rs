@@ -33,6 +33,11 @@ pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
 }
 
 /// Runs `f` on every chunk, in parallel on the current rayon pool; the results in chunk order.
+///
+/// The checks in the chunks see the caller's check state (its [`crate::with_tolerance`], its
+/// [`crate::catch`]); when chunks fail, the first failing chunk in chunk order decides the
+/// panic that reaches the caller, with its [`crate::ReversibilityError`] recorded on the
+/// caller's thread, so that `catch` around a parallel loop returns it as a value.
 pub fn run<I, R, F>(chunks: &[(I, I)], f: F) -> Vec<R>
 where
     I: Copy + Send + Sync,
@@ -42,7 +47,33 @@ where
     if chunks.len() <= 1 {
         return chunks.iter().map(|&(lo, hi)| f(lo, hi)).collect();
     }
-    chunks.par_iter().map(|&(lo, hi)| f(lo, hi)).collect()
+    type Failure = (
+        Box<dyn core::any::Any + Send>,
+        Option<crate::ReversibilityError>,
+    );
+    let state = crate::check::thread_checks();
+    let results: Vec<Result<R, Failure>> = chunks
+        .par_iter()
+        .map(|&(lo, hi)| {
+            crate::check::with_thread_checks(&state, || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(lo, hi)))
+                    .map_err(|payload| (payload, crate::check::take_last_error()))
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(v) => out.push(v),
+            Err((payload, err)) => {
+                if let Some(err) = err {
+                    crate::check::set_last_error(err);
+                }
+                std::panic::resume_unwind(payload)
+            }
+        }
+    }
+    out
 }
 
 /// A slice whose elements the iterations of a parallel loop write, each element by one

@@ -197,6 +197,18 @@ fn via_ancilla_seq<T: Real>(out: &mut T, x: &mut [T]) {
     dealloc!(tmp = vec![T::zero(); x.len()]);
 }
 
+/// A dealloc check that fails in every iteration, and one off by `eps`.
+#[i]
+fn leaky<T: Real>(y: &mut [T], x: &mut [T], eps: f64) {
+    for i in (0..x.len()).par() {
+        let t = T::zero();
+        t += exp(x[i]);
+        y[i] += identity(t);
+        t -= exp(x[i]);
+        dealloc!(t = T::lit(eps));
+    }
+}
+
 /// An owned slot with an offset known only at run time (checked before the loop).
 #[i]
 fn shifted<T: Real>(y: &mut [T], x: &mut [T], s: usize, o: usize) {
@@ -558,4 +570,23 @@ fn slot_offsets_in_range_run() {
 fn unchecked_chunks_check_their_index_range() {
     let (mut y, mut x, mut a) = (vec![0.0; 9], vec![0.0; 5], 1.0);
     with_threads(4, || axpy_fast(&mut y, &mut x, &mut a));
+}
+
+/// A failed check in a chunk on another thread reaches `nilang::catch` on the caller as a
+/// value (the first failing chunk's), and the chunks check with the caller's tolerance.
+#[test]
+fn checks_in_chunks_behave_as_on_the_caller() {
+    with_threads(4, || {
+        let (mut y, mut x) = (vec![0.0; 4000], vec![0.5; 4000]);
+        let err = nilang::catch(|| leaky(&mut y, &mut x, 1.0)).unwrap_err();
+        assert_eq!(err.kind, nilang::CheckKind::Dealloc);
+        assert_eq!(err.function, "leaky");
+        let (mut y, mut x) = (vec![0.0; 4000], vec![0.5; 4000]);
+        assert!(nilang::catch(|| leaky(&mut y, &mut x, 1e-6)).is_err());
+        // long enough that other threads take chunks
+        let (mut y, mut x) = (vec![0.0; 400_000], vec![0.5; 400_000]);
+        let ok = nilang::with_tolerance(1e-3, || nilang::catch(|| leaky(&mut y, &mut x, 1e-6)));
+        assert!(ok.is_ok(), "{ok:?}");
+        assert_eq!(y[399_999], 0.5f64.exp());
+    });
 }
