@@ -14,9 +14,15 @@ use rayon::prelude::*;
 
 use crate::check::Site;
 
-/// The chunks `[lo, hi)` of the iterations `start..end` (`start..=end` when `inclusive`):
-/// as many as the current rayon pool has threads (fewer for short ranges), of sizes that
-/// differ by at most one, in iteration order.
+/// How many chunks a parallel loop makes per thread of the pool (with more than one thread):
+/// a thread slowed by other work on the machine then takes fewer of them, while the
+/// boundaries still depend only on the range and the thread count.
+pub const CHUNKS_PER_THREAD: usize = 4;
+
+/// The chunks `[lo, hi)` of the iterations `start..end` (`start..=end` when `inclusive`), in
+/// iteration order, of sizes that differ by at most one: one chunk on a one-thread pool (the
+/// sequential loop's order), else [`CHUNKS_PER_THREAD`] per thread of the current rayon pool
+/// (fewer for short ranges: at least one iteration each).
 pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
     let (s, e) = (
         start.to_i128().expect("a loop bound fits in i128"),
@@ -27,7 +33,13 @@ pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
     if n == 0 {
         return Vec::new();
     }
-    let k = (rayon::current_num_threads() as i128).clamp(1, n);
+    let threads = rayon::current_num_threads();
+    let per_pool = if threads <= 1 {
+        1
+    } else {
+        threads * CHUNKS_PER_THREAD
+    };
+    let k = (per_pool as i128).clamp(1, n);
     let at = |c: i128| I::from(s + n * c / k).expect("a chunk bound lies in the loop's range");
     (0..k).map(|c| (at(c), at(c + 1))).collect()
 }

@@ -490,9 +490,9 @@ fn gradient_matches_finite_differences() {
     });
 }
 
-/// With 4 threads, a long loop is cut into 4 chunks that run at once: the reduction's bits
-/// differ from a 1-thread run only by the summation order, and each thread count is
-/// deterministic.
+/// The chunks depend on the range and the thread count only (one on one thread, the
+/// sequential order; four per thread otherwise): a reduction's bits differ between thread
+/// counts only by the summation order, and are the same on every run of one thread count.
 #[test]
 fn thread_count_fixes_the_chunks() {
     let x: Vec<f64> = (0..10_000)
@@ -505,14 +505,20 @@ fn thread_count_fixes_the_chunks() {
             out
         })
     };
+    let per = nilang::parallel::CHUNKS_PER_THREAD;
     assert_eq!(
-        nilang::parallel::chunks(0usize, 10_000, false).len(),
-        rayon::current_num_threads().min(10_000)
+        with_threads(1, || nilang::parallel::chunks(0usize, 10_000, false)),
+        vec![(0, 10_000)]
     );
     assert_eq!(
-        with_threads(4, || nilang::parallel::chunks(0usize, 10, false)),
-        vec![(0, 2), (2, 5), (5, 7), (7, 10)]
+        with_threads(4, || nilang::parallel::chunks(0usize, 10_000, false)).len(),
+        4 * per
     );
+    let two = with_threads(2, || nilang::parallel::chunks(0usize, 10, false));
+    assert_eq!(two.len(), (2 * per).min(10));
+    assert_eq!(two.first(), Some(&(0, 10 / two.len())));
+    assert_eq!(two.last().map(|c| c.1), Some(10));
+    assert!(two.windows(2).all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1));
     assert_eq!(
         with_threads(4, || nilang::parallel::chunks(3i64, 4, true)),
         vec![(3, 4), (4, 5)]
