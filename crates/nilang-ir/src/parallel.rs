@@ -280,15 +280,21 @@ pub fn plan(
             continue;
         }
         for span in &u.in_expr {
-            w.errors.push((
-                *span,
+            let message = if u.reductions.is_empty() {
                 format!(
                     "`{root}` is written by this parallel loop, so an expression in it (a \
                      condition, an index, a value passed to a call, an ancilla's initial value) \
                      can only read the places of `{root}` this iteration owns (`{root}[i]`, \
                      indexed like its writes) and `{root}.len()`"
-                ),
-            ));
+                )
+            } else {
+                format!(
+                    "`{root}` accumulates a reduction of this parallel loop, so an expression \
+                     in it cannot read it (each chunk of iterations sees only its own partial \
+                     sum): read it after the loop"
+                )
+            };
+            w.errors.push((*span, message));
         }
         if !u.reductions.is_empty() {
             if let Some((_, span)) = u.slot_writes.first() {

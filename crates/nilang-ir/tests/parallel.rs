@@ -66,7 +66,7 @@ fn rejected_parallel_bodies() {
         ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); safe! { () } } }", "safe!"),
         ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); if y[0] > 0.0 { y[i] += identity(1.0); } } }", "expression"),
         ("fn f(y: &mut [f64], x: &[f64]) { for i in (0..x.len()).par() { y[i] += identity(x[y.len() - 1]); y[i] += identity(x[y[1] as usize]); } }", "expression"),
-        ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o += sin(y[i]); if o > 0.0 { } } }", "expression"),
+        ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o += sin(y[i]); if o > 0.0 { } } }", "an expression in it cannot read it"),
         ("fn f(y: &mut [f64], n: usize) { for i in (0..n).par() { for j in (0..n).par() { y[n * i + j] += identity(1.0); } } }", "inside a parallel loop"),
         ("fn f(y: &mut [f64], n: usize) { for i in (0..n).par() { y[n * i + 2] += identity(1.0); } }", ""),
         ("fn f(y: &mut [f64], n: usize) { for i in (0..n).par() { for j in 0..n + 1 { y[n * i + j] += identity(1.0); } } }", "cannot prove"),
