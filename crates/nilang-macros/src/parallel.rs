@@ -18,8 +18,9 @@
 //!   added to the real shadow in chunk order after the loop.
 //!
 //! So results do not depend on scheduling: bit for bit the same on every run with the same
-//! thread count. Falls back to the sequential loop (`Gen::par_gate` is `None` or false at run
-//! time: `GVar`, a tape type, a method, a scalar not bounded by `Real`), and, in adjoint
+//! thread count. Runs the sequential loop on a one-thread pool (so the program is then bit for
+//! bit the one without `.par()`), and when `Gen::par_gate` is `None` or false at run time
+//! (`GVar`, a tape type, a method, a scalar not bounded by `Real`), and, in adjoint
 //! programs, when a place the loop reads and that has a gradient is read as anything but
 //! `x[k]` or a whole `x` (fields, nested indices).
 
@@ -55,7 +56,8 @@ impl Gen {
         let Some(par) = self.par_chunks(var, range, body, site, &plan) else {
             return seq;
         };
-        quote!({ if #gate { #par } else { #seq } })
+        let p = private();
+        quote!({ if #gate && #p::par::several_threads() { #par } else { #seq } })
     }
 
     fn par_chunks(

@@ -14,6 +14,12 @@ use rayon::prelude::*;
 
 use crate::check::Site;
 
+/// Whether parallel loops run in chunks: the current rayon pool has more than one thread.
+/// On one thread they run as sequential loops, bit for bit the program without `.par()`.
+pub fn several_threads() -> bool {
+    rayon::current_num_threads() > 1
+}
+
 /// How many chunks a parallel loop makes per thread of the pool (with more than one thread):
 /// a thread slowed by other work on the machine then takes fewer of them, while the
 /// boundaries still depend only on the range and the thread count.
@@ -21,7 +27,8 @@ pub const CHUNKS_PER_THREAD: usize = 4;
 
 /// The chunks `[lo, hi)` of the iterations `start..end` (`start..=end` when `inclusive`), in
 /// iteration order, of sizes that differ by at most one: one chunk on a one-thread pool (the
-/// sequential loop's order), else [`CHUNKS_PER_THREAD`] per thread of the current rayon pool
+/// sequential loop's order; generated loops then run the sequential loop itself, see
+/// [`several_threads`]), else [`CHUNKS_PER_THREAD`] per thread of the current rayon pool
 /// (fewer for short ranges: at least one iteration each).
 pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
     let (s, e) = (

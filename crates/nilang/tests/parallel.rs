@@ -352,6 +352,10 @@ proptest! {
             energy_seq(&mut es, &mut x.clone(), &mut k.clone());
             mixture_seq(&mut ms, &mut x.clone(), &mut mu);
             prop_assert!(close(s, ss) && close(e, es) && close(m, ms), "{s} {ss} {e} {es} {m} {ms}");
+            if threads == 1 {
+                // a one-thread pool runs the sequential loop: the same bits
+                prop_assert_eq!(bits(&[s, e, m]), bits(&[ss, es, ms]));
+            }
             // and back
             let (mut s2, mut e2, mut m2) = (s, e, m);
             sumsq_inv(&mut s2, &mut x.clone());
