@@ -209,6 +209,32 @@ fn leaky<T: Real>(y: &mut [T], x: &mut [T], eps: f64) {
     }
 }
 
+/// Two parameters in a struct.
+#[derive(Clone, Debug, nilang::Scalars)]
+pub struct Ab<T> {
+    /// One.
+    pub a: T,
+    /// The other.
+    pub b: T,
+}
+
+/// A shared read through fields (`p.a`): the forward and inverse loops are parallel, the
+/// adjoint program runs this loop sequentially (no per-chunk copy for that shape), with the
+/// sequential program's gradients.
+#[i]
+fn field_shared<T: Real>(y: &mut [T], p: &mut Ab<T>) {
+    for i in (0..y.len()).par() {
+        y[i] += p.a * p.b;
+    }
+}
+
+#[i]
+fn field_shared_seq<T: Real>(y: &mut [T], p: &mut Ab<T>) {
+    for i in 0..y.len() {
+        y[i] += p.a * p.b;
+    }
+}
+
 /// An owned slot with an offset known only at run time (checked before the loop).
 #[i]
 fn shifted<T: Real>(y: &mut [T], x: &mut [T], s: usize, o: usize) {
@@ -421,6 +447,22 @@ proptest! {
             let (mut eg, mut xgs, mut kgs) = (1.0, vec![0.0; n], 0.0);
             energy_seq_vjp(&mut e, &mut eg, &mut xx, &mut xgs, &mut kk, &mut kgs);
             prop_assert!(all_close(&xg, &xgs) && close(kg, kgs), "{kg} {kgs}");
+
+            // a shared read the adjoint keeps sequential
+            let p0 = Ab { a: 0.5, b: -1.5 };
+            let (mut y, mut p) = (x.clone(), p0.clone());
+            let (mut yg, mut pg) = (vec![1.0; n], Ab { a: 0.0, b: 0.0 });
+            field_shared_vjp(&mut y, &mut yg, &mut p, &mut pg);
+            let (mut ys, mut ps) = (x.clone(), p0.clone());
+            let (mut ysg, mut psg) = (vec![1.0; n], Ab { a: 0.0, b: 0.0 });
+            field_shared_seq_vjp(&mut ys, &mut ysg, &mut ps, &mut psg);
+            prop_assert_eq!(bits(&[pg.a, pg.b]), bits(&[psg.a, psg.b]));
+            prop_assert_eq!(pg.a.to_bits(), (-1.5 * n as f64).to_bits());
+            let (mut y, mut p) = (x.clone(), p0.clone());
+            field_shared(&mut y, &mut p);
+            let (mut ys, mut ps) = (x.clone(), p0.clone());
+            field_shared_seq(&mut ys, &mut ps);
+            prop_assert_eq!(bits(&y), bits(&ys));
 
             // an ancilla's owned slots, values and gradients
             let (mut o, mut xx) = (0.0, x.clone());
