@@ -642,3 +642,25 @@ fn checks_in_chunks_behave_as_on_the_caller() {
         assert_eq!(y[399_999], 0.5f64.exp());
     });
 }
+
+/// Hessians (forward over reversal) and Jacobians of a program with a parallel loop equal
+/// the sequential program's.
+#[test]
+fn hessians_and_jacobians_match_the_sequential_program() {
+    with_threads(4, || {
+        let x: Vec<f64> = (0..23).map(|k| (k as f64 * 0.7).cos()).collect();
+        let mu = vec![0.1, -0.4, 0.9];
+        let (mut o, mut xx, mut mm) = (0.0, x.clone(), mu.clone());
+        let h = mixture_hessian(nilang::Loss::arg(0), &mut o, &mut xx, &mut mm).unwrap();
+        let (mut o, mut xx, mut mm) = (0.0, x.clone(), mu.clone());
+        let hs = mixture_seq_hessian(nilang::Loss::arg(0), &mut o, &mut xx, &mut mm).unwrap();
+        assert_eq!((h.rows, h.cols), (hs.rows, hs.cols));
+        assert!(all_close(&h.data, &hs.data));
+        let y0: Vec<f64> = (0..23).map(|k| k as f64).collect();
+        let (mut y, mut xx, mut a) = (y0.clone(), x.clone(), 0.5);
+        let j = axpy_jacobian(&mut y, &mut xx, &mut a).unwrap();
+        let (mut y, mut xx, mut a) = (y0.clone(), x.clone(), 0.5);
+        let js = axpy_seq_jacobian(&mut y, &mut xx, &mut a).unwrap();
+        assert_eq!(bits(&j.data), bits(&js.data));
+    });
+}
