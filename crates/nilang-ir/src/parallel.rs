@@ -751,10 +751,8 @@ impl Walker<'_> {
                                 self.read(v)
                             }
                         }
-                        CallArg::Shared(e) => match crate::parse::dataview(e) {
-                            Some(v) => self.read(&v),
-                            None => self.expr(e),
-                        },
+                        // a `&` argument carries no gradient (its shadow is `()`): a value read
+                        CallArg::Shared(e) => self.expr(e),
                         CallArg::Value(e) => self.expr(e),
                     }
                 }

@@ -209,6 +209,29 @@ fn leaky<T: Real>(y: &mut [T], x: &mut [T], eps: f64) {
     }
 }
 
+#[i]
+fn dot_into<T: Real>(y: &mut T, x: &[T], w: &[T]) {
+    for k in 0..x.len() {
+        y += x[k] * w[k];
+    }
+}
+
+/// Calls that get `&` sub-slices and a whole `&` slice (values only: no gradient flows
+/// through `&`).
+#[i]
+fn rows<T: Real>(y: &mut [T], a: &mut [T], w: &mut [T], d: usize) {
+    for i in (0..y.len()).par() {
+        dot_into(y[i], &a[d * i..d * (i + 1)], &w);
+    }
+}
+
+#[i]
+fn rows_seq<T: Real>(y: &mut [T], a: &mut [T], w: &mut [T], d: usize) {
+    for i in 0..y.len() {
+        dot_into(y[i], &a[d * i..d * (i + 1)], &w);
+    }
+}
+
 /// Two parameters in a struct.
 #[derive(Clone, Debug, nilang::Scalars)]
 pub struct Ab<T> {
@@ -313,6 +336,23 @@ proptest! {
             own_reads_seq_vjp(&mut zs, &mut zsg, &mut ys, &mut ysg, &mut xs, &mut xsg);
             prop_assert_eq!(bits(&xg), bits(&xsg));
             prop_assert_eq!(bits(&yg), bits(&ysg));
+
+            let (mut a, mut w) = (vec![0.5; 3 * x.len()], vec![0.3, -0.7, 1.1]);
+            let (mut y, mut ys) = (x.clone(), x.clone());
+            rows(&mut y, &mut a, &mut w, 3);
+            rows_seq(&mut ys, &mut a, &mut w, 3);
+            prop_assert_eq!(bits(&y), bits(&ys));
+            let (mut yg, mut ag, mut wg) = (vec![1.0; x.len()], vec![0.0; a.len()], vec![0.0; 3]);
+            // `f_vjp` runs `rows` and its adjoint: `y` comes back as it went in (up to
+            // rounding: `(y + s) - s`)
+            let before = y.clone();
+            rows_vjp(&mut y, &mut yg, &mut a, &mut ag, &mut w, &mut wg, 3, ());
+            prop_assert!(all_close(&y, &before));
+            y = before;
+            prop_assert!(ag.iter().chain(&wg).all(|g| *g == 0.0), "no gradient through `&`");
+            rows_inv(&mut y, &mut a, &mut w, 3);
+            rows_seq_inv(&mut ys, &mut a, &mut w, 3);
+            prop_assert_eq!(bits(&y), bits(&ys));
 
             let mut w = vec![0.3, -0.7, 1.1];
             let (mut y, mut ys) = (vec![0.25; 2 * x.len()], vec![0.25; 2 * x.len()]);
