@@ -158,3 +158,30 @@ fn inverse_program_comes_from_reverse() {
     assert!(first < second);
     assert!(inv.contains("nl_sub2<nl_Mul>"));
 }
+
+/// A parallel loop (`.par()`) becomes the same C++ as the sequential loop (its source line, in
+/// a comment, aside): the C++/CUDA programs run it sequentially.
+#[test]
+fn parallel_loops_are_sequential_in_cpp() {
+    let src = |par: &str| {
+        format!(
+            "#[i] fn f<T: Real>(out: &mut T, y: &mut [T], x: &mut [T]) {{
+                for i in (0..x.len()){par} {{ y[i] += sin(x[i]); out += square(x[i]); }}
+            }}"
+        )
+    };
+    let strip = |text: String| -> String {
+        text.lines()
+            .map(|l| l.split("//").next().unwrap_or("").trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let par = parse(&src(".par()"));
+    let seq = parse(&src(""));
+    let (p, s) = (generate(&par[0]).unwrap(), generate(&seq[0]).unwrap());
+    assert!(
+        p.contains(".par()"),
+        "the source comment shows the loop: {p}"
+    );
+    assert_eq!(strip(p), strip(s));
+}

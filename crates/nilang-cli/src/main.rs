@@ -38,7 +38,11 @@ enum Command {
     Demo,
     /// Be a GradBench tool: answer GradBench's JSON-lines messages on stdin, on stdout (as the
     /// `nilang-gradbench` binary, which times without this binary's allocation counter).
-    Gradbench,
+    Gradbench {
+        /// Threads of the pool the evals' parallel loops run on.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
     /// Measure the papers' benchmark tables side by side with peers; write a markdown report
     /// and SVG plots.
     Bench {
@@ -105,7 +109,10 @@ fn main() -> ExitCode {
             demo::run();
             ExitCode::SUCCESS
         }
-        Command::Gradbench => match nilang_gradbench::protocol::serve_stdio() {
+        Command::Gradbench { threads } => match nilang_gradbench::use_threads(threads)
+            .map_err(std::io::Error::other)
+            .and_then(|()| nilang_gradbench::protocol::serve_stdio())
+        {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("nilang gradbench: {e}");

@@ -46,6 +46,8 @@ macro_rules! scalar_fns {
 }
 
 impl Float for DualRev {
+    /// The tape is thread-local: parallel loops run sequentially on `DualRev`.
+    const PARALLEL_SAFE: bool = false;
     #[inline(always)]
     fn from_f64(v: f64) -> Self {
         DualRev::constant(v)
@@ -207,5 +209,45 @@ mod tests {
         let mut x = [DualRev::constant(0.3), DualRev::constant(0.1), c];
         mix(&mut y, &mut x);
         assert_eq!(y.val(), value_of(&[0.3, 0.1, 2.0]));
+    }
+}
+
+#[cfg(test)]
+mod parallel_tests {
+    use crate::DualRev;
+    use nilang::{i, Real};
+
+    #[i]
+    fn sum_sin<T: Real>(out: &mut T, x: &mut [T]) {
+        for i in (0..x.len()).par() {
+            out += sin(x[i]);
+        }
+    }
+
+    /// A parallel loop on `DualRev` runs sequentially (the tape is thread-local), so it is
+    /// recorded in full even inside a 4-thread pool.
+    #[test]
+    fn parallel_loops_run_sequentially_on_the_tape() {
+        let x: Vec<f64> = (0..200_000).map(|k| k as f64 * 1e-5).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let (value, g) = pool
+            .install(|| {
+                crate::grad(
+                    |x: &[DualRev]| {
+                        let (mut out, mut xs) = (DualRev::constant(0.0), x.to_vec());
+                        sum_sin(&mut out, &mut xs);
+                        out
+                    },
+                    &x,
+                )
+            })
+            .unwrap();
+        assert!((value - x.iter().map(|v| v.sin()).sum::<f64>()).abs() < 1e-9);
+        for (gi, xi) in g.iter().zip(&x) {
+            assert!((gi - xi.cos()).abs() < 1e-12, "{gi} {}", xi.cos());
+        }
     }
 }

@@ -696,3 +696,30 @@ fn malformed_messages_are_answered_and_the_tool_keeps_running() {
     );
     tool.finish();
 }
+
+/// `--threads N` / `--threads=N` (default 1); anything else is refused with a message.
+#[test]
+fn threads_option() {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(nilang_gradbench::threads_option(&args(&[])), Ok(1));
+    assert_eq!(
+        nilang_gradbench::threads_option(&args(&["--threads", "2"])),
+        Ok(2)
+    );
+    assert_eq!(
+        nilang_gradbench::threads_option(&args(&["--threads=8"])),
+        Ok(8)
+    );
+    for bad in [
+        &["--threads"][..],
+        &["--threads", "0"],
+        &["--threads=x"],
+        &["-j", "2"],
+    ] {
+        let e = nilang_gradbench::threads_option(&args(bad)).unwrap_err();
+        assert!(
+            e.contains("--threads") || e.contains("unknown argument"),
+            "{e}"
+        );
+    }
+}

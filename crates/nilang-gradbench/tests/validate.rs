@@ -633,3 +633,45 @@ fn ht_bad_inputs_are_errors() {
     assert!(ht::evaluate("hessian", &good).is_err());
     assert!(ht::evaluate("objective", &good).is_ok());
 }
+
+/// The parallel k-means program (taken on more than one thread): the cost within 1e-12 of the
+/// sequential program's and the same bits run to run, the gradient and Hessian diagonal
+/// within 1e-12; on one thread the sequential program runs.
+#[test]
+fn kmeans_parallel_matches_sequential() {
+    let (n, k, d) = (301, 17, 4);
+    let points = lcg(11, n * d);
+    let p = kmeans::Problem {
+        d,
+        points: points.clone(),
+        centroids: points[..k * d].iter().map(|v| v + 0.01).collect(),
+    };
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let four = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let (cost1, (j1, h1)) = one.install(|| (p.cost(), p.gradient_and_hessian_diagonal().unwrap()));
+    let (cost4, (j4, h4)) = four.install(|| (p.cost(), p.gradient_and_hessian_diagonal().unwrap()));
+    assert!(close(cost1, cost4, 1e-12), "{cost1} {cost4}");
+    assert_eq!(cost4.to_bits(), four.install(|| p.cost()).to_bits());
+    assert_all_close("parallel kmeans gradient", &j4, &j1, 1e-12);
+    assert_all_close("parallel kmeans Hessian diagonal", &h4, &h1, 1e-12);
+    // the parallel program itself on one thread: one chunk, the sequential sums
+    let (mut cost, mut c, mut nearest) = (0.0, p.centroids.clone(), vec![0; n]);
+    one.install(|| kmeans::kmeans_cost_par(&mut cost, &mut c, &mut nearest, &p.points, d));
+    assert_eq!(cost.to_bits(), cost1.to_bits());
+    let want: Vec<usize> = (0..n)
+        .map(|i| kmeans::nearest(&p.points, &c, i, d))
+        .collect();
+    assert_eq!(nearest, want);
+    let mut cost_back = cost;
+    four.install(|| {
+        kmeans::kmeans_cost_par_inv(&mut cost_back, &mut c, &mut nearest, &p.points, d)
+    });
+    assert!(cost_back.abs() < 1e-9 * cost.abs(), "{cost_back}");
+    assert!(nearest.iter().all(|&j| j == 0));
+}

@@ -105,7 +105,8 @@ pub enum StmtKind {
         /// The body.
         body: Vec<Stmt>,
     },
-    /// `for i in a..b { … }` with `..=`, `.rev()` and `.step_by(s)`.
+    /// `for i in a..b { … }` with `..=`, `.rev()` and `.step_by(s)`; `for i in (a..b).par()
+    /// { … }` is the parallel loop ([`RangeSpec::parallel`]).
     For {
         /// The loop variable (read-only in the body).
         var: Ident,
@@ -617,6 +618,10 @@ pub struct RangeSpec {
     pub step: Option<Expr>,
     /// `.rev()`: iterate from the last element down.
     pub rev: bool,
+    /// `.par()`: a parallel loop. Its iterations write disjoint places (or accumulate into
+    /// reductions), checked by `crate::check`, and run on all cores in contiguous chunks;
+    /// reversal keeps it parallel.
+    pub parallel: bool,
 }
 
 /// A call of another reversible function or method.

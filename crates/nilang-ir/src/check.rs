@@ -12,6 +12,10 @@
 //!    same block; `dealloc!` of a name that is not a live ancilla of that block is rejected; a
 //!    deallocated ancilla cannot be used again.
 //!
+//! 5. **Parallel loops** (`for i in (a..b).par()`): every place declared outside the loop
+//!    that the body writes is owned by one iteration or is a reduction; see
+//!    [`crate::parallel`] for the rules.
+//!
 //! Rules that need values (deallocation values, `if`/`while` conditions, `for` ranges, stack
 //! zero-clearing, index aliasing) are checked at run time by the generated code.
 
@@ -279,7 +283,14 @@ impl Checker<'_> {
                 self.block(els, scope);
             }
             StmtKind::While { body, .. } => self.block(body, scope),
-            StmtKind::For { var, body, .. } => {
+            StmtKind::For { var, body, range } => {
+                if range.parallel {
+                    if let Err(errors) = crate::parallel::plan(var, range, body, scope) {
+                        for (span, message) in errors {
+                            self.errors.push(span, message);
+                        }
+                    }
+                }
                 scope.push();
                 scope.declare(var, VarKind::LoopVar);
                 self.block(body, scope);

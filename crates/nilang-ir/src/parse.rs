@@ -837,8 +837,8 @@ impl Parser<'_> {
         let Some(range) = self.range(&f.expr) else {
             self.errors.spanned(
                 &f.expr,
-                "a reversible `for` iterates over a range: `a..b`, `a..=b`, `(a..b).rev()` or \
-                 `(a..b).step_by(s)`",
+                "a reversible `for` iterates over a range: `a..b`, `a..=b`, `(a..b).rev()`, \
+                 `(a..b).step_by(s)`, or `(a..b).par()` for a parallel loop",
             );
             return;
         };
@@ -862,7 +862,16 @@ impl Parser<'_> {
                 inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
                 step: None,
                 rev: false,
+                parallel: false,
             }),
+            Expr::MethodCall(m) if m.method == "par" && m.args.is_empty() => {
+                let mut r = self.range(&m.receiver)?;
+                if r.parallel {
+                    return None;
+                }
+                r.parallel = true;
+                Some(r)
+            }
             Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
                 let mut r = self.range(&m.receiver)?;
                 r.rev = !r.rev;
@@ -870,7 +879,7 @@ impl Parser<'_> {
             }
             Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 let mut r = self.range(&m.receiver)?;
-                if r.step.is_some() || r.rev {
+                if r.step.is_some() || r.rev || r.parallel {
                     return None;
                 }
                 r.step = Some(m.args[0].clone());
@@ -1221,6 +1230,12 @@ fn placeholder_bindings(pat: &syn::Pat) -> Vec<Binding> {
 fn zero_like_expr(target: &Dataview) -> Expr {
     let view: Expr = syn::parse_str(&target.text()).expect("a dataview is an expression");
     syn::parse_quote!({ use ::nilang::__private::Zeroable as _; (#view).zero_like() })
+}
+
+/// Is this the zero of a target's type that `expand!` gives its ancillas
+/// (`(y).zero_like()`)?
+pub fn is_zero_like_expr(e: &Expr) -> bool {
+    crate::print::expr_text(e).contains("__private::Zeroable as _")
 }
 
 /// The single identifier of a path expression, if it is one.

@@ -154,13 +154,14 @@ pub fn range_tokens(r: &RangeSpec) -> TokenStream {
         inclusive,
         step,
         rev,
+        parallel,
     } = r;
     let range = if *inclusive {
         quote!(#start..=#end)
     } else {
         quote!(#start..#end)
     };
-    if step.is_none() && !rev {
+    if step.is_none() && !rev && !parallel {
         return range;
     }
     let mut ts = quote!((#range));
@@ -169,6 +170,9 @@ pub fn range_tokens(r: &RangeSpec) -> TokenStream {
     }
     if *rev {
         ts = quote!(#ts.rev());
+    }
+    if *parallel {
+        ts = quote!(#ts.par());
     }
     ts
 }

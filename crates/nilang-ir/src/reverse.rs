@@ -43,6 +43,7 @@ pub fn reverse_stmt(s: &Stmt) -> Stmt {
             post: pre.clone(),
             body: reverse_block(body),
         },
+        // a parallel loop stays parallel: only the direction flips
         StmtKind::For { var, range, body } => StmtKind::For {
             var: var.clone(),
             range: RangeSpec {

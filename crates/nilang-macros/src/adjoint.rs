@@ -146,6 +146,23 @@ impl Gen {
     ) -> (TokenStream, TokenStream) {
         let p = private();
         match o {
+            // read by every iteration of a parallel loop: the value is read-only, the gradient
+            // goes to the chunk's own shadow (`crate::parallel`)
+            Operand::View(v) if self.par.local_shadows.contains(&v.root.to_string()) => {
+                let pair = format_ident!("{}_pair", local);
+                let (place, shadow) = (self.place(v), self.shadow_place(v));
+                let lane = self.lane();
+                (
+                    quote!(
+                        let mut #pair = #p::join::<_, #lane>(#p::copy(&#place), #p::copy(&#shadow));
+                        let mut #local = #p::load(&#like, &#pair);
+                    ),
+                    quote!(
+                        #p::store(&mut #pair, #local);
+                        { let mut __v = #p::copy(&#place); #p::split_into::<_, #lane>(&mut __v, &mut #shadow, #pair); }
+                    ),
+                )
+            }
             Operand::View(v) if self.writable(v) => {
                 let pair = format_ident!("{}_pair", local);
                 let load = self.load_pair(v, &pair);

@@ -84,23 +84,32 @@ impl DeadUncompute {
             .inputs
             .iter()
             .any(|i| i.to_token_stream().to_string().contains("GVar"));
-        if f.sig.receiver().is_some() || mentions_gvar {
-            return DeadUncompute::Keep;
+        match real_type_params(f) {
+            _ if mentions_gvar => DeadUncompute::Keep,
+            None => DeadUncompute::Keep,
+            Some(params) if params.is_empty() => DeadUncompute::Skip,
+            Some(params) => DeadUncompute::UnlessGradient(
+                quote!(false #(|| <#params as ::nilang::Real>::CARRIES_GRADIENT)*),
+            ),
         }
-        let params: Vec<&syn::Ident> = f.sig.generics.type_params().map(|p| &p.ident).collect();
-        if params.is_empty() {
-            return DeadUncompute::Skip;
-        }
-        if !params
-            .iter()
-            .all(|p| crate::grad::bounds_mention_real(f, p))
-        {
-            return DeadUncompute::Keep;
-        }
-        DeadUncompute::UnlessGradient(
-            quote!(false #(|| <#params as ::nilang::Real>::CARRIES_GRADIENT)*),
-        )
     }
+}
+
+/// The type parameters of a function when every one is bounded by `Real` (none for a
+/// function on concrete types); `None` for a method (its values' types come from the `impl`)
+/// or a type parameter that is not bounded by `Real`. What the generated code may assume of
+/// the values it runs on: see [`DeadUncompute`] and [`Gen::par_gate`].
+fn real_type_params(f: &Function) -> Option<Vec<syn::Ident>> {
+    let params: Vec<syn::Ident> = f
+        .sig
+        .generics
+        .type_params()
+        .map(|p| p.ident.clone())
+        .collect();
+    let all_real = params
+        .iter()
+        .all(|p| crate::grad::bounds_mention_real(f, p));
+    (f.sig.receiver().is_none() && all_real).then_some(params)
 }
 
 /// Stubs emitted when a function has errors, so that its callers do not get cascades.
@@ -134,6 +143,34 @@ pub(crate) struct Gen {
     pub(crate) hoisted: Vec<nilang_ir::bounds::Hoisted>,
     /// Whether an unchecked run on values may skip a dead uncomputation.
     dead_uncompute: DeadUncompute,
+    /// Whether parallel loops run on several threads: `Some(condition)` (a constant: `true`
+    /// without type parameters, `<T as Real>::PARALLEL_LOOPS` for a `Real` scalar), `None`
+    /// when they always run sequentially (methods, scalars not bounded by `Real`).
+    pub(crate) par_gate: Option<TokenStream>,
+    /// Inside a parallel loop's chunk: state that the chunk's code sees differently.
+    pub(crate) par: ParState,
+}
+
+/// How places are reached inside the chunk closure of a parallel loop.
+#[derive(Clone, Default)]
+pub(crate) struct ParState {
+    /// Roots (values and shadows) written at owned slots: bound to `__private::par::Cells`.
+    pub(crate) cells: Vec<String>,
+    /// Reduction targets and the chunk's partial (and its shadow).
+    pub(crate) reductions: Vec<(Dataview, syn::Ident, Option<syn::Ident>)>,
+    /// Writable roots the loop only reads: read-only inside the chunk.
+    pub(crate) readonly: Vec<String>,
+    /// Read-only roots whose shadow is the chunk's own (adjoint programs).
+    pub(crate) local_shadows: Vec<String>,
+    /// Names bound to a `&mut` inside the chunk that are not references outside it.
+    pub(crate) deref: Vec<String>,
+}
+
+/// The condition under which a function's parallel loops run on several threads (see
+/// [`Gen::par_gate`]).
+fn par_gate(f: &Function) -> Option<TokenStream> {
+    real_type_params(f)
+        .map(|params| quote!(true #(&& <#params as ::nilang::__private::Real>::PARALLEL_LOOPS)*))
 }
 
 pub(crate) fn private() -> TokenStream {
@@ -150,6 +187,8 @@ impl Gen {
             shadow: None,
             hoisted: Vec::new(),
             dead_uncompute: DeadUncompute::of(f),
+            par_gate: par_gate(f),
+            par: ParState::default(),
         }
     }
 
@@ -252,7 +291,8 @@ impl Gen {
     }
 
     pub(crate) fn writable(&self, v: &Dataview) -> bool {
-        self.kind(v).map(VarKind::writable).unwrap_or(false)
+        !self.par.readonly.contains(&v.root.to_string())
+            && self.kind(v).map(VarKind::writable).unwrap_or(false)
     }
 
     /// A dataview as a Rust place expression.
@@ -263,16 +303,38 @@ impl Gen {
     /// The place of dataview `v` with its root replaced by `root` (a shadow's name); its
     /// first index is unchecked when an enclosing loop checked it (`self.hoisted`).
     pub(crate) fn place_at(&self, v: &Dataview, root: &syn::Ident) -> TokenStream {
+        if let Some((_, value, shadow)) = self.par.reductions.iter().find(|(r, ..)| r.same_as(v)) {
+            match shadow {
+                Some(shadow) if *root != v.root => return quote!(#shadow),
+                _ => return quote!(#value),
+            }
+        }
+        let name = root.to_string();
+        let cell = self.par.cells.contains(&name);
         let mut ts = match self.kind(v) {
+            _ if cell => quote_spanned!(v.span=> #root),
+            _ if self.par.deref.contains(&name) => quote_spanned!(v.span=> (*#root)),
             Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
             _ => quote_spanned!(v.span=> #root),
         };
         let unchecked = self.hoisted.iter().any(|h| h.matches(v));
         for (k, a) in v.path.iter().enumerate() {
             ts = match a {
+                // SAFETY: the element (or sub-slice) is an owned slot of this iteration of a
+                // parallel loop (`nilang_ir::parallel`): no other iteration touches it.
+                Access::Index(i) if k == 0 && cell => match i {
+                    syn::Expr::Range(_) => quote!((*unsafe { #ts.range(#i) })),
+                    // SAFETY (also): the enclosing unchecked loop checked the index's range
+                    // before it started (`nilang_ir::bounds`)
+                    _ if unchecked => quote!((*unsafe { #ts.at_unchecked(#i) })),
+                    _ => quote!((*unsafe { #ts.at(#i) })),
+                },
                 Access::Field(m) => quote!(#ts.#m),
                 Access::Index(i) if k == 0 && unchecked => {
-                    let get = if self.writable(v) {
+                    // a chunk's own shadow of a place a parallel loop only reads is writable
+                    let own_shadow =
+                        *root != v.root && self.par.local_shadows.contains(&v.root.to_string());
+                    let get = if self.writable(v) || own_shadow {
                         quote!(get_unchecked_mut)
                     } else {
                         quote!(get_unchecked)
@@ -419,6 +481,7 @@ impl Gen {
                     quote!(while #pre { #body })
                 }
             }
+            StmtKind::For { range, .. } if range.parallel => self.par_for(s, &site),
             StmtKind::For { var, range, body } => {
                 let RangeSpec {
                     start,
@@ -426,6 +489,7 @@ impl Gen {
                     inclusive,
                     step,
                     rev,
+                    ..
                 } = range;
                 let step = step
                     .as_ref()
@@ -498,7 +562,7 @@ impl Gen {
     /// An unchecked `for` loop with unit step: a plain Rust range, and the bounds of the
     /// indices it may hoist (`nilang_ir::bounds`) checked once before it, so the body indexes
     /// without checks.
-    fn unchecked_for(
+    pub(crate) fn unchecked_for(
         &mut self,
         var: &syn::Ident,
         range: &RangeSpec,
@@ -607,7 +671,12 @@ impl Gen {
         }
     }
 
-    fn instruction(&mut self, instr: &Instr, site: &TokenStream, span: Span) -> TokenStream {
+    pub(crate) fn instruction(
+        &mut self,
+        instr: &Instr,
+        site: &TokenStream,
+        span: Span,
+    ) -> TokenStream {
         let p = private();
         let target = self.place(&instr.target);
         let mut views = vec![&instr.target];

@@ -40,14 +40,15 @@ fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
     walk(ty.to_token_stream(), ident)
 }
 
+/// Whether the type parameter `scalar` of `f` is bounded by `Real` (or `Base`, which implies
+/// it), in the parameter list or the `where` clause.
 pub(crate) fn bounds_mention_real(f: &Function, scalar: &syn::Ident) -> bool {
     let is_real = |b: &syn::TypeParamBound| match b {
         syn::TypeParamBound::Trait(t) => t
             .path
             .segments
             .last()
-            .map(|s| s.ident == "Real")
-            .unwrap_or(false),
+            .is_some_and(|s| s.ident == "Real" || s.ident == "Base"),
         _ => false,
     };
     let in_params = f

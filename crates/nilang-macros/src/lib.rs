@@ -7,6 +7,7 @@
 mod adjoint;
 mod codegen;
 mod grad;
+mod parallel;
 
 use nilang_ir::parse::{parse_function, parse_method, Options};
 use proc_macro::TokenStream;
@@ -20,7 +21,9 @@ use quote::{format_ident, quote};
 /// `#[i(inverse = name)]` names the inverse, `#[i(expand)]` expands nested right-hand sides
 /// into ancillas, `#[i(unchecked = name)]` also generates `name`, the same program with the
 /// checks off (its calls still call the checked callees), `#[i(nograd)]` skips the gradient
-/// functions. The statements of the language are listed in the `nilang` crate's README.
+/// functions. The statements of the language are listed in the `nilang` crate's README,
+/// among them the parallel loop `for i in (a..b).par() { … }`, whose iterations write disjoint
+/// places (checked at compile time) and run on rayon's pool (`nilang::parallel`).
 #[proc_macro_attribute]
 pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
     let attr = TokenStream2::from(attr);

@@ -114,6 +114,48 @@ pub fn with_tolerance<R>(tol: f64, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The thread-local state of the checks that a parallel loop's chunks take to the threads
+/// they run on: the local tolerance and whether a [`catch`] is in force.
+pub(crate) struct ThreadChecks {
+    tolerance: Option<f64>,
+    in_catch: bool,
+}
+
+/// This thread's check state.
+pub(crate) fn thread_checks() -> ThreadChecks {
+    ThreadChecks {
+        tolerance: LOCAL_TOLERANCE.with(|t| t.get()),
+        in_catch: IN_CATCH.with(|c| c.get()),
+    }
+}
+
+/// Runs `f` with another thread's check state, restoring this thread's afterwards.
+pub(crate) fn with_thread_checks<R>(state: &ThreadChecks, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<f64>, bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LOCAL_TOLERANCE.with(|t| t.set(self.0));
+            IN_CATCH.with(|c| c.set(self.1));
+        }
+    }
+    let _restore = Restore(
+        LOCAL_TOLERANCE.with(|t| t.replace(state.tolerance)),
+        IN_CATCH.with(|c| c.replace(state.in_catch)),
+    );
+    f()
+}
+
+/// Takes the reversibility error recorded on this thread by the last failed check.
+pub(crate) fn take_last_error() -> Option<ReversibilityError> {
+    LAST_ERROR.with(|e| e.borrow_mut().take())
+}
+
+/// Records a reversibility error on this thread (one that a chunk of a parallel loop raised
+/// on another), for [`catch`].
+pub(crate) fn set_last_error(err: ReversibilityError) {
+    LAST_ERROR.with(|e| *e.borrow_mut() = Some(err));
+}
+
 /// Which runtime check failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CheckKind {

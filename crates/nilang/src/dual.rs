@@ -183,6 +183,7 @@ macro_rules! dual_impl {
             fn to_f64(self) -> f64 { self.re.to_f64() }
             #[inline(always)]
             fn has_tangent(self) -> bool { self.re.has_tangent() || Tangent::<T>::nonzero(self.eps) }
+            const PARALLEL_SAFE: bool = T::PARALLEL_SAFE;
             fn exp(self) -> Self { let e = self.re.exp(); self.chain(e, e) }
             fn ln(self) -> Self { self.chain(self.re.ln(), T::f_one() / self.re) }
             fn ln_1p(self) -> Self { self.chain(self.re.ln_1p(), T::f_one() / (T::f_one() + self.re)) }

@@ -17,6 +17,8 @@ pub trait Float:
     + Mul<Output = Self>
     + Div<Output = Self>
     + Neg<Output = Self>
+    + Send
+    + Sync
     + 'static
 {
     /// Converts a constant.
@@ -75,6 +77,11 @@ pub trait Float:
     fn has_tangent(self) -> bool {
         false
     }
+    /// Whether a parallel loop (`for i in (a..b).par()`) may run its iterations on several
+    /// threads when its program runs on this type. `false` for a type whose arithmetic
+    /// records on a thread-local tape (`nilang_dualrev::DualRev`): such programs run their
+    /// parallel loops sequentially.
+    const PARALLEL_SAFE: bool = true;
 }
 
 macro_rules! float_impl {

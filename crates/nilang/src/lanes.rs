@@ -10,6 +10,8 @@ use core::ops::{Add, Mul, Neg, Sub};
 pub trait Grad<T>:
     Copy
     + core::fmt::Debug
+    + Send
+    + Sync
     + 'static
     + Add<Output = Self>
     + Sub<Output = Self>

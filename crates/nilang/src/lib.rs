@@ -37,6 +37,7 @@ pub mod instr;
 pub mod lanes;
 pub mod leapfrog;
 pub mod numbers;
+pub mod parallel;
 pub mod prims;
 pub mod real;
 pub mod rev;

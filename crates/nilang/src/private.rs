@@ -3,7 +3,9 @@
 pub use crate::check::{fail, CheckKind, Site};
 use crate::check::{tolerance, Check};
 pub use crate::instr::*;
+pub use crate::parallel as par;
 pub use crate::prims;
+pub use crate::real::Real;
 use crate::stack::Stack;
 use core::fmt::Debug;
 pub use num_traits::PrimInt;

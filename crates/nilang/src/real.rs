@@ -53,8 +53,16 @@ pub trait Real:
     + Step
     + Conjugate
     + Rotate
+    + Send
+    + Sync
     + 'static
 {
+    /// Whether the parallel loops (`for i in (a..b).par()`) of a program on this type run on
+    /// several threads. `false` on [`GVar`] (the generic inverse accumulates every operand's
+    /// gradient in place, so iterations reading a shared value would race on its gradient,
+    /// and a reduction's partials would not carry its gradient) and on types that are not
+    /// [`Float::PARALLEL_SAFE`]: their parallel loops run sequentially, with the same results.
+    const PARALLEL_LOOPS: bool = true;
     /// The primal value as `f64` (what conditions and comparisons look at).
     fn val(&self) -> f64;
     /// Whether values of this type carry gradients (`GVar`), so that running a program on
@@ -84,6 +92,7 @@ impl<
             + Accepts<usize>,
     > Real for T
 {
+    const PARALLEL_LOOPS: bool = <T as Float>::PARALLEL_SAFE;
     #[inline(always)]
     fn val(&self) -> f64 {
         self.to_f64()
@@ -96,6 +105,7 @@ impl<
 
 impl<T: Float + Check, G: crate::Grad<T>> Real for GVar<T, G> {
     const CARRIES_GRADIENT: bool = true;
+    const PARALLEL_LOOPS: bool = false;
     #[inline(always)]
     fn val(&self) -> f64 {
         self.x.to_f64()

@@ -125,6 +125,38 @@ pub fn kmeans_cost<T: Real>(
     dealloc!(table = Centroids::of(c, d));
 }
 
+/// [`kmeans_cost`] with the points in a parallel loop (`.par()`): each chunk of points sums
+/// its own part of the cost, and in the adjoint program keeps its own gradient of the
+/// centroids, both combined in chunk order (deterministic for a thread count; on one thread
+/// the same bits as [`kmeans_cost`]). Point `i`'s nearest centroid goes to `nearest_of[i]`
+/// (`n` zeros on entry: the iteration swaps it in) instead of a stack, which the iterations could
+/// not share; the inverse swaps it back out, so it does not search again either.
+#[i(expand, nocheck)]
+pub fn kmeans_cost_par<T: Real>(
+    cost: &mut T,
+    c: &mut [T],
+    nearest_of: &mut Vec<usize>,
+    points: &[f64],
+    d: usize,
+) {
+    let table = Centroids::of(c, d);
+    for i in (0..points.len() / d).par() {
+        let j = table.nearest(&points[i * d..(i + 1) * d]);
+        for e in 0..d {
+            cost += square(c[j * d + e] - T::lit(points[i * d + e]));
+        }
+        swap(j, nearest_of[i]);
+        dealloc!(j = 0);
+    }
+    dealloc!(table = Centroids::of(c, d));
+}
+
+/// Whether the evals run their parallel variants: when the current rayon pool (the global
+/// one, sized by the tool's `--threads`) has more than one thread.
+fn parallel() -> bool {
+    rayon::current_num_threads() > 1
+}
+
 /// The `kmeans` input.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Input {
@@ -163,9 +195,15 @@ impl Problem {
         })
     }
 
-    /// The cost, by running [`kmeans_cost`] forward.
+    /// The cost, by running [`kmeans_cost`] forward ([`kmeans_cost_par`] on more than one
+    /// thread).
     pub fn cost(&self) -> f64 {
         let (mut cost, mut c) = (0.0, self.centroids.clone());
+        if parallel() {
+            let mut nearest_of = vec![0; self.points.len() / self.d];
+            kmeans_cost_par(&mut cost, &mut c, &mut nearest_of, &self.points, self.d);
+            return cost;
+        }
         let mut nearest_of = Vec::with_capacity(self.points.len() / self.d);
         kmeans_cost(&mut cost, &mut c, &mut nearest_of, &self.points, self.d);
         cost
@@ -178,6 +216,26 @@ impl Problem {
         let (mut cost, mut cost_grad) = (Dual::constant(0.0), Dual::constant(1.0));
         let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
         let mut c_grad = vec![Dual::constant(0.0); c.len()];
+        if parallel() {
+            let n = self.points.len() / self.d;
+            let (mut nearest_of, mut nearest_grad) = (vec![0; n], vec![0; n]);
+            kmeans_cost_par_vjp(
+                &mut cost,
+                &mut cost_grad,
+                &mut c,
+                &mut c_grad,
+                &mut nearest_of,
+                &mut nearest_grad,
+                &self.points,
+                (),
+                self.d,
+                (),
+            );
+            return Ok((
+                c_grad.iter().map(|v| v.re).collect(),
+                c_grad.iter().map(|v| v.eps).collect(),
+            ));
+        }
         let n = self.points.len() / self.d;
         let (mut nearest_of, mut nearest_grad) = (Vec::with_capacity(n), Vec::with_capacity(n));
         kmeans_cost_vjp(

@@ -1,0 +1,231 @@
+//! Code of the parallel loop `for i in (a..b).par() { … }` (forward, inverse and, in shadow
+//! mode, the adjoint programs).
+//!
+//! The iterations run in contiguous chunks on rayon's current pool
+//! (`__private::par::chunks`, `__private::par::run`); each chunk is one call of a closure:
+//!
+//! - places the iterations write at owned slots (`nilang_ir::parallel`) are rebound, values and
+//!   shadows, to `__private::par::Cells` of the whole slice; each index of an owned slot
+//!   reaches its element through the cells (SAFETY: the static check proved that no two
+//!   iterations reach the same element, and the slot checks before the loop made the offsets
+//!   lie in `0..stride`);
+//! - every reduction target is replaced by the chunk's partial, zero at the chunk's start (in
+//!   an adjoint program its shadow starts as the target's gradient, which the sum hands to
+//!   every term); after the loop the partials are added to the target in chunk order (values
+//!   only);
+//! - writable places the loop only reads are read-only in the chunk; in an adjoint program the
+//!   gradients the iterations add to them go to the chunk's own zeroed copy of their shadow,
+//!   added to the real shadow in chunk order after the loop.
+//!
+//! So results do not depend on scheduling: bit for bit the same on every run with the same
+//! thread count. Runs the sequential loop on a one-thread pool (so the program is then bit for
+//! bit the one without `.par()`), and when `Gen::par_gate` is `None` or false at run time
+//! (`GVar`, a tape type, a method, a scalar not bounded by `Real`), and, in adjoint
+//! programs, when a place the loop reads and that has a gradient is read as anything but
+//! `x[k]` or a whole `x` (fields, nested indices).
+
+use crate::codegen::{private, Gen, ParState};
+use nilang_ir::adjoint::shadow_name;
+use nilang_ir::ast::*;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+impl Gen {
+    /// A parallel loop: the chunked parallel code when allowed, else the sequential loop.
+    pub(crate) fn par_for(&mut self, s: &Stmt, site: &TokenStream) -> TokenStream {
+        let StmtKind::For { var, range, body } = &s.kind else {
+            unreachable!("a parallel loop is a `for`")
+        };
+        let mut seq_range = range.clone();
+        seq_range.parallel = false;
+        let seq_stmt = Stmt {
+            kind: StmtKind::For {
+                var: var.clone(),
+                range: seq_range,
+                body: body.clone(),
+            },
+            ..s.clone()
+        };
+        let seq = self.stmt(&seq_stmt);
+        let Some(gate) = self.par_gate.clone() else {
+            return seq;
+        };
+        let Ok(plan) = nilang_ir::parallel::plan(var, range, body, &self.scope) else {
+            return seq;
+        };
+        let Some(par) = self.par_chunks(var, range, body, site, &plan) else {
+            return seq;
+        };
+        let p = private();
+        quote!({ if #gate && #p::par::several_threads() { #par } else { #seq } })
+    }
+
+    fn par_chunks(
+        &mut self,
+        var: &syn::Ident,
+        range: &RangeSpec,
+        body: &[Stmt],
+        site: &TokenStream,
+        plan: &nilang_ir::parallel::Plan,
+    ) -> Option<TokenStream> {
+        let p = private();
+        let shadow = self.shadow.is_some();
+        let lane = self
+            .shadow
+            .as_ref()
+            .map_or_else(|| quote!(()), |s| s.lane());
+        let whole = |root: &syn::Ident| Dataview {
+            root: root.clone(),
+            path: Vec::new(),
+            span: root.span(),
+        };
+        // places read by every iteration whose gradients the chunks keep apart
+        let mut local = Vec::new();
+        for sr in &plan.shared_reads {
+            if shadow && self.has_shadow(&whole(&sr.root)) {
+                local.push((sr.root.clone(), sr.indexed?));
+            }
+        }
+        let mut pre = TokenStream::new();
+        let mut enter = TokenStream::new();
+        let (mut rets, mut pats, mut post) = (Vec::new(), Vec::new(), TokenStream::new());
+        let mut state = ParState {
+            readonly: plan
+                .shared_reads
+                .iter()
+                .map(|s| s.root.to_string())
+                .collect(),
+            ..ParState::default()
+        };
+        for c in &plan.slot_checks {
+            let (lo, stride, text) = (&c.lo, &c.stride, &c.text);
+            let hi = match &c.hi {
+                Some(h) => quote!(::core::option::Option::Some(#h)),
+                None => quote!(::core::option::Option::None),
+            };
+            pre.extend(quote!(#p::par::check_slot(#lo, #hi, #stride, #site, #text);));
+        }
+        for root in &plan.owned {
+            let v = whole(root);
+            let mut roots = vec![(root.clone(), self.place(&v))];
+            if self.has_shadow(&v) {
+                roots.push((shadow_name(root), self.shadow_place(&v)));
+            }
+            for (name, place) in roots {
+                let cells = self.fresh("cells");
+                pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
+                enter.extend(quote!(let #name = &#cells;));
+                state.cells.push(name.to_string());
+            }
+        }
+        for r in &plan.reductions {
+            let (zero, part) = (self.fresh("zero"), self.fresh("part"));
+            let place = self.place(r);
+            pre.extend(quote!(let #zero = #p::zero_of(&#place);));
+            enter.extend(quote!(let mut #part = #p::copy(&#zero);));
+            rets.push(quote!(#part));
+            pats.push(quote!(#part));
+            let part_shadow = if self.has_shadow(r) {
+                // the sum hands the target's gradient to every partial
+                let (g, pg) = (self.fresh("zero"), shadow_name(&part));
+                let sp = self.shadow_place(r);
+                pre.extend(quote!(let #g = #p::copy(&#sp);));
+                enter.extend(quote!(let mut #pg = #p::copy(&#g);));
+                rets.push(quote!(#pg));
+                pats.push(quote!(_));
+                Some(pg)
+            } else {
+                None
+            };
+            state
+                .reductions
+                .push((r.clone(), part.clone(), part_shadow));
+            // after the loop: `r += identity(part)` on values only
+            let add = Instr {
+                target: r.clone(),
+                op: AccOp::Add,
+                prim: Prim::Builtin(primitive("identity").expect("the identity primitive")),
+                args: vec![Operand::View(whole(&part))],
+            };
+            let saved = self.shadow.take();
+            post.extend(self.instruction(&add, site, r.span));
+            self.shadow = saved;
+        }
+        for (root, indexed) in &local {
+            let v = whole(root);
+            let (zero, own) = (self.fresh("zero"), self.fresh("grads"));
+            let (place, sp) = (self.place(&v), self.shadow_place(&v));
+            let g = shadow_name(root);
+            if *indexed {
+                pre.extend(quote!(let #zero = #p::par::zero_grads::<_, #lane>(&#place[..]);));
+                enter.extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own[..];));
+                post.extend(quote!(#p::par::add_grads(&mut #sp[..], &#own);));
+            } else {
+                pre.extend(quote!(let #zero = #p::zero_grad::<_, #lane>(&#place);));
+                enter.extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own;));
+                post.extend(quote!(#p::par::add_grad(&mut #sp, #own);));
+                state.deref.push(g.to_string());
+            }
+            state.local_shadows.push(root.to_string());
+            rets.push(quote!(#own));
+            pats.push(quote!(#own));
+        }
+        let RangeSpec {
+            start,
+            end,
+            inclusive,
+            rev,
+            ..
+        } = range;
+        let saved = std::mem::replace(&mut self.par, state);
+        // a chunk is a sequential loop over `__lo..__hi`; unchecked, its indices' bounds are
+        // checked once per chunk, as in any unchecked loop
+        let chunk = if self.checked {
+            self.scope.push();
+            self.scope.declare(var, nilang_ir::check::VarKind::LoopVar);
+            let body = self.block(body);
+            self.scope.pop();
+            let iter = if *rev {
+                quote!((__lo..__hi).rev())
+            } else {
+                quote!(__lo..__hi)
+            };
+            quote!(for #var in #iter { #body })
+        } else {
+            let chunk_range = RangeSpec {
+                start: syn::parse_quote!(__lo),
+                end: syn::parse_quote!(__hi),
+                inclusive: false,
+                step: None,
+                rev: *rev,
+                parallel: false,
+            };
+            self.unchecked_for(var, &chunk_range, body, site)
+        };
+        self.par = saved;
+        let parts = if *rev {
+            quote!(__parts.into_iter().rev())
+        } else {
+            quote!(__parts.into_iter())
+        };
+        let check = self.checked.then(|| {
+            let text = nilang_ir::print::tokens_text(&nilang_ir::print::range_tokens(range));
+            quote!(#p::check_for_range((__start, __end, 1), (#start, #end, 1), #site, #text);)
+        });
+        Some(quote!({
+            let __start = #start;
+            let __end = #end;
+            let __chunks = #p::par::chunks(__start, __end, #inclusive);
+            #pre
+            let __parts = #p::par::run(&__chunks, |__lo, __hi| {
+                #enter
+                #chunk
+                (#(#rets,)*)
+            });
+            for (#(#pats,)*) in #parts {
+                #post
+            }
+            #check
+        }))
+    }
+}

@@ -1,0 +1,230 @@
+//! What the parallel loop `for i in (a..b).par() { … }` runs on: contiguous chunks of the
+//! iteration space on rayon's current pool, cells for places the iterations write at
+//! disjoint elements, and the in-order combination of per-chunk partials.
+//!
+//! Determinism: the chunks depend only on the range and [`rayon::current_num_threads`] (the
+//! global pool, sized by `RAYON_NUM_THREADS`, or the pool a caller `install`s), and every
+//! per-chunk partial (reduction sums, gradients of shared reads) is combined in chunk order
+//! after the loop, so a program gives the same bits on every run with the same thread count.
+
+use core::cell::UnsafeCell;
+use core::ops::Add;
+use num_traits::PrimInt;
+use rayon::prelude::*;
+
+use crate::check::Site;
+
+/// Whether parallel loops run in chunks: the current rayon pool has more than one thread.
+/// On one thread they run as sequential loops, bit for bit the program without `.par()`.
+pub fn several_threads() -> bool {
+    rayon::current_num_threads() > 1
+}
+
+/// How many chunks a parallel loop makes per thread of the pool (with more than one thread):
+/// a thread slowed by other work on the machine then takes fewer of them, while the
+/// boundaries still depend only on the range and the thread count.
+pub const CHUNKS_PER_THREAD: usize = 4;
+
+/// The chunks `[lo, hi)` of the iterations `start..end` (`start..=end` when `inclusive`), in
+/// iteration order, of sizes that differ by at most one: one chunk on a one-thread pool (the
+/// sequential loop's order; generated loops then run the sequential loop itself, see
+/// [`several_threads`]), else [`CHUNKS_PER_THREAD`] per thread of the current rayon pool
+/// (fewer for short ranges: at least one iteration each).
+pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
+    let (s, e) = (
+        start.to_i128().expect("a loop bound fits in i128"),
+        end.to_i128().expect("a loop bound fits in i128"),
+    );
+    let e = if inclusive { e + 1 } else { e };
+    let n = (e - s).max(0);
+    if n == 0 {
+        return Vec::new();
+    }
+    let threads = rayon::current_num_threads();
+    let per_pool = if threads <= 1 {
+        1
+    } else {
+        threads * CHUNKS_PER_THREAD
+    };
+    let k = (per_pool as i128).clamp(1, n);
+    let at = |c: i128| I::from(s + n * c / k).expect("a chunk bound lies in the loop's range");
+    (0..k).map(|c| (at(c), at(c + 1))).collect()
+}
+
+/// Runs `f` on every chunk, in parallel on the current rayon pool; the results in chunk order.
+///
+/// The checks in the chunks see the caller's check state (its [`crate::with_tolerance`], its
+/// [`crate::catch`]); when chunks fail, the first failing chunk in chunk order decides the
+/// panic that reaches the caller, with its [`crate::ReversibilityError`] recorded on the
+/// caller's thread, so that `catch` around a parallel loop returns it as a value.
+pub fn run<I, R, F>(chunks: &[(I, I)], f: F) -> Vec<R>
+where
+    I: Copy + Send + Sync,
+    R: Send,
+    F: Fn(I, I) -> R + Send + Sync,
+{
+    if chunks.len() <= 1 {
+        return chunks.iter().map(|&(lo, hi)| f(lo, hi)).collect();
+    }
+    type Failure = (
+        Box<dyn core::any::Any + Send>,
+        Option<crate::ReversibilityError>,
+    );
+    let state = crate::check::thread_checks();
+    let results: Vec<Result<R, Failure>> = chunks
+        .par_iter()
+        .map(|&(lo, hi)| {
+            crate::check::with_thread_checks(&state, || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(lo, hi)))
+                    .map_err(|payload| (payload, crate::check::take_last_error()))
+            })
+        })
+        .collect();
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(v) => out.push(v),
+            Err((payload, err)) => {
+                if let Some(err) = err {
+                    crate::check::set_last_error(err);
+                }
+                std::panic::resume_unwind(payload)
+            }
+        }
+    }
+    out
+}
+
+/// A slice whose elements the iterations of a parallel loop write, each element by one
+/// iteration only (`nilang_ir::parallel` proved it): shared by all chunks.
+pub struct Cells<'a, E>(&'a [UnsafeCell<E>]);
+
+// SAFETY: `Cells` hands out `&mut E` to elements only through the unsafe `at`/`range`, whose
+// callers (generated parallel loops) touch every element from one iteration, hence one
+// thread, only; sending those `&mut E` across threads needs `E: Send`.
+unsafe impl<E: Send> Sync for Cells<'_, E> {}
+// SAFETY: as above.
+unsafe impl<E: Send> Send for Cells<'_, E> {}
+
+impl<'a, E> Cells<'a, E> {
+    /// The cells of a slice borrowed for the whole loop.
+    pub fn new(s: &'a mut [E]) -> Self {
+        let len = s.len();
+        let ptr = s.as_mut_ptr() as *mut UnsafeCell<E>;
+        // SAFETY: `UnsafeCell<E>` has the layout of `E`, and the exclusive borrow of `s`
+        // lasts as long as the cells.
+        Cells(unsafe { core::slice::from_raw_parts(ptr, len) })
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Element `k`.
+    ///
+    /// # Safety
+    /// No other reference to element `k` (from `at`, `range` or indexing) may be alive while
+    /// the result is (each iteration of a parallel loop touches only the elements it owns).
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn at(&self, k: usize) -> &mut E {
+        &mut *self.0[k].get()
+    }
+
+    /// Element `k`, without a bounds check.
+    ///
+    /// # Safety
+    /// As [`Cells::at`], and `k` is in bounds.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn at_unchecked(&self, k: usize) -> &mut E {
+        &mut *self.0.get_unchecked(k).get()
+    }
+
+    /// The elements in `r` (a range).
+    ///
+    /// # Safety
+    /// As [`Cells::at`], for every element of `r`.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn range<R>(&self, r: R) -> &mut [E]
+    where
+        R: core::slice::SliceIndex<[UnsafeCell<E>], Output = [UnsafeCell<E>]>,
+    {
+        let s = &self.0[r];
+        core::slice::from_raw_parts_mut(UnsafeCell::raw_get(s.as_ptr()), s.len())
+    }
+}
+
+/// Reads element `k` (what `expand!`'s `(y[i]).zero_like()` does inside a parallel loop).
+impl<E> core::ops::Index<usize> for Cells<'_, E> {
+    type Output = E;
+    fn index(&self, k: usize) -> &E {
+        // SAFETY: generated code reads an element only in the iteration that owns it, so no
+        // `&mut` to it (from `at`/`range`) is alive at the same time.
+        unsafe { &*self.0[k].get() }
+    }
+}
+
+/// Reads the elements in a range (`&y[k*i..k*(i+1)]` in an expression of a parallel loop).
+impl<E> core::ops::Index<core::ops::Range<usize>> for Cells<'_, E> {
+    type Output = [E];
+    fn index(&self, r: core::ops::Range<usize>) -> &[E] {
+        let s = &self.0[r];
+        // SAFETY: as for one element: only the iteration that owns them reads them, and no
+        // `&mut` to them is alive meanwhile; `UnsafeCell<E>` has the layout of `E`.
+        unsafe { core::slice::from_raw_parts(s.as_ptr() as *const E, s.len()) }
+    }
+}
+
+/// Checks before a parallel loop that an owned slot `y[s*i + lo]` (or the sub-slice
+/// `y[s*i + lo .. s*i + hi]`) lies in `y[s*i .. s*(i+1)]`: `0 ≤ lo < s` (`0 ≤ lo ≤ hi ≤ s`),
+/// so that different iterations touch different elements.
+pub fn check_slot<I: PrimInt + core::fmt::Debug>(
+    lo: I,
+    hi: Option<I>,
+    stride: I,
+    site: &Site,
+    text: &'static str,
+) {
+    let ok = match hi {
+        None => I::zero() <= lo && lo < stride,
+        Some(hi) => I::zero() <= lo && lo <= hi && hi <= stride,
+    };
+    if !ok {
+        let offsets = match hi {
+            None => format!("offset {lo:?}"),
+            Some(hi) => format!("offsets {lo:?}..{hi:?}"),
+        };
+        panic!(
+            "in `{}`, statement `{}`: the parallel loop's access `{text}` has stride {stride:?} \
+             and {offsets}, which do not lie in 0..stride: iterations could write the same \
+             element",
+            site.function, site.statement
+        );
+    }
+}
+
+/// A zero gradient for every element of a slice (a chunk's own gradient of a place all
+/// iterations read).
+pub fn zero_grads<X: crate::__private::Shadow<L>, L>(x: &[X]) -> Vec<X::Grad> {
+    x.iter().map(|v| v.zero_grad()).collect()
+}
+
+/// Adds a chunk's gradients into the real shadow, element by element.
+pub fn add_grads<G: Copy + Add<Output = G>>(to: &mut [G], from: &[G]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = *t + *f;
+    }
+}
+
+/// Adds a chunk's gradient into the real shadow.
+pub fn add_grad<G: Copy + Add<Output = G>>(to: &mut G, from: G) {
+    *to = *to + from;
+}
