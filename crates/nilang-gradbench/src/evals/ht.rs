@@ -20,24 +20,27 @@
 //! [`ht_residuals`] computes the pose and every skinned vertex once, then for each
 //! correspondence takes its point from them and accumulates the residual ([`ht_place`]).
 //!
-//! Jacobian by reversal, in three stages chained ([`Problem::jacobian`]), each stage's
-//! Jacobian from the adjoint of its reversible program: the pose with respect to `theta`
-//! ([`ht_pose`], once), each vertex a correspondence uses, skinned, with respect to the pose
-//! ([`ht_skin`], once per vertex), and per correspondence its three residuals with respect to
-//! its skinned vertices, the global rotation, the translation and `us` ([`ht_residual`], the
+//! Jacobian in three stages chained ([`Problem::jacobian`]): the pose with respect to `theta`
+//! ([`ht_pose`] run forward on dual numbers, once: 273 values of 26 angles), then by reversal
+//! each vertex a correspondence uses, skinned, with respect to the pose ([`ht_skin`], once per
+//! vertex), and per correspondence its three residuals with respect to its skinned vertices,
+//! the global rotation, the translation and `us` ([`ht_residual`], the
 //! rows in lanes of one sweep). [`Problem::jacobian_direct`] reverses the
 //! whole [`ht_residuals`] per row instead (the check). Output as GradBench's reference:
 //! `objective` → the `3n` residuals; `jacobian` →
 //! `3n` rows of `26` (simple) or `2 + 26` (complicated: `∂/∂u₀`, `∂/∂u₁` of the row's own
 //! correspondence, then `theta`) values.
 
-use super::{decode, timed, unknown_function};
+use super::{decode, timed, timed_into, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Lanes, Loss, Real};
+use nilang::{i, DualN, Lanes, Loss, Real};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use serde_json::{json, Value};
+
+/// Tangents per forward pass of the pose Jacobian (two passes cover the 26 angles).
+const POSE_TANGENTS: usize = 13;
 
 /// Number of pose parameters `theta`.
 pub const NTHETA: usize = 26;
@@ -899,17 +902,27 @@ impl Problem {
     }
 
     /// The Jacobian, row-major `3n × (26 or 28)` (complicated: `∂u₀`, `∂u₁` of the row's own
-    /// correspondence, then `∂θ`), by reversal in three stages chained, each stage's Jacobian
-    /// from the adjoint of its reversible program: the pose (`12·bones + 9` values) with
-    /// respect to `θ` (`pose_jacobian`, once); every vertex a correspondence uses,
+    /// correspondence, then `∂θ`), in three stages chained: the pose (`12·bones + 9` values)
+    /// with respect to `θ` (`pose_jacobian`, forward on dual numbers, once); by reversal,
+    /// every vertex a correspondence uses,
     /// skinned, with respect to `θ` (`vertex_jacobians`, once per vertex); and per
     /// correspondence its three residuals with respect to its skinned vertices, the global
     /// rotation, the translation and `us` ([`ht_residual_vjp`] with the three rows in lanes),
     /// multiplied into the first two.
     pub fn jacobian(&self) -> Result<RowMajor, String> {
+        let mut out = RowMajor {
+            cols: 1,
+            data: Vec::new(),
+        };
+        self.jacobian_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`Problem::jacobian`] into `out`, reusing its buffer (every entry is written).
+    pub fn jacobian_into(&self, out: &mut RowMajor) -> Result<(), String> {
         let m = &self.model;
         let cx = self.complicated();
-        let (jp, pose) = self.pose_jacobian()?;
+        let (jp, pose) = self.pose_jacobian();
         let (sk, jv) = self.vertex_jacobians(&pose, &jp);
         let global = PoseLayout::of_vertices(m, &[]);
         // the global rotation's rows of the pose Jacobian, by column of θ
@@ -920,10 +933,8 @@ impl Problem {
         let (mut th, mut th_grad) = (self.theta.clone(), vec![zero; NTHETA]);
         let (mut us, mut us_grad) = (vec![0.0; off], vec![zero; off]);
         let cols = off + NTHETA;
-        let mut out = RowMajor {
-            cols,
-            data: vec![0.0; 3 * cols * m.correspondences.len()],
-        };
+        out.cols = cols;
+        out.data.resize(3 * cols * m.correspondences.len(), 0.0);
         for (i, rows) in out.data.chunks_mut(3 * cols).enumerate() {
             let vertices = m.vertices_of(i, cx);
             let mut v = [0.0; 9];
@@ -988,24 +999,40 @@ impl Problem {
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Stage one of [`Problem::jacobian`]: the Jacobian of the pose ([`ht_pose`]) with respect
-    /// to `θ`, one reverse sweep per four pose values (`ht_pose_jacobian_of`), kept by its
-    /// non-zeros; and the pose.
-    fn pose_jacobian(&self) -> Result<(SparseRows, Vec<f64>), String> {
+    /// to `θ`, kept by its non-zeros, and the pose. The pose has ten times more values than
+    /// `θ`, so this stage runs forward: [`ht_pose`] on dual numbers carrying [`POSE_TANGENTS`]
+    /// tangents (one pass per that many angles; reversal would need a sweep per four pose
+    /// values).
+    fn pose_jacobian(&self) -> (SparseRows, Vec<f64>) {
         let m = &self.model;
         let np = 12 * m.nb + 9;
-        let pose_rows: Vec<Loss> = (0..np).map(|c| Loss::elem(0, c)).collect();
-        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
-        // columns: pose (np), theta (26)
-        let jp =
-            ht_pose_jacobian_of(&pose_rows, &mut pose, &mut theta, m).map_err(|e| e.to_string())?;
-        let jp = SparseRows::of((0..np).map(|r| &jp.row(r)[np..]));
-        let (mut pose, mut theta) = (vec![0.0; np], self.theta.clone());
-        ht_pose(&mut pose, &mut theta, m);
-        Ok((jp, pose))
+        let mut dense = vec![0.0; np * NTHETA];
+        let mut values = vec![0.0; np];
+        for pass in 0..NTHETA.div_ceil(POSE_TANGENTS) {
+            let mut theta: Vec<DualN<f64, POSE_TANGENTS>> = (0..NTHETA)
+                .map(|k| match k.checked_sub(pass * POSE_TANGENTS) {
+                    Some(t) => DualN::seeded(self.theta[k], t),
+                    None => DualN::constant(self.theta[k]),
+                })
+                .collect();
+            let mut pose = vec![DualN::constant(0.0); np];
+            ht_pose(&mut pose, &mut theta, m);
+            for (r, p) in pose.iter().enumerate() {
+                values[r] = p.re;
+                for (t, &d) in p.eps.iter().enumerate() {
+                    if let Some(col) =
+                        dense[r * NTHETA..(r + 1) * NTHETA].get_mut(pass * POSE_TANGENTS + t)
+                    {
+                        *col = d;
+                    }
+                }
+            }
+        }
+        (SparseRows::of(dense.chunks(NTHETA)), values)
     }
 
     /// Stage two of [`Problem::jacobian`]: every vertex skinned ([`ht_skin`], `3` values per
@@ -1289,7 +1316,13 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
     let problem = Problem::from_input(&inp)?;
     match function {
         "objective" => timed(input, || Ok(problem.objective()), |r| json!(r)),
-        "jacobian" => timed(input, || problem.jacobian(), |j| json!(j)),
+        "jacobian" => {
+            let mut out = RowMajor {
+                cols: 1,
+                data: Vec::new(),
+            };
+            timed_into(input, &mut out, |out| problem.jacobian_into(out))
+        }
         _ => Err(unknown_function("ht", function, &["objective", "jacobian"])),
     }
 }

@@ -5,7 +5,7 @@
 //! `LSE(x) = a + log Σᵢ exp(xᵢ − a)`. The value does not depend on `a`, so holding `a`
 //! constant while reversing gives the exact gradient (the softmax of `x`).
 
-use super::{decode, timed, unknown_function};
+use super::{decode, timed, timed_into, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use serde::Deserialize;
@@ -41,18 +41,30 @@ pub struct Input {
 
 /// LSE(x) by running [`logsumexp`] forward.
 pub fn primal(x: &[f64]) -> f64 {
-    let (mut out, mut x) = (0.0, x.to_vec());
-    logsumexp(&mut out, &mut x);
+    primal_in(&mut x.to_vec())
+}
+
+/// LSE(x) by running [`logsumexp`] forward on the caller's `x` (which it only reads).
+pub fn primal_in(x: &mut [f64]) -> f64 {
+    let mut out = 0.0;
+    logsumexp(&mut out, x);
     out
 }
 
 /// ∇LSE(x) by [`logsumexp_vjp`]: the forward program, then the adjoint program with the
 /// gradient in its own buffer (seeded with 1 on the output).
 pub fn gradient(x: &[f64]) -> Result<Vec<f64>, String> {
-    let (mut out, mut x) = (0.0, x.to_vec());
-    let (mut out_grad, mut x_grad) = (1.0, vec![0.0; x.len()]);
-    logsumexp_vjp(&mut out, &mut out_grad, &mut x, &mut x_grad);
-    Ok(x_grad)
+    let mut g = vec![0.0; x.len()];
+    gradient_into(&mut x.to_vec(), &mut g);
+    Ok(g)
+}
+
+/// ∇LSE(x) into `grad` (of `x`'s length), by [`logsumexp_vjp`] on the caller's buffers: `x`
+/// is restored (the program only reads it), `grad` overwritten.
+pub fn gradient_into(x: &mut [f64], grad: &mut [f64]) {
+    grad.fill(0.0);
+    let (mut out, mut out_grad) = (0.0, 1.0);
+    logsumexp_vjp(&mut out, &mut out_grad, x, grad);
 }
 
 /// Plain Rust LSE (the reference for tests).
@@ -68,8 +80,18 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
         return Err("bad `lse` input: `x` is empty".into());
     }
     match function {
-        "primal" => timed(input, || Ok(primal(&inp.x)), |y| json!(y)),
-        "gradient" => timed(input, || gradient(&inp.x), |g| json!(g)),
+        // one copy of `x` for all runs (the programs only read it), one gradient buffer
+        "primal" => {
+            let mut x = inp.x.clone();
+            timed(input, || Ok(primal_in(&mut x)), |y| json!(y))
+        }
+        "gradient" => {
+            let (mut x, mut g) = (inp.x.clone(), vec![0.0; inp.x.len()]);
+            timed_into(input, &mut g, |g| {
+                gradient_into(&mut x, g);
+                Ok(())
+            })
+        }
         _ => Err(unknown_function("lse", function, &["primal", "gradient"])),
     }
 }

@@ -105,6 +105,20 @@ pub fn timed<R>(
     Ok((encode(r), timings))
 }
 
+/// Runs `compute` as the input's `Runs` fields ask, every run writing its result into the same
+/// `out`, allocated once before the runs (as GradBench's C++ tools keep their output object
+/// across the runs of one message), and encodes `out`.
+pub fn timed_into<B: serde::Serialize>(
+    input: &Value,
+    out: &mut B,
+    mut compute: impl FnMut(&mut B) -> Result<(), String>,
+) -> Result<(Value, Vec<Timing>), String> {
+    let runs = Runs::from_input(input)?;
+    let ((), timings) = runs.run(|| compute(out))?;
+    let value = serde_json::to_value(&*out).map_err(|e| e.to_string())?;
+    Ok((value, timings))
+}
+
 /// Flattens rows into one row-major vector, checking every row has `cols` entries.
 pub fn flatten(what: &str, rows: &[Vec<f64>], cols: usize) -> Result<Vec<f64>, String> {
     let mut out = Vec::with_capacity(rows.len() * cols);
