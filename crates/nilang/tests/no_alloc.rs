@@ -1,58 +1,18 @@
 //! The reversible Bessel function and its gradient run without touching the heap: ancillas
 //! are locals, checks format messages only on failure.
 //!
-//! A counting global allocator counts the allocations made by this thread while a flag is
-//! set; the counter is per thread, so tests running concurrently in this binary do not disturb it.
+//! A counting global allocator (`support/counting.rs`) counts the allocations made by this
+//! thread; the counter is per thread, so tests running concurrently in this binary do not
+//! disturb it.
 
 use nilang::special::{
     ibesselj, ibesselj_grad, ibesselj_inv, ibesselj_nocheck, ibesselj_nocheck_grad,
     ibesselj_nocheck_inv, ibesselj_terms_nocheck_vjp,
 };
 use nilang::{GVar, Loss};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // `try_with`: the thread-locals may be gone while a thread shuts down.
-        let _ = COUNTING.try_with(|c| {
-            if c.get() {
-                let _ = COUNT.try_with(|n| n.set(n.get() + 1));
-            }
-        });
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = COUNTING.try_with(|c| {
-            if c.get() {
-                let _ = COUNT.try_with(|n| n.set(n.get() + 1));
-            }
-        });
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// The number of heap allocations `f` makes on this thread.
-fn allocations(f: impl FnOnce()) -> usize {
-    COUNT.with(|n| n.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    COUNT.with(|n| n.get())
-}
+#[path = "support/counting.rs"]
+mod counting;
+use counting::allocations;
 
 #[test]
 fn ibesselj_forward_inverse_and_gradient_allocate_nothing() {
