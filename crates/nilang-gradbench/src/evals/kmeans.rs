@@ -213,29 +213,12 @@ impl Problem {
     /// (forward over reverse, all tangents 1): values and gradients of type `Dual<f64>` in
     /// buffers of their own.
     pub fn gradient_and_hessian_diagonal(&self) -> Result<(Vec<f64>, Vec<f64>), String> {
+        if parallel() {
+            return Ok(self.gradient_and_hessian_diagonal_par());
+        }
         let (mut cost, mut cost_grad) = (Dual::constant(0.0), Dual::constant(1.0));
         let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
         let mut c_grad = vec![Dual::constant(0.0); c.len()];
-        if parallel() {
-            let n = self.points.len() / self.d;
-            let (mut nearest_of, mut nearest_grad) = (vec![0; n], vec![0; n]);
-            kmeans_cost_par_vjp(
-                &mut cost,
-                &mut cost_grad,
-                &mut c,
-                &mut c_grad,
-                &mut nearest_of,
-                &mut nearest_grad,
-                &self.points,
-                (),
-                self.d,
-                (),
-            );
-            return Ok((
-                c_grad.iter().map(|v| v.re).collect(),
-                c_grad.iter().map(|v| v.eps).collect(),
-            ));
-        }
         let n = self.points.len() / self.d;
         let (mut nearest_of, mut nearest_grad) = (Vec::with_capacity(n), Vec::with_capacity(n));
         kmeans_cost_vjp(
@@ -254,6 +237,34 @@ impl Problem {
             c_grad.iter().map(|v| v.re).collect(),
             c_grad.iter().map(|v| v.eps).collect(),
         ))
+    }
+
+    /// [`Problem::gradient_and_hessian_diagonal`] by [`kmeans_cost_par_vjp`] (point `i`'s
+    /// centroid in slot `i` of `n` zeros). A function of its own: with both programs in one,
+    /// the sequential one ran about 1.7 times slower (measured at k = 10, n = 1000).
+    #[inline(never)]
+    fn gradient_and_hessian_diagonal_par(&self) -> (Vec<f64>, Vec<f64>) {
+        let (mut cost, mut cost_grad) = (Dual::constant(0.0), Dual::constant(1.0));
+        let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
+        let mut c_grad = vec![Dual::constant(0.0); c.len()];
+        let n = self.points.len() / self.d;
+        let (mut nearest_of, mut nearest_grad) = (vec![0; n], vec![0; n]);
+        kmeans_cost_par_vjp(
+            &mut cost,
+            &mut cost_grad,
+            &mut c,
+            &mut c_grad,
+            &mut nearest_of,
+            &mut nearest_grad,
+            &self.points,
+            (),
+            self.d,
+            (),
+        );
+        (
+            c_grad.iter().map(|v| v.re).collect(),
+            c_grad.iter().map(|v| v.eps).collect(),
+        )
     }
 
     /// The Newton direction `J·H⁻¹` (`k × d`, row-major).
