@@ -151,6 +151,14 @@ pub fn kmeans_cost_par<T: Real>(
     dealloc!(table = Centroids::of(c, d));
 }
 
+/// The gradient (values) and the Hessian diagonal (tangents) of a gradient on dual numbers.
+fn gradient_and_tangents(g: &[Dual<f64>]) -> (Vec<f64>, Vec<f64>) {
+    (
+        g.iter().map(|v| v.re).collect(),
+        g.iter().map(|v| v.eps).collect(),
+    )
+}
+
 /// Whether the evals run their parallel variants: when the current rayon pool (the global
 /// one, sized by the tool's `--threads`) has more than one thread.
 fn parallel() -> bool {
@@ -216,9 +224,7 @@ impl Problem {
         if parallel() {
             return Ok(self.gradient_and_hessian_diagonal_par());
         }
-        let (mut cost, mut cost_grad) = (Dual::constant(0.0), Dual::constant(1.0));
-        let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
-        let mut c_grad = vec![Dual::constant(0.0); c.len()];
+        let (mut cost, mut cost_grad, mut c, mut c_grad) = self.dual_buffers();
         let n = self.points.len() / self.d;
         let (mut nearest_of, mut nearest_grad) = (Vec::with_capacity(n), Vec::with_capacity(n));
         kmeans_cost_vjp(
@@ -233,10 +239,7 @@ impl Problem {
             self.d,
             (),
         );
-        Ok((
-            c_grad.iter().map(|v| v.re).collect(),
-            c_grad.iter().map(|v| v.eps).collect(),
-        ))
+        Ok(gradient_and_tangents(&c_grad))
     }
 
     /// [`Problem::gradient_and_hessian_diagonal`] by [`kmeans_cost_par_vjp`] (point `i`'s
@@ -244,9 +247,7 @@ impl Problem {
     /// the sequential one ran about 1.7 times slower (measured at k = 10, n = 1000).
     #[inline(never)]
     fn gradient_and_hessian_diagonal_par(&self) -> (Vec<f64>, Vec<f64>) {
-        let (mut cost, mut cost_grad) = (Dual::constant(0.0), Dual::constant(1.0));
-        let mut c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
-        let mut c_grad = vec![Dual::constant(0.0); c.len()];
+        let (mut cost, mut cost_grad, mut c, mut c_grad) = self.dual_buffers();
         let n = self.points.len() / self.d;
         let (mut nearest_of, mut nearest_grad) = (vec![0; n], vec![0; n]);
         kmeans_cost_par_vjp(
@@ -261,10 +262,16 @@ impl Problem {
             self.d,
             (),
         );
-        (
-            c_grad.iter().map(|v| v.re).collect(),
-            c_grad.iter().map(|v| v.eps).collect(),
-        )
+        gradient_and_tangents(&c_grad)
+    }
+
+    /// The buffers of the gradient on dual numbers: the cost (zero) with its seed (1), the
+    /// centroids with all tangents 1, their gradient (zero).
+    #[allow(clippy::type_complexity)]
+    fn dual_buffers(&self) -> (Dual<f64>, Dual<f64>, Vec<Dual<f64>>, Vec<Dual<f64>>) {
+        let c: Vec<Dual<f64>> = self.centroids.iter().map(|&v| Dual::new(v, 1.0)).collect();
+        let c_grad = vec![Dual::constant(0.0); c.len()];
+        (Dual::constant(0.0), Dual::constant(1.0), c, c_grad)
     }
 
     /// The Newton direction `J·H⁻¹` (`k × d`, row-major).
