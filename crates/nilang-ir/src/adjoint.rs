@@ -12,6 +12,7 @@
 
 use crate::ast::*;
 use crate::check::{Scope, VarKind};
+use crate::effects::{writes, Only};
 use crate::print::{stack_macro, stmt_tokens, view_tokens};
 use crate::reverse::reverse_block;
 use proc_macro2::TokenStream;
@@ -106,6 +107,7 @@ pub fn callee_adjoint_name(g: &Ident, uncall: bool) -> Ident {
 /// statement written after it.
 pub fn adjoint_text(f: &Function) -> String {
     let mut printer = Printer {
+        own: f.sig.ident.clone(),
         scope: Scope::for_function(f),
         with_gradients: ancillas_with_gradients(&f.body),
     };
@@ -229,32 +231,49 @@ pub fn allocated_just_before(block: &[Stmt], i: usize) -> Vec<String> {
 /// (`fresh`, allocated right before the routine, and those `P` allocates itself) may run `P`
 /// on values alone: those ancillas' gradients are zero when `P` starts and `P` does not
 /// change them, so every gradient update `P` would make adds zero. `X` and `~P` still move
-/// gradients.
-pub fn computes_on_values(compute: &[Stmt], fresh: &[String]) -> bool {
+/// gradients. Calls in `P` count by their callees' effects ([`crate::effects`]); `own` is the
+/// function the routine is in.
+pub fn computes_on_values(compute: &[Stmt], fresh: &[String], own: &Ident) -> Only {
     let mut allowed = allocated(compute);
     allowed.extend_from_slice(fresh);
-    let mut written = Vec::new();
-    compute.iter().for_each(|s| written_roots(s, &mut written));
-    written.iter().all(|r| allowed.contains(r))
+    Only::of(&writes(compute, own), &allowed)
 }
 
-/// Whether a routine's uncomputation `~P` restores only ancillas its computation `P`
-/// allocates (which die with the routine) and runs no `safe!` block: an unchecked run of the
-/// program on values (forward or inverse) may then skip it, since nothing it does can be
-/// observed (`nilang expand` prints the programs as written, with it).
-pub fn uncomputation_is_dead(compute: &[Stmt]) -> bool {
-    let own = allocated(compute);
+/// The ancillas deallocated by the statements right after statement `i` of a block (the
+/// longest run of deallocations that starts there): ancillas that die there.
+pub fn deallocated_just_after(block: &[Stmt], i: usize) -> Vec<String> {
+    block[i + 1..]
+        .iter()
+        .take_while(|s| matches!(s.kind, StmtKind::Dealloc(_)))
+        .flat_map(|s| match &s.kind {
+            StmtKind::Dealloc(b) => b.iter().map(|b| b.name.to_string()).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Whether a routine's uncomputation `~P` restores only ancillas that die with it — those its
+/// computation `P` allocates, and `dying`, deallocated right after the routine — and runs no
+/// `safe!` block: an unchecked run of the program on values (forward or inverse) may then
+/// skip it, since nothing it does can be observed (`nilang expand` prints the programs as
+/// written, with it). Calls in `P` count by their callees' effects ([`crate::effects`]).
+pub fn uncomputation_is_dead(compute: &[Stmt], dying: &[String], own: &Ident) -> Only {
+    let mut allowed = allocated(compute);
     // `~P` must not re-allocate what `P` deallocated (an ancilla from before `P`)
     let frees_only_own = compute.iter().all(|s| match &s.kind {
-        StmtKind::Dealloc(b) => b.iter().all(|b| own.contains(&b.name.to_string())),
+        StmtKind::Dealloc(b) => b.iter().all(|b| allowed.contains(&b.name.to_string())),
         _ => true,
     });
-    frees_only_own
-        && computes_on_values(compute, &[])
-        && !compute.iter().any(crate::bounds::has_safe)
+    if !frees_only_own || compute.iter().any(crate::bounds::has_safe) {
+        return Only::No;
+    }
+    allowed.extend_from_slice(dying);
+    Only::of(&writes(compute, own), &allowed)
 }
 
 struct Printer {
+    /// The function printed (its calls of itself have unknown effects).
+    own: Ident,
     scope: Scope,
     with_gradients: std::collections::BTreeSet<String>,
 }
@@ -268,13 +287,16 @@ impl Printer {
     }
 
     /// Statements in the current scope; a routine is printed as its three parts, its
-    /// computation on values alone where [`computes_on_values`] (as generated).
+    /// computation on values alone where [`computes_on_values`] holds whatever the callees
+    /// do (as generated; where it depends on callees' effects, the generated code chooses at
+    /// compile time and this prints the general form, on values and gradients).
     fn stmts(&mut self, stmts: &[Stmt]) -> TokenStream {
         let mut out = TokenStream::new();
         for (i, s) in stmts.iter().enumerate() {
             match &s.kind {
                 StmtKind::Routine { compute, body } => {
-                    if computes_on_values(compute, &allocated_just_before(stmts, i)) {
+                    let fresh = allocated_just_before(stmts, i);
+                    if computes_on_values(compute, &fresh, &self.own).always() {
                         // its allocations still give the ancillas zero gradients
                         out.extend(compute.iter().map(|s| match s.kind {
                             StmtKind::Alloc(_) => self.stmt(s),

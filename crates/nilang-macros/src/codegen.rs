@@ -56,7 +56,7 @@ fn forward_body(f: &Function) -> TokenStream {
             rest.extend_from_slice(&f.body[shape.allocs.len() + 1..]);
             g.scope.push();
             let mut out = g.stmts(&split.head);
-            out.extend(g.dead_uncomputation(&rest));
+            out.extend(g.dead_uncomputation(&rest, None));
             g.scope.pop();
             out
         }
@@ -112,6 +112,27 @@ fn real_type_params(f: &Function) -> Option<Vec<syn::Ident>> {
     (f.sig.receiver().is_none() && all_real).then_some(params)
 }
 
+/// The effects of a free function, published for its callers (`nilang_ir::effects`): a
+/// hidden braced struct named as the function (it lives in the type namespace, so a `use` of
+/// the function brings it along) with the associated constant `WRITES`. `None` as the mask
+/// (a function that did not compile) publishes "writes every parameter".
+pub fn effects(vis: &syn::Visibility, name: &syn::Ident, mask: Option<TokenStream>) -> TokenStream {
+    let mask = mask.unwrap_or_else(|| quote!(u128::MAX));
+    let doc =
+        format!("The effects of the reversible function [`{name}`](fn@{name}) on its parameters.");
+    quote! {
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+        #[allow(clippy::all)]
+        impl #name {
+            /// Bit `k` set: the function may write its parameter `k`.
+            pub const WRITES: u128 = #mask;
+        }
+    }
+}
+
 /// Stubs emitted when a function has errors, so that its callers do not get cascades.
 pub fn stubs(
     attrs: &[syn::Attribute],
@@ -132,6 +153,9 @@ pub fn stubs(
 
 pub(crate) struct Gen {
     pub(crate) function: String,
+    /// The reversible function whose program this is (its calls of itself have unknown
+    /// effects, `nilang_ir::effects`).
+    own: syn::Ident,
     pub(crate) scope: Scope,
     pub(crate) checked: bool,
     counter: usize,
@@ -181,6 +205,7 @@ impl Gen {
     pub(crate) fn new(f: &Function, name: &str) -> Gen {
         Gen {
             function: name.to_string(),
+            own: f.sig.ident.clone(),
             scope: Scope::for_function(f),
             checked: f.checked,
             counter: 0,
@@ -218,7 +243,8 @@ impl Gen {
             out.extend(match &s.kind {
                 StmtKind::Routine { compute, body } => {
                     let fresh = nilang_ir::adjoint::allocated_just_before(stmts, i);
-                    self.routine(compute, body, &fresh)
+                    let dying = nilang_ir::adjoint::deallocated_just_after(stmts, i);
+                    self.routine(compute, body, &fresh, &dying)
                 }
                 _ => self.stmt(s),
             });
@@ -226,49 +252,72 @@ impl Gen {
         out
     }
 
-    /// A routine `P X ~P`, its parts in the enclosing scope; unchecked and on values alone,
-    /// without `~P` where it only restores `P`'s own ancillas
-    /// (`nilang_ir::adjoint::uncomputation_is_dead`). In an adjoint program, `P` runs on
-    /// values alone when it only writes fresh ancillas (`fresh`: those allocated right before
-    /// it; its gradient updates would all add zero, see
+    /// A routine `P X ~P`, its parts in the enclosing scope. In an adjoint program, `P` runs
+    /// on values alone when it only writes fresh ancillas (`fresh`: those allocated right
+    /// before it; its gradient updates would all add zero, see
     /// `nilang_ir::adjoint::computes_on_values`), except its allocations, which give `X` the
-    /// ancillas' zero gradients.
-    fn routine(&mut self, compute: &[Stmt], body: &[Stmt], fresh: &[String]) -> TokenStream {
-        let mut out =
-            if self.shadow.is_some() && nilang_ir::adjoint::computes_on_values(compute, fresh) {
-                compute
-                    .iter()
-                    .map(|s| match s.kind {
-                        StmtKind::Alloc(_) => self.stmt(s),
-                        _ => {
-                            let shadow = self.shadow.take();
-                            let values = self.stmt(s);
-                            self.shadow = shadow;
-                            values
-                        }
-                    })
-                    .collect()
-            } else {
-                self.stmts(compute)
-            };
+    /// ancillas' zero gradients. Unchecked and on values alone, `~P` is skipped where it only
+    /// restores ancillas that die with the routine (`dying`: deallocated right after it; see
+    /// `nilang_ir::adjoint::uncomputation_is_dead`). Where either depends on what callees
+    /// write, both forms are generated under a constant condition on their effects.
+    fn routine(
+        &mut self,
+        compute: &[Stmt],
+        body: &[Stmt],
+        fresh: &[String],
+        dying: &[String],
+    ) -> TokenStream {
+        let on_values = nilang_ir::adjoint::computes_on_values(compute, fresh, &self.own);
+        let mut out = match on_values.condition(&private()) {
+            Some(_) if self.shadow.is_some() && on_values.always() => {
+                self.compute_on_values(compute)
+            }
+            Some(cond) if self.shadow.is_some() => {
+                let mut scope = self.scope.clone();
+                let values = self.compute_on_values(compute);
+                std::mem::swap(&mut self.scope, &mut scope);
+                let pairs = self.stmts(compute);
+                quote!(if #cond { #values } else { #pairs })
+            }
+            _ => self.stmts(compute),
+        };
         out.extend(self.stmts(body));
         let undo = reverse_block(compute);
-        if nilang_ir::adjoint::uncomputation_is_dead(compute) {
-            out.extend(self.dead_uncomputation(&undo));
-        } else {
-            out.extend(self.stmts(&undo));
+        let dead = nilang_ir::adjoint::uncomputation_is_dead(compute, dying, &self.own);
+        match dead.condition(&private()) {
+            Some(cond) => out.extend(self.dead_uncomputation(&undo, Some(cond))),
+            None => out.extend(self.stmts(&undo)),
         }
         out
     }
 
+    /// A routine's computation on values alone (its allocations still give the ancillas
+    /// zero gradients).
+    fn compute_on_values(&mut self, compute: &[Stmt]) -> TokenStream {
+        compute
+            .iter()
+            .map(|s| match s.kind {
+                StmtKind::Alloc(_) => self.stmt(s),
+                _ => {
+                    let shadow = self.shadow.take();
+                    let values = self.stmt(s);
+                    self.shadow = shadow;
+                    values
+                }
+            })
+            .collect()
+    }
+
     /// Statements that only restore ancillas nobody reads again, then drop them: skipped
-    /// when unchecked on plain values ([`DeadUncompute`]), run otherwise.
-    fn dead_uncomputation(&mut self, undo: &[Stmt]) -> TokenStream {
+    /// when unchecked on plain values ([`DeadUncompute`]) and `dead` (a constant condition;
+    /// `None`: always), run otherwise.
+    fn dead_uncomputation(&mut self, undo: &[Stmt], dead: Option<TokenStream>) -> TokenStream {
         if self.shadow.is_some() || self.checked {
             return self.stmts(undo);
         }
-        match self.dead_uncompute.clone() {
-            DeadUncompute::Skip => {
+        let dead = dead.filter(|c| c.to_string() != "true");
+        match (self.dead_uncompute.clone(), dead) {
+            (DeadUncompute::Skip, None) => {
                 for s in undo {
                     if let StmtKind::Dealloc(bindings) = &s.kind {
                         bindings.iter().for_each(|b| {
@@ -278,11 +327,16 @@ impl Gen {
                 }
                 TokenStream::new()
             }
-            DeadUncompute::UnlessGradient(carries) => {
+            (DeadUncompute::Skip, Some(dead)) => {
                 let undo = self.stmts(undo);
-                quote!(if #carries { #undo })
+                quote!(if !(#dead) { #undo })
             }
-            DeadUncompute::Keep => self.stmts(undo),
+            (DeadUncompute::UnlessGradient(carries), dead) => {
+                let dead = dead.unwrap_or_else(|| quote!(true));
+                let undo = self.stmts(undo);
+                quote!(if #carries || !(#dead) { #undo })
+            }
+            (DeadUncompute::Keep, _) => self.stmts(undo),
         }
     }
 

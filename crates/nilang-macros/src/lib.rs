@@ -65,6 +65,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     match parse_function(options, f) {
         Ok(ir) => {
             let mut out = with_gradients(options, &ir);
+            out.extend(effects_of(&ir));
             if let Some(name) = &options.unchecked {
                 // The same IR with checks off, under another name: one source, two programs.
                 let mut twin = ir.clone();
@@ -78,6 +79,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
                 );
                 twin.attrs.push(syn::parse_quote!(#[doc = #doc]));
                 out.extend(with_gradients(options, &twin));
+                out.extend(effects_of(&twin));
             }
             if options.cuda {
                 out.extend(cuda_source(&ir));
@@ -87,9 +89,16 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
         Err(e) => {
             let errors = e.to_compile_error();
             let stubs = codegen::stubs(&attrs, &vis, &sig, &inverse_name(options, &sig));
-            quote!(#errors #stubs)
+            let effects = codegen::effects(&vis, &sig.ident, None);
+            quote!(#errors #stubs #effects)
         }
     }
+}
+
+/// The effects of a free function on its parameters, for its callers (`nilang_ir::effects`).
+fn effects_of(ir: &nilang_ir::Function) -> TokenStream2 {
+    let mask = nilang_ir::effects::writes_mask(ir, &codegen::private());
+    codegen::effects(&ir.vis, &ir.sig.ident, Some(mask))
 }
 
 /// The forward and inverse functions, and the gradient functions unless `nograd`.

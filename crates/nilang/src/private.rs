@@ -606,3 +606,10 @@ pub fn split_into<X: Shadow<L>, L>(x: &mut X, g: &mut X::Grad, p: X::Pair) {
 pub fn zero_grad<X: Shadow<L>, L>(x: &X) -> X::Grad {
     x.zero_grad()
 }
+
+/// Does a function whose effects are `mask` (its `WRITES`, see `nilang_ir::effects`) write its
+/// parameter `k`? Parameters past the mask's width count as written.
+#[inline(always)]
+pub const fn writes(mask: u128, k: usize) -> bool {
+    k >= 128 || (mask >> k) & 1 == 1
+}
