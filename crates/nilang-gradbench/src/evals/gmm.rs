@@ -22,9 +22,10 @@
 //! whole run and writes the `n·k` main terms and their exponentials to outputs instead of
 //! uncomputing them. It computes the main terms component by component, so that a
 //! component's `L` stays in cache across the points, four points at a time
-//! ([`sub_half_sqnorms4`]: each entry of `L` read once for four points, four independent
-//! chains of multiply–adds); per point and component, `x − μ` and `Q(x − μ)` are ancillas,
-//! computed, used and uncomputed. Then each point's LogSumExp is added to the output
+//! ([`qtimes4`]: each entry of `L` read once for four points, four independent chains of
+//! multiply–adds); per point and component, `x − μ` and `Q(x − μ)` are ancillas, computed,
+//! used and uncomputed in one routine ([`sub_half_sqnorms`]), whose uncomputation the forward
+//! run skips and whose computation the gradient runs on values alone. Then each point's LogSumExp is added to the output
 //! ([`logsumexp_keep`]). The gradient is the generated `gmm_objective_grad`: the program run
 //! forward, then backward on gradient values.
 //!
@@ -153,24 +154,6 @@ pub fn iaxpy4<T: Real>(y: &mut [T], v: &mut [T], s0: &mut T, s1: &mut T, s2: &mu
     }
 }
 
-/// [`iaxpy4`] undone, `v` and `sₚ` read as constants: the same products subtracted in the
-/// reverse order. Used to uncompute what `iaxpy4` computed: run backwards (in the gradient's
-/// reverse sweep) it recomputes the values and does no gradient work, because the gradient
-/// of an ancilla is zero before it has been used.
-#[i(nocheck)]
-#[inline(always)]
-pub fn isub4_const<T: Real>(y: &mut [T], v: &[T], s0: &T, s1: &T, s2: &T, s3: &T) {
-    safe! {
-        assert_eq!(y.len(), 4 * v.len(), "isub4_const: y must have four times the length of v");
-    }
-    for j in (0..v.len()).rev() {
-        y[4 * j + 3] -= v[j] * s3;
-        y[4 * j + 2] -= v[j] * s2;
-        y[4 * j + 1] -= v[j] * s1;
-        y[4 * j] -= v[j] * s0;
-    }
-}
-
 /// `m −= ½‖Q (x − μ)‖²` for one point `x` and one component (`μ`, `Q = diag(qd) + L` with the
 /// strictly-lower `L` stored column by column in `l`). The ancillas `xc = x − μ` and
 /// `qx = Q (x − μ)` are computed, the squares subtracted, and the ancillas uncomputed; the
@@ -220,25 +203,16 @@ pub fn center4<T: Real>(xc: &mut [T], qx: &mut [T], x: &[f64], mu: &mut [T], qd:
     }
 }
 
-/// `mₚ −= ½‖Q (xₚ − μ)‖²` for four points `xₚ` (the rows of `x`, `4 × d`) and one component
-/// (`μ`, `Q = diag(qd) + L` with the strictly-lower `L` stored column by column in `l`), with
-/// `xc` and `qx` (`4d`, zero) holding the four `xₚ − μ` and `Q (xₚ − μ)` interleaved while the
-/// squares are subtracted: each column of `L` is read once for the four points, and the four
-/// points' products form independent chains.
-///
-/// The products `L·xc` are uncomputed by [`isub4_const`], which reads `L` and `xc` as
-/// constants, so that the reverse sweep recomputes them without gradient work; the gradient
-/// flows through [`iaxpy4`] when it is reversed. This is exact only because the gradient of
-/// `qx` is zero when the reverse sweep reaches that recomputation: `xc` and `qx` must be used
-/// by this function alone (fresh ancillas, [`sub_half_sqnorms`]).
+/// `xc += x − μ` and `qx += Q (x − μ)` for four points `xₚ`, the rows of `x` (`4 × d`), and
+/// one component (`μ`, `Q = diag(qd) + L` with the strictly-lower `L` stored column by column
+/// in `l`); `xc` and `qx` (`4d`) hold the four points' vectors interleaved, so each column of
+/// `L` is read once for the four points, and the four points' products form independent
+/// chains. It writes `xc` and `qx` alone (its effects say so to its callers, which therefore
+/// run it on values alone in their gradients and skip its uncomputation in their forward
+/// runs).
 #[i(nocheck)]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn sub_half_sqnorms4<T: Real>(
-    m0: &mut T,
-    m1: &mut T,
-    m2: &mut T,
-    m3: &mut T,
+pub fn qtimes4<T: Real>(
     xc: &mut [T],
     qx: &mut [T],
     x: &[f64],
@@ -257,25 +231,18 @@ pub fn sub_half_sqnorms4<T: Real>(
             xc[4 * a + 3],
         );
     }
-    for j in 0..mu.len() {
-        expand! {
-            m0 -= square(qx[4 * j]) * 0.5;
-            m1 -= square(qx[4 * j + 1]) * 0.5;
-            m2 -= square(qx[4 * j + 2]) * 0.5;
-            m3 -= square(qx[4 * j + 3]) * 0.5;
-        }
+}
+
+/// `mₚ −= ½ Σⱼ qx[4j + p]²` for the four points `p` whose vectors `qx` holds interleaved.
+#[i(expand, nocheck)]
+#[inline(always)]
+pub fn sub_half_squares4<T: Real>(m0: &mut T, m1: &mut T, m2: &mut T, m3: &mut T, qx: &mut [T]) {
+    for j in 0..qx.len() / 4 {
+        m0 -= square(qx[4 * j]) * 0.5;
+        m1 -= square(qx[4 * j + 1]) * 0.5;
+        m2 -= square(qx[4 * j + 2]) * 0.5;
+        m3 -= square(qx[4 * j + 3]) * 0.5;
     }
-    for a in (0..mu.len()).rev() {
-        isub4_const(
-            qx[4 * (a + 1)..4 * mu.len()],
-            &l[col(a, mu.len())..col(a + 1, mu.len())],
-            &xc[4 * a],
-            &xc[4 * a + 1],
-            &xc[4 * a + 2],
-            &xc[4 * a + 3],
-        );
-    }
-    uncall!(center4(xc, qx, x, mu, qd));
 }
 
 /// How many points (a multiple of four) [`sub_half_sqnorms`] takes per call at dimension `d`:
@@ -287,8 +254,11 @@ pub fn points_per_call(d: usize) -> usize {
 }
 
 /// `mt[i·k + c] −= ½‖Q (x_i − μ)‖²` for the points `i = i0, i0 + 1, …` whose rows are `x` (a
-/// multiple of four of them) and the component `c` ([`sub_half_sqnorms4`], four at a time),
-/// with fresh ancillas: every group of four points has its own, zero in both directions.
+/// multiple of four of them) and the component `c`, four points at a time: the routine
+/// computes every group's `x − μ` and `Q (x − μ)` into fresh ancillas ([`qtimes4`]), the
+/// squares are subtracted ([`sub_half_squares4`]), and the ancillas are uncomputed — which
+/// the forward run skips (they die here), and which the gradient's reverse sweep runs on
+/// values alone before moving the gradients through it.
 #[i(nocheck)]
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -304,20 +274,28 @@ pub fn sub_half_sqnorms<T: Real>(
 ) {
     let xc = vec![T::zero(); x.len()];
     let qx = vec![T::zero(); x.len()];
+    routine! {
+        for b in 0..x.len() / (4 * mu.len()) {
+            qtimes4(
+                xc[4 * b * mu.len()..4 * (b + 1) * mu.len()],
+                qx[4 * b * mu.len()..4 * (b + 1) * mu.len()],
+                &x[4 * b * mu.len()..4 * (b + 1) * mu.len()],
+                mu,
+                qd,
+                l,
+            );
+        }
+    }
     for b in 0..x.len() / (4 * mu.len()) {
-        sub_half_sqnorms4(
+        sub_half_squares4(
             mt[(i0 + 4 * b) * k + c],
             mt[(i0 + 4 * b + 1) * k + c],
             mt[(i0 + 4 * b + 2) * k + c],
             mt[(i0 + 4 * b + 3) * k + c],
-            xc[4 * b * mu.len()..4 * (b + 1) * mu.len()],
             qx[4 * b * mu.len()..4 * (b + 1) * mu.len()],
-            &x[4 * b * mu.len()..4 * (b + 1) * mu.len()],
-            mu,
-            qd,
-            l,
         );
     }
+    uncompute!();
     dealloc!(xc = vec![T::zero(); x.len()], qx = vec![T::zero(); x.len()]);
 }
 
@@ -351,7 +329,7 @@ pub fn logsumexp_keep<T: Real>(out: &mut T, e: &mut [T], x: &mut [T]) {
 ///
 /// The main terms and exponentials are kept in outputs rather than uncomputed. They are
 /// computed component by component, so that each component's `L` stays in cache across the
-/// points, four points at a time ([`sub_half_sqnorms4`]); then each point's LogSumExp is added
+/// points, four points at a time ([`sub_half_sqnorms`]); then each point's LogSumExp is added
 /// to `out`. `exp q` and `Σⱼ q_cj` are computed once, before the points, and uncomputed at the
 /// end.
 #[i(nocheck)]
