@@ -30,7 +30,7 @@
 //! forward, then backward on gradient values.
 //!
 use super::lse::{logsumexp, logsumexp_adjoint, logsumexp_adjoint_inv, logsumexp_inv};
-use super::{decode, flatten, rows, timed, unknown_function};
+use super::{decode, flatten, rows, timed, timed_encode, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use rand::{Rng, SeedableRng};
@@ -437,6 +437,36 @@ pub fn chunk_end(ch: usize, n: usize, d: usize) -> usize {
     ((ch + 1) * points_per_call(d)).min(n / 4 * 4)
 }
 
+/// The working memory of the program's runs on one problem, kept across the runs of a
+/// message (as GradBench's C++ tools keep theirs): the main terms and their exponentials
+/// (`n·k` each, outputs of the program, zero at the start of a run), their gradients, and the
+/// parameters' copies the program runs on.
+#[derive(Clone, Debug)]
+pub struct Buffers {
+    /// The main terms.
+    pub mt: Vec<f64>,
+    /// Their shifted exponentials.
+    pub e: Vec<f64>,
+    /// The gradient of the main terms.
+    pub mt_grad: Vec<f64>,
+    /// The gradient of the exponentials.
+    pub e_grad: Vec<f64>,
+    /// The parameters (the program restores them; reset from the problem before each run).
+    pub params: Params,
+}
+
+impl Buffers {
+    /// Outputs zero and parameters copied from `p`, for a run.
+    fn reset(&mut self, p: &Problem) {
+        self.mt.fill(0.0);
+        self.e.fill(0.0);
+        self.params.alpha.copy_from_slice(&p.alpha);
+        self.params.mu.copy_from_slice(&p.mu);
+        self.params.q.copy_from_slice(&p.q);
+        self.params.l.copy_from_slice(&p.l);
+    }
+}
+
 /// Which layout an input came in (decides the Wishart sign and the output shape).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
@@ -473,18 +503,21 @@ pub struct Problem {
     pub layout: Layout,
 }
 
-/// The gradient of the objective, by parameter.
+/// The parameters, or a vector of the same shape (a gradient).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Gradient {
-    /// ∂f/∂α.
+pub struct Params {
+    /// α, or ∂f/∂α (`k`).
     pub alpha: Vec<f64>,
-    /// ∂f/∂μ (`k × d`).
+    /// μ, or ∂f/∂μ (`k × d`).
     pub mu: Vec<f64>,
-    /// ∂f/∂q (`k × d`).
+    /// q, or ∂f/∂q (`k × d`).
     pub q: Vec<f64>,
-    /// ∂f/∂l (`k × d(d−1)/2`).
+    /// l, or ∂f/∂l (`k × d(d−1)/2`).
     pub l: Vec<f64>,
 }
+
+/// The gradient of the objective, by parameter.
+pub type Gradient = Params;
 
 /// The `gmm` input as sent (either layout).
 #[derive(Clone, Debug, Deserialize)]
@@ -703,24 +736,46 @@ impl Problem {
         Prior::new(self.d, self.k, self.n, self.gamma, self.m, sign)
     }
 
+    /// Working memory for this problem's runs ([`Buffers`]).
+    pub fn buffers(&self) -> Buffers {
+        let nk = self.n * self.k;
+        Buffers {
+            mt: vec![0.0; nk],
+            e: vec![0.0; nk],
+            mt_grad: vec![0.0; nk],
+            e_grad: vec![0.0; nk],
+            params: self.zero_gradient(),
+        }
+    }
+
+    /// A zero gradient of this problem's shape.
+    pub fn zero_gradient(&self) -> Gradient {
+        Params {
+            alpha: vec![0.0; self.alpha.len()],
+            mu: vec![0.0; self.mu.len()],
+            q: vec![0.0; self.q.len()],
+            l: vec![0.0; self.l.len()],
+        }
+    }
+
     /// The objective, by running [`gmm_objective`] forward.
     pub fn objective(&self) -> f64 {
-        let nk = self.x.len() / self.d * self.k;
-        let (mut out, mut mt, mut e) = (0.0, vec![0.0; nk], vec![0.0; nk]);
-        let (mut alpha, mut mu, mut q, mut l) = (
-            self.alpha.clone(),
-            self.mu.clone(),
-            self.q.clone(),
-            self.l.clone(),
-        );
+        self.objective_in(&mut self.buffers())
+    }
+
+    /// The objective, by running [`gmm_objective`] forward in `b`.
+    pub fn objective_in(&self, b: &mut Buffers) -> f64 {
+        b.reset(self);
+        let mut out = 0.0;
+        let w = &mut b.params;
         gmm_objective(
             &mut out,
-            &mut mt,
-            &mut e,
-            &mut alpha,
-            &mut mu,
-            &mut q,
-            &mut l,
+            &mut b.mt,
+            &mut b.e,
+            &mut w.alpha,
+            &mut w.mu,
+            &mut w.q,
+            &mut w.l,
             &self.x,
             self.d,
             self.k,
@@ -729,39 +784,39 @@ impl Problem {
         out
     }
 
-    /// The gradient, by [`gmm_objective_vjp`]: the program forward, then its adjoint with the
-    /// gradients in buffers of their own (seeded with 1 on the objective).
+    /// The gradient ([`Problem::gradient_into`]).
     pub fn gradient(&self) -> Result<Gradient, String> {
-        let nk = self.x.len() / self.d * self.k;
-        let (mut out, mut mt, mut e) = (0.0, vec![0.0; nk], vec![0.0; nk]);
-        let (mut alpha, mut mu, mut q, mut l) = (
-            self.alpha.clone(),
-            self.mu.clone(),
-            self.q.clone(),
-            self.l.clone(),
-        );
-        let zeros = |v: &[f64]| vec![0.0; v.len()];
-        let (mut out_grad, mut mt_grad, mut e_grad) = (1.0, vec![0.0; nk], vec![0.0; nk]);
-        let mut grad = Gradient {
-            alpha: zeros(&alpha),
-            mu: zeros(&mu),
-            q: zeros(&q),
-            l: zeros(&l),
-        };
+        let mut grad = self.zero_gradient();
+        self.gradient_into(&mut self.buffers(), &mut grad);
+        Ok(grad)
+    }
+
+    /// The gradient into `grad`, by [`gmm_objective_vjp`] in `b`: the program forward, then
+    /// its adjoint with the gradients in buffers of their own (seeded with 1 on the
+    /// objective).
+    pub fn gradient_into(&self, b: &mut Buffers, grad: &mut Gradient) {
+        b.reset(self);
+        b.mt_grad.fill(0.0);
+        b.e_grad.fill(0.0);
+        for g in [&mut grad.alpha, &mut grad.mu, &mut grad.q, &mut grad.l] {
+            g.fill(0.0);
+        }
+        let (mut out, mut out_grad) = (0.0, 1.0);
+        let w = &mut b.params;
         gmm_objective_vjp(
             &mut out,
             &mut out_grad,
-            &mut mt,
-            &mut mt_grad,
-            &mut e,
-            &mut e_grad,
-            &mut alpha,
+            &mut b.mt,
+            &mut b.mt_grad,
+            &mut b.e,
+            &mut b.e_grad,
+            &mut w.alpha,
             &mut grad.alpha,
-            &mut mu,
+            &mut w.mu,
             &mut grad.mu,
-            &mut q,
+            &mut w.q,
             &mut grad.q,
-            &mut l,
+            &mut w.l,
             &mut grad.l,
             &self.x,
             (),
@@ -772,7 +827,6 @@ impl Problem {
             self.prior(),
             (),
         );
-        Ok(grad)
     }
 
     /// The gradient as the eval's output for this layout.
@@ -831,8 +885,22 @@ impl Problem {
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let p = Problem::from_raw(decode("gmm", input)?)?;
     match function {
-        "objective" => timed(input, || Ok(p.objective()), |y| json!(y)),
-        "jacobian" => timed(input, || p.gradient(), |g| p.encode_gradient(&g)),
+        "objective" => {
+            let mut b = p.buffers();
+            timed(input, || Ok(p.objective_in(&mut b)), |y| json!(y))
+        }
+        "jacobian" => {
+            let (mut b, mut g) = (p.buffers(), p.zero_gradient());
+            timed_encode(
+                input,
+                &mut g,
+                |g| {
+                    p.gradient_into(&mut b, g);
+                    Ok(())
+                },
+                |g| Ok(p.encode_gradient(g)),
+            )
+        }
         _ => Err(unknown_function(
             "gmm",
             function,

@@ -111,12 +111,23 @@ pub fn timed<R>(
 pub fn timed_into<B: serde::Serialize>(
     input: &Value,
     out: &mut B,
+    compute: impl FnMut(&mut B) -> Result<(), String>,
+) -> Result<(Value, Vec<Timing>), String> {
+    timed_encode(input, out, compute, |out| {
+        serde_json::to_value(out).map_err(|e| e.to_string())
+    })
+}
+
+/// [`timed_into`] with the output encoded by `encode`.
+pub fn timed_encode<B>(
+    input: &Value,
+    out: &mut B,
     mut compute: impl FnMut(&mut B) -> Result<(), String>,
+    encode: impl FnOnce(&B) -> Result<Value, String>,
 ) -> Result<(Value, Vec<Timing>), String> {
     let runs = Runs::from_input(input)?;
     let ((), timings) = runs.run(|| compute(out))?;
-    let value = serde_json::to_value(&*out).map_err(|e| e.to_string())?;
-    Ok((value, timings))
+    Ok((encode(out)?, timings))
 }
 
 /// Flattens rows into one row-major vector, checking every row has `cols` entries.
