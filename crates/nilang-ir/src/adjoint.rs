@@ -271,6 +271,54 @@ pub fn uncomputation_is_dead(compute: &[Stmt], dying: &[String], own: &Ident) ->
     Only::of(&writes(compute, own), &allowed)
 }
 
+/// Whether statement `i` of a block is `t -= f(x)` of one operand on a whole ancilla `t`
+/// that the block deallocates as zero before anything else touches it: `t` then held exactly
+/// `f(x)` (a difference is zero only between equal numbers), so an unchecked adjoint may read
+/// `t` instead of evaluating `f`, for the primitives whose derivative follows from their value
+/// (`nilang::Unary::derivative_from_value`: `exp`, `tanh`, `sigmoid`, `sqrt`). The statements
+/// in between may only be instructions, builtins and allocations of other variables; checked
+/// code keeps evaluating `f`, so that the deallocation still checks the program.
+pub fn released_before_dealloc(block: &[Stmt], i: usize) -> bool {
+    let StmtKind::Instr(instr) = &block[i].kind else {
+        return false;
+    };
+    let t = &instr.target;
+    if instr.op != AccOp::Sub || instr.args.len() != 1 || !t.path.is_empty() {
+        return false;
+    }
+    for s in &block[i + 1..] {
+        let mut touches = false;
+        visit_views(s, Views::Touched, &mut |v| touches |= v.root == t.root);
+        match &s.kind {
+            StmtKind::Dealloc(b) => {
+                if let Some(b) = b.iter().find(|b| b.name == t.root) {
+                    return is_zero(&b.value);
+                }
+            }
+            StmtKind::Instr(_) | StmtKind::Builtin { .. } | StmtKind::Alloc(_) if !touches => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Is an expression a zero: `T::zero()`, `0.0`, `0`?
+fn is_zero(e: &syn::Expr) -> bool {
+    use syn::Expr;
+    match e {
+        Expr::Call(c) if c.args.is_empty() => matches!(
+            &*c.func,
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "zero")
+        ),
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Float(f) => f.base10_parse::<f64>().is_ok_and(|v| v == 0.0),
+            syn::Lit::Int(n) => n.base10_parse::<u64>().is_ok_and(|v| v == 0),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 struct Printer {
     /// The function printed (its calls of itself have unknown effects).
     own: Ident,

@@ -76,7 +76,7 @@ impl Gen {
     /// `None` for the others.
     pub(crate) fn adjoint_stmt(&mut self, s: &Stmt, site: &TokenStream) -> Option<TokenStream> {
         Some(match &s.kind {
-            StmtKind::Instr(instr) => self.adjoint_instruction(instr, site, s.span),
+            StmtKind::Instr(instr) => self.adjoint_instruction(instr, site, s.span, false),
             StmtKind::Builtin { op, args, operand } => {
                 self.adjoint_builtin(*op, args, operand.as_ref(), site)
             }
@@ -205,11 +205,19 @@ impl Gen {
         }
     }
 
+    /// `t -= f(x)` where `t` held exactly `f(x)` (`nilang_ir::adjoint::released_before_dealloc`):
+    /// the pair rule may read `f(x)` from `t` (`Acc1::sub1_released`).
+    pub(crate) fn adjoint_released(&mut self, s: &Stmt, instr: &Instr) -> TokenStream {
+        let site = self.site(s);
+        self.adjoint_instruction(instr, &site, s.span, true)
+    }
+
     fn adjoint_instruction(
         &mut self,
         instr: &Instr,
         site: &TokenStream,
         span: Span,
+        released: bool,
     ) -> TokenStream {
         let p = private();
         let mut views = vec![&instr.target];
@@ -227,9 +235,12 @@ impl Gen {
             stores.extend(s);
             locals.push(local);
         }
-        let Some((tr, method, prim)) = crate::codegen::instruction_trait(instr) else {
+        let Some((tr, mut method, prim)) = crate::codegen::instruction_trait(instr) else {
             return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
         };
+        if released {
+            method = quote!(sub1_released);
+        }
         let call =
             quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
         let load_target = self.load_pair(&instr.target, &y);

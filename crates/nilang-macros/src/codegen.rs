@@ -246,6 +246,13 @@ impl Gen {
                     let dying = nilang_ir::adjoint::deallocated_just_after(stmts, i);
                     self.routine(compute, body, &fresh, &dying)
                 }
+                StmtKind::Instr(instr)
+                    if self.shadow.is_some()
+                        && !self.checked
+                        && nilang_ir::adjoint::released_before_dealloc(stmts, i) =>
+                {
+                    self.adjoint_released(s, instr)
+                }
                 _ => self.stmt(s),
             });
         }

@@ -57,6 +57,18 @@ impl<T: Float, G: Grad<T>, F: Unary<T>> Acc1<F> for GVar<T, G> {
         y.x = y.x - v;
         x.g = x.g + y.g * d;
     }
+    /// Adjoint rule with `y = f(x)` known: y ← 0; x̄ ← x̄ + ȳ f′ (f′ from y's value where the
+    /// primitive allows, else as [`Acc1::sub1`]).
+    #[inline(always)]
+    fn sub1_released(y: &mut Self, x: &mut Self) {
+        match F::derivative_from_value(y.x) {
+            Some(d) => {
+                y.x = y.x - y.x;
+                x.g = x.g + y.g * d;
+            }
+            None => <Self as Acc1<F>>::sub1(y, x),
+        }
+    }
 }
 
 impl<T: Float, G: Grad<T>, F: Binary<T>> Acc2<F> for GVar<T, G> {

@@ -31,6 +31,13 @@ pub trait Acc1<F>: Sized {
     fn add1(y: &mut Self, x: &mut Self);
     /// `y -= f(x)`
     fn sub1(y: &mut Self, x: &mut Self);
+    /// `y -= f(x)` where `y` holds exactly `f(x)` (an ancilla deallocated as zero right
+    /// after, in unchecked code): a value–gradient pair may take `f(x)` from `y` instead of
+    /// evaluating `f` (`Unary::derivative_from_value`). By default, [`Acc1::sub1`].
+    #[inline(always)]
+    fn sub1_released(y: &mut Self, x: &mut Self) {
+        Self::sub1(y, x)
+    }
 }
 
 /// `y += f(a, b)` and `y -= f(a, b)` for a primitive `F`.

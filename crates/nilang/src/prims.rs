@@ -20,6 +20,14 @@ pub trait Unary<T: Copy> {
     fn value_and_derivative(x: T) -> (T, T) {
         (Self::value(x), Self::derivative(x))
     }
+    /// `f′(x)` from `v = f(x)` alone, for primitives whose derivative follows from their
+    /// value (`exp`, `sqrt`, `tanh`, `sigmoid`); `None` for the others. An adjoint that holds
+    /// `f(x)` already (a deallocated ancilla, see `Acc1::sub1_released`) skips evaluating `f`.
+    #[inline(always)]
+    fn derivative_from_value(v: T) -> Option<T> {
+        let _ = v;
+        None
+    }
 }
 
 /// A primitive of two operands: its value and its partial derivatives.
@@ -46,6 +54,10 @@ macro_rules! unary {
                 fn value_and_derivative($x: T) -> (T, T) {
                     let $v = $value;
                     ($v, $from)
+                }
+                #[inline(always)]
+                fn derivative_from_value($v: T) -> Option<T> {
+                    Some($from)
                 }
             )?
         }

@@ -1,0 +1,140 @@
+//! The released-ancilla rule: in an unchecked adjoint program, `t -= f(x)` on an ancilla `t`
+//! deallocated as zero right after holds `f(x)` in `t` already, and the pair rule
+//! (`Acc1::sub1_released`) takes `f′` from `t`'s value for the primitives whose derivative
+//! follows from their value. Gradients are checked against the closed form and against the
+//! same program checked (which evaluates `f` as usual).
+
+use nilang::prims::{Exp, Sigmoid, Sin, Sqrt, Tanh, Unary};
+use nilang::{i, Acc1, GVar, Real};
+use proptest::prelude::*;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-13 * (1.0 + a.abs().max(b.abs()))
+}
+
+/// `sub1_released` on a pair whose target holds `f(x)` does what `sub1` does.
+fn same_rule<F: Unary<f64>>(x: f64, g: f64) -> bool {
+    let (mut y1, mut x1) = (GVar::with_grad(F::value(x), g), GVar::new(x));
+    let (mut y2, mut x2) = (y1, x1);
+    <GVar<f64> as Acc1<F>>::sub1(&mut y1, &mut x1);
+    <GVar<f64> as Acc1<F>>::sub1_released(&mut y2, &mut x2);
+    y2.x == 0.0 && y1.x == 0.0 && close(x1.g, x2.g) && y1.g == y2.g
+}
+
+thread_local! {
+    static EVALUATIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `exp`, counting its evaluations.
+struct CountedExp;
+
+impl<T: nilang::Float> Unary<T> for CountedExp {
+    fn value(x: T) -> T {
+        EVALUATIONS.with(|c| c.set(c.get() + 1));
+        x.exp()
+    }
+    fn derivative(x: T) -> T {
+        Self::value(x)
+    }
+    fn value_and_derivative(x: T) -> (T, T) {
+        let v = Self::value(x);
+        (v, v)
+    }
+    fn derivative_from_value(v: T) -> Option<T> {
+        Some(v)
+    }
+}
+
+/// `out += Σ exp(x[i])` through [`CountedExp`], each exponential moved into `e`.
+#[i(nocheck)]
+fn counted<T: Real + nilang::Float>(out: &mut T, x: &mut [T], e: &mut [T]) {
+    for i in 0..x.len() {
+        let t = T::zero();
+        t += CountedExp(x[i]);
+        out += identity(t);
+        swap(t, e[i]);
+        dealloc!(t = T::zero());
+    }
+}
+
+/// [`counted`], checked.
+#[i]
+fn counted_checked<T: Real + nilang::Float>(out: &mut T, x: &mut [T], e: &mut [T]) {
+    for i in 0..x.len() {
+        let t = T::zero();
+        t += CountedExp(x[i]);
+        out += identity(t);
+        swap(t, e[i]);
+        dealloc!(t = T::zero());
+    }
+}
+
+#[test]
+fn an_unchecked_gradient_evaluates_a_released_exponential_once() {
+    type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]);
+    let x = [0.5, -1.0, 2.0];
+    // forward: one evaluation per element; adjoint: none where released, one checked
+    for (vjp, evaluations) in [(counted_vjp as Vjp, 3), (counted_checked_vjp, 6)] {
+        let (mut out, mut xs, mut e) = (0.0, x, [0.0; 3]);
+        let (mut og, mut xg, mut eg) = (1.0, [0.0; 3], [0.0; 3]);
+        EVALUATIONS.with(|c| c.set(0));
+        vjp(&mut out, &mut og, &mut xs, &mut xg, &mut e, &mut eg);
+        assert_eq!(EVALUATIONS.with(|c| c.get()), evaluations);
+        for (g, v) in xg.iter().zip(&x) {
+            assert!(close(*g, v.exp()), "{g} vs {}", v.exp());
+        }
+    }
+}
+
+/// `out += Σ exp(x[i] s)` with each exponential in an ancilla moved into the output `e`.
+#[i(nocheck)]
+fn kept<T: Real>(out: &mut T, x: &mut [T], e: &mut [T]) {
+    for i in 0..x.len() {
+        let t = T::zero();
+        t += exp(x[i]);
+        out += identity(t);
+        swap(t, e[i]);
+        dealloc!(t = T::zero());
+    }
+}
+
+/// [`kept`], checked: the deallocation checks `t`, so `f` is evaluated.
+#[i]
+fn kept_checked<T: Real>(out: &mut T, x: &mut [T], e: &mut [T]) {
+    for i in 0..x.len() {
+        let t = T::zero();
+        t += exp(x[i]);
+        out += identity(t);
+        swap(t, e[i]);
+        dealloc!(t = T::zero());
+    }
+}
+
+proptest! {
+    #[test]
+    fn the_released_rule_is_the_rule(x in 0.1f64..2.0, g in -2.0f64..2.0) {
+        prop_assert!(same_rule::<Exp>(x, g));
+        prop_assert!(same_rule::<Tanh>(x, g));
+        prop_assert!(same_rule::<Sigmoid>(x, g));
+        prop_assert!(same_rule::<Sqrt>(x, g));
+        // no derivative from the value: evaluated as usual
+        prop_assert!(same_rule::<Sin>(x, g));
+    }
+
+    #[test]
+    fn gradients_of_released_exponentials(x in prop::collection::vec(-2.0f64..2.0, 1..8)) {
+        type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]);
+        let vjps: [Vjp; 2] = [kept_vjp, kept_checked_vjp];
+        for vjp in vjps {
+            let n = x.len();
+            let (mut out, mut xs, mut e) = (0.0, x.clone(), vec![0.0; n]);
+            let (mut og, mut xg, mut eg) = (1.0, vec![0.0; n], vec![0.0; n]);
+            vjp(&mut out, &mut og, &mut xs, &mut xg, &mut e, &mut eg);
+            prop_assert_eq!(&xs, &x);
+            prop_assert!(e.iter().chain(&eg).all(|v| *v == 0.0));
+            for (g, v) in xg.iter().zip(&x) {
+                prop_assert!(close(*g, v.exp()), "{} vs {}", g, v.exp());
+            }
+        }
+    }
+}
