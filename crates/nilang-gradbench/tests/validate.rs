@@ -54,6 +54,18 @@ fn lse_value_and_gradient() {
             "softmax sums to 1"
         );
     }
+    // the buffers come back as a run needs them: repeated runs give the same gradient, the
+    // softmax (closed form), and leave `e` and its gradient zero
+    let x: Vec<f64> = lcg(4, 33).iter().map(|v| 10.0 * v).collect();
+    let lse_x = lse::reference(&x);
+    let softmax: Vec<f64> = x.iter().map(|v| (v - lse_x).exp()).collect();
+    let (mut xs, mut b) = (x.clone(), lse::GradientBuffers::new(x.len()));
+    for _ in 0..3 {
+        lse::gradient_into(&mut xs, &mut b);
+        assert_eq!(xs, x);
+        assert_all_close("lse gradient, buffers kept", &b.grad, &softmax, 1e-15);
+        assert!(b.e.iter().chain(&b.e_grad).all(|v| *v == 0.0));
+    }
     // large values: the shift keeps it finite
     let x = [1000.0, 1000.0];
     assert!(close(lse::primal(&x), 1000.0 + 2f64.ln(), 1e-15));

@@ -300,23 +300,30 @@ pub fn sub_half_sqnorms<T: Real>(
 }
 
 /// `out += log Σ_c exp(x[c])` (shifted by the largest `x[c]`, as [`logsumexp`]), with the
-/// exponentials added to the output `e` instead of uncomputed: each is evaluated once forward
-/// and once in the reverse sweep.
-#[i(expand, nocheck)]
+/// exponentials moved into the output `e` (zero on entry) instead of uncomputed: each is
+/// evaluated once forward, and the gradient's reverse sweep takes it back from `e` into an
+/// ancilla deallocated right after, so it reads the exponential's derivative from the value
+/// instead of evaluating it again (`Acc1::sub1_released`).
+#[i(nocheck)]
 #[inline]
 pub fn logsumexp_keep<T: Real>(out: &mut T, e: &mut [T], x: &mut [T]) {
     let a = T::lit(super::lse::max_value(x));
     let s = T::zero();
     for c in 0..x.len() {
-        e[c] += exp(x[c] - a);
-    }
-    for c in 0..x.len() {
-        s += e[c];
+        let u = T::zero();
+        let t = T::zero();
+        u += x[c] - a;
+        t += exp(u);
+        u -= x[c] - a;
+        dealloc!(u = T::zero());
+        s += identity(t);
+        swap(t, e[c]);
+        dealloc!(t = T::zero());
     }
     out += log(s);
     out += a;
     for c in (0..x.len()).rev() {
-        s -= e[c];
+        s -= identity(e[c]);
     }
     dealloc!(s = T::zero(), a = T::lit(super::lse::max_value(x)));
 }

@@ -5,7 +5,7 @@
 //! `LSE(x) = a + log Σᵢ exp(xᵢ − a)`. The value does not depend on `a`, so holding `a`
 //! constant while reversing gives the exact gradient (the softmax of `x`).
 
-use super::{decode, timed, timed_into, unknown_function};
+use super::{decode, timed, timed_encode, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use serde::Deserialize;
@@ -24,6 +24,34 @@ pub fn logsumexp<T: Real>(out: &mut T, x: &mut [T]) {
     routine! {
         for i in 0..x.len() {
             s += exp(x[i] - a);
+        }
+    }
+    out += log(s);
+    out += a;
+    uncompute!();
+    dealloc!(s = T::zero(), a = T::lit(max_value(x)));
+}
+
+/// `out += log Σᵢ exp(x[i])` as [`logsumexp`], with each shifted exponential moved into `e`
+/// (zero on entry, an output): in the gradient's reverse sweep, `exp(x[i] − a)` comes back
+/// from `e` into an ancilla that is deallocated as zero right after, so the adjoint takes
+/// the exponential's derivative from the ancilla's value instead of evaluating it again
+/// (`Acc1::sub1_released`): a gradient evaluates `n` exponentials, as a hand-written one.
+#[i(nocheck)]
+pub fn logsumexp_kept<T: Real>(out: &mut T, x: &mut [T], e: &mut [T]) {
+    let a = T::lit(max_value(x));
+    let s = T::zero();
+    routine! {
+        for i in 0..x.len() {
+            let u = T::zero();
+            let t = T::zero();
+            u += x[i] - a;
+            t += exp(u);
+            u -= x[i] - a;
+            dealloc!(u = T::zero());
+            s += identity(t);
+            swap(t, e[i]);
+            dealloc!(t = T::zero());
         }
     }
     out += log(s);
@@ -51,20 +79,53 @@ pub fn primal_in(x: &mut [f64]) -> f64 {
     out
 }
 
-/// ∇LSE(x) by [`logsumexp_vjp`]: the forward program, then the adjoint program with the
+/// ∇LSE(x) by [`logsumexp_kept_vjp`]: the forward program, then the adjoint program with the
 /// gradient in its own buffer (seeded with 1 on the output).
 pub fn gradient(x: &[f64]) -> Result<Vec<f64>, String> {
-    let mut g = vec![0.0; x.len()];
-    gradient_into(&mut x.to_vec(), &mut g);
-    Ok(g)
+    let mut b = GradientBuffers::new(x.len());
+    gradient_into(&mut x.to_vec(), &mut b);
+    Ok(b.grad)
 }
 
-/// ∇LSE(x) into `grad` (of `x`'s length), by [`logsumexp_vjp`] on the caller's buffers: `x`
-/// is restored (the program only reads it), `grad` overwritten.
-pub fn gradient_into(x: &mut [f64], grad: &mut [f64]) {
-    grad.fill(0.0);
+/// The buffers of a gradient run, kept across the runs of a message: the gradient, and the
+/// exponentials `e` of [`logsumexp_kept`] with their gradient. `e` and its gradient are zero
+/// on entry of a run, and again on exit: the adjoint program swaps every exponential back out
+/// of `e` (exactly) and moves no gradient into it.
+#[derive(Clone, Debug)]
+pub struct GradientBuffers {
+    /// ∇LSE(x), after a run.
+    pub grad: Vec<f64>,
+    /// The exponentials' slot.
+    pub e: Vec<f64>,
+    /// Its gradient.
+    pub e_grad: Vec<f64>,
+}
+
+impl GradientBuffers {
+    /// Buffers for vectors of length `n`.
+    pub fn new(n: usize) -> GradientBuffers {
+        GradientBuffers {
+            grad: vec![0.0; n],
+            e: vec![0.0; n],
+            e_grad: vec![0.0; n],
+        }
+    }
+}
+
+/// ∇LSE(x) into `b.grad`, by [`logsumexp_kept_vjp`] on the caller's buffers: `x` is
+/// restored (the program only reads it), `b.grad` overwritten, `b.e` and `b.e_grad` left
+/// zero as they must come.
+pub fn gradient_into(x: &mut [f64], b: &mut GradientBuffers) {
+    b.grad.fill(0.0);
     let (mut out, mut out_grad) = (0.0, 1.0);
-    logsumexp_vjp(&mut out, &mut out_grad, x, grad);
+    logsumexp_kept_vjp(
+        &mut out,
+        &mut out_grad,
+        x,
+        &mut b.grad,
+        &mut b.e,
+        &mut b.e_grad,
+    );
 }
 
 /// Plain Rust LSE (the reference for tests).
@@ -86,11 +147,16 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
             timed(input, || Ok(primal_in(&mut x)), |y| json!(y))
         }
         "gradient" => {
-            let (mut x, mut g) = (inp.x.clone(), vec![0.0; inp.x.len()]);
-            timed_into(input, &mut g, |g| {
-                gradient_into(&mut x, g);
-                Ok(())
-            })
+            let (mut x, mut b) = (inp.x.clone(), GradientBuffers::new(inp.x.len()));
+            timed_encode(
+                input,
+                &mut b,
+                |b| {
+                    gradient_into(&mut x, b);
+                    Ok(())
+                },
+                |b| Ok(json!(b.grad)),
+            )
         }
         _ => Err(unknown_function("lse", function, &["primal", "gradient"])),
     }
