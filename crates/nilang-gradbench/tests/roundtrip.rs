@@ -96,6 +96,24 @@ proptest! {
         assert_restored("logsumexp x", &x0, &fx, &x);
     }
 
+    /// `lse`: `logsumexp_kept` (each exponential swapped into `e`, which must be zero on
+    /// entry, and swapped back out by the uncomputation) and back.
+    #[test]
+    fn lse_logsumexp_kept_round_trips(
+        out0 in -10.0f64..10.0,
+        x0 in proptest::collection::vec(-20.0f64..20.0, 1..8),
+    ) {
+        let (mut out, mut x, mut e) = (out0, x0.clone(), vec![0.0; x0.len()]);
+        lse::logsumexp_kept(&mut out, &mut x, &mut e);
+        let (fo, fx) = (out, x.clone());
+        assert_changed("logsumexp_kept out", &[out0], &[fo]);
+        assert!(e.iter().all(|v| *v == 0.0), "e is zero after the forward run: {e:?}");
+        lse::logsumexp_kept_inv(&mut out, &mut x, &mut e);
+        assert_restored("logsumexp_kept out", &[out0], &[fo], &[out]);
+        assert_restored("logsumexp_kept x", &x0, &fx, &x);
+        assert!(e.iter().all(|v| *v == 0.0), "e is zero again: {e:?}");
+    }
+
     /// `llsq`: `llsq_objective` (residuals accumulated into `r`, half squares into `out`) and
     /// back; `n` from 2 to 29, so that both the blocks of four points and the remainder run.
     #[test]
@@ -287,9 +305,9 @@ proptest! {
             p.layout = gmm::Layout::Split;
         }
         let mut out = out0;
-        // any `mt`; `e` non-negative (the sums of exponentials are taken logarithms of)
+        // any `mt`; `e` zero, as the program requires (each exponential is swapped into it)
         let mt0 = lcg(seed, n * k);
-        let e0: Vec<f64> = lcg(seed ^ 1, n * k).iter().map(|v| v.abs()).collect();
+        let e0 = vec![0.0; n * k];
         let (mut mt, mut e) = (mt0.clone(), e0.clone());
         let (mut alpha, mut mu, mut q, mut l) =
             (p.alpha.clone(), p.mu.clone(), p.q.clone(), p.l.clone());
