@@ -17,9 +17,9 @@
 //! e, "repeated": p}}`; `jacobian` → `{"rows", "cols", "vals"}` holding the first 30 entries of
 //! the CSR arrays followed by their last entry.
 
-use super::{decode, timed, unknown_function};
+use super::{decode, timed_into_with, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Lanes, Loss, Real};
+use nilang::{i, Lanes, Real};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -191,7 +191,7 @@ pub struct Problem {
 }
 
 /// The residuals.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Residuals {
     /// Reprojection residuals, `p × 2`.
     pub reproj: Vec<[f64; 2]>,
@@ -200,7 +200,7 @@ pub struct Residuals {
 }
 
 /// A sparse matrix in compressed sparse rows.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Csr {
     /// Number of columns.
     pub ncols: usize,
@@ -322,54 +322,101 @@ impl Problem {
 
     /// The residuals, by running [`ba_reproj`] and [`ba_weight`] forward.
     pub fn objective(&self) -> Residuals {
+        let mut r = Residuals::default();
+        self.objective_into(&mut r);
+        r
+    }
+
+    /// [`Problem::objective`] into `out`, whose buffers are reused (resized to `p` entries
+    /// only when they have another length), so repeated runs allocate nothing.
+    ///
+    /// Each residual is accumulated onto a local negative zero, the exact additive identity
+    /// (`+0.0 + e` would be an addition that turns `−0.0` into `+0.0`), and then stored.
+    pub fn objective_into(&self, out: &mut Residuals) {
         let p = self.obs.len();
-        let mut reproj = vec![[0.0; 2]; p];
-        let mut w_err = vec![0.0; p];
-        for (k, &(c, pt)) in self.obs.iter().enumerate() {
+        out.reproj.resize(p, [0.0; 2]);
+        out.w_err.resize(p, 0.0);
+        let rows = out.reproj.iter_mut().zip(&mut out.w_err);
+        for (k, ((&(c, pt), feat), (reproj, w_err))) in
+            self.obs.iter().zip(&self.feats).zip(rows).enumerate()
+        {
             let (mut cam, mut x, mut w) = (self.cams[c], self.x[pt], self.w[k]);
-            ba_reproj(&mut reproj[k], &mut cam, &mut x, &mut w, &self.feats[k]);
-            ba_weight(&mut w_err[k], &mut w);
+            let (mut e, mut ew) = ([-0.0; 2], -0.0);
+            ba_reproj(&mut e, &mut cam, &mut x, &mut w, feat);
+            ba_weight(&mut ew, &mut w);
+            (*reproj, *w_err) = (e, ew);
         }
-        Residuals { reproj, w_err }
     }
 
     /// The Jacobian of the residuals with respect to (cameras, points, weights) by reversal:
     /// per observation the two reprojection rows from one adjoint sweep ([`reproj_rows`]),
-    /// and the weight row by `ba_weight_grad`.
+    /// and the weight row by `ba_weight_vjp`.
     pub fn jacobian(&self) -> Result<Csr, String> {
+        let mut j = Csr::default();
+        self.jacobian_into(&mut j);
+        Ok(j)
+    }
+
+    /// [`Problem::jacobian`] into `j`, whose buffers are reused (resized only when they have
+    /// another length), so repeated runs allocate nothing. Every entry is written by its index:
+    /// observation `k`'s two rows of `NCAM + 4` entries at `2 (NCAM + 4) k`, the `p` weight
+    /// rows after them.
+    pub fn jacobian_into(&self, j: &mut Csr) {
         let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
-        let ncols = NCAM * n + 3 * m + p;
-        let nnz = (NCAM + 3 + 1) * 2 * p + p;
-        let mut rows = Vec::with_capacity(3 * p + 1);
-        let mut cols = Vec::with_capacity(nnz);
-        let mut vals = Vec::with_capacity(nnz);
-        rows.push(0);
-        let err = |e: nilang::GradError| e.to_string();
-        for (k, &(c, pt)) in self.obs.iter().enumerate() {
-            let block = reproj_rows(&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
-            for r in 0..2 {
-                // columns of a row: cam (NCAM), x (3), w (1)
-                cols.extend((0..NCAM).map(|j| NCAM * c + j));
-                cols.extend((0..3).map(|j| NCAM * n + 3 * pt + j));
-                cols.push(NCAM * n + 3 * m + k);
-                vals.extend_from_slice(&block[r]);
-                rows.push(cols.len());
+        const ROW: usize = NCAM + 4;
+        let nnz = 2 * ROW * p + p;
+        j.ncols = NCAM * n + 3 * m + p;
+        j.rows.resize(3 * p + 1, 0);
+        j.cols.resize(nnz, 0);
+        j.vals.resize(nnz, 0.0);
+        let w_col = NCAM * n + 3 * m;
+        let (reproj_cols, weight_cols) = j.cols.split_at_mut(2 * ROW * p);
+        let (reproj_vals, weight_vals) = j.vals.split_at_mut(2 * ROW * p);
+        let blocks = reproj_cols
+            .chunks_exact_mut(2 * ROW)
+            .zip(reproj_vals.chunks_exact_mut(2 * ROW));
+        for (k, ((&(c, pt), feat), (cols, vals))) in
+            self.obs.iter().zip(&self.feats).zip(blocks).enumerate()
+        {
+            let rows = reproj_rows(&self.cams[c], &self.x[pt], self.w[k], feat);
+            for ((cols, vals), row) in cols
+                .chunks_exact_mut(ROW)
+                .zip(vals.chunks_exact_mut(ROW))
+                .zip(&rows)
+            {
+                row_columns(cols, NCAM * c, NCAM * n + 3 * pt, w_col + k);
+                vals.copy_from_slice(row);
             }
         }
-        for k in 0..p {
-            let (mut e, mut w) = (0.0, self.w[k]);
-            let (_ge, gw) = ba_weight_grad(Loss::arg(0), &mut e, &mut w).map_err(err)?;
-            cols.push(NCAM * n + 3 * m + k);
-            vals.push(gw.g);
-            rows.push(cols.len());
+        for (k, ((col, val), &w)) in weight_cols
+            .iter_mut()
+            .zip(weight_vals)
+            .zip(&self.w)
+            .enumerate()
+        {
+            let (mut e, mut e_grad, mut w, mut w_grad) = (0.0, 1.0, w, 0.0);
+            ba_weight_vjp(&mut e, &mut e_grad, &mut w, &mut w_grad);
+            (*col, *val) = (w_col + k, w_grad);
         }
-        Ok(Csr {
-            ncols,
-            rows,
-            cols,
-            vals,
-        })
+        for (r, start) in j.rows.iter_mut().enumerate() {
+            // row r < 2p holds ROW entries, each later one 1
+            *start = ROW * r.min(2 * p) + r.saturating_sub(2 * p);
+        }
     }
+}
+
+/// The columns of one reprojection row: the camera's `NCAM` from `cam`, the point's 3 from
+/// `point`, the weight's.
+fn row_columns(cols: &mut [usize], cam: usize, point: usize, weight: usize) {
+    let (c, rest) = cols.split_at_mut(NCAM);
+    let (x, w) = rest.split_at_mut(3);
+    for (i, col) in c.iter_mut().enumerate() {
+        *col = cam + i;
+    }
+    for (i, col) in x.iter_mut().enumerate() {
+        *col = point + i;
+    }
+    w[0] = weight;
 }
 
 /// The reference tool's encoding of the residuals (observations are copies).
@@ -430,13 +477,28 @@ pub fn reference_reproj(cam: &[f64; NCAM], x: &[f64; 3], w: f64, feat: &[f64; 2]
     ]
 }
 
-/// The `ba` functions: `objective` and `jacobian`.
+/// The `ba` functions: `objective` and `jacobian`. The output buffers are allocated once and
+/// reused by every run of the message ([`Problem::objective_into`], [`Problem::jacobian_into`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("ba", input)?;
     let problem = Problem::from_input(&inp)?;
     match function {
-        "objective" => timed(input, || Ok(problem.objective()), |r| encode_objective(&r)),
-        "jacobian" => timed(input, || problem.jacobian(), |j| encode_jacobian(&j)),
+        "objective" => {
+            let mut r = Residuals::default();
+            let run = |r: &mut Residuals| {
+                problem.objective_into(r);
+                Ok(())
+            };
+            timed_into_with(input, &mut r, run, encode_objective)
+        }
+        "jacobian" => {
+            let mut j = Csr::default();
+            let run = |j: &mut Csr| {
+                problem.jacobian_into(j);
+                Ok(())
+            };
+            timed_into_with(input, &mut j, run, encode_jacobian)
+        }
         _ => Err(unknown_function("ba", function, &["objective", "jacobian"])),
     }
 }

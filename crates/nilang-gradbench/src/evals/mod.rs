@@ -111,12 +111,24 @@ pub fn timed<R>(
 pub fn timed_into<B: serde::Serialize>(
     input: &Value,
     out: &mut B,
-    mut compute: impl FnMut(&mut B) -> Result<(), String>,
+    compute: impl FnMut(&mut B) -> Result<(), String>,
 ) -> Result<(Value, Vec<Timing>), String> {
+    let (value, timings) = timed_into_with(input, out, compute, |out| {
+        serde_json::to_value(out).map_err(|e| e.to_string())
+    })?;
+    Ok((value?, timings))
+}
+
+/// [`timed_into`] with the eval's own encoding of `out` (a cut of it, say), after the runs.
+pub fn timed_into_with<B, V>(
+    input: &Value,
+    out: &mut B,
+    mut compute: impl FnMut(&mut B) -> Result<(), String>,
+    encode: impl FnOnce(&B) -> V,
+) -> Result<(V, Vec<Timing>), String> {
     let runs = Runs::from_input(input)?;
     let ((), timings) = runs.run(|| compute(out))?;
-    let value = serde_json::to_value(&*out).map_err(|e| e.to_string())?;
-    Ok((value, timings))
+    Ok((encode(out), timings))
 }
 
 /// Flattens rows into one row-major vector, checking every row has `cols` entries.
