@@ -28,14 +28,30 @@ use serde_json::{json, Value};
 /// Camera parameters per camera.
 pub const NCAM: usize = 11;
 
+/// A fresh ancilla's value: negative zero, the exact additive identity of floats, so that the
+/// first `a += e` into it leaves `e` itself and the compiler drops the addition (`+0.0 + e`
+/// must be computed: it turns `−0.0` into `+0.0`). It is still a zero for `dealloc!`.
+#[inline(always)]
+pub fn fresh<T: Real>() -> T {
+    T::lit(-0.0)
+}
+
 /// `err += w·(proj(cam, x) − feat)`: the reprojection residual of one observation.
 ///
-/// The point is moved to the camera's centre, rotated by the angle-axis vector `cam[0..3]`
-/// (Rodrigues' formula; first order `p + r × p` when `r = 0`), projected and distorted, all
-/// in one routine that reads `cam`, `x` and `feat` and writes only its ancillas: so the
-/// unchecked forward stops after adding the residual (the uncomputation would only restore
-/// ancillas), and the gradient does not recompute the projection.
-#[i(expand, nocheck)]
+/// The point is moved to the camera's centre, rotated by the angle-axis vector `r = cam[0..3]`
+/// and projected with radial distortion. The rotation is Rodrigues' formula written with
+/// `θ = |r|` as `xc = xo·cos θ + (r × xo)·(sin θ / θ) + r·(r·xo)·((1 − cos θ) / θ²)`, whose
+/// two coefficients are `1` and `0` when `r = 0` (the first-order `xo + r × xo` of ADBench).
+/// Only `θ` and those coefficients depend on the branch; `sin θ` and `cos θ` are computed
+/// for both (of `θ = 0` when `r = 0`, an ancilla the branch leaves untouched, so no gradient
+/// reaches the square root at zero), which lets the adjoint reuse the forward's `sincos`.
+///
+/// The body is one routine with no nested routine: every intermediate is an ancilla
+/// allocated first (at [`fresh`]), computed once, and read by the residual `err += w·f`. The
+/// unchecked forward stops after the residual; the fused gradient (`ba_reproj_vjp`) runs the
+/// computation once on values and its adjoint once, with nothing recomputed. Divisions are
+/// two reciprocals (`1/θ`, `1/xc₂`), as the hand-written derivative does.
+#[i(nocheck)]
 pub fn ba_reproj<T: Real>(
     err: &mut [T; 2],
     cam: &mut [T; NCAM],
@@ -43,71 +59,127 @@ pub fn ba_reproj<T: Real>(
     w: &mut T,
     feat: &[f64; 2],
 ) {
-    let (xo0, xo1, xo2) = (T::zero(), T::zero(), T::zero());
-    let (xc0, xc1, xc2) = (T::zero(), T::zero(), T::zero());
-    let (pr0, pr1, rsq, big_l) = (T::zero(), T::zero(), T::zero(), T::zero());
-    let (f0, f1) = (T::zero(), T::zero());
+    // the point relative to the camera, and the rotation's coefficients
+    let (xo0, xo1, xo2, sqtheta) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    let (theta, sint, cost, tinv) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    let (omc, tinv2, ks, kc) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    // r × xo, r·xo, (r·xo)·kc and the rotated point
+    let (cx0, cx1, cx2, rdx, d) = (
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+    );
+    let (xc0, xc1, xc2) = (fresh::<T>(), fresh::<T>(), fresh::<T>());
+    // projection, distortion, the focal length and the residual before weighting
+    let (zinv, pr0, pr1, rsq, rsq2) = (
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+    );
+    let (big_l, fl, f0, f1) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
     routine! {
         xo0 += x[0] - cam[3];
         xo1 += x[1] - cam[4];
         xo2 += x[2] - cam[5];
-        let sqtheta = T::zero();
-        routine! {
-            sqtheta += square(cam[0]);
-            sqtheta += square(cam[1]);
-            sqtheta += square(cam[2]);
-        }
+        sqtheta += square(cam[0]);
+        sqtheta += square(cam[1]);
+        sqtheta += square(cam[2]);
         if sqtheta.val() != 0.0 {
-            let (theta, cost, sint) = (T::zero(), T::zero(), T::zero());
-            let (w0, w1, w2) = (T::zero(), T::zero(), T::zero());
-            let (dot, tmp) = (T::zero(), T::zero());
-            routine! {
-                theta += sqrt(sqtheta);
-                cost += cos(theta);
-                sint += sin(theta);
-                w0 += cam[0] / theta;
-                w1 += cam[1] / theta;
-                w2 += cam[2] / theta;
-                dot += w0 * xo0 + w1 * xo1 + w2 * xo2;
-                tmp += dot - dot * cost;
-            }
-            xc0 += xo0 * cost + (w1 * xo2 - w2 * xo1) * sint + w0 * tmp;
-            xc1 += xo1 * cost + (w2 * xo0 - w0 * xo2) * sint + w1 * tmp;
-            xc2 += xo2 * cost + (w0 * xo1 - w1 * xo0) * sint + w2 * tmp;
-            uncompute!();
-            dealloc!(theta = T::zero(), cost = T::zero(), sint = T::zero());
-            dealloc!(w0 = T::zero(), w1 = T::zero(), w2 = T::zero());
-            dealloc!(dot = T::zero(), tmp = T::zero());
-        } else {
-            xc0 += xo0 + (cam[1] * xo2 - cam[2] * xo1);
-            xc1 += xo1 + (cam[2] * xo0 - cam[0] * xo2);
-            xc2 += xo2 + (cam[0] * xo1 - cam[1] * xo0);
+            theta += sqrt(sqtheta);
         }
-        uncompute!();
-        dealloc!(sqtheta = T::zero());
-        pr0 += xc0 / xc2;
-        pr1 += xc1 / xc2;
+        (sint, cost) += sincos(theta);
+        if sqtheta.val() != 0.0 {
+            tinv += 1.0 / theta;
+            ks += sint * tinv;
+            omc += identity(1.0);
+            omc -= identity(cost);
+            tinv2 += square(tinv);
+            kc += omc * tinv2;
+        } else {
+            ks += identity(1.0);
+        }
+        cx0 += cam[1] * xo2;
+        cx0 -= cam[2] * xo1;
+        cx1 += cam[2] * xo0;
+        cx1 -= cam[0] * xo2;
+        cx2 += cam[0] * xo1;
+        cx2 -= cam[1] * xo0;
+        rdx += cam[0] * xo0;
+        rdx += cam[1] * xo1;
+        rdx += cam[2] * xo2;
+        d += rdx * kc;
+        xc0 += xo0 * cost;
+        xc0 += cx0 * ks;
+        xc0 += cam[0] * d;
+        xc1 += xo1 * cost;
+        xc1 += cx1 * ks;
+        xc1 += cam[1] * d;
+        xc2 += xo2 * cost;
+        xc2 += cx2 * ks;
+        xc2 += cam[2] * d;
+        zinv += 1.0 / xc2;
+        pr0 += xc0 * zinv;
+        pr1 += xc1 * zinv;
         rsq += square(pr0);
         rsq += square(pr1);
+        rsq2 += square(rsq);
         big_l += identity(1.0);
-        big_l += cam[9] * rsq + cam[10] * square(rsq);
-        f0 += pr0 * big_l * cam[6] + cam[7];
-        f1 += pr1 * big_l * cam[6] + cam[8];
+        big_l += cam[9] * rsq;
+        big_l += cam[10] * rsq2;
+        fl += cam[6] * big_l;
+        f0 += pr0 * fl;
+        f0 += identity(cam[7]);
         f0 -= identity(feat[0]);
+        f1 += pr1 * fl;
+        f1 += identity(cam[8]);
         f1 -= identity(feat[1]);
     }
     err[0] += w * f0;
     err[1] += w * f1;
     uncompute!();
-    dealloc!(xo0 = T::zero(), xo1 = T::zero(), xo2 = T::zero());
+    dealloc!(
+        xo0 = T::zero(),
+        xo1 = T::zero(),
+        xo2 = T::zero(),
+        sqtheta = T::zero()
+    );
+    dealloc!(
+        theta = T::zero(),
+        sint = T::zero(),
+        cost = T::zero(),
+        tinv = T::zero()
+    );
+    dealloc!(
+        omc = T::zero(),
+        tinv2 = T::zero(),
+        ks = T::zero(),
+        kc = T::zero()
+    );
+    dealloc!(
+        cx0 = T::zero(),
+        cx1 = T::zero(),
+        cx2 = T::zero(),
+        rdx = T::zero(),
+        d = T::zero()
+    );
     dealloc!(xc0 = T::zero(), xc1 = T::zero(), xc2 = T::zero());
     dealloc!(
+        zinv = T::zero(),
         pr0 = T::zero(),
         pr1 = T::zero(),
         rsq = T::zero(),
-        big_l = T::zero()
+        rsq2 = T::zero()
     );
-    dealloc!(f0 = T::zero(), f1 = T::zero());
+    dealloc!(
+        big_l = T::zero(),
+        fl = T::zero(),
+        f0 = T::zero(),
+        f1 = T::zero()
+    );
 }
 
 /// The two rows of the Jacobian of one observation's reprojection residual with respect to
