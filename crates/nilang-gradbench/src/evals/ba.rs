@@ -11,6 +11,8 @@
 //! [`ba_weight`]. The Jacobian is assembled row by row, each row one gradient of one residual
 //! by reversal: for every observation two rows of 15 non-zeros (11 camera, 3 point, 1 weight
 //! columns) and one row of one non-zero, in compressed sparse rows (CSR) as ADBench does.
+//! Both functions write into buffers that the runs of one message share
+//! ([`Problem::objective_into`], [`Problem::jacobian_into`]).
 //!
 //! Output, as GradBench's reference tool encodes it (all observations are copies):
 //! `objective` → `{"reproj_error": {"elements": [e₀, e₁], "repeated": p}, "w_err": {"element":
