@@ -11,15 +11,17 @@
 //! [`ba_weight`]. The Jacobian is assembled row by row, each row one gradient of one residual
 //! by reversal: for every observation two rows of 15 non-zeros (11 camera, 3 point, 1 weight
 //! columns) and one row of one non-zero, in compressed sparse rows (CSR) as ADBench does.
+//! Both functions write into buffers that the runs of one message share
+//! ([`Problem::objective_into`], [`Problem::jacobian_into`]).
 //!
 //! Output, as GradBench's reference tool encodes it (all observations are copies):
 //! `objective` → `{"reproj_error": {"elements": [e₀, e₁], "repeated": p}, "w_err": {"element":
 //! e, "repeated": p}}`; `jacobian` → `{"rows", "cols", "vals"}` holding the first 30 entries of
 //! the CSR arrays followed by their last entry.
 
-use super::{decode, timed, unknown_function};
+use super::{decode, timed_into_with, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Lanes, Loss, Real};
+use nilang::{i, Lanes, Real};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
@@ -28,14 +30,30 @@ use serde_json::{json, Value};
 /// Camera parameters per camera.
 pub const NCAM: usize = 11;
 
+/// A fresh ancilla's value: negative zero, the exact additive identity of floats, so that the
+/// first `a += e` into it leaves `e` itself and the compiler drops the addition (`+0.0 + e`
+/// must be computed: it turns `−0.0` into `+0.0`). It is still a zero for `dealloc!`.
+#[inline(always)]
+pub fn fresh<T: Real>() -> T {
+    T::lit(-0.0)
+}
+
 /// `err += w·(proj(cam, x) − feat)`: the reprojection residual of one observation.
 ///
-/// The point is moved to the camera's centre, rotated by the angle-axis vector `cam[0..3]`
-/// (Rodrigues' formula; first order `p + r × p` when `r = 0`), projected and distorted, all
-/// in one routine that reads `cam`, `x` and `feat` and writes only its ancillas: so the
-/// unchecked forward stops after adding the residual (the uncomputation would only restore
-/// ancillas), and the gradient does not recompute the projection.
-#[i(expand, nocheck)]
+/// The point is moved to the camera's centre, rotated by the angle-axis vector `r = cam[0..3]`
+/// and projected with radial distortion. The rotation is Rodrigues' formula written with
+/// `θ = |r|` as `xc = xo·cos θ + (r × xo)·(sin θ / θ) + r·(r·xo)·((1 − cos θ) / θ²)`, whose
+/// two coefficients are `1` and `0` when `r = 0` (the first-order `xo + r × xo` of ADBench).
+/// Only `θ` and those coefficients depend on the branch; `sin θ` and `cos θ` are computed
+/// for both (of `θ = 0` when `r = 0`, an ancilla the branch leaves untouched, so no gradient
+/// reaches the square root at zero), which lets the adjoint reuse the forward's `sincos`.
+///
+/// The body is one routine with no nested routine: every intermediate is an ancilla
+/// allocated first (at [`fresh`]), computed once, and read by the residual `err += w·f`. The
+/// unchecked forward stops after the residual; the fused gradient (`ba_reproj_vjp`) runs the
+/// computation once on values and its adjoint once, with nothing recomputed. Divisions are
+/// two reciprocals (`1/θ`, `1/xc₂`), as the hand-written derivative does.
+#[i(nocheck)]
 pub fn ba_reproj<T: Real>(
     err: &mut [T; 2],
     cam: &mut [T; NCAM],
@@ -43,71 +61,127 @@ pub fn ba_reproj<T: Real>(
     w: &mut T,
     feat: &[f64; 2],
 ) {
-    let (xo0, xo1, xo2) = (T::zero(), T::zero(), T::zero());
-    let (xc0, xc1, xc2) = (T::zero(), T::zero(), T::zero());
-    let (pr0, pr1, rsq, big_l) = (T::zero(), T::zero(), T::zero(), T::zero());
-    let (f0, f1) = (T::zero(), T::zero());
+    // the point relative to the camera, and the rotation's coefficients
+    let (xo0, xo1, xo2, sqtheta) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    let (theta, sint, cost, tinv) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    let (omc, tinv2, ks, kc) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    // r × xo, r·xo, (r·xo)·kc and the rotated point
+    let (cx0, cx1, cx2, rdx, d) = (
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+    );
+    let (xc0, xc1, xc2) = (fresh::<T>(), fresh::<T>(), fresh::<T>());
+    // projection, distortion, the focal length and the residual before weighting
+    let (zinv, pr0, pr1, rsq, rsq2) = (
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+        fresh::<T>(),
+    );
+    let (big_l, fl, f0, f1) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
     routine! {
         xo0 += x[0] - cam[3];
         xo1 += x[1] - cam[4];
         xo2 += x[2] - cam[5];
-        let sqtheta = T::zero();
-        routine! {
-            sqtheta += square(cam[0]);
-            sqtheta += square(cam[1]);
-            sqtheta += square(cam[2]);
-        }
+        sqtheta += square(cam[0]);
+        sqtheta += square(cam[1]);
+        sqtheta += square(cam[2]);
         if sqtheta.val() != 0.0 {
-            let (theta, cost, sint) = (T::zero(), T::zero(), T::zero());
-            let (w0, w1, w2) = (T::zero(), T::zero(), T::zero());
-            let (dot, tmp) = (T::zero(), T::zero());
-            routine! {
-                theta += sqrt(sqtheta);
-                cost += cos(theta);
-                sint += sin(theta);
-                w0 += cam[0] / theta;
-                w1 += cam[1] / theta;
-                w2 += cam[2] / theta;
-                dot += w0 * xo0 + w1 * xo1 + w2 * xo2;
-                tmp += dot - dot * cost;
-            }
-            xc0 += xo0 * cost + (w1 * xo2 - w2 * xo1) * sint + w0 * tmp;
-            xc1 += xo1 * cost + (w2 * xo0 - w0 * xo2) * sint + w1 * tmp;
-            xc2 += xo2 * cost + (w0 * xo1 - w1 * xo0) * sint + w2 * tmp;
-            uncompute!();
-            dealloc!(theta = T::zero(), cost = T::zero(), sint = T::zero());
-            dealloc!(w0 = T::zero(), w1 = T::zero(), w2 = T::zero());
-            dealloc!(dot = T::zero(), tmp = T::zero());
-        } else {
-            xc0 += xo0 + (cam[1] * xo2 - cam[2] * xo1);
-            xc1 += xo1 + (cam[2] * xo0 - cam[0] * xo2);
-            xc2 += xo2 + (cam[0] * xo1 - cam[1] * xo0);
+            theta += sqrt(sqtheta);
         }
-        uncompute!();
-        dealloc!(sqtheta = T::zero());
-        pr0 += xc0 / xc2;
-        pr1 += xc1 / xc2;
+        (sint, cost) += sincos(theta);
+        if sqtheta.val() != 0.0 {
+            tinv += 1.0 / theta;
+            ks += sint * tinv;
+            omc += identity(1.0);
+            omc -= identity(cost);
+            tinv2 += square(tinv);
+            kc += omc * tinv2;
+        } else {
+            ks += identity(1.0);
+        }
+        cx0 += cam[1] * xo2;
+        cx0 -= cam[2] * xo1;
+        cx1 += cam[2] * xo0;
+        cx1 -= cam[0] * xo2;
+        cx2 += cam[0] * xo1;
+        cx2 -= cam[1] * xo0;
+        rdx += cam[0] * xo0;
+        rdx += cam[1] * xo1;
+        rdx += cam[2] * xo2;
+        d += rdx * kc;
+        xc0 += xo0 * cost;
+        xc0 += cx0 * ks;
+        xc0 += cam[0] * d;
+        xc1 += xo1 * cost;
+        xc1 += cx1 * ks;
+        xc1 += cam[1] * d;
+        xc2 += xo2 * cost;
+        xc2 += cx2 * ks;
+        xc2 += cam[2] * d;
+        zinv += 1.0 / xc2;
+        pr0 += xc0 * zinv;
+        pr1 += xc1 * zinv;
         rsq += square(pr0);
         rsq += square(pr1);
+        rsq2 += square(rsq);
         big_l += identity(1.0);
-        big_l += cam[9] * rsq + cam[10] * square(rsq);
-        f0 += pr0 * big_l * cam[6] + cam[7];
-        f1 += pr1 * big_l * cam[6] + cam[8];
+        big_l += cam[9] * rsq;
+        big_l += cam[10] * rsq2;
+        fl += cam[6] * big_l;
+        f0 += pr0 * fl;
+        f0 += identity(cam[7]);
         f0 -= identity(feat[0]);
+        f1 += pr1 * fl;
+        f1 += identity(cam[8]);
         f1 -= identity(feat[1]);
     }
     err[0] += w * f0;
     err[1] += w * f1;
     uncompute!();
-    dealloc!(xo0 = T::zero(), xo1 = T::zero(), xo2 = T::zero());
+    dealloc!(
+        xo0 = T::zero(),
+        xo1 = T::zero(),
+        xo2 = T::zero(),
+        sqtheta = T::zero()
+    );
+    dealloc!(
+        theta = T::zero(),
+        sint = T::zero(),
+        cost = T::zero(),
+        tinv = T::zero()
+    );
+    dealloc!(
+        omc = T::zero(),
+        tinv2 = T::zero(),
+        ks = T::zero(),
+        kc = T::zero()
+    );
+    dealloc!(
+        cx0 = T::zero(),
+        cx1 = T::zero(),
+        cx2 = T::zero(),
+        rdx = T::zero(),
+        d = T::zero()
+    );
     dealloc!(xc0 = T::zero(), xc1 = T::zero(), xc2 = T::zero());
     dealloc!(
+        zinv = T::zero(),
         pr0 = T::zero(),
         pr1 = T::zero(),
         rsq = T::zero(),
-        big_l = T::zero()
+        rsq2 = T::zero()
     );
-    dealloc!(f0 = T::zero(), f1 = T::zero());
+    dealloc!(
+        big_l = T::zero(),
+        fl = T::zero(),
+        f0 = T::zero(),
+        f1 = T::zero()
+    );
 }
 
 /// The two rows of the Jacobian of one observation's reprojection residual with respect to
@@ -191,7 +265,7 @@ pub struct Problem {
 }
 
 /// The residuals.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Residuals {
     /// Reprojection residuals, `p × 2`.
     pub reproj: Vec<[f64; 2]>,
@@ -200,7 +274,7 @@ pub struct Residuals {
 }
 
 /// A sparse matrix in compressed sparse rows.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Csr {
     /// Number of columns.
     pub ncols: usize,
@@ -322,54 +396,101 @@ impl Problem {
 
     /// The residuals, by running [`ba_reproj`] and [`ba_weight`] forward.
     pub fn objective(&self) -> Residuals {
+        let mut r = Residuals::default();
+        self.objective_into(&mut r);
+        r
+    }
+
+    /// [`Problem::objective`] into `out`, whose buffers are reused (resized to `p` entries
+    /// only when they have another length), so repeated runs allocate nothing.
+    ///
+    /// Each residual is accumulated onto a local negative zero, the exact additive identity
+    /// (`+0.0 + e` would be an addition that turns `−0.0` into `+0.0`), and then stored.
+    pub fn objective_into(&self, out: &mut Residuals) {
         let p = self.obs.len();
-        let mut reproj = vec![[0.0; 2]; p];
-        let mut w_err = vec![0.0; p];
-        for (k, &(c, pt)) in self.obs.iter().enumerate() {
+        out.reproj.resize(p, [0.0; 2]);
+        out.w_err.resize(p, 0.0);
+        let rows = out.reproj.iter_mut().zip(&mut out.w_err);
+        for (k, ((&(c, pt), feat), (reproj, w_err))) in
+            self.obs.iter().zip(&self.feats).zip(rows).enumerate()
+        {
             let (mut cam, mut x, mut w) = (self.cams[c], self.x[pt], self.w[k]);
-            ba_reproj(&mut reproj[k], &mut cam, &mut x, &mut w, &self.feats[k]);
-            ba_weight(&mut w_err[k], &mut w);
+            let (mut e, mut ew) = ([-0.0; 2], -0.0);
+            ba_reproj(&mut e, &mut cam, &mut x, &mut w, feat);
+            ba_weight(&mut ew, &mut w);
+            (*reproj, *w_err) = (e, ew);
         }
-        Residuals { reproj, w_err }
     }
 
     /// The Jacobian of the residuals with respect to (cameras, points, weights) by reversal:
     /// per observation the two reprojection rows from one adjoint sweep ([`reproj_rows`]),
-    /// and the weight row by `ba_weight_grad`.
+    /// and the weight row by `ba_weight_vjp`.
     pub fn jacobian(&self) -> Result<Csr, String> {
+        let mut j = Csr::default();
+        self.jacobian_into(&mut j);
+        Ok(j)
+    }
+
+    /// [`Problem::jacobian`] into `j`, whose buffers are reused (resized only when they have
+    /// another length), so repeated runs allocate nothing. Every entry is written by its index:
+    /// observation `k`'s two rows of `NCAM + 4` entries at `2 (NCAM + 4) k`, the `p` weight
+    /// rows after them.
+    pub fn jacobian_into(&self, j: &mut Csr) {
         let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
-        let ncols = NCAM * n + 3 * m + p;
-        let nnz = (NCAM + 3 + 1) * 2 * p + p;
-        let mut rows = Vec::with_capacity(3 * p + 1);
-        let mut cols = Vec::with_capacity(nnz);
-        let mut vals = Vec::with_capacity(nnz);
-        rows.push(0);
-        let err = |e: nilang::GradError| e.to_string();
-        for (k, &(c, pt)) in self.obs.iter().enumerate() {
-            let block = reproj_rows(&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
-            for r in 0..2 {
-                // columns of a row: cam (NCAM), x (3), w (1)
-                cols.extend((0..NCAM).map(|j| NCAM * c + j));
-                cols.extend((0..3).map(|j| NCAM * n + 3 * pt + j));
-                cols.push(NCAM * n + 3 * m + k);
-                vals.extend_from_slice(&block[r]);
-                rows.push(cols.len());
+        const ROW: usize = NCAM + 4;
+        let nnz = 2 * ROW * p + p;
+        j.ncols = NCAM * n + 3 * m + p;
+        j.rows.resize(3 * p + 1, 0);
+        j.cols.resize(nnz, 0);
+        j.vals.resize(nnz, 0.0);
+        let w_col = NCAM * n + 3 * m;
+        let (reproj_cols, weight_cols) = j.cols.split_at_mut(2 * ROW * p);
+        let (reproj_vals, weight_vals) = j.vals.split_at_mut(2 * ROW * p);
+        let blocks = reproj_cols
+            .chunks_exact_mut(2 * ROW)
+            .zip(reproj_vals.chunks_exact_mut(2 * ROW));
+        for (k, ((&(c, pt), feat), (cols, vals))) in
+            self.obs.iter().zip(&self.feats).zip(blocks).enumerate()
+        {
+            let rows = reproj_rows(&self.cams[c], &self.x[pt], self.w[k], feat);
+            for ((cols, vals), row) in cols
+                .chunks_exact_mut(ROW)
+                .zip(vals.chunks_exact_mut(ROW))
+                .zip(&rows)
+            {
+                row_columns(cols, NCAM * c, NCAM * n + 3 * pt, w_col + k);
+                vals.copy_from_slice(row);
             }
         }
-        for k in 0..p {
-            let (mut e, mut w) = (0.0, self.w[k]);
-            let (_ge, gw) = ba_weight_grad(Loss::arg(0), &mut e, &mut w).map_err(err)?;
-            cols.push(NCAM * n + 3 * m + k);
-            vals.push(gw.g);
-            rows.push(cols.len());
+        for (k, ((col, val), &w)) in weight_cols
+            .iter_mut()
+            .zip(weight_vals)
+            .zip(&self.w)
+            .enumerate()
+        {
+            let (mut e, mut e_grad, mut w, mut w_grad) = (0.0, 1.0, w, 0.0);
+            ba_weight_vjp(&mut e, &mut e_grad, &mut w, &mut w_grad);
+            (*col, *val) = (w_col + k, w_grad);
         }
-        Ok(Csr {
-            ncols,
-            rows,
-            cols,
-            vals,
-        })
+        for (r, start) in j.rows.iter_mut().enumerate() {
+            // row r < 2p holds ROW entries, each later one 1
+            *start = ROW * r.min(2 * p) + r.saturating_sub(2 * p);
+        }
     }
+}
+
+/// The columns of one reprojection row: the camera's `NCAM` from `cam`, the point's 3 from
+/// `point`, the weight's.
+fn row_columns(cols: &mut [usize], cam: usize, point: usize, weight: usize) {
+    let (c, rest) = cols.split_at_mut(NCAM);
+    let (x, w) = rest.split_at_mut(3);
+    for (i, col) in c.iter_mut().enumerate() {
+        *col = cam + i;
+    }
+    for (i, col) in x.iter_mut().enumerate() {
+        *col = point + i;
+    }
+    w[0] = weight;
 }
 
 /// The reference tool's encoding of the residuals (observations are copies).
@@ -430,13 +551,28 @@ pub fn reference_reproj(cam: &[f64; NCAM], x: &[f64; 3], w: f64, feat: &[f64; 2]
     ]
 }
 
-/// The `ba` functions: `objective` and `jacobian`.
+/// The `ba` functions: `objective` and `jacobian`. The output buffers are allocated once and
+/// reused by every run of the message ([`Problem::objective_into`], [`Problem::jacobian_into`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("ba", input)?;
     let problem = Problem::from_input(&inp)?;
     match function {
-        "objective" => timed(input, || Ok(problem.objective()), |r| encode_objective(&r)),
-        "jacobian" => timed(input, || problem.jacobian(), |j| encode_jacobian(&j)),
+        "objective" => {
+            let mut r = Residuals::default();
+            let run = |r: &mut Residuals| {
+                problem.objective_into(r);
+                Ok(())
+            };
+            timed_into_with(input, &mut r, run, encode_objective)
+        }
+        "jacobian" => {
+            let mut j = Csr::default();
+            let run = |j: &mut Csr| {
+                problem.jacobian_into(j);
+                Ok(())
+            };
+            timed_into_with(input, &mut j, run, encode_jacobian)
+        }
         _ => Err(unknown_function("ba", function, &["objective", "jacobian"])),
     }
 }

@@ -30,7 +30,7 @@
 //! forward, then backward on gradient values.
 //!
 use super::lse::{logsumexp, logsumexp_adjoint, logsumexp_adjoint_inv, logsumexp_inv};
-use super::{decode, flatten, rows, timed, timed_encode, unknown_function};
+use super::{decode, flatten, rows, timed, timed_into_with, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use rand::{Rng, SeedableRng};
@@ -898,14 +898,14 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
         }
         "jacobian" => {
             let (mut b, mut g) = (p.buffers(), p.zero_gradient());
-            timed_encode(
+            timed_into_with(
                 input,
                 &mut g,
                 |g| {
                     p.gradient_into(&mut b, g);
                     Ok(())
                 },
-                |g| Ok(p.encode_gradient(g)),
+                |g| p.encode_gradient(g),
             )
         }
         _ => Err(unknown_function(

@@ -5,7 +5,7 @@
 //! `LSE(x) = a + log Σᵢ exp(xᵢ − a)`. The value does not depend on `a`, so holding `a`
 //! constant while reversing gives the exact gradient (the softmax of `x`).
 
-use super::{decode, timed, timed_encode, unknown_function};
+use super::{decode, timed, timed_into_with, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use serde::Deserialize;
@@ -148,14 +148,14 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
         }
         "gradient" => {
             let (mut x, mut b) = (inp.x.clone(), GradientBuffers::new(inp.x.len()));
-            timed_encode(
+            timed_into_with(
                 input,
                 &mut b,
                 |b| {
                     gradient_into(&mut x, b);
                     Ok(())
                 },
-                |b| Ok(json!(b.grad)),
+                |b| json!(b.grad),
             )
         }
         _ => Err(unknown_function("lse", function, &["primal", "gradient"])),

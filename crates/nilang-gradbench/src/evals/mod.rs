@@ -113,21 +113,22 @@ pub fn timed_into<B: serde::Serialize>(
     out: &mut B,
     compute: impl FnMut(&mut B) -> Result<(), String>,
 ) -> Result<(Value, Vec<Timing>), String> {
-    timed_encode(input, out, compute, |out| {
+    let (value, timings) = timed_into_with(input, out, compute, |out| {
         serde_json::to_value(out).map_err(|e| e.to_string())
-    })
+    })?;
+    Ok((value?, timings))
 }
 
-/// [`timed_into`] with the output encoded by `encode`.
-pub fn timed_encode<B>(
+/// [`timed_into`] with the eval's own encoding of `out` (a cut of it, say), after the runs.
+pub fn timed_into_with<B, V>(
     input: &Value,
     out: &mut B,
     mut compute: impl FnMut(&mut B) -> Result<(), String>,
-    encode: impl FnOnce(&B) -> Result<Value, String>,
-) -> Result<(Value, Vec<Timing>), String> {
+    encode: impl FnOnce(&B) -> V,
+) -> Result<(V, Vec<Timing>), String> {
     let runs = Runs::from_input(input)?;
     let ((), timings) = runs.run(|| compute(out))?;
-    Ok((encode(out)?, timings))
+    Ok((encode(out), timings))
 }
 
 /// Flattens rows into one row-major vector, checking every row has `cols` entries.
