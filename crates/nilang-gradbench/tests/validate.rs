@@ -354,6 +354,27 @@ fn det_value_and_gradient() {
     }
 }
 
+/// `det` with stacked sub-minors (ℓ ≥ 4): the value is the plain expansion's, and the gradient
+/// is the cofactor matrix, `∂det/∂A[i][j] = (−1)^(i+j) det(A without row i and column j)`.
+#[test]
+fn det_gradient_is_the_cofactor_matrix() {
+    for ell in 4..=8 {
+        let a = lcg(40 + ell as u64, ell * ell);
+        assert!(close(det::primal(&a, ell), det::reference(&a, ell), 1e-13));
+        let g = det::gradient(&a, ell).unwrap();
+        let cofactor = |i: usize, j: usize| {
+            let minor: Vec<f64> = (0..ell * ell)
+                .filter(|k| k / ell != i && k % ell != j)
+                .map(|k| a[k])
+                .collect();
+            let sign = if (i + j).is_multiple_of(2) { 1.0 } else { -1.0 };
+            sign * det::reference(&minor, ell - 1)
+        };
+        let want: Vec<f64> = (0..ell * ell).map(|k| cofactor(k / ell, k % ell)).collect();
+        assert_all_close("det cofactors", &g, &want, 1e-12);
+    }
+}
+
 #[test]
 fn lstm_value_and_gradient() {
     for (l, c, b, seed) in [(1, 2, 1, 1), (2, 4, 3, 2), (3, 5, 4, 3)] {

@@ -9,13 +9,18 @@
 //! scored against `seq[t + 1]`. The loss is `−Σ ygold·ynorm / ((c − 1)·b)`.
 //!
 //! The reversible program keeps the whole state history: `hist` holds `(h, c)` of every layer
-//! at every step (the initial state at step 0), `xs` every layer's input at every step, so each
-//! state update is an accumulation into a fresh zero slot (`c_{t+1} += c_t·f + i·g`). The four
-//! gates of a cell are ancillas computed, used and uncomputed; the prediction and its
-//! LogSumExp are computed, scored into the loss and uncomputed per step. The gradient is the
-//! generated `lstm_objective_grad` (the inverse program walks the steps backwards).
+//! at every step (the initial state at step 0) and `ys` every step's prediction, so each state
+//! update is an accumulation into a fresh zero slot (`c_{t+1} += c_t·f + i·g`). Everything else
+//! lives in ancillas that routines allocate, use and uncompute: a cell's input and four gates,
+//! `tanh c_{t+1}`, a step's LogSumExp. Each is computed once by the forward (the unchecked
+//! forward skips uncomputations that only restore a routine's own ancillas), so the objective
+//! costs what ADBench's does: three `exp` and two `tanh` per cell, `b` `exp` and a `log` per
+//! step. A layer's cells are one loop ([`lstm_layer`], on the layer's slices of the history and
+//! the parameters) whose indices are affine in the cell, so it checks bounds once per layer and
+//! step. The gradient is the generated `lstm_objective_grad` (the inverse program walks the
+//! steps backwards).
 
-use super::{decode, flatten, timed, unknown_function};
+use super::{decode, flatten, timed, unknown_function, Fresh};
 use crate::runs::Timing;
 use nilang::{i, Loss, Real};
 use serde::Deserialize;
@@ -36,13 +41,19 @@ impl Dims {
     /// Index of `h` of cell `i` of layer `j` at step `t` in the state history (`c` at `+ b`).
     #[inline(always)]
     pub fn h(&self, t: usize, j: usize, i: usize) -> usize {
-        (t * self.l + j) * 2 * self.b + i
+        t * self.step() + j * 2 * self.b + i
     }
 
-    /// Index of the input of cell `i` of layer `j` at step `t`.
+    /// Entries of the state history per step (`l` layers of `2b`).
     #[inline(always)]
-    pub fn x(&self, t: usize, j: usize, i: usize) -> usize {
-        (t * self.l + j) * self.b + i
+    pub fn step(&self) -> usize {
+        2 * self.l * self.b
+    }
+
+    /// Index of the prediction `y_i` at step `t`.
+    #[inline(always)]
+    pub fn y(&self, t: usize, i: usize) -> usize {
+        t * self.b + i
     }
 
     /// Length of the state history (`c` steps of `l` layers of `2b` values).
@@ -55,64 +66,70 @@ impl Dims {
         1.0 / ((self.c - 1) * self.b) as f64
     }
 
-    /// Length of the input history.
-    pub fn xs_len(&self) -> usize {
-        (self.c - 1) * self.l * self.b
+    /// Length of the prediction history (`c − 1` steps of `b` values).
+    pub fn ys_len(&self) -> usize {
+        (self.c - 1) * self.b
     }
 }
 
-/// One cell update: `c_{t+1} += c_t·f + i·g`, `h_{t+1} += o·tanh(c_{t+1})` for cell `i` of
-/// layer `j` (the new slots must hold zero).
+/// Layer `j` at step `t`, cell by cell: `c' += c·f + i·g`, `h' += o·tanh(c')` (primes: step
+/// `t + 1`, slots that must hold zero). `state` is the history from layer `j` at step `t` on:
+/// `(h, c)` at `0..2b`, `(h', c')` at `next..next + 2b` (`next` = [`Dims::step`]), and, for a
+/// layer other than the first, its input (the new `h` of the layer below) at `next − 2b`. `p`
+/// holds the layer's `8b` parameters; the first layer's input is `extra[i]·x[i]`, `x` the
+/// step's one-hot character.
+///
+/// Every index is affine in the cell `i`, so the loop checks bounds once; a cell's input, gates
+/// and `tanh c'` live in ancillas of its routines' own, so the forward computes each once.
 #[i(nocheck)]
-pub fn lstm_cell<T: Real>(
-    hist: &mut [T],
-    xs: &mut [T],
-    main: &mut [T],
-    t: usize,
-    j: usize,
-    i: usize,
-    dims: Dims,
+pub fn lstm_layer<T: Real>(
+    state: &mut [T],
+    p: &mut [T],
+    extra: &mut [T],
+    x: &[f64],
+    next: usize,
+    b: usize,
+    first: bool,
 ) {
-    let (zf, zi, zo, zc) = (T::zero(), T::zero(), T::zero(), T::zero());
-    let (fg, ig, og, cg, tc) = (T::zero(), T::zero(), T::zero(), T::zero(), T::zero());
-    routine! {
-        zf += xs[dims.x(t, j, i)] * main[8 * dims.b * j + i];
-        zf += main[8 * dims.b * j + 4 * dims.b + i];
-        fg += sigmoid(zf);
-        zi += hist[dims.h(t, j, i)] * main[8 * dims.b * j + dims.b + i];
-        zi += main[8 * dims.b * j + 5 * dims.b + i];
-        ig += sigmoid(zi);
-        zo += xs[dims.x(t, j, i)] * main[8 * dims.b * j + 2 * dims.b + i];
-        zo += main[8 * dims.b * j + 6 * dims.b + i];
-        og += sigmoid(zo);
-        zc += hist[dims.h(t, j, i)] * main[8 * dims.b * j + 3 * dims.b + i];
-        zc += main[8 * dims.b * j + 7 * dims.b + i];
-        cg += tanh(zc);
+    for i in 0..b {
+        routine! {
+            let (inp, zf, zi, zo, zc) = (T::fresh(), T::fresh(), T::fresh(), T::fresh(), T::fresh());
+            let (fg, ig, og, cg) = (T::fresh(), T::fresh(), T::fresh(), T::fresh());
+            if first {
+                inp += extra[i] * T::lit(x[i]);
+            } else {
+                inp += identity(state[next - 2 * b + i]);
+            }
+            zf += inp * p[i];
+            zf += p[4 * b + i];
+            fg += sigmoid(zf);
+            zi += state[i] * p[b + i];
+            zi += p[5 * b + i];
+            ig += sigmoid(zi);
+            zo += inp * p[2 * b + i];
+            zo += p[6 * b + i];
+            og += sigmoid(zo);
+            zc += state[i] * p[3 * b + i];
+            zc += p[7 * b + i];
+            cg += tanh(zc);
+        }
+        state[next + b + i] += state[b + i] * fg;
+        state[next + b + i] += ig * cg;
+        routine! {
+            let tc = T::fresh();
+            tc += tanh(state[next + b + i]);
+        }
+        state[next + i] += og * tc;
+        uncompute!();
+        uncompute!();
     }
-    hist[dims.h(t + 1, j, i) + dims.b] += hist[dims.h(t, j, i) + dims.b] * fg;
-    hist[dims.h(t + 1, j, i) + dims.b] += ig * cg;
-    tc += tanh(hist[dims.h(t + 1, j, i) + dims.b]);
-    hist[dims.h(t + 1, j, i)] += og * tc;
-    tc -= tanh(hist[dims.h(t + 1, j, i) + dims.b]);
-    uncompute!();
-    dealloc!(
-        zf = T::zero(),
-        zi = T::zero(),
-        zo = T::zero(),
-        zc = T::zero()
-    );
-    dealloc!(
-        fg = T::zero(),
-        ig = T::zero(),
-        og = T::zero(),
-        cg = T::zero(),
-        tc = T::zero()
-    );
 }
 
 /// `loss += ADBench's LSTM loss`. `hist` holds the initial state in its first `2lb` entries
-/// and zeros after (filled with the state history); `xs` is zero (filled with the layer
-/// inputs). `seq` is the `c × b` sequence, `gold_sums[t]` the sum of `seq[t]`.
+/// and zeros after (filled with the state history); `ys` is zero (filled with the
+/// predictions). `seq` is the `c × b` sequence, `gold_sums[t]` the sum of `seq[t]`.
+///
+/// Per step: [`lstm_layer`] for each layer, then [`lstm_score`].
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn lstm_objective<T: Real>(
@@ -120,41 +137,70 @@ pub fn lstm_objective<T: Real>(
     main: &mut [T],
     extra: &mut [T],
     hist: &mut [T],
-    xs: &mut [T],
+    ys: &mut [T],
     seq: &[f64],
     gold_sums: &[f64],
     dims: Dims,
 ) {
-    let yp = vec![T::zero(); dims.b];
     for t in 0..dims.c - 1 {
         for j in 0..dims.l {
-            for i in 0..dims.b {
-                if j == 0 {
-                    xs[dims.x(t, 0, i)] += extra[i] * T::lit(seq[t * dims.b + i]);
-                } else {
-                    xs[dims.x(t, j, i)] += identity(hist[dims.h(t + 1, j - 1, i)]);
-                }
-                lstm_cell(hist, xs, main, t, j, i, dims);
-            }
+            lstm_layer(
+                hist[dims.h(t, j, 0)..dims.h(t + 1, j, 0) + 2 * dims.b],
+                main[8 * dims.b * j..8 * dims.b * (j + 1)],
+                extra,
+                &seq[t * dims.b..(t + 1) * dims.b],
+                dims.step(),
+                dims.b,
+                j == 0,
+            );
         }
-        let (s, lse) = (T::zero(), T::zero());
-        routine! {
-            for i in 0..dims.b {
-                yp[i] += hist[dims.h(t + 1, dims.l - 1, i)] * extra[dims.b + i];
-                yp[i] += extra[2 * dims.b + i];
-                s += exp(yp[i]);
-            }
-            s += identity(2.0);
-            lse += log(s);
-        }
-        for i in 0..dims.b {
-            loss -= yp[i] * T::lit(seq[(t + 1) * dims.b + i] * dims.scale());
-        }
-        loss += lse * T::lit(gold_sums[t + 1] * dims.scale());
-        uncompute!();
-        dealloc!(s = T::zero(), lse = T::zero());
+        lstm_score(
+            loss,
+            ys[dims.y(t, 0)..dims.y(t + 1, 0)],
+            hist[dims.h(t + 1, dims.l - 1, 0)..dims.h(t + 1, dims.l - 1, dims.b)],
+            extra,
+            &seq[(t + 1) * dims.b..(t + 2) * dims.b],
+            gold_sums[t + 1],
+            dims.scale(),
+            dims.b,
+        );
     }
-    dealloc!(yp = vec![T::zero(); dims.b]);
+}
+
+/// One step's prediction and score: `y += h ⊙ w_out + b_out` (`y` zero: the step's slots of
+/// the prediction history; `h` the last layer's new hidden state; `w_out`, `b_out` in
+/// `extra[b..3b]`), then `loss += (lse·Σ gold − Σ gold ⊙ y)·scale` with
+/// `lse = log(Σ exp y + 2)` in ancillas of its routine's own (computed once forward). `gold`
+/// is the next character, `gold_sum` its sum.
+#[i(nocheck)]
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_score<T: Real>(
+    loss: &mut T,
+    y: &mut [T],
+    h: &mut [T],
+    extra: &mut [T],
+    gold: &[f64],
+    gold_sum: f64,
+    scale: f64,
+    b: usize,
+) {
+    for i in 0..b {
+        y[i] += h[i] * extra[b + i];
+        y[i] += extra[2 * b + i];
+    }
+    routine! {
+        let (s, lse) = (T::fresh(), T::fresh());
+        for i in 0..b {
+            s += exp(y[i]);
+        }
+        s += identity(2.0);
+        lse += log(s);
+    }
+    for i in 0..b {
+        loss -= y[i] * T::lit(gold[i] * scale);
+    }
+    loss += lse * T::lit(gold_sum * scale);
+    uncompute!();
 }
 
 /// The `lstm` input.
@@ -296,13 +342,13 @@ impl Problem {
     pub fn objective(&self) -> f64 {
         let mut loss = 0.0;
         let (mut main, mut extra) = (self.main.clone(), self.extra.clone());
-        let (mut hist, mut xs) = (self.hist(), vec![0.0; self.dims.xs_len()]);
+        let (mut hist, mut ys) = (self.hist(), vec![0.0; self.dims.ys_len()]);
         lstm_objective(
             &mut loss,
             &mut main,
             &mut extra,
             &mut hist,
-            &mut xs,
+            &mut ys,
             &self.seq,
             &self.gold_sums(),
             self.dims,
@@ -315,14 +361,14 @@ impl Problem {
     pub fn gradient(&self) -> Result<Vec<f64>, String> {
         let mut loss = 0.0;
         let (mut main, mut extra) = (self.main.clone(), self.extra.clone());
-        let (mut hist, mut xs) = (self.hist(), vec![0.0; self.dims.xs_len()]);
-        let (_gl, gmain, gextra, _gh, _gx) = lstm_objective_grad(
+        let (mut hist, mut ys) = (self.hist(), vec![0.0; self.dims.ys_len()]);
+        let (_gl, gmain, gextra, _gh, _gy) = lstm_objective_grad(
             Loss::arg(0),
             &mut loss,
             &mut main,
             &mut extra,
             &mut hist,
-            &mut xs,
+            &mut ys,
             &self.seq,
             &self.gold_sums(),
             self.dims,

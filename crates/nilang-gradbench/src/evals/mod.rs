@@ -23,6 +23,23 @@ pub mod ode;
 pub mod particle;
 pub mod saddle;
 
+/// `T::fresh()`: the zero an accumulating ancilla starts from, `−0`. Since `−0 + v = v` for
+/// every `v` (while `+0 + (−0) = +0`), the compiler drops the first `+=` into it, which on `+0`
+/// it must keep — an addition on the dependency chain of every gate or sub-minor. It equals
+/// zero, so deallocations and results are as with `T::zero()`. Use it in `dealloc!` too, so
+/// the inverse (which allocates there) starts from it as well.
+pub trait Fresh {
+    /// `−0`.
+    fn fresh() -> Self;
+}
+
+impl<T: nilang::Real> Fresh for T {
+    #[inline(always)]
+    fn fresh() -> T {
+        T::lit(-0.0)
+    }
+}
+
 /// The modules (GradBench eval names) this tool defines.
 pub const MODULES: &[&str] = &[
     "hello",
