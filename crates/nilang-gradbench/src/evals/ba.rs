@@ -19,7 +19,7 @@
 //! e, "repeated": p}}`; `jacobian` → `{"rows", "cols", "vals"}` holding the first 30 entries of
 //! the CSR arrays followed by their last entry.
 
-use super::{decode, timed_into_with, unknown_function};
+use super::{decode, timed_into_with, unknown_function, Fresh};
 use crate::runs::Timing;
 use nilang::{i, Lanes, Real};
 use rand::{Rng, SeedableRng};
@@ -29,14 +29,6 @@ use serde_json::{json, Value};
 
 /// Camera parameters per camera.
 pub const NCAM: usize = 11;
-
-/// A fresh ancilla's value: negative zero, the exact additive identity of floats, so that the
-/// first `a += e` into it leaves `e` itself and the compiler drops the addition (`+0.0 + e`
-/// must be computed: it turns `−0.0` into `+0.0`). It is still a zero for `dealloc!`.
-#[inline(always)]
-pub fn fresh<T: Real>() -> T {
-    T::lit(-0.0)
-}
 
 /// `err += w·(proj(cam, x) − feat)`: the reprojection residual of one observation.
 ///
@@ -49,7 +41,7 @@ pub fn fresh<T: Real>() -> T {
 /// reaches the square root at zero), which lets the adjoint reuse the forward's `sincos`.
 ///
 /// The body is one routine with no nested routine: every intermediate is an ancilla
-/// allocated first (at [`fresh`]), computed once, and read by the residual `err += w·f`. The
+/// allocated first (at [`Fresh::fresh`](super::Fresh), negative zero), computed once, and read by the residual `err += w·f`. The
 /// unchecked forward stops after the residual; the fused gradient (`ba_reproj_vjp`) runs the
 /// computation once on values and its adjoint once, with nothing recomputed. Divisions are
 /// two reciprocals (`1/θ`, `1/xc₂`), as the hand-written derivative does.
@@ -62,27 +54,15 @@ pub fn ba_reproj<T: Real>(
     feat: &[f64; 2],
 ) {
     // the point relative to the camera, and the rotation's coefficients
-    let (xo0, xo1, xo2, sqtheta) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
-    let (theta, sint, cost, tinv) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
-    let (omc, tinv2, ks, kc) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    let (xo0, xo1, xo2, sqtheta) = (T::fresh(), T::fresh(), T::fresh(), T::fresh());
+    let (theta, sint, cost, tinv) = (T::fresh(), T::fresh(), T::fresh(), T::fresh());
+    let (omc, tinv2, ks, kc) = (T::fresh(), T::fresh(), T::fresh(), T::fresh());
     // r × xo, r·xo, (r·xo)·kc and the rotated point
-    let (cx0, cx1, cx2, rdx, d) = (
-        fresh::<T>(),
-        fresh::<T>(),
-        fresh::<T>(),
-        fresh::<T>(),
-        fresh::<T>(),
-    );
-    let (xc0, xc1, xc2) = (fresh::<T>(), fresh::<T>(), fresh::<T>());
+    let (cx0, cx1, cx2, rdx, d) = (T::fresh(), T::fresh(), T::fresh(), T::fresh(), T::fresh());
+    let (xc0, xc1, xc2) = (T::fresh(), T::fresh(), T::fresh());
     // projection, distortion, the focal length and the residual before weighting
-    let (zinv, pr0, pr1, rsq, rsq2) = (
-        fresh::<T>(),
-        fresh::<T>(),
-        fresh::<T>(),
-        fresh::<T>(),
-        fresh::<T>(),
-    );
-    let (big_l, fl, f0, f1) = (fresh::<T>(), fresh::<T>(), fresh::<T>(), fresh::<T>());
+    let (zinv, pr0, pr1, rsq, rsq2) = (T::fresh(), T::fresh(), T::fresh(), T::fresh(), T::fresh());
+    let (big_l, fl, f0, f1) = (T::fresh(), T::fresh(), T::fresh(), T::fresh());
     routine! {
         xo0 += x[0] - cam[3];
         xo1 += x[1] - cam[4];
