@@ -30,8 +30,10 @@ pub fn copy<X: Clone>(x: &X) -> X {
 
 /// Checks, before an unchecked loop, that an index it does without bounds checks is in range
 /// at the first (`lo`) and the last (`hi`) iteration (`None`: the index overflowed) for each
-/// length in `lens` (a variable's, and its gradient's in an adjoint program).
-#[inline]
+/// length in `lens` (a variable's, and its gradient's in an adjoint program). Inlined, so that
+/// a loop of a few iterations pays a comparison, not a call and its arguments; the message is
+/// built out of line.
+#[inline(always)]
 pub fn check_hoisted_index(
     lo: Option<usize>,
     hi: Option<usize>,
@@ -39,15 +41,30 @@ pub fn check_hoisted_index(
     site: &Site,
     index: &'static str,
 ) {
-    let len = lens.iter().copied().min().unwrap_or(0);
-    match (lo, hi) {
-        (Some(_), Some(hi)) if hi < len => {}
-        _ => panic!(
-            "index out of range in `{}`: {} takes the values {:?} to {:?} in the loop of `{}`, \
-             but the length is {} (lengths {:?})",
-            site.function, index, lo, hi, site.statement, len, lens
-        ),
+    let in_range = match (lo, hi) {
+        (Some(_), Some(hi)) => lens.iter().all(|&len| hi < len),
+        _ => false,
+    };
+    if !in_range {
+        hoisted_index_out_of_range(lo, hi, lens, site, index);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn hoisted_index_out_of_range(
+    lo: Option<usize>,
+    hi: Option<usize>,
+    lens: &[usize],
+    site: &Site,
+    index: &'static str,
+) -> ! {
+    let len = lens.iter().copied().min().unwrap_or(0);
+    panic!(
+        "index out of range in `{}`: {} takes the values {:?} to {:?} in the loop of `{}`, \
+         but the length is {} (lengths {:?})",
+        site.function, index, lo, hi, site.statement, len, lens
+    )
 }
 
 /// Checks an ancilla's value at deallocation.

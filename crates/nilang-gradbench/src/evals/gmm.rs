@@ -366,11 +366,14 @@ pub fn gmm_objective<T: Real>(
             }
         }
     }
-    for c in 0..k {
-        for i in 0..x.len() / d {
+    // point by point, so that both directions walk `mt` contiguously
+    for i in 0..x.len() / d {
+        for c in 0..k {
             mt[i * k + c] += alpha[c];
             mt[i * k + c] += sumq[c];
         }
+    }
+    for c in 0..k {
         for ch in 0..chunks(x.len() / d, d) {
             sub_half_sqnorms(
                 mt,
