@@ -693,15 +693,18 @@ impl Gen {
             let place = self.place_at(&view, root);
             quote!(#place.len())
         };
-        let mut lens = vec![len(&h.root)];
-        if self.has_shadow(&view) {
-            lens.push(len(&nilang_ir::adjoint::shadow_name(&h.root)));
-        }
+        let length = len(&h.root);
+        let grad_length = if self.has_shadow(&view) {
+            let shadow = len(&nilang_ir::adjoint::shadow_name(&h.root));
+            quote!(::core::option::Option::Some(#shadow))
+        } else {
+            quote!(::core::option::Option::None)
+        };
         let text = format!("{}[{}]", h.root, tokens_text(&h.index.to_token_stream()));
         quote!({
             let __lo = { let #var = __first; #index };
             let __hi = { let #var = __last; #index };
-            #p::check_hoisted_index(__lo, __hi, &[#(#lens),*], #site, #text);
+            #p::check_hoisted_index(__lo, __hi, #length, #grad_length, #site, #text);
         })
     }
 

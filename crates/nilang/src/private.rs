@@ -29,24 +29,22 @@ pub fn copy<X: Clone>(x: &X) -> X {
 }
 
 /// Checks, before an unchecked loop, that an index it does without bounds checks is in range
-/// at the first (`lo`) and the last (`hi`) iteration (`None`: the index overflowed) for each
-/// length in `lens` (a variable's, and its gradient's in an adjoint program). Inlined, so that
-/// a loop of a few iterations pays a comparison, not a call and its arguments; the message is
-/// built out of line.
+/// at the first (`lo`) and the last (`hi`) iteration (`None`: the index overflowed) for the
+/// variable's length `len` and, in an adjoint program, its gradient's `grad_len`. Inlined, so
+/// that a loop of a few iterations pays two comparisons, not a call and its arguments; the
+/// message is built out of line.
 #[inline(always)]
 pub fn check_hoisted_index(
     lo: Option<usize>,
     hi: Option<usize>,
-    lens: &[usize],
+    len: usize,
+    grad_len: Option<usize>,
     site: &Site,
     index: &'static str,
 ) {
-    let in_range = match (lo, hi) {
-        (Some(_), Some(hi)) => lens.iter().all(|&len| hi < len),
-        _ => false,
-    };
-    if !in_range {
-        hoisted_index_out_of_range(lo, hi, lens, site, index);
+    let fits = |n: usize| matches!((lo, hi), (Some(_), Some(hi)) if hi < n);
+    if !(fits(len) && grad_len.is_none_or(fits)) {
+        hoisted_index_out_of_range(lo, hi, len, grad_len, site, index);
     }
 }
 
@@ -55,15 +53,22 @@ pub fn check_hoisted_index(
 fn hoisted_index_out_of_range(
     lo: Option<usize>,
     hi: Option<usize>,
-    lens: &[usize],
+    len: usize,
+    grad_len: Option<usize>,
     site: &Site,
     index: &'static str,
 ) -> ! {
-    let len = lens.iter().copied().min().unwrap_or(0);
+    let lengths = match grad_len {
+        Some(g) => format!(
+            "{} (lengths [{len}, {g}]: the value's and its gradient's)",
+            len.min(g)
+        ),
+        None => len.to_string(),
+    };
     panic!(
         "index out of range in `{}`: {} takes the values {:?} to {:?} in the loop of `{}`, \
-         but the length is {} (lengths {:?})",
-        site.function, index, lo, hi, site.statement, len, lens
+         but the length is {}",
+        site.function, index, lo, hi, site.statement, lengths
     )
 }
 
