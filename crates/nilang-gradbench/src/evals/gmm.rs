@@ -246,11 +246,11 @@ pub fn sub_half_squares4<T: Real>(m0: &mut T, m1: &mut T, m2: &mut T, m3: &mut T
 }
 
 /// How many points (a multiple of four) [`sub_half_sqnorms`] takes per call at dimension `d`:
-/// about 256 values of ancillas per call, so that small dimensions do not pay an allocation
-/// per four points.
+/// about 1024 values of ancillas per call (16 KB with their gradients: in the first-level
+/// cache), so that small dimensions pay few allocations.
 #[inline]
 pub fn points_per_call(d: usize) -> usize {
-    4 * (64 / d.max(1)).max(1)
+    4 * (256 / d.max(1)).max(1)
 }
 
 /// `mt[i·k + c] −= ½‖Q (x_i − μ)‖²` for the points `i = i0, i0 + 1, …` whose rows are `x` (a
