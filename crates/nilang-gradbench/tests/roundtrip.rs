@@ -196,18 +196,33 @@ proptest! {
         assert_restored("kmeans centroids", &c0, &fc, &c);
     }
 
-    /// `ode`: `ode_rhs` (`z += f(x, y[off..])`) and back.
+    /// `ode`: `ode_rhs` (`z += f(x, y[off..])ᵢ`, both branches) and back; `rk4_stages` then
+    /// `rk4_unstage` leave the intermediate points zero again (the step itself is
+    /// `ode_solve`'s, below).
     #[test]
-    fn ode_rhs_round_trips(seed in any::<u64>(), n in 1usize..6, off in 0usize..4) {
-        let (z0, x0, y0) = (lcg(seed, n), lcg(seed ^ 1, n), lcg(seed ^ 2, off + n));
-        let (mut z, mut x, mut y) = (z0.clone(), x0.clone(), y0.clone());
-        ode::ode_rhs(&mut z, &mut x, &mut y, off);
-        let (fz, fx, fy) = (z.clone(), x.clone(), y.clone());
-        assert_changed("ode_rhs z", &z0, &fz);
-        ode::ode_rhs_inv(&mut z, &mut x, &mut y, off);
-        assert_restored("ode_rhs z", &z0, &fz, &z);
-        assert_restored("ode_rhs x", &x0, &fx, &x);
-        assert_restored("ode_rhs y", &y0, &fy, &y);
+    fn ode_rhs_and_stages_round_trip(seed in any::<u64>(), n in 1usize..6, off in 0usize..4) {
+        let (x0, y0) = (lcg(seed ^ 1, n), lcg(seed ^ 2, off + n));
+        for i in 0..n {
+            let z0 = lcg(seed, 1)[0];
+            let (mut z, mut x, mut y) = (z0, x0.clone(), y0.clone());
+            ode::ode_rhs(&mut z, &mut x, &mut y, off, i);
+            let fz = z;
+            assert_changed("ode_rhs z", &[z0], &[fz]);
+            ode::ode_rhs_inv(&mut z, &mut x, &mut y, off, i);
+            assert_restored("ode_rhs z", &[z0], &[fz], &[z]);
+            assert_eq!((&x, &y), (&x0, &y0));
+        }
+        let rk = ode::Rk { n, s: 3 };
+        let (mut ys, mut x) = (lcg(seed ^ 3, 4 * n), x0.clone());
+        ys[n..].iter_mut().for_each(|v| *v = 0.0);
+        let (mut y1, mut y2, mut y3) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        ode::rk4_stages(&mut ys, &mut x, &mut y1, &mut y2, &mut y3, 0, rk);
+        assert_changed("rk4_stages y1", &vec![0.0; n], &y1);
+        ode::rk4_unstage(&mut ys, &mut x, &mut y1, &mut y2, &mut y3, 0, rk);
+        let zero = vec![0.0; n];
+        assert_restored("rk4 y1", &zero, &zero, &y1);
+        assert_restored("rk4 y2", &zero, &zero, &y2);
+        assert_restored("rk4 y3", &zero, &zero, &y3);
     }
 
     /// `saddle`: `saddle_f` (`out += x₁² + x₂² − y₁² − y₂²`, `x` read-only) and back.

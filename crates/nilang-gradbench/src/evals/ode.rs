@@ -4,24 +4,28 @@
 //!
 //! The right-hand side is the one of GradBench's reference implementation (`ode.hpp`:
 //! `z[i] = x[i]·y[i−1]`; the README's formula writes a sum). The reversible program keeps the
-//! solution at every step (`ys`, `(s + 1)·n` values, `ys[0..n] = 0`): step `k` computes the four
-//! stages and the intermediate points into ancillas, accumulates
-//! `y_{k+1} += y_k + h/6·(k₁ + 2k₂ + 2k₃ + k₄)` into the zero slot of step `k + 1`, and
-//! uncomputes the stages. The gradient is the generated `ode_solve_grad` with the loss on the
-//! last entry of `ys`.
+//! solution at every step (`ys`, `(s + 1)·n` values, `ys[0..n] = 0`). Step `k` takes two
+//! passes over the components ([`rk4_stages`], [`rk4_unstage`]) instead of one per stage:
+//! the first computes the intermediate points into ancilla vectors and accumulates
+//! `y_{k+1} += y_k + h/6·(k₁ + 2k₂ + 2k₃ + k₄)` into the zero slot of step `k + 1`, with each
+//! component's stages as scalar ancillas; the second uncomputes the points from the last
+//! component. The gradient is the generated `ode_solve_vjp`, seeded on the last entry of `ys`.
 
 use super::{decode, timed, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Loss, Real};
+use nilang::{i, Real};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// `z += f(x, y)`: `z₀ += x₀`, `zᵢ += xᵢ·y[off + i − 1]` (`y` read at offset `off`).
+/// `z += f(x, y)ᵢ`, one component of the right-hand side: `x₀` for `i = 0`, else
+/// `xᵢ·y[off + i − 1]` (`y` read at offset `off`). Writes `z` alone.
 #[i(nocheck)]
-pub fn ode_rhs<T: Real>(z: &mut [T], x: &mut [T], y: &mut [T], off: usize) {
-    z[0] += identity(x[0]);
-    for i in 1..z.len() {
-        z[i] += x[i] * y[off + i - 1];
+#[inline(always)]
+pub fn ode_rhs<T: Real>(z: &mut T, x: &mut [T], y: &mut [T], off: usize, i: usize) {
+    if i == 0 {
+        z += identity(x[0]);
+    } else {
+        z += x[i] * y[off + i - 1];
     }
 }
 
@@ -42,55 +46,124 @@ impl Rk {
     }
 }
 
-/// `ys[(k + 1)·n ..] += one Runge–Kutta step from ys[k·n ..]` for every step `k < s`.
+/// `ys[(k + 1)·n ..] += one Runge–Kutta step from ys[k·n ..]` for every step `k < s`
+/// ([`rk4_stages`], then [`rk4_unstage`]).
 #[i(nocheck)]
 pub fn ode_solve<T: Real>(ys: &mut [T], x: &mut [T], rk: Rk) {
-    let (k1, k2, k3, k4) = (
-        vec![T::zero(); rk.n],
-        vec![T::zero(); rk.n],
-        vec![T::zero(); rk.n],
-        vec![T::zero(); rk.n],
-    );
     let (y1, y2, y3) = (
         vec![T::zero(); rk.n],
         vec![T::zero(); rk.n],
         vec![T::zero(); rk.n],
     );
     for k in 0..rk.s {
-        routine! {
-            ode_rhs(k1, x, ys, k * rk.n);
-            for i in 0..rk.n {
-                y1[i] += identity(ys[k * rk.n + i]);
-                y1[i] += k1[i] * rk.h(0.5);
-            }
-            ode_rhs(k2, x, y1, 0);
-            for i in 0..rk.n {
-                y2[i] += identity(ys[k * rk.n + i]);
-                y2[i] += k2[i] * rk.h(0.5);
-            }
-            ode_rhs(k3, x, y2, 0);
-            for i in 0..rk.n {
-                y3[i] += identity(ys[k * rk.n + i]);
-                y3[i] += k3[i] * rk.h(1.0);
-            }
-            ode_rhs(k4, x, y3, 0);
-        }
-        for i in 0..rk.n {
-            ys[(k + 1) * rk.n + i] += identity(ys[k * rk.n + i]);
-            ys[(k + 1) * rk.n + i] += k1[i] * rk.h(1.0 / 6.0);
-            ys[(k + 1) * rk.n + i] += k2[i] * rk.h(1.0 / 3.0);
-            ys[(k + 1) * rk.n + i] += k3[i] * rk.h(1.0 / 3.0);
-            ys[(k + 1) * rk.n + i] += k4[i] * rk.h(1.0 / 6.0);
-        }
-        uncompute!();
+        rk4_stages(ys, x, y1, y2, y3, k, rk);
+        rk4_unstage(ys, x, y1, y2, y3, k, rk);
     }
-    dealloc!(k1 = vec![T::zero(); rk.n], k2 = vec![T::zero(); rk.n]);
-    dealloc!(k3 = vec![T::zero(); rk.n], k4 = vec![T::zero(); rk.n]);
     dealloc!(
         y1 = vec![T::zero(); rk.n],
         y2 = vec![T::zero(); rk.n],
         y3 = vec![T::zero(); rk.n]
     );
+}
+
+/// Step `k`, in one pass over the components: the intermediate points `y1 = y + h/2·k₁`,
+/// `y2 = y + h/2·k₂`, `y3 = y + h·k₃` into the zero `y1`, `y2`, `y3` (component `i` of a stage
+/// reads component `i − 1` of the point before, already computed), and
+/// `ys[(k + 1)·n + i] += y + h/6·(k₁ + 2k₂ + 2k₃ + k₄)`. The stages `kⱼ` of a component are
+/// ancillas computed, used and uncomputed in nested routines (their uncomputations are dead
+/// in the forward run); the points stay for the next component and [`rk4_unstage`].
+#[i(nocheck)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn rk4_stages<T: Real>(
+    ys: &mut [T],
+    x: &mut [T],
+    y1: &mut [T],
+    y2: &mut [T],
+    y3: &mut [T],
+    k: usize,
+    rk: Rk,
+) {
+    for i in 0..rk.n {
+        let a1 = T::zero();
+        routine! {
+            ode_rhs(a1, x, ys, k * rk.n, i);
+        }
+        y1[i] += identity(ys[k * rk.n + i]);
+        y1[i] += a1 * rk.h(0.5);
+        let a2 = T::zero();
+        routine! {
+            ode_rhs(a2, x, y1, 0, i);
+        }
+        y2[i] += identity(ys[k * rk.n + i]);
+        y2[i] += a2 * rk.h(0.5);
+        let a3 = T::zero();
+        routine! {
+            ode_rhs(a3, x, y2, 0, i);
+        }
+        y3[i] += identity(ys[k * rk.n + i]);
+        y3[i] += a3 * rk.h(1.0);
+        let a4 = T::zero();
+        routine! {
+            ode_rhs(a4, x, y3, 0, i);
+        }
+        ys[(k + 1) * rk.n + i] += identity(ys[k * rk.n + i]);
+        ys[(k + 1) * rk.n + i] += a1 * rk.h(1.0 / 6.0);
+        ys[(k + 1) * rk.n + i] += a2 * rk.h(1.0 / 3.0);
+        ys[(k + 1) * rk.n + i] += a3 * rk.h(1.0 / 3.0);
+        ys[(k + 1) * rk.n + i] += a4 * rk.h(1.0 / 6.0);
+        uncompute!();
+        dealloc!(a4 = T::zero());
+        uncompute!();
+        dealloc!(a3 = T::zero());
+        uncompute!();
+        dealloc!(a2 = T::zero());
+        uncompute!();
+        dealloc!(a1 = T::zero());
+    }
+}
+
+/// The intermediate points of step `k` uncomputed, in one pass over the components from the
+/// last (component `i` of a point is recomputed from component `i − 1` of the point before,
+/// still there): `y1`, `y2`, `y3` are zero again.
+#[i(nocheck)]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn rk4_unstage<T: Real>(
+    ys: &mut [T],
+    x: &mut [T],
+    y1: &mut [T],
+    y2: &mut [T],
+    y3: &mut [T],
+    k: usize,
+    rk: Rk,
+) {
+    for i in (0..rk.n).rev() {
+        let a3 = T::zero();
+        routine! {
+            ode_rhs(a3, x, y2, 0, i);
+        }
+        y3[i] -= a3 * rk.h(1.0);
+        y3[i] -= identity(ys[k * rk.n + i]);
+        uncompute!();
+        dealloc!(a3 = T::zero());
+        let a2 = T::zero();
+        routine! {
+            ode_rhs(a2, x, y1, 0, i);
+        }
+        y2[i] -= a2 * rk.h(0.5);
+        y2[i] -= identity(ys[k * rk.n + i]);
+        uncompute!();
+        dealloc!(a2 = T::zero());
+        let a1 = T::zero();
+        routine! {
+            ode_rhs(a1, x, ys, k * rk.n, i);
+        }
+        y1[i] -= a1 * rk.h(0.5);
+        y1[i] -= identity(ys[k * rk.n + i]);
+        uncompute!();
+        dealloc!(a1 = T::zero());
+    }
 }
 
 /// The `ode` input.
@@ -110,13 +183,15 @@ pub fn primal(x: &[f64], s: usize) -> Vec<f64> {
     ys[s * n..].to_vec()
 }
 
-/// `∇ₓ y(2)ₙ₋₁` by running [`ode_solve_inv`] on gradient values.
+/// `∇ₓ y(2)ₙ₋₁` by [`ode_solve_vjp`]: the forward program, then its adjoint with the
+/// gradients in buffers of their own, seeded with 1 on the last component of `y(2)`.
 pub fn gradient(x: &[f64], s: usize) -> Result<Vec<f64>, String> {
     let n = x.len();
     let (mut ys, mut x) = (vec![0.0; (s + 1) * n], x.to_vec());
-    let (_gy, gx) = ode_solve_grad(Loss::elem(0, (s + 1) * n - 1), &mut ys, &mut x, Rk { n, s })
-        .map_err(|e| e.to_string())?;
-    Ok(gx.iter().map(|v| v.g).collect())
+    let (mut ys_grad, mut x_grad) = (vec![0.0; (s + 1) * n], vec![0.0; n]);
+    ys_grad[(s + 1) * n - 1] = 1.0;
+    ode_solve_vjp(&mut ys, &mut ys_grad, &mut x, &mut x_grad, Rk { n, s }, ());
+    Ok(x_grad)
 }
 
 /// Plain Rust solution, as GradBench's reference computes it (the reference for tests).
