@@ -45,20 +45,9 @@ impl<T: nilang::Float> Unary<T> for CountedExp {
     }
 }
 
-/// `out += Σ exp(x[i])` through [`CountedExp`], each exponential moved into `e`.
-#[i(nocheck)]
-fn counted<T: Real + nilang::Float>(out: &mut T, x: &mut [T], e: &mut [T]) {
-    for i in 0..x.len() {
-        let t = T::zero();
-        t += CountedExp(x[i]);
-        out += identity(t);
-        swap(t, e[i]);
-        dealloc!(t = T::zero());
-    }
-}
-
-/// [`counted`], checked.
-#[i]
+/// `out += Σ exp(x[i])` through [`CountedExp`], each exponential moved into `e`; checked, and
+/// unchecked as `counted`.
+#[i(unchecked = counted)]
 fn counted_checked<T: Real + nilang::Float>(out: &mut T, x: &mut [T], e: &mut [T]) {
     for i in 0..x.len() {
         let t = T::zero();
@@ -86,20 +75,9 @@ fn an_unchecked_gradient_evaluates_a_released_exponential_once() {
     }
 }
 
-/// `out += Σ exp(x[i] s)` with each exponential in an ancilla moved into the output `e`.
-#[i(nocheck)]
-fn kept<T: Real>(out: &mut T, x: &mut [T], e: &mut [T]) {
-    for i in 0..x.len() {
-        let t = T::zero();
-        t += exp(x[i]);
-        out += identity(t);
-        swap(t, e[i]);
-        dealloc!(t = T::zero());
-    }
-}
-
-/// [`kept`], checked: the deallocation checks `t`, so `f` is evaluated.
-#[i]
+/// `out += Σ exp(x[i])` with each exponential in an ancilla moved into the output `e`;
+/// checked (the deallocation checks `t`, so `exp` is evaluated), and unchecked as `kept`.
+#[i(unchecked = kept)]
 fn kept_checked<T: Real>(out: &mut T, x: &mut [T], e: &mut [T]) {
     for i in 0..x.len() {
         let t = T::zero();
