@@ -13,6 +13,9 @@
 //! hand files; GradBench's `manual` tool does not mirror its derivative, so
 //! `examples/compare_manual.py` can only check unmirrored hands). Every evaluation asks for
 //! `min_runs = 3`, `min_seconds = 0`.
+//!
+//! Correspondence counts after the directory replace the default `100 1600 12800` (for the
+//! largest GradBench input: `100000`; the file is then named `ht_<counts>.jsonl`).
 
 use nilang_gradbench::evals::ht;
 use serde_json::json;
@@ -27,9 +30,24 @@ fn main() {
         json!({"id": 0, "kind": "start", "eval": "ht"}).to_string(),
         json!({"id": 1, "kind": "define", "module": "ht"}).to_string(),
     ];
+    let counts: Vec<usize> = std::env::args()
+        .skip(2)
+        .map(|a| a.parse().expect("a correspondence count"))
+        .collect();
+    let name = if counts.is_empty() {
+        "ht".to_string()
+    } else {
+        let list: Vec<String> = counts.iter().map(usize::to_string).collect();
+        format!("ht_{}", list.join("_"))
+    };
+    let counts = if counts.is_empty() {
+        vec![100, 1_600, 12_800]
+    } else {
+        counts
+    };
     let mut id = 2;
     for complicated in [false, true] {
-        for n in [100, 1_600, 12_800] {
+        for &n in &counts {
             let mut input = ht::Problem::random(544, n, complicated, n as u64).to_input();
             input["data"]["model"]["is_mirrored"] = json!(false);
             input["min_runs"] = json!(3);
@@ -45,7 +63,7 @@ fn main() {
             }
         }
     }
-    let mut f = std::fs::File::create(format!("{dir}/ht.jsonl")).unwrap();
+    let mut f = std::fs::File::create(format!("{dir}/{name}.jsonl")).unwrap();
     for l in lines {
         writeln!(f, "{l}").unwrap();
     }

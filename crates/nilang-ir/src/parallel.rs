@@ -57,6 +57,11 @@ pub struct SharedRead {
     /// How the body reads it: `Some(true)` as `x[k]` only (one index, nothing after),
     /// `Some(false)` as `x` whole only, `None` otherwise (fields, nested indices, mixed).
     pub indexed: Option<bool>,
+    /// `Some(checks)` when every read is an owned slot of one stride (`x[i]`, `x[d*i + j]`),
+    /// as if the body wrote it: then the gradients an adjoint adds to its shadow are disjoint
+    /// too, and the shadow can be shared by all chunks (cells) after `checks` (its slots' offset
+    /// checks), instead of a zeroed copy per chunk.
+    pub owned_slots: Option<Vec<SlotCheck>>,
 }
 
 /// `0 <= lo <= hi <= stride` (with `lo < hi` for an element: `hi` is `None`), checked before
@@ -271,7 +276,14 @@ pub fn plan(
                 } else {
                     None
                 };
-                plan.shared_reads.push(SharedRead { root, indexed });
+                let one_stride = u.slot_reads.iter().all(|(s, _)| *s == u.slot_reads[0].0);
+                let owned_slots = (indexed == Some(true) && u.other_reads.is_empty() && one_stride)
+                    .then_some(u.checks);
+                plan.shared_reads.push(SharedRead {
+                    root,
+                    indexed,
+                    owned_slots,
+                });
             }
             continue;
         }

@@ -15,7 +15,9 @@
 //!   only);
 //! - writable places the loop only reads are read-only in the chunk; in an adjoint program the
 //!   gradients the iterations add to them go to the chunk's own zeroed copy of their shadow,
-//!   added to the real shadow in chunk order after the loop.
+//!   added to the real shadow in chunk order after the loop, except for places read at owned
+//!   slots only (`x[i]`): their shadow is cells, as an owned place's (each element's gradient
+//!   comes from one iteration), so a chunk neither copies nor sums a whole shadow.
 //!
 //! So results do not depend on scheduling: bit for bit the same on every run with the same
 //! thread count. Runs the sequential loop on a one-thread pool (so the program is then bit for
@@ -79,11 +81,15 @@ impl Gen {
             path: Vec::new(),
             span: root.span(),
         };
-        // places read by every iteration whose gradients the chunks keep apart
-        let mut local = Vec::new();
+        // places read by every iteration whose gradients the chunks keep apart, and those
+        // read at owned slots only, whose gradients the chunks add at disjoint elements
+        let (mut local, mut slot_shadows) = (Vec::new(), Vec::new());
         for sr in &plan.shared_reads {
             if shadow && self.has_shadow(&whole(&sr.root)) {
-                local.push((sr.root.clone(), sr.indexed?));
+                match &sr.owned_slots {
+                    Some(checks) => slot_shadows.push((sr.root.clone(), checks)),
+                    None => local.push((sr.root.clone(), sr.indexed?)),
+                }
             }
         }
         let mut pre = TokenStream::new();
@@ -97,7 +103,8 @@ impl Gen {
                 .collect(),
             ..ParState::default()
         };
-        for c in &plan.slot_checks {
+        let slot_checks = slot_shadows.iter().flat_map(|(_, checks)| checks.iter());
+        for c in plan.slot_checks.iter().chain(slot_checks) {
             let (lo, stride, text) = (&c.lo, &c.stride, &c.text);
             let hi = match &c.hi {
                 Some(h) => quote!(::core::option::Option::Some(#h)),
@@ -117,6 +124,15 @@ impl Gen {
                 enter.extend(quote!(let #name = &#cells;));
                 state.cells.push(name.to_string());
             }
+        }
+        for (root, _) in &slot_shadows {
+            // the value stays read-only; the shadow is written at this iteration's slots only
+            let (name, place) = (shadow_name(root), self.shadow_place(&whole(root)));
+            let cells = self.fresh("cells");
+            pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
+            enter.extend(quote!(let #name = &#cells;));
+            state.cells.push(name.to_string());
+            state.local_shadows.push(root.to_string());
         }
         for r in &plan.reductions {
             let (zero, part) = (self.fresh("zero"), self.fresh("part"));

@@ -210,6 +210,34 @@ pub fn ba_weight<T: Real>(e: &mut T, w: &mut T) {
     e -= square(w);
 }
 
+/// The residuals of every observation of `p`: the reprojection residual of observation `k`
+/// swapped into `reproj[2k..2k + 2]` and its weight residual added to `w_err[k]`, per
+/// observation [`ba_reproj`] and [`ba_weight`] on its own copies of its camera, point and
+/// weight (ancillas holding constants: the objective needs no gradient), in a parallel loop
+/// whose iterations own those places. With `reproj` and `w_err` all `−0` on entry, each
+/// residual is computed as in [`Problem::objective_into`] (from `−0`), so the results are its
+/// bits, for every thread count.
+#[i(nocheck)]
+pub fn ba_residuals<T: Real>(reproj: &mut [T], w_err: &mut [T], p: &Problem) {
+    for k in (0..w_err.len()).par() {
+        let cam = p.cams[p.obs[k].0].map(T::lit);
+        let x = p.x[p.obs[k].1].map(T::lit);
+        let w = T::lit(p.w[k]);
+        let e = [T::fresh(); 2];
+        ba_reproj(e, cam, x, w, &p.feats[k]);
+        ba_weight(w_err[k], w);
+        for j in 0..2 {
+            swap(e[j], reproj[2 * k + j]);
+        }
+        dealloc!(
+            cam = p.cams[p.obs[k].0].map(T::lit),
+            x = p.x[p.obs[k].1].map(T::lit),
+            w = T::lit(p.w[k]),
+            e = [T::fresh(); 2]
+        );
+    }
+}
+
 /// The `ba` input (one of each, replicated).
 #[derive(Clone, Debug, Deserialize)]
 pub struct Input {
@@ -386,10 +414,16 @@ impl Problem {
     ///
     /// Each residual is accumulated onto a local negative zero, the exact additive identity
     /// (`+0.0 + e` would be an addition that turns `−0.0` into `+0.0`), and then stored.
+    ///
+    /// On several threads (the current rayon pool's), the residuals come from the parallel
+    /// loop of [`ba_residuals`] instead, on the buffers reset to `−0` (same bits).
     pub fn objective_into(&self, out: &mut Residuals) {
         let p = self.obs.len();
         out.reproj.resize(p, [0.0; 2]);
         out.w_err.resize(p, 0.0);
+        if nilang::parallel::several_threads() {
+            return self.objective_par(out);
+        }
         let rows = out.reproj.iter_mut().zip(&mut out.w_err);
         for (k, ((&(c, pt), feat), (reproj, w_err))) in
             self.obs.iter().zip(&self.feats).zip(rows).enumerate()
@@ -400,6 +434,15 @@ impl Problem {
             ba_weight(&mut ew, &mut w);
             (*reproj, *w_err) = (e, ew);
         }
+    }
+
+    /// [`Problem::objective_into`] by [`ba_residuals`] (buffers of `p` entries). A function
+    /// of its own, so that the one-thread loop is compiled as before.
+    #[inline(never)]
+    fn objective_par(&self, out: &mut Residuals) {
+        super::par_fill(&mut out.reproj, [-0.0; 2]);
+        super::par_fill(&mut out.w_err, -0.0);
+        ba_residuals(out.reproj.as_flattened_mut(), &mut out.w_err, self);
     }
 
     /// The Jacobian of the residuals with respect to (cameras, points, weights) by reversal:
@@ -426,13 +469,32 @@ impl Problem {
         let w_col = NCAM * n + 3 * m;
         let (reproj_cols, weight_cols) = j.cols.split_at_mut(2 * ROW * p);
         let (reproj_vals, weight_vals) = j.vals.split_at_mut(2 * ROW * p);
-        let blocks = reproj_cols
+        super::par_blocks2(reproj_cols, reproj_vals, 2 * ROW, |k0, cols, vals| {
+            self.reproj_blocks(k0, cols, vals, w_col)
+        });
+        super::par_blocks2(weight_cols, weight_vals, 1, |k0, cols, vals| {
+            self.weight_rows(k0, cols, vals, w_col)
+        });
+        for (r, start) in j.rows.iter_mut().enumerate() {
+            // row r < 2p holds ROW entries, each later one 1
+            *start = ROW * r.min(2 * p) + r.saturating_sub(2 * p);
+        }
+    }
+}
+
+impl Problem {
+    /// The reprojection rows of observations `k0..` (two rows of `NCAM + 4` entries each) into
+    /// `cols` and `vals`, as many observations as they hold ([`reproj_rows`]; `w_col`: the
+    /// first weight column).
+    fn reproj_blocks(&self, k0: usize, cols: &mut [usize], vals: &mut [f64], w_col: usize) {
+        const ROW: usize = NCAM + 4;
+        let n = self.cams.len();
+        let blocks = cols
             .chunks_exact_mut(2 * ROW)
-            .zip(reproj_vals.chunks_exact_mut(2 * ROW));
-        for (k, ((&(c, pt), feat), (cols, vals))) in
-            self.obs.iter().zip(&self.feats).zip(blocks).enumerate()
-        {
-            let rows = reproj_rows(&self.cams[c], &self.x[pt], self.w[k], feat);
+            .zip(vals.chunks_exact_mut(2 * ROW));
+        for (k, (cols, vals)) in (k0..).zip(blocks) {
+            let (c, pt) = self.obs[k];
+            let rows = reproj_rows(&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
             for ((cols, vals), row) in cols
                 .chunks_exact_mut(ROW)
                 .zip(vals.chunks_exact_mut(ROW))
@@ -442,19 +504,15 @@ impl Problem {
                 vals.copy_from_slice(row);
             }
         }
-        for (k, ((col, val), &w)) in weight_cols
-            .iter_mut()
-            .zip(weight_vals)
-            .zip(&self.w)
-            .enumerate()
-        {
-            let (mut e, mut e_grad, mut w, mut w_grad) = (0.0, 1.0, w, 0.0);
+    }
+
+    /// The weight rows of observations `k0..` (one entry each) into `cols` and `vals`, by
+    /// `ba_weight_vjp`.
+    fn weight_rows(&self, k0: usize, cols: &mut [usize], vals: &mut [f64], w_col: usize) {
+        for (k, (col, val)) in (k0..).zip(cols.iter_mut().zip(vals)) {
+            let (mut e, mut e_grad, mut w, mut w_grad) = (0.0, 1.0, self.w[k], 0.0);
             ba_weight_vjp(&mut e, &mut e_grad, &mut w, &mut w_grad);
             (*col, *val) = (w_col + k, w_grad);
-        }
-        for (r, start) in j.rows.iter_mut().enumerate() {
-            // row r < 2p holds ROW entries, each later one 1
-            *start = ROW * r.min(2 * p) + r.saturating_sub(2 * p);
         }
     }
 }

@@ -121,6 +121,20 @@ impl serde::Serialize for RowMajor {
     }
 }
 
+/// What stage three of [`Problem::jacobian`] reads from the first two stages.
+struct Stages<'a> {
+    /// The global rotation's rows of the pose Jacobian, by column of `θ`.
+    jr: SparseRows,
+    /// Columns before `θ` in a row: 2 (`∂u₀`, `∂u₁`) in the complicated variant, else 0.
+    off: usize,
+    /// The global rotation (9 values of the pose).
+    rotation: &'a [f64],
+    /// Every vertex skinned (3 values each).
+    sk: Vec<f64>,
+    /// The skinned vertices' Jacobians with respect to `θ` (`3 × 26` per vertex).
+    jv: Vec<f64>,
+}
+
 /// Seeds for three rows of a Jacobian in one adjoint sweep: lane `k` of value `k` is 1.
 fn three_rows() -> [Lanes<f64, 4>; 3] {
     std::array::from_fn(|k| Lanes::unit(k, 1.0))
@@ -892,12 +906,22 @@ impl Problem {
         p
     }
 
-    /// The `3n` residuals, by running [`ht_residuals`] forward.
+    /// The `3n` residuals, by running [`ht_residuals`] forward: on all correspondences at
+    /// once on one thread; on several threads of the current rayon pool, on each chunk of the
+    /// parallel loop's ([`super::par_blocks`]), which computes the pose and the skinned
+    /// vertices for itself. Simple inputs give the same bits for every thread count; in the
+    /// complicated variant the uncomputed blend leaves its round-off in the scratch point that
+    /// the next correspondence starts from, so results agree to round-off (and are the same
+    /// bits run to run for a thread count).
     pub fn objective(&self) -> Vec<f64> {
         let n = self.model.correspondences.len();
         let mut err = vec![0.0; 3 * n];
-        let (mut theta, mut us) = (self.theta.clone(), self.us.clone());
-        ht_residuals(&mut err, &mut theta, &mut us, &self.model, 0, n);
+        super::par_blocks(&mut err, 3, |lo, err| {
+            let hi = lo + err.len() / 3;
+            let mut theta = self.theta.clone();
+            let mut us = self.us.get(2 * lo..2 * hi).unwrap_or_default().to_vec();
+            ht_residuals(err, &mut theta, &mut us, &self.model, lo, hi);
+        });
         err
     }
 
@@ -918,24 +942,51 @@ impl Problem {
         Ok(out)
     }
 
-    /// [`Problem::jacobian`] into `out`, reusing its buffer (every entry is written).
+    /// [`Problem::jacobian`] into `out`, reusing its buffer (every entry is written). Stage
+    /// three runs on the chunks of the parallel loop when the current rayon pool has several
+    /// threads ([`super::par_blocks`]: each correspondence's rows are computed alone, so the
+    /// result is the same bits for every thread count).
     pub fn jacobian_into(&self, out: &mut RowMajor) -> Result<(), String> {
         let m = &self.model;
-        let cx = self.complicated();
         let (jp, pose) = self.pose_jacobian();
         let (sk, jv) = self.vertex_jacobians(&pose, &jp);
+        let stages = Stages {
+            jr: jp.transposed_rows(12 * m.nb..12 * m.nb + 9, NTHETA),
+            off: if self.complicated() { 2 } else { 0 },
+            rotation: &pose[12 * m.nb..],
+            sk,
+            jv,
+        };
+        let cols = stages.off + NTHETA;
+        out.cols = cols;
+        out.data.resize(3 * cols * m.correspondences.len(), 0.0);
+        super::par_blocks(&mut out.data, 3 * cols, |i0, rows| {
+            self.correspondence_rows(i0, rows, &stages)
+        });
+        Ok(())
+    }
+
+    /// Stage three of [`Problem::jacobian`] for correspondences `i0..` (three rows each, as
+    /// many as `out` holds): per correspondence its three residuals with respect to its skinned
+    /// vertices, the global rotation, the translation and `us` ([`ht_residual_vjp`] with the
+    /// three rows in lanes), multiplied into the Jacobians of the first two (`stages`).
+    fn correspondence_rows(&self, i0: usize, out: &mut [f64], stages: &Stages) {
+        let m = &self.model;
+        let cx = self.complicated();
+        let Stages {
+            jr,
+            off,
+            rotation,
+            sk,
+            jv,
+        } = stages;
+        let off = *off;
         let global = PoseLayout::of_vertices(m, &[]);
-        // the global rotation's rows of the pose Jacobian, by column of θ
-        let jr = jp.transposed_rows(12 * m.nb..12 * m.nb + 9, NTHETA);
-        let off = if cx { 2 } else { 0 };
         let zero = Lanes::<f64, 4>::default();
-        let rotation = &pose[12 * m.nb..];
         let (mut th, mut th_grad) = (self.theta.clone(), vec![zero; NTHETA]);
         let (mut us, mut us_grad) = (vec![0.0; off], vec![zero; off]);
         let cols = off + NTHETA;
-        out.cols = cols;
-        out.data.resize(3 * cols * m.correspondences.len(), 0.0);
-        for (i, rows) in out.data.chunks_mut(3 * cols).enumerate() {
+        for (rows, i) in out.chunks_mut(3 * cols).zip(i0..) {
             let vertices = m.vertices_of(i, cx);
             let mut v = [0.0; 9];
             for (k, &vk) in vertices.iter().enumerate() {
@@ -999,7 +1050,6 @@ impl Problem {
                 }
             }
         }
-        Ok(())
     }
 
     /// Stage one of [`Problem::jacobian`]: the Jacobian of the pose ([`ht_pose`]) with respect

@@ -11,9 +11,17 @@ use nilang::{i, Real};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// The largest primal value in `x` (−∞ for an empty slice).
+/// The largest primal value in `x` (−∞ for an empty slice). With several threads in the
+/// current rayon pool, each chunk of `nilang::parallel::chunks` finds its own maximum (the
+/// same value: the maximum is exact in any order).
 pub fn max_value<T: Real>(x: &[T]) -> f64 {
-    x.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.val()))
+    let max = |x: &[T]| x.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.val()));
+    if !nilang::parallel::several_threads() {
+        return max(x);
+    }
+    let chunks = nilang::parallel::chunks(0, x.len(), false);
+    let maxima = nilang::parallel::run(&chunks, |lo, hi| max(&x[lo..hi]));
+    maxima.into_iter().fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// `out += log Σᵢ exp(x[i])`, stably (shifted by the maximum).
@@ -22,7 +30,7 @@ pub fn logsumexp<T: Real>(out: &mut T, x: &mut [T]) {
     let a = T::lit(max_value(x));
     let s = T::zero();
     routine! {
-        for i in 0..x.len() {
+        for i in (0..x.len()).par() {
             s += exp(x[i] - a);
         }
     }
@@ -42,7 +50,7 @@ pub fn logsumexp_kept<T: Real>(out: &mut T, x: &mut [T], e: &mut [T]) {
     let a = T::lit(max_value(x));
     let s = T::zero();
     routine! {
-        for i in 0..x.len() {
+        for i in (0..x.len()).par() {
             let u = T::zero();
             let t = T::zero();
             u += x[i] - a;
@@ -116,7 +124,7 @@ impl GradientBuffers {
 /// restored (the program only reads it), `b.grad` overwritten, `b.e` and `b.e_grad` left
 /// zero as they must come.
 pub fn gradient_into(x: &mut [f64], b: &mut GradientBuffers) {
-    b.grad.fill(0.0);
+    super::par_fill(&mut b.grad, 0.0);
     let (mut out, mut out_grad) = (0.0, 1.0);
     logsumexp_kept_vjp(
         &mut out,

@@ -169,3 +169,63 @@ pub fn rows(v: &[f64], count: usize, cols: usize) -> Vec<Vec<f64>> {
         .map(|i| v[i * cols..(i + 1) * cols].to_vec())
         .collect()
 }
+
+/// Runs `f(first, piece)` on consecutive pieces of `whole`, which holds `n` blocks (`split(s,
+/// k)` cuts the first `k` blocks off `s`; `first` is the index of a piece's first block): on
+/// several threads of the current rayon pool the pieces are the chunks of the parallel loop
+/// (`nilang::parallel::chunks`: four per thread, boundaries from `n` and the thread count
+/// only), run in parallel; on one thread `f(0, whole)`, the sequential loop itself. For blocks
+/// computed independently of each other (Jacobian blocks, residuals), the result is the same
+/// bits for every thread count.
+///
+/// For loops that are plain Rust around reversible calls (a Jacobian assembled from one
+/// adjoint sweep per observation), where the language's `.par()` loop does not apply.
+pub fn par_split<S: Send>(
+    whole: S,
+    n: usize,
+    split: impl Fn(S, usize) -> (S, S),
+    f: impl Fn(usize, S) + Sync,
+) {
+    if !nilang::parallel::several_threads() {
+        return f(0, whole);
+    }
+    let mut pieces = Vec::new();
+    let mut rest = whole;
+    for (lo, hi) in nilang::parallel::chunks(0, n, false) {
+        let (piece, tail) = split(rest, hi - lo);
+        pieces.push((lo, piece));
+        rest = tail;
+    }
+    use rayon::prelude::*;
+    pieces.into_par_iter().for_each(|(lo, piece)| f(lo, piece));
+}
+
+/// [`par_split`] of one slice of `n` blocks of `block` elements (`block > 0`).
+pub fn par_blocks<E: Send>(out: &mut [E], block: usize, f: impl Fn(usize, &mut [E]) + Sync) {
+    let n = out.len() / block;
+    par_split(out, n, |s, k| s.split_at_mut(k * block), f);
+}
+
+/// [`par_split`] of two slices of `n` blocks of `block` elements each, cut at the same blocks.
+pub fn par_blocks2<A: Send, B: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    block: usize,
+    f: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+) {
+    let n = a.len().min(b.len()) / block;
+    par_split(
+        (a, b),
+        n,
+        |(a, b), k| {
+            let ((a0, a1), (b0, b1)) = (a.split_at_mut(k * block), b.split_at_mut(k * block));
+            ((a0, b0), (a1, b1))
+        },
+        |first, (a, b)| f(first, a, b),
+    );
+}
+
+/// `out.fill(v)`, in parallel on several threads ([`par_blocks`]).
+pub fn par_fill<E: Send + Sync + Clone>(out: &mut [E], v: E) {
+    par_blocks(out, 1, |_, piece| piece.fill(v.clone()));
+}
