@@ -39,14 +39,11 @@ pub fn nearest<T: Real>(points: &[f64], centroids: &[T], i: usize, d: usize) -> 
 /// How many centroids [`Centroids::nearest`] measures at once.
 const LANES: usize = 8;
 
-/// The centroids' primal values for the nearest-centroid search, transposed (`d` rows, row `e`
-/// holding coordinate `e` of every centroid) and padded to a multiple of [`LANES`] centroids
-/// with coordinates at +∞, so that the distances to [`LANES`] consecutive centroids are
-/// accumulated side by side from contiguous values, with no remainder handled one centroid at
-/// a time (a padding centroid is infinitely far: never nearer than a real one).
+/// The centroids' primal values for the nearest-centroid search, transposed (`d × k`: row `e`
+/// holds coordinate `e` of every centroid), so that the distances to [`LANES`] consecutive
+/// centroids are accumulated side by side from contiguous values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Centroids {
-    /// Centroids, padding included.
     k: usize,
     d: usize,
     t: Vec<f64>,
@@ -55,11 +52,11 @@ pub struct Centroids {
 impl Centroids {
     /// The table for the `d`-dimensional rows of `c`.
     pub fn of<T: Real>(c: &[T], d: usize) -> Centroids {
-        let k = (c.len() / d).div_ceil(LANES) * LANES;
-        let mut t = vec![f64::INFINITY; k * d];
-        for (j, centroid) in c.chunks_exact(d).enumerate() {
-            for (e, v) in centroid.iter().enumerate() {
-                t[e * k + j] = v.val();
+        let k = c.len() / d;
+        let mut t = vec![0.0; k * d];
+        for j in 0..k {
+            for e in 0..d {
+                t[e * k + j] = c[j * d + e].val();
             }
         }
         Centroids { k, d, t }
@@ -72,7 +69,8 @@ impl Centroids {
         let (k, d) = (self.k, self.d);
         let p = &p[..d];
         let mut best = (f64::INFINITY, 0);
-        for j0 in (0..k).step_by(LANES) {
+        let mut j0 = 0;
+        while j0 + LANES <= k {
             let mut acc = [0.0; LANES];
             for (e, &pe) in p.iter().enumerate() {
                 let row = &self.t[e * k + j0..e * k + j0 + LANES];
@@ -85,6 +83,17 @@ impl Centroids {
                 if dist < best.0 {
                     best = (dist, j0 + l);
                 }
+            }
+            j0 += LANES;
+        }
+        for j in j0..k {
+            let mut dist = 0.0;
+            for (e, &pe) in p.iter().enumerate() {
+                let diff = self.t[e * k + j] - pe;
+                dist += diff * diff;
+            }
+            if dist < best.0 {
+                best = (dist, j);
             }
         }
         best.1
