@@ -231,6 +231,19 @@ pub struct Problem {
     pub seq: Vec<f64>,
 }
 
+/// The working memory of the objective's runs on one problem, kept across the runs of a
+/// message (as GradBench's C++ tools keep theirs): the parameters' copies the program runs on,
+/// the state history (the initial state, then zeros) and the predictions (zeros), and each
+/// step's gold sum (recomputed in every run, as part of the objective).
+#[derive(Clone, Debug)]
+pub struct Buffers {
+    main: Vec<f64>,
+    extra: Vec<f64>,
+    hist: Vec<f64>,
+    ys: Vec<f64>,
+    gold_sums: Vec<f64>,
+}
+
 impl Problem {
     /// A seeded problem of `l` layers, `c` characters of `b` entries: parameters and state
     /// from [`crate::seeded::uniform`], a one-hot sequence as ADBench's.
@@ -326,10 +339,13 @@ impl Problem {
     }
 
     fn gold_sums(&self) -> Vec<f64> {
+        (0..self.dims.c).map(|t| self.gold_sum(t)).collect()
+    }
+
+    /// The sum of step `t`'s gold bits.
+    fn gold_sum(&self, t: usize) -> f64 {
         let b = self.dims.b;
-        (0..self.dims.c)
-            .map(|t| self.seq[t * b..(t + 1) * b].iter().sum())
-            .collect()
+        self.seq[t * b..(t + 1) * b].iter().sum()
     }
 
     fn hist(&self) -> Vec<f64> {
@@ -338,19 +354,41 @@ impl Problem {
         hist
     }
 
+    /// Working memory for this problem's objective runs ([`Buffers`]).
+    pub fn buffers(&self) -> Buffers {
+        Buffers {
+            main: self.main.clone(),
+            extra: self.extra.clone(),
+            hist: self.hist(),
+            ys: vec![0.0; self.dims.ys_len()],
+            gold_sums: self.gold_sums(),
+        }
+    }
+
     /// The loss, by running [`lstm_objective`] forward.
     pub fn objective(&self) -> f64 {
+        self.objective_in(&mut self.buffers())
+    }
+
+    /// The loss, by running [`lstm_objective`] forward in `b` (reset from the problem first).
+    pub fn objective_in(&self, b: &mut Buffers) -> f64 {
+        b.main.copy_from_slice(&self.main);
+        b.extra.copy_from_slice(&self.extra);
+        b.hist[..self.state.len()].copy_from_slice(&self.state);
+        b.hist[self.state.len()..].fill(0.0);
+        b.ys.fill(0.0);
+        for (t, g) in b.gold_sums.iter_mut().enumerate() {
+            *g = self.gold_sum(t);
+        }
         let mut loss = 0.0;
-        let (mut main, mut extra) = (self.main.clone(), self.extra.clone());
-        let (mut hist, mut ys) = (self.hist(), vec![0.0; self.dims.ys_len()]);
         lstm_objective(
             &mut loss,
-            &mut main,
-            &mut extra,
-            &mut hist,
-            &mut ys,
+            &mut b.main,
+            &mut b.extra,
+            &mut b.hist,
+            &mut b.ys,
             &self.seq,
-            &self.gold_sums(),
+            &b.gold_sums,
             self.dims,
         );
         loss
@@ -413,7 +451,10 @@ impl Problem {
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let p = Problem::from_input(&decode("lstm", input)?)?;
     match function {
-        "objective" => timed(input, || Ok(p.objective()), |v| json!(v)),
+        "objective" => {
+            let mut b = p.buffers();
+            timed(input, || Ok(p.objective_in(&mut b)), |v| json!(v))
+        }
         "jacobian" => timed(input, || p.gradient(), |g| json!(g)),
         _ => Err(unknown_function(
             "lstm",
