@@ -8,6 +8,8 @@ use nilang_gradbench::evals::{ba, ht, lse};
 use nilang_gradbench::seeded::uniform as lcg;
 
 fn pool(threads: usize) -> rayon::ThreadPool {
+    // short loops too are split, so that the chunked code is what these tests run
+    nilang::parallel::set_min_parallel_iterations(1);
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -682,6 +682,7 @@ fn kmeans_parallel_matches_sequential() {
         points: points.clone(),
         centroids: points[..k * d].iter().map(|v| v + 0.01).collect(),
     };
+    nilang::parallel::set_min_parallel_iterations(1);
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()

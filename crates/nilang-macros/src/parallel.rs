@@ -59,7 +59,9 @@ impl Gen {
             return seq;
         };
         let p = private();
-        quote!({ if #gate && #p::par::several_threads() { #par } else { #seq } })
+        let (start, end, inclusive) = (&range.start, &range.end, range.inclusive);
+        let split = quote!(#p::par::worth_splitting(#start, #end, #inclusive));
+        quote!({ if #gate && #p::par::several_threads() && #split { #par } else { #seq } })
     }
 
     fn par_chunks(

@@ -303,6 +303,8 @@ fn all_close(a: &[f64], b: &[f64]) -> bool {
 }
 
 fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
+    // short loops too are split, so that the chunked code is what these tests run
+    nilang::parallel::set_min_parallel_iterations(1);
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .build()

@@ -12,11 +12,14 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// The largest primal value in `x` (−∞ for an empty slice). With several threads in the
-/// current rayon pool, each chunk of `nilang::parallel::chunks` finds its own maximum (the
-/// same value: the maximum is exact in any order).
+/// current rayon pool and at least `nilang::parallel::min_parallel_iterations` values, each
+/// chunk of `nilang::parallel::chunks` finds its own maximum (the same value: the maximum is
+/// exact in any order). (gmm takes it of every point's `k` main terms: forking for those cost
+/// 100 times the objective.)
 pub fn max_value<T: Real>(x: &[T]) -> f64 {
     let max = |x: &[T]| x.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.val()));
-    if !nilang::parallel::several_threads() {
+    if !nilang::parallel::several_threads() || x.len() < nilang::parallel::min_parallel_iterations()
+    {
         return max(x);
     }
     let chunks = nilang::parallel::chunks(0, x.len(), false);
