@@ -81,7 +81,8 @@ impl<T: nilang::Float> nilang::Binary<T> for SquaredDifference {
 }
 
 /// The loss of Eq. (7), reversible: `loss += L(x)`. The 45 squared distances and distances
-/// are computed once into stack arrays (ancillas), used, and uncomputed at the end. Runtime
+/// are computed once into stack arrays (ancillas), used, and uncomputed at the end (each
+/// distance through a released scalar, so a gradient evaluates each square root once). Runtime
 /// checks are off, as in the papers' benchmarks; the tests check that the inverse restores the
 /// inputs.
 #[i(nocheck)]
@@ -99,15 +100,20 @@ where
             for c in 0..k {
                 sq[p] += SquaredDifference(x[PAIRS[p].0 * k + c], x[PAIRS[p].1 * k + c]);
             }
-            d[p] += sqrt(sq[p]);
+            // the distance in a scalar moved into `d`: the reverse sweep moves it back and
+            // releases it, taking sqrt's derivative from the distance instead of a second sqrt
+            let dp = T::zero();
+            dp += sqrt(sq[p]);
             // Σ d² sums the squared distances themselves: no square to compute, nor to undo
             if PAIRS[p].2 {
-                s1 += d[p];
+                s1 += identity(dp);
                 q1 += sq[p];
             } else {
-                s2 += d[p];
+                s2 += identity(dp);
                 q2 += sq[p];
             }
+            swap(dp, d[p]);
+            dealloc!(dp = T::zero());
         }
         m1 += s1 / 15.0;
         m2 += s2 / 30.0;
