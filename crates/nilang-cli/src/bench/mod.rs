@@ -145,7 +145,7 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
          comparison are all warmed up first, then timed in {} interleaved rounds ({} when one call \
          takes over {:?}), each round timing every variant once with a batch of calls lasting at \
          least {:?} of CPU time (the benchmark thread's CPU clock, so that waiting for a core on \
-         a busy machine is not counted). Every time is the median over the rounds; every ratio is the median of the \
+         a busy machine is not counted; every program runs on one thread). Every time is the median over the rounds; every ratio is the median of the \
          per-round ratios, with their interquartile range in brackets; a target is called met or \
          missed only when the whole interquartile range lies on one side of it, and \
          \"inconclusive (noise)\" otherwise.\n",
@@ -159,8 +159,15 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
         ctx.budget.sample_time
     )
     .unwrap();
+    // One thread: the clock is the benchmark thread's CPU time, which would not count the
+    // work of other threads, so every program runs its sequential code (the evals' parallel
+    // variants and `.par()` loops take one-thread pools to mean the sequential loop).
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(std::io::Error::other)?;
     for (_, _, f) in chosen {
-        let section = f(&ctx);
+        let section = one_thread.install(|| f(&ctx));
         let text = render(&section);
         ctx.progress.suspend(|| println!("{text}"));
         report += &text;
