@@ -136,20 +136,18 @@ impl Only {
         matches!(self, Only::Yes)
     }
 
-    /// A constant boolean expression, in the function's scope, that holds when the
-    /// statements write only allowed variables (`private` is the path of the runtime's
-    /// `writes` helper's module); `None` for [`Only::No`].
-    pub fn condition(&self, private: &TokenStream) -> Option<TokenStream> {
-        match self {
-            Only::No => None,
-            Only::Yes => Some(quote!(true)),
-            Only::UnlessCalls(calls) => {
-                let writes = calls
-                    .iter()
-                    .map(|(g, k)| quote!(#private::writes(#g::WRITES, #k)));
-                Some(quote!(!(false #(|| #writes)*)))
-            }
-        }
+    /// For [`Only::UnlessCalls`], a constant boolean expression, in the function's scope,
+    /// that holds when none of the callees writes its argument (`private` is the path of the
+    /// runtime's `writes` helper's module); `None` for [`Only::Yes`] and [`Only::No`], which
+    /// need no condition.
+    pub fn callees_condition(&self, private: &TokenStream) -> Option<TokenStream> {
+        let Only::UnlessCalls(calls) = self else {
+            return None;
+        };
+        let writes = calls
+            .iter()
+            .map(|(g, k)| quote!(#private::writes(#g::WRITES, #k)));
+        Some(quote!(!(false #(|| #writes)*)))
     }
 }
 

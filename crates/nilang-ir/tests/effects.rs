@@ -81,7 +81,10 @@ fn a_routine_through_a_call_depends_on_the_callee() {
         };
         let args: Vec<usize> = calls.iter().map(|(_, k)| *k).collect();
         assert_eq!(args, vec![1, 2]);
-        let cond = only.condition(&quote::quote!(p)).unwrap().to_string();
+        let cond = only
+            .callees_condition(&quote::quote!(p))
+            .unwrap()
+            .to_string();
         assert!(
             cond.contains("p :: writes (m :: scaled :: WRITES , 1usize)"),
             "{cond}"

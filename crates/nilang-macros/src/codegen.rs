@@ -8,6 +8,7 @@
 
 use nilang_ir::ast::*;
 use nilang_ir::check::{Scope, VarKind};
+use nilang_ir::effects::Only;
 use nilang_ir::print::{expr_text, range_tokens, tokens_text};
 use nilang_ir::reverse::reverse_block;
 use proc_macro2::{Span, TokenStream};
@@ -56,7 +57,7 @@ fn forward_body(f: &Function) -> TokenStream {
             rest.extend_from_slice(&f.body[shape.allocs.len() + 1..]);
             g.scope.push();
             let mut out = g.stmts(&split.head);
-            out.extend(g.dead_uncomputation(&rest, None));
+            out.extend(g.dead_uncomputation(&rest, &Only::Yes));
             g.scope.pop();
             out
         }
@@ -275,11 +276,10 @@ impl Gen {
         dying: &[String],
     ) -> TokenStream {
         let on_values = nilang_ir::adjoint::computes_on_values(compute, fresh, &self.own);
-        let mut out = match on_values.condition(&private()) {
-            Some(_) if self.shadow.is_some() && on_values.always() => {
-                self.compute_on_values(compute)
-            }
-            Some(cond) if self.shadow.is_some() => {
+        let mut out = match (&on_values, self.shadow.is_some()) {
+            (Only::Yes, true) => self.compute_on_values(compute),
+            (Only::UnlessCalls(_), true) => {
+                let cond = on_values.callees_condition(&private());
                 let mut scope = self.scope.clone();
                 let values = self.compute_on_values(compute);
                 std::mem::swap(&mut self.scope, &mut scope);
@@ -291,9 +291,9 @@ impl Gen {
         out.extend(self.stmts(body));
         let undo = reverse_block(compute);
         let dead = nilang_ir::adjoint::uncomputation_is_dead(compute, dying, &self.own);
-        match dead.condition(&private()) {
-            Some(cond) => out.extend(self.dead_uncomputation(&undo, Some(cond))),
-            None => out.extend(self.stmts(&undo)),
+        match dead {
+            Only::No => out.extend(self.stmts(&undo)),
+            _ => out.extend(self.dead_uncomputation(&undo, &dead)),
         }
         out
     }
@@ -316,14 +316,14 @@ impl Gen {
     }
 
     /// Statements that only restore ancillas nobody reads again, then drop them: skipped
-    /// when unchecked on plain values ([`DeadUncompute`]) and `dead` (a constant condition;
-    /// `None`: always), run otherwise.
-    fn dead_uncomputation(&mut self, undo: &[Stmt], dead: Option<TokenStream>) -> TokenStream {
+    /// when unchecked on plain values ([`DeadUncompute`]) and `dead` holds (always, or unless
+    /// callees write what it names), run otherwise.
+    fn dead_uncomputation(&mut self, undo: &[Stmt], dead: &Only) -> TokenStream {
         if self.shadow.is_some() || self.checked {
             return self.stmts(undo);
         }
-        let dead = dead.filter(|c| c.to_string() != "true");
-        match (self.dead_uncompute.clone(), dead) {
+        let callees = dead.callees_condition(&private());
+        match (self.dead_uncompute.clone(), callees) {
             (DeadUncompute::Skip, None) => {
                 for s in undo {
                     if let StmtKind::Dealloc(bindings) = &s.kind {
