@@ -61,7 +61,7 @@ impl Gen {
         let p = private();
         let (start, end, inclusive) = (&range.start, &range.end, range.inclusive);
         let split = quote!(#p::par::worth_splitting(#start, #end, #inclusive));
-        quote!({ if #gate && #p::par::several_threads() && #split { #par } else { #seq } })
+        quote!({ if #gate && #split { #par } else { #seq } })
     }
 
     fn par_chunks(

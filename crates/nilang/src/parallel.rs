@@ -41,10 +41,14 @@ pub fn set_min_parallel_iterations(n: usize) {
 }
 
 /// Whether a parallel loop over `start..end` (`start..=end` when `inclusive`) is split into
-/// chunks: at least [`min_parallel_iterations`] iterations (the caller also asks
-/// [`several_threads`]).
+/// chunks: when the current pool has [`several_threads`] and the range has at least
+/// [`min_parallel_iterations`] iterations; otherwise the sequential loop runs. The one rule for
+/// generated loops and for hand-written chunked code alike.
 #[inline]
 pub fn worth_splitting<I: PrimInt>(start: I, end: I, inclusive: bool) -> bool {
+    if !several_threads() {
+        return false;
+    }
     let (Some(s), Some(e)) = (start.to_i128(), end.to_i128()) else {
         return true;
     };
@@ -60,7 +64,7 @@ pub const CHUNKS_PER_THREAD: usize = 4;
 /// The chunks `[lo, hi)` of the iterations `start..end` (`start..=end` when `inclusive`), in
 /// iteration order, of sizes that differ by at most one: one chunk on a one-thread pool (the
 /// sequential loop's order; generated loops then run the sequential loop itself, see
-/// [`several_threads`]), else [`CHUNKS_PER_THREAD`] per thread of the current rayon pool
+/// [`worth_splitting`]), else [`CHUNKS_PER_THREAD`] per thread of the current rayon pool
 /// (fewer for short ranges: at least one iteration each).
 pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
     let (s, e) = (

@@ -18,8 +18,7 @@ use serde_json::{json, Value};
 /// 100 times the objective.)
 pub fn max_value<T: Real>(x: &[T]) -> f64 {
     let max = |x: &[T]| x.iter().fold(f64::NEG_INFINITY, |m, v| m.max(v.val()));
-    if !nilang::parallel::several_threads() || x.len() < nilang::parallel::min_parallel_iterations()
-    {
+    if !nilang::parallel::worth_splitting(0, x.len(), false) {
         return max(x);
     }
     let chunks = nilang::parallel::chunks(0, x.len(), false);

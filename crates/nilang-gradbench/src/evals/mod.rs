@@ -187,7 +187,7 @@ pub fn par_split<S: Send>(
     split: impl Fn(S, usize) -> (S, S),
     f: impl Fn(usize, S) + Sync,
 ) {
-    if !nilang::parallel::several_threads() || n < nilang::parallel::min_parallel_iterations() {
+    if !nilang::parallel::worth_splitting(0, n, false) {
         return f(0, whole);
     }
     let mut pieces = Vec::new();
