@@ -460,6 +460,9 @@ fn zero_test(
     g: TokenStream,
 ) -> Option<TokenStream> {
     let elements = |elem: &syn::Type| {
+        if is_ident(elem, scalar) {
+            return Some(quote!(::nilang::__private::all_zero::<#scalar, #lane>(&(#g)[..])));
+        }
         let inner = zero_test(elem, scalar, lane, quote!(__e))?;
         Some(quote!((#g).iter().all(|__e| #inner)))
     };
@@ -488,6 +491,11 @@ fn zero_test(
         syn::Type::Paren(p) => zero_test(&p.elem, scalar, lane, g),
         _ => None,
     }
+}
+
+/// Whether `ty` is the bare type parameter `ident`.
+fn is_ident(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    matches!(ty, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident(ident))
 }
 
 /// `f_vjp`: the vector–Jacobian product in place, on the caller's gradient buffers: `f`
