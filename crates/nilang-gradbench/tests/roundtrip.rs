@@ -104,11 +104,12 @@ proptest! {
         x0 in proptest::collection::vec(-20.0f64..20.0, 1..8),
     ) {
         let (mut out, mut x, mut e) = (out0, x0.clone(), vec![0.0; x0.len()]);
-        lse::logsumexp_kept(&mut out, &mut x, &mut e);
+        let a = lse::max_value(&x0);
+        lse::logsumexp_kept(&mut out, &mut x, &mut e, a);
         let (fo, fx) = (out, x.clone());
         assert_changed("logsumexp_kept out", &[out0], &[fo]);
         assert!(e.iter().all(|v| *v == 0.0), "e is zero after the forward run: {e:?}");
-        lse::logsumexp_kept_inv(&mut out, &mut x, &mut e);
+        lse::logsumexp_kept_inv(&mut out, &mut x, &mut e, a);
         assert_restored("logsumexp_kept out", &[out0], &[fo], &[out]);
         assert_restored("logsumexp_kept x", &x0, &fx, &x);
         assert!(e.iter().all(|v| *v == 0.0), "e is zero again: {e:?}");
@@ -196,33 +197,34 @@ proptest! {
         assert_restored("kmeans centroids", &c0, &fc, &c);
     }
 
-    /// `ode`: `ode_rhs` (`z += f(x, y[off..])ᵢ`, both branches) and back; `rk4_stages` then
-    /// `rk4_unstage` leave the intermediate points zero again (the step itself is
-    /// `ode_solve`'s, below).
+    /// `ode`: `rk4_coefficients` (the step's diagonals from `x`) and `rk4_step` (slot `k + 1`
+    /// += `M·y`), each forward and back, on random slots whose padding holds ones.
     #[test]
-    fn ode_rhs_and_stages_round_trip(seed in any::<u64>(), n in 1usize..6, off in 0usize..4) {
-        let (x0, y0) = (lcg(seed ^ 1, n), lcg(seed ^ 2, off + n));
-        for i in 0..n {
-            let z0 = lcg(seed, 1)[0];
-            let (mut z, mut x, mut y) = (z0, x0.clone(), y0.clone());
-            ode::ode_rhs(&mut z, &mut x, &mut y, off, i);
-            let fz = z;
-            assert_changed("ode_rhs z", &[z0], &[fz]);
-            ode::ode_rhs_inv(&mut z, &mut x, &mut y, off, i);
-            assert_restored("ode_rhs z", &[z0], &[fz], &[z]);
-            assert_eq!((&x, &y), (&x0, &y0));
+    fn ode_coefficients_and_step_round_trip(seed in any::<u64>(), n in 1usize..7, k in 0usize..2) {
+        let rk = ode::Rk::new(n, 2);
+        let mut x0 = vec![0.0; ode::PAD];
+        x0.extend(lcg(seed ^ 1, n));
+        let zero_c = vec![0.0; rk.c_len()];
+        let (mut c, mut x) = (zero_c.clone(), x0.clone());
+        ode::rk4_coefficients(&mut c, &mut x, rk);
+        let fc = c.clone();
+        assert_changed("rk4_coefficients c", &zero_c, &fc);
+        ode::rk4_coefficients_inv(&mut c, &mut x, rk);
+        assert_restored("rk4_coefficients c", &zero_c, &fc, &c);
+        assert_eq!(x, x0);
+
+        let mut ys0 = lcg(seed ^ 2, rk.ys_len());
+        for slot in ys0.chunks_mut(rk.m) {
+            slot[..ode::PAD].fill(1.0);
         }
-        let rk = ode::Rk { n, s: 3 };
-        let (mut ys, mut x) = (lcg(seed ^ 3, 4 * n), x0.clone());
-        ys[n..].iter_mut().for_each(|v| *v = 0.0);
-        let (mut y1, mut y2, mut y3) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        ode::rk4_stages(&mut ys, &mut x, &mut y1, &mut y2, &mut y3, 0, rk);
-        assert_changed("rk4_stages y1", &vec![0.0; n], &y1);
-        ode::rk4_unstage(&mut ys, &mut x, &mut y1, &mut y2, &mut y3, 0, rk);
-        let zero = vec![0.0; n];
-        assert_restored("rk4 y1", &zero, &zero, &y1);
-        assert_restored("rk4 y2", &zero, &zero, &y2);
-        assert_restored("rk4 y3", &zero, &zero, &y3);
+        let mut c = fc.clone();
+        let mut ys = ys0.clone();
+        ode::rk4_step(&mut ys, &mut c, k, rk);
+        let fy = ys.clone();
+        assert_changed("rk4_step ys", &ys0, &fy);
+        ode::rk4_step_inv(&mut ys, &mut c, k, rk);
+        assert_restored("rk4_step ys", &ys0, &fy, &ys);
+        assert_eq!(c, fc);
     }
 
     /// `saddle`: `saddle_f` (`out += x₁² + x₂² − y₁² − y₂²`, `x` read-only) and back.
@@ -510,22 +512,30 @@ fn lstm_layer_round_trips() {
 }
 
 /// `ode`: `ode_solve` (`s` Runge–Kutta steps into the zero slots of `ys`) and back, from
-/// `y(0) = 0` as the eval and from a random `y(0)`.
+/// `y(0) = 0` as the eval and from a random `y(0)`; the coefficient buffer is zero again.
 #[test]
 fn ode_solve_round_trips() {
     for (n, s) in [(1, 1), (2, 3), (5, 10), (8, 25)] {
         for random_start in [false, true] {
-            let x0 = lcg(n as u64 + 100, n);
-            let mut ys0 = vec![0.0; (s + 1) * n];
-            if random_start {
-                ys0[..n].copy_from_slice(&lcg(n as u64 + 200, n));
+            let rk = ode::Rk::new(n, s);
+            let mut x0 = vec![0.0; ode::PAD];
+            x0.extend(lcg(n as u64 + 100, n));
+            let mut ys0 = vec![0.0; rk.ys_len()];
+            for slot in ys0.chunks_mut(rk.m) {
+                slot[..ode::PAD].fill(1.0);
             }
-            let rk = ode::Rk { n, s };
-            let (mut ys, mut x) = (ys0.clone(), x0.clone());
-            ode::ode_solve(&mut ys, &mut x, rk);
+            if random_start {
+                ys0[ode::PAD..rk.m].copy_from_slice(&lcg(n as u64 + 200, n));
+            }
+            let (mut ys, mut c, mut x) = (ys0.clone(), vec![0.0; rk.c_len()], x0.clone());
+            ode::ode_solve(&mut ys, &mut c, &mut x, rk);
             let (fy, fx) = (ys.clone(), x.clone());
             assert_changed("ode_solve ys", &ys0, &fy);
-            ode::ode_solve_inv(&mut ys, &mut x, rk);
+            assert!(
+                c.iter().all(|&v| v.abs() < 1e-14),
+                "coefficients left: {c:?}"
+            );
+            ode::ode_solve_inv(&mut ys, &mut c, &mut x, rk);
             assert_restored("ode_solve ys", &ys0, &fy, &ys);
             assert_restored("ode_solve x", &x0, &fx, &x);
         }

@@ -446,6 +446,39 @@ fn ode_value_and_gradient() {
     assert!(close(ode::gradient(&[0.7], 4).unwrap()[0], 2.0, 1e-15));
 }
 
+/// For `n ≤ 4` the exact solution `yᵢ(t) = x₀⋯xᵢ·t^(i+1)/(i+1)!` is a polynomial of degree at
+/// most four, which classical Runge–Kutta integrates exactly: the program's `y(2)` and
+/// gradient equal the closed form (GradBench's `manual` tool differentiates it) to rounding,
+/// for any number of steps.
+#[test]
+fn ode_is_exact_on_polynomial_solutions() {
+    for n in 1..=4 {
+        for s in [1, 3, 10] {
+            let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.3 * i as f64).collect();
+            let exact = |i: usize| {
+                let fact: f64 = (1..=i + 1).map(|j| j as f64).product();
+                x[..=i].iter().product::<f64>() * 2f64.powi(i as i32 + 1) / fact
+            };
+            let y = ode::primal(&x, s);
+            for (i, &yi) in y.iter().enumerate() {
+                assert!(
+                    close(yi, exact(i), 1e-13),
+                    "y[{i}] n={n} s={s}: {yi} vs {}",
+                    exact(i)
+                );
+            }
+            let g = ode::gradient(&x, s).unwrap();
+            for (j, &gj) in g.iter().enumerate() {
+                let want = exact(n - 1) / x[j];
+                assert!(
+                    close(gj, want, 1e-13),
+                    "∂y/∂x[{j}] n={n} s={s}: {gj} vs {want}"
+                );
+            }
+        }
+    }
+}
+
 /// The four nestings of the nested evals (outer mode first).
 fn nestings() -> impl Iterator<Item = gd::Nesting> {
     gd::Nesting::FUNCTIONS
