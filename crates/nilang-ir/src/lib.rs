@@ -29,6 +29,7 @@ pub mod adjoint;
 pub mod ast;
 pub mod bounds;
 pub mod check;
+pub mod dropped;
 pub mod effects;
 pub mod parallel;
 pub mod parse;

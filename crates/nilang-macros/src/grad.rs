@@ -550,6 +550,10 @@ pub fn generate(f: &Function) -> TokenStream {
         }
         return TokenStream::new();
     };
+    let dropped = dropped_gradient_errors(&p);
+    if !dropped.is_empty() {
+        return dropped;
+    }
     let adjoint = crate::adjoint::generate(f, &p.shadows(TokenStream::new()));
     if p.diff().is_empty() {
         return adjoint;
@@ -557,6 +561,16 @@ pub fn generate(f: &Function) -> TokenStream {
     let (vjp, grad) = (vjp_fn(&p), grad_fn(&p));
     let (jacobians, hessian) = (jacobian_fns(&p), hessian_fn(&p));
     quote!(#adjoint #vjp #grad #jacobians #hessian)
+}
+
+/// Compile errors for the ancillas whose allocation would drop a gradient
+/// (`nilang_ir::dropped`); empty when there are none.
+fn dropped_gradient_errors(p: &Params) -> TokenStream {
+    let params: Vec<String> = p.diff().iter().map(|(_, n, _)| n.to_string()).collect();
+    nilang_ir::dropped::dropped_gradients(&p.f.body, &params, &p.scalar)
+        .iter()
+        .map(|d| d.to_error(&p.scalar).to_compile_error())
+        .collect()
 }
 
 /// The generics of the adjoint and gradient functions: the user's, with `nilang::Base` added

@@ -138,17 +138,22 @@ fn mixture_seq<T: Real>(out: &mut T, x: &mut [T], mu: &mut [T]) {
     }
 }
 
-/// Conditions and ancilla values that read the iteration's own slots.
+/// Conditions and ancilla values that read the iteration's own slots (`c`, read by a condition
+/// only; `t`, a copy made by an instruction, so that its gradient reaches `y`).
 #[i]
 fn own_reads<T: Real>(z: &mut [T], y: &mut [T], x: &mut [T]) {
     for i in (0..y.len()).par() {
         y[i] += sin(x[i]);
-        if y[i].val() > 0.5 {
+        let c = y[i];
+        if c.val() > 0.5 {
             z[i] += identity(y[i]);
         }
-        let t = y[i];
+        dealloc!(c = y[i]);
+        let t = T::zero();
+        t += identity(y[i]);
         z[i] += t * x[i];
-        dealloc!(t = y[i]);
+        t -= identity(y[i]);
+        dealloc!(t = T::zero());
     }
 }
 
@@ -156,12 +161,16 @@ fn own_reads<T: Real>(z: &mut [T], y: &mut [T], x: &mut [T]) {
 fn own_reads_seq<T: Real>(z: &mut [T], y: &mut [T], x: &mut [T]) {
     for i in 0..y.len() {
         y[i] += sin(x[i]);
-        if y[i].val() > 0.5 {
+        let c = y[i];
+        if c.val() > 0.5 {
             z[i] += identity(y[i]);
         }
-        let t = y[i];
+        dealloc!(c = y[i]);
+        let t = T::zero();
+        t += identity(y[i]);
         z[i] += t * x[i];
-        dealloc!(t = y[i]);
+        t -= identity(y[i]);
+        dealloc!(t = T::zero());
     }
 }
 

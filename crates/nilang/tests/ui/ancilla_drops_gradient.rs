@@ -1,0 +1,10 @@
+use nilang::{i, Real};
+
+#[i]
+fn f<T: Real>(z: &mut T, y: &mut T) {
+    let x = *y;
+    z += identity(x);
+    dealloc!(x = *y);
+}
+
+fn main() {}
