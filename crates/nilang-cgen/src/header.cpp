@@ -121,7 +121,7 @@ struct nl_Neg {
 };
 struct nl_Abs {
     NL_M static double v(double x) { return fabs(x); }
-    NL_M static double d(double x) { return nl_signum(x); }
+    NL_M static double d(double x) { return x == 0.0 ? 0.0 : nl_signum(x); }
     template <class I> NL_M static I iv(I x) { return x < (I)0 ? nl_wneg(x) : x; }
 };
 struct nl_Add {

@@ -29,43 +29,65 @@ use syn::Ident;
 /// The variables an expression reads *as its value*: the roots of its places (`y`, `*y`,
 /// `x[i]`, `p.re`, `y.clone()`) and of arithmetic on them. Not counted: path segments
 /// (`T::zero`), field and method names, the receivers and arguments of calls (`x.len()`,
-/// `Centroids::of(c, d)`, `T::lit(max(x))`: their results are other values, or constants by
-/// declaration — `T::lit` passes through an `f64`, which carries no gradient).
+/// `Centroids::of(c, d)`: their results are other values). The static rule uses these.
 pub fn value_reads(e: &impl ToTokens) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    collect_reads(e.to_token_stream(), &mut out);
+    collect_reads(e.to_token_stream(), Reads::Value, &mut out);
     out
 }
 
-fn collect_reads(ts: TokenStream, out: &mut BTreeSet<String>) {
+/// Every variable an expression mentions, through calls too (`f(y)`, `y.sin()`), except the
+/// receivers of `.len()`, `.is_empty()` and `.zero_like()` (shapes) and what `T::lit(…)` reads
+/// (a constant by declaration: it passes through an `f64`, which carries no gradient). The
+/// run-time check uses these: it fails only where a gradient is really left.
+pub fn all_reads(e: &impl ToTokens) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    collect_reads(e.to_token_stream(), Reads::All, &mut out);
+    out
+}
+
+/// Which reads [`collect_reads`] collects.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reads {
+    /// [`value_reads`]
+    Value,
+    /// [`all_reads`]
+    All,
+}
+
+fn collect_reads(ts: TokenStream, which: Reads, out: &mut BTreeSet<String>) {
     let tokens: Vec<TokenTree> = ts.into_iter().collect();
     let punct =
         |k: usize, c: char| matches!(tokens.get(k), Some(TokenTree::Punct(p)) if p.as_char() == c);
-    let is_ident = |k: usize| matches!(tokens.get(k), Some(TokenTree::Ident(_)));
+    let ident = |k: usize, names: &[&str]| matches!(tokens.get(k), Some(TokenTree::Ident(i)) if names.is_empty() || names.iter().any(|n| i == n));
     let parens = |k: usize| matches!(tokens.get(k), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
-    let method_name = |k: usize| matches!(tokens.get(k), Some(TokenTree::Ident(i)) if i != "clone");
-    // `x.method(…)` for any method but `clone`: `x` is a receiver, not the value
-    let receiver = |k: usize| punct(k + 1, '.') && method_name(k + 2) && parens(k + 3);
+    let method = |k: usize| punct(k + 1, '.') && parens(k + 3);
+    // the receiver of a method whose result is not the receiver's value
+    let receiver = |k: usize| match which {
+        Reads::Value => method(k) && !ident(k + 2, &["clone"]),
+        Reads::All => method(k) && ident(k + 2, &["len", "is_empty", "zero_like"]),
+    };
+    // the arguments of a call (`f(…)`, `f::<T>(…)`, `x.m(…)`)
+    let arguments = |k: usize| {
+        k >= 1
+            && parens(k)
+            && match which {
+                Reads::Value => ident(k - 1, &[]) || punct(k - 1, '>'),
+                Reads::All => ident(k - 1, &["lit"]),
+            }
+    };
     for (k, t) in tokens.iter().enumerate() {
         match t {
-            TokenTree::Group(_)
-                if k >= 1 && (is_ident(k - 1) || punct(k - 1, '>')) && parens(k) => {}
-            TokenTree::Group(_) if receiver(k) => {}
-            TokenTree::Group(g) => collect_reads(g.stream(), out),
+            TokenTree::Group(_) if arguments(k) || receiver(k) => {}
+            TokenTree::Group(g) => collect_reads(g.stream(), which, out),
             TokenTree::Ident(i) => {
                 let after_path = k >= 2 && punct(k - 1, ':') && punct(k - 2, ':');
                 let after_dot = k >= 1 && punct(k - 1, '.');
                 let before_path = punct(k + 1, ':') && punct(k + 2, ':');
+                let called = parens(k + 1) || punct(k + 1, '!');
                 let keyword =
                     ["_", "as", "use", "true", "false", "self", "Self"].contains(&&*i.to_string());
-                if !(after_path
-                    || after_dot
-                    || before_path
-                    || receiver(k)
-                    || parens(k + 1)
-                    || punct(k + 1, '!')
-                    || keyword)
-                {
+                if !(after_path || after_dot || before_path || receiver(k) || called || keyword) {
                     out.insert(i.to_string());
                 }
             }

@@ -245,13 +245,86 @@ impl Gen {
             quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
         let load_target = self.load_pair(&instr.target, &y);
         let store_target = self.store_pair(&instr.target, &y);
+        let (mut before, after) = self.finite_checks(instr, &y, &locals, site);
+        if self.checked && matches!(instr.op, AccOp::Add | AccOp::Sub) {
+            let texts: Vec<String> = instr.args.iter().map(operand_text).collect();
+            let variables = texts.join(", ");
+            before.extend(quote!(
+                #p::check_singular_value(
+                    <_ as #p::#tr<#prim>>::value_is_singular(#(&#locals),*),
+                    &[#(&#locals),*], #site, #variables,
+                );
+            ));
+        }
         quote!({
             #checks
             #load_target
             #loads
+            #before
             #call;
+            #after
             #store_target
             #stores
+        })
+    }
+
+    /// In checked programs, whether the instruction's pairs (target, then the operands whose
+    /// gradients it keeps) are finite before it, and the checks that they still are after it
+    /// (`__private::check_finite`: a primitive at a singular point is a named error).
+    fn finite_checks(
+        &self,
+        instr: &Instr,
+        y: &syn::Ident,
+        locals: &[syn::Ident],
+        site: &TokenStream,
+    ) -> (TokenStream, TokenStream) {
+        if !self.checked {
+            return (TokenStream::new(), TokenStream::new());
+        }
+        let p = private();
+        let mut pairs = vec![(y.clone(), instr.target.text())];
+        for (arg, local) in instr.args.iter().zip(locals) {
+            if let Operand::View(v) = arg {
+                if self.writable(v) {
+                    pairs.push((local.clone(), v.text()));
+                }
+            }
+        }
+        let flags: Vec<syn::Ident> = (0..pairs.len())
+            .map(|k| format_ident!("__finite{}", k))
+            .collect();
+        let (locals, texts): (Vec<_>, Vec<_>) = pairs.into_iter().unzip();
+        (
+            quote!(#(let #flags = #p::is_finite_pair(&#locals);)*),
+            quote!(#(#p::check_finite(#flags, &#locals, #site, #texts);)*),
+        )
+    }
+
+    /// In a checked adjoint program, the deallocation of an ancilla (its allocation, run
+    /// backwards) whose declared value reads a variable with a gradient: the gradient left in
+    /// it must be zero, or it would be dropped (`nilang_ir::dropped`; the static rule there
+    /// rejects what it can see).
+    pub(crate) fn dropped_gradient_check(&self, b: &Binding, site: &TokenStream) -> TokenStream {
+        let reads_gradient = nilang_ir::dropped::all_reads(&b.value)
+            .iter()
+            .any(|r| self.name_has_shadow(r));
+        if !(self.checked && self.has_gradient(&b.name) && reads_gradient) {
+            return TokenStream::new();
+        }
+        let p = private();
+        let (name, shadow) = (&b.name, shadow_name(&b.name));
+        let (var, lane) = (name.to_string(), self.lane());
+        quote!(#p::check_dropped_gradient::<_, #lane>(&#name, &#shadow, #site, #var);)
+    }
+
+    /// Does the variable named `name` have a gradient here?
+    fn name_has_shadow(&self, name: &str) -> bool {
+        syn::parse_str::<syn::Ident>(name).is_ok_and(|root| {
+            self.has_shadow(&Dataview {
+                root,
+                path: vec![],
+                span: Span::call_site(),
+            })
         })
     }
 
@@ -383,6 +456,14 @@ impl Gen {
                 })
             }
         }
+    }
+}
+
+/// An operand as source text.
+fn operand_text(o: &Operand) -> String {
+    match o {
+        Operand::View(v) => v.text(),
+        Operand::Const(e) => nilang_ir::print::expr_text(e),
     }
 }
 

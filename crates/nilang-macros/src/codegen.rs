@@ -504,6 +504,9 @@ impl Gen {
                             #p::check_dealloc(&#name, __expected, #site, #var);
                         }));
                     }
+                    if self.shadow.is_some() {
+                        out.extend(self.dropped_gradient_check(b, &site));
+                    }
                     self.scope.remove_ancilla(name);
                 }
                 out

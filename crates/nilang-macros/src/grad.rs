@@ -426,7 +426,15 @@ fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
 /// The fused halves: `L P M` on plain scalars, `~M ~P` on values and gradients.
 fn fused_halves(p: &Params, sweep: Sweep, lane: &TokenStream, split: Split) -> Halves {
     let f = p.f;
-    let Split { head, tail, live } = split;
+    let Split {
+        head,
+        mut tail,
+        live,
+        released,
+    } = split;
+    if f.checked {
+        tail.extend(released);
+    }
     let name = nilang_ir::adjoint::adjoint_name(&f.sig.ident).to_string();
     let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), &head, &[]);
     let tail = crate::adjoint::statements(f, &name, &p.shadows(lane.clone()), &tail, &live);
@@ -865,6 +873,9 @@ pub struct Split {
     pub tail: Vec<Stmt>,
     /// The ancillas live between the two.
     pub live: Vec<syn::Ident>,
+    /// `~L`: the deallocations of `L`'s ancillas, run after `~M ~P` in checked programs only
+    /// (their checks: the values restored, no gradient dropped).
+    pub released: Vec<Stmt>,
 }
 
 impl Split {
@@ -910,7 +921,16 @@ fn split_guarded(f: &Function, may_write: &[String]) -> Option<(Split, Vec<Strin
             _ => {}
         }
     }
-    Some((Split { head, tail, live }, guarded))
+    let released = reverse_block(shape.allocs);
+    Some((
+        Split {
+            head,
+            tail,
+            live,
+            released,
+        },
+        guarded,
+    ))
 }
 
 #[cfg(test)]

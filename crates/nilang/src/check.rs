@@ -179,6 +179,51 @@ pub enum CheckKind {
     Aliasing,
     /// A `for` loop with a step that is not positive.
     BadStep,
+    /// In an adjoint program, an ancilla declared from a differentiable value still carried a
+    /// gradient where it was allocated: the gradient with respect to that value would be
+    /// dropped (`nilang_ir::dropped`).
+    DroppedGradient,
+    /// In an adjoint program, an instruction turned a finite value or gradient into a NaN or an
+    /// infinity: a primitive at a singular point, or an overflow (see `nilang::prims`).
+    NonFinite,
+}
+
+impl CheckKind {
+    /// How such a failure is usually fixed, printed as the error's `hint:` line.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            CheckKind::Dealloc => {
+                "is this ancilla uncomputed before its deallocation, and is the declared value \
+                 the one it holds then?"
+            }
+            CheckKind::IfPostcondition => {
+                "the branch changed what the condition reads: give a postcondition that holds \
+                 after the branch taken (`if (pre, post) { … }`)"
+            }
+            CheckKind::WhileEntry | CheckKind::WhileIteration => {
+                "the postcondition must be false before the loop and true after every iteration \
+                 (e.g. `while (i < n, i > 0) { … }`)"
+            }
+            CheckKind::ForRange => "copy the bounds into ancillas the body does not write",
+            CheckKind::PopIntoNonZero => "pop into a fresh or zeroed variable",
+            CheckKind::EmptyStack => "every pop needs an earlier push on the same stack",
+            CheckKind::PopCopyMismatch => {
+                "the variable changed between `push_copy!` and `pop_copy!`"
+            }
+            CheckKind::Aliasing => "copy one of the two places into an ancilla first",
+            CheckKind::BadStep => "use a positive step, and `.rev()` to count down",
+            CheckKind::DroppedGradient => {
+                "allocate the ancilla as a constant and copy with an instruction (`let x = \
+                 T::zero(); x += identity(y);` … `x -= identity(y); dealloc!(x = T::zero());`): \
+                 its adjoint moves the gradient to the source"
+            }
+            CheckKind::NonFinite => {
+                "a primitive at a singular point (sqrt or log at 0, a division by 0, asin/acos \
+                 at ±1, atan2 at the origin, pow of 0 or of a negative base) or an overflow; \
+                 see the singular-point policy in `nilang::prims`"
+            }
+        }
+    }
 }
 
 impl fmt::Display for CheckKind {
@@ -194,6 +239,11 @@ impl fmt::Display for CheckKind {
             CheckKind::PopCopyMismatch => "copy-pop found a different value",
             CheckKind::Aliasing => "two dataviews of one instruction are the same place",
             CheckKind::BadStep => "`for` step is not positive",
+            CheckKind::DroppedGradient => {
+                "an ancilla declared from a differentiable value carries a gradient that its \
+                 allocation would drop"
+            }
+            CheckKind::NonFinite => "an instruction produced a NaN or an infinity",
         })
     }
 }
@@ -219,8 +269,9 @@ impl fmt::Display for ReversibilityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "reversibility check failed in `{}`: {}\n  statement: {}\n  variable:  {}\n  expected:  {}\n  found:     {}",
-            self.function, self.kind, self.statement, self.variable, self.expected, self.found
+            "reversibility check failed in `{}`: {}\n  statement: {}\n  variable:  {}\n  expected:  {}\n  found:     {}\n  hint:      {}",
+            self.function, self.kind, self.statement, self.variable, self.expected, self.found,
+            self.kind.hint()
         )
     }
 }

@@ -69,6 +69,9 @@ impl<T: Float, G: Grad<T>, F: Unary<T>> Acc1<F> for GVar<T, G> {
             None => <Self as Acc1<F>>::sub1(y, x),
         }
     }
+    fn value_is_singular(x: &Self) -> bool {
+        x.x.to_f64().is_finite() && !F::value(x.x).to_f64().is_finite()
+    }
 }
 
 impl<T: Float, G: Grad<T>, F: Binary<T>> Acc2<F> for GVar<T, G> {
@@ -86,6 +89,10 @@ impl<T: Float, G: Grad<T>, F: Binary<T>> Acc2<F> for GVar<T, G> {
         let (da, db) = F::partials(a.x, b.x);
         a.g = a.g + y.g * da;
         b.g = b.g + y.g * db;
+    }
+    fn value_is_singular(a: &Self, b: &Self) -> bool {
+        let finite = |v: T| v.to_f64().is_finite();
+        finite(a.x) && finite(b.x) && !finite(F::value(a.x, b.x))
     }
 }
 

@@ -38,6 +38,14 @@ pub trait Acc1<F>: Sized {
     fn sub1_released(y: &mut Self, x: &mut Self) {
         Self::sub1(y, x)
     }
+    /// Whether `f(x)` is not finite although `x` is: a singular point of the primitive (see
+    /// the policy in `nilang::prims`), reported by checked adjoint programs. By default,
+    /// `false` (types that cannot tell).
+    #[inline(always)]
+    fn value_is_singular(x: &Self) -> bool {
+        let _ = x;
+        false
+    }
 }
 
 /// `y += f(a, b)` and `y -= f(a, b)` for a primitive `F`.
@@ -47,6 +55,13 @@ pub trait Acc2<F>: Sized {
     fn add2(y: &mut Self, a: &mut Self, b: &mut Self);
     /// `y -= f(a, b)`
     fn sub2(y: &mut Self, a: &mut Self, b: &mut Self);
+    /// Whether `f(a, b)` is not finite although `a` and `b` are (see
+    /// [`Acc1::value_is_singular`]). By default, `false`.
+    #[inline(always)]
+    fn value_is_singular(a: &Self, b: &Self) -> bool {
+        let _ = (a, b);
+        false
+    }
 }
 
 /// `y *= f(x)` and `y /= f(x)`: reversible only in multiplicative number systems.

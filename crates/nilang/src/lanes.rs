@@ -27,6 +27,9 @@ pub trait Grad<T>:
     /// Whether the gradient of every loss is zero (`f_vjp` takes its fused path when the
     /// gradients of the arguments a body's computation writes are zero on entry).
     fn is_zero(&self) -> bool;
+    /// Whether the gradient of every loss is finite (checked adjoint programs report a NaN or
+    /// an infinity produced by an instruction: `nilang::CheckKind::NonFinite`).
+    fn is_finite(&self) -> bool;
 }
 
 impl<T: Float> Grad<T> for T {
@@ -47,6 +50,10 @@ impl<T: Float> Grad<T> for T {
     #[inline(always)]
     fn is_zero(&self) -> bool {
         *self == T::f_zero()
+    }
+    #[inline(always)]
+    fn is_finite(&self) -> bool {
+        self.to_f64().is_finite()
     }
 }
 
@@ -115,5 +122,9 @@ impl<T: Float, const N: usize> Grad<T> for Lanes<T, N> {
     #[inline(always)]
     fn is_zero(&self) -> bool {
         self.0.iter().all(|v| *v == T::f_zero())
+    }
+    #[inline(always)]
+    fn is_finite(&self) -> bool {
+        self.0.iter().all(|v| v.to_f64().is_finite())
     }
 }

@@ -5,6 +5,30 @@
 //! functions alone. Users add their own primitive (a special function, a library call with a
 //! known derivative) by implementing one of the traits for a type of theirs and writing
 //! `y += MyPrim(x)` in a reversible function.
+//!
+//! # Singular points
+//!
+//! Where a primitive has no finite value or derivative, one policy holds, applied in one
+//! place — the instruction checks of checked adjoint programs (`__private::check_finite` and
+//! `check_singular_value`, fed by [`crate::__private::Acc1::value_is_singular`]), which see
+//! every primitive, users' own included:
+//!
+//! - **A defined value** where the function is finite and continuous but not differentiable:
+//!   `abs′(0) = 0` (the subgradient of least magnitude; `signum` would give ±1 by the sign of
+//!   the zero); `pow(a, 0)` has `∂/∂a = 0`, and `∂/∂b aᵇ = 0` where `aᵇ = 0`.
+//! - **A named error** where the value or the derivative is infinite or undefined: `sqrt` at 0
+//!   (∞ derivative) and below 0, `log` at 0 and below, `log1p` at −1 and below, `a / b` at
+//!   `b = 0`, `asin`/`acos` at ±1 (∞ derivative) and beyond, `atan2` at the origin (0/0),
+//!   `pow(0, b)` for `b < 1` (∞ derivative in `a`), `pow` of a negative base differentiated in
+//!   `b` (`ln` of a negative number), `tan` at its poles, and any overflow (`exp` of a large
+//!   argument). In a checked gradient (the default; not under `#[i(nocheck)]`) the
+//!   instruction whose primitive has no finite value at its operands, or whose adjoint turns
+//!   a finite value or gradient into a NaN or an infinity, fails with
+//!   [`crate::CheckKind::NonFinite`], naming the function, the statement and the variables —
+//!   also when the gradient arriving there is zero (`0 · ∞` is NaN: we report the point
+//!   rather than guess a limit). A constant operand's gradient is not kept, so `pow(x, 2.0)`
+//!   at `x < 0` is fine. Unchecked programs give IEEE results (∞ or NaN) at no extra cost;
+//!   run a checked gradient to find where they come from.
 
 use crate::float::Float;
 
@@ -97,8 +121,8 @@ unary! {
     Tanh: |x| x.tanh(), { let t = x.tanh(); T::f_one() - t * t }, from value |v| T::f_one() - v * v;
     /// `sqrt(x)`
     Sqrt: |x| x.sqrt(), T::from_f64(0.5) / x.sqrt(), from value |v| T::from_f64(0.5) / v;
-    /// `abs(x)` (derivative: the sign of x)
-    Abs: |x| x.abs(), x.signum();
+    /// `abs(x)` (derivative: the sign of x, and 0 at 0: see the singular-point policy)
+    Abs: |x| x.abs(), if x.to_f64() == 0.0 { T::f_zero() } else { x.signum() };
     /// `square(x) = x²`
     Square: |x| x * x, T::from_f64(2.0) * x;
     /// `sigmoid(x) = 1 / (1 + e⁻ˣ)`

@@ -62,8 +62,9 @@ fn counted_checked<T: Real + nilang::Float>(out: &mut T, x: &mut [T], e: &mut [T
 fn an_unchecked_gradient_evaluates_a_released_exponential_once() {
     type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]);
     let x = [0.5, -1.0, 2.0];
-    // forward: one evaluation per element; adjoint: none where released, one checked
-    for (vjp, evaluations) in [(counted_vjp as Vjp, 3), (counted_checked_vjp, 6)] {
+    // forward: one evaluation per element; adjoint: none where released; checked, one for
+    // the rule and one for the singular-point check (`Acc1::value_is_singular`)
+    for (vjp, evaluations) in [(counted_vjp as Vjp, 3), (counted_checked_vjp, 9)] {
         let (mut out, mut xs, mut e) = (0.0, x, [0.0; 3]);
         let (mut og, mut xg, mut eg) = (1.0, [0.0; 3], [0.0; 3]);
         EVALUATIONS.with(|c| c.set(0));

@@ -270,4 +270,7 @@ impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for Tropica
     fn zero_grad(&self) -> Tropical<L> {
         Tropical(L::zero())
     }
+    fn grad_is_zero(g: &Tropical<L>) -> bool {
+        g.0.is_zero()
+    }
 }

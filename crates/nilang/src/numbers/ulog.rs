@@ -262,4 +262,7 @@ impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for ULog<T>
     fn zero_grad(&self) -> ULog<L> {
         ULog { ln: L::zero() }
     }
+    fn grad_is_zero(g: &ULog<L>) -> bool {
+        g.ln.is_zero()
+    }
 }
