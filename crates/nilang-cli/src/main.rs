@@ -55,9 +55,11 @@ enum Command {
         /// Only the tables whose name contains this (bessel, sparse, graph, gmm, ba).
         #[arg(long)]
         only: Option<String>,
-        /// The ADBench data directory (with `gmm/` and `ba/`).
-        #[arg(long, default_value = "../shared/data/adbench")]
-        data: std::path::PathBuf,
+        /// The ADBench data directory (with `gmm/` and `ba/`); it must exist. Without it,
+        /// `../shared/data/adbench`, or instances of the same sizes from a seed where that is
+        /// absent.
+        #[arg(long)]
+        data: Option<std::path::PathBuf>,
     },
 }
 

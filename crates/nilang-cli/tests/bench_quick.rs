@@ -26,27 +26,100 @@ fn quick_bench_writes_the_report() {
     assert!(stdout.contains("report written to"), "{stdout}");
 }
 
-#[test]
-fn a_missing_data_directory_falls_back_to_seeded_instances() {
-    let out = std::env::temp_dir().join(format!("nilang-bench-seeded-{}", std::process::id()));
-    let status = Command::new(env!("CARGO_BIN_EXE_nilang"))
-        .args([
-            "bench",
-            "--quick",
-            "--only",
-            "gmm",
-            "--data",
-            "/nonexistent-adbench",
-            "--out",
-        ])
+/// Runs `nilang bench --quick ARGS --out OUT` in `dir`; returns the output and the report
+/// (if one was written).
+fn bench_in(
+    dir: &std::path::Path,
+    args: &[&str],
+    name: &str,
+) -> (std::process::Output, Option<String>) {
+    let out = std::env::temp_dir().join(format!("nilang-bench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let output = Command::new(env!("CARGO_BIN_EXE_nilang"))
+        .current_dir(dir)
+        .args(["bench", "--quick"])
+        .args(args)
+        .arg("--out")
         .arg(&out)
         .output()
         .unwrap();
+    (output, std::fs::read_to_string(out.join("report.md")).ok())
+}
+
+#[test]
+fn without_data_gmm_runs_seeded_instances_and_the_report_says_where_it_looked() {
+    // a working directory with no `../shared/data/adbench`
+    let dir = std::env::temp_dir().join(format!("nilang-bench-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("cwd")).unwrap();
+    let (output, report) = bench_in(&dir.join("cwd"), &["--only", "gmm"], "seeded");
     assert!(
-        status.status.success(),
+        output.status.success(),
         "{}",
-        String::from_utf8_lossy(&status.stderr)
+        String::from_utf8_lossy(&output.stderr)
     );
-    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let report = report.unwrap();
     assert!(report.contains("seeded d=2 K=5"), "{report}");
+    assert!(report.contains("`../shared/data/adbench/gmm`"), "{report}");
+}
+
+#[test]
+fn a_data_directory_that_does_not_exist_is_an_error() {
+    let (output, report) = bench_in(
+        &std::env::temp_dir(),
+        &["--only", "gmm", "--data", "/nonexistent-adbench"],
+        "nodata",
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`--data /nonexistent-adbench` is not a directory"),
+        "{stderr}"
+    );
+    assert!(report.is_none(), "no report is written");
+}
+
+#[test]
+fn the_report_names_the_data_directory_given() {
+    let data = std::env::temp_dir().join(format!("nilang-adbench-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&data).unwrap();
+    let (output, report) = bench_in(
+        &std::env::temp_dir(),
+        &["--only", "gmm", "--data", data.to_str().unwrap()],
+        "named",
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = report.unwrap();
+    assert!(
+        report.contains(&format!("`{}`", data.join("gmm").display())),
+        "{report}"
+    );
+    assert!(!report.contains("../shared/data/adbench"), "{report}");
+}
+
+#[test]
+fn only_a_name_that_matches_no_table_is_an_error_and_keeps_the_old_report() {
+    let out = std::env::temp_dir().join(format!("nilang-bench-only-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("report.md"), "the previous report").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_nilang"))
+        .args(["bench", "--quick", "--only", "nonsense", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`--only nonsense` matches no table"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("bessel, sparse, graph, gmm, ba"),
+        "{stderr}"
+    );
+    let kept = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(kept, "the previous report");
 }

@@ -37,7 +37,7 @@ pub fn threads_option(args: &[String]) -> Result<usize, String> {
             v.to_string()
         } else {
             return Err(format!(
-                "unknown argument `{a}` (the only option is `--threads N`)"
+                "unknown argument `{a}` (the options are `--threads N`, `--help` and `--version`)"
             ));
         };
         threads = value

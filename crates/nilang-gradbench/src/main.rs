@@ -5,8 +5,27 @@
 //! `--threads N` (default 1) sizes rayon's global pool, on which the evals' parallel loops run
 //! (`kmeans` switches to its parallel program above one thread).
 
+const USAGE: &str = "\
+nilang-gradbench: nilang as a GradBench tool. Reads GradBench messages on stdin (one JSON object
+per line) and answers each with one line on stdout; exits when stdin closes.
+
+Usage: nilang-gradbench [--threads N]
+
+Options:
+  --threads N   threads of the pool the evals' parallel loops run on (default 1)
+  -h, --help    print this help and exit
+  -V, --version print the version and exit";
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
+    if args.iter().any(|a| a == "--version" || a == "-V") {
+        println!("nilang-gradbench {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
     let threads = match nilang_gradbench::threads_option(&args) {
         Ok(n) => n,
         Err(e) => {

@@ -10,7 +10,9 @@
 //! * any other kind (`analysis`, …) → `{"id"}`.
 //!
 //! A line that is not a JSON object, or has no `kind`, is answered with `success: false` and
-//! an `error` (and the `id` when there is one). Nothing a message contains stops the tool.
+//! an `error` (and the `id` when there is one, read from the line even where it is not valid
+//! JSON: [`readable_id`]). A result that is not finite (JSON has no NaN or infinity) is a
+//! failure too, never a `null` output. Nothing a message contains stops the tool.
 
 use crate::evals::{self, MODULES};
 use serde_json::{json, Value};
@@ -45,9 +47,7 @@ impl Tool {
         }
         let response = match serde_json::from_str::<Value>(line) {
             Ok(message) => self.handle(&message),
-            Err(e) => {
-                json!({"id": null, "success": false, "error": format!("invalid JSON message: {e}")})
-            }
+            Err(e) => failure(readable_id(line), format!("invalid JSON message: {e}")),
         };
         Some(response.to_string())
     }
@@ -91,7 +91,7 @@ impl Tool {
                 let Some(input) = message.get("input") else {
                     return failure(id, "`evaluate` message has no field `input`".into());
                 };
-                match guarded(|| evals::evaluate(module, function, input)) {
+                match guarded(|| evals::evaluate(module, function, input)).and_then(finite) {
                     Ok((output, timings)) => {
                         json!({"id": id, "success": true, "output": output, "timings": timings})
                     }
@@ -101,6 +101,61 @@ impl Tool {
             _ => json!({"id": id}),
         }
     }
+}
+
+/// An evaluation's result, unless its output holds a `null`: JSON has no NaN or infinity, and
+/// serde_json writes a non-finite `f64` as `null`, which an eval would read as a missing value.
+/// No eval's output holds a `null` otherwise.
+fn finite<T>((output, timings): (Value, T)) -> Result<(Value, T), String> {
+    fn has_null(v: &Value) -> bool {
+        match v {
+            Value::Null => true,
+            Value::Array(a) => a.iter().any(has_null),
+            Value::Object(o) => o.values().any(has_null),
+            _ => false,
+        }
+    }
+    if has_null(&output) {
+        return Err(
+            "the result is not finite (a NaN or an infinity, which JSON cannot hold)".into(),
+        );
+    }
+    Ok((output, timings))
+}
+
+/// The `id` of a line that is not valid JSON, where it can still be read: the value (a number
+/// or a string) of the first `"id"` key at the top level of the object; `null` otherwise.
+pub fn readable_id(line: &str) -> Value {
+    let bytes = line.as_bytes();
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (k, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' if depth == 1 && line[k..].starts_with("\"id\"") => {
+                let rest = line[k + 4..].trim_start();
+                if let Some(value) = rest.strip_prefix(':') {
+                    let mut values = serde_json::Deserializer::from_str(value).into_iter::<Value>();
+                    if let Some(Ok(id @ (Value::Number(_) | Value::String(_)))) = values.next() {
+                        return id;
+                    }
+                }
+                return Value::Null;
+            }
+            b'"' => in_string = true,
+            _ => {}
+        }
+    }
+    Value::Null
 }
 
 fn failure(id: Value, error: String) -> Value {
@@ -194,6 +249,37 @@ mod serve_tests {
         assert_eq!(r[0]["success"], json!(false));
         assert!(r[0]["error"].as_str().unwrap().contains("unreadable line"));
         assert_eq!(r[1], json!({"id": 7, "tool": "nilang"}));
+    }
+
+    #[test]
+    fn a_line_that_fails_to_parse_is_answered_with_its_id() {
+        let r = responses(b"{\"id\": 12, \"kind\": \"evaluate\", \"input\": [1, 2,}\n");
+        assert_eq!(r[0]["id"], json!(12));
+        assert_eq!(r[0]["success"], json!(false));
+        let r = responses(b"{\"input\": {\"id\": 3}, \"id\": \"a\", \"kind\" \"start\"}\n");
+        assert_eq!(r[0]["id"], json!("a"), "the top-level id, not a nested one");
+        let r = responses(b"{\"kind\": \"start\", \"note\": \"\\\"id\\\": 4\", oops}\n");
+        assert_eq!(
+            r[0]["id"],
+            json!(null),
+            "an id inside a string is not the id"
+        );
+        let r = responses(b"not json at all\n");
+        assert_eq!(r[0]["id"], json!(null));
+    }
+
+    #[test]
+    fn a_result_that_is_not_finite_is_a_failure() {
+        let input = b"{\"id\": 1, \"kind\": \"define\", \"module\": \"hello\"}\n{\"id\": 2, \"kind\": \"evaluate\", \"module\": \"hello\", \"function\": \"square\", \"input\": 1e308}\n";
+        let r = responses(input);
+        assert_eq!(r[1]["id"], json!(2));
+        assert_eq!(r[1]["success"], json!(false), "{}", r[1]);
+        assert!(
+            r[1]["error"].as_str().unwrap().contains("not finite"),
+            "{}",
+            r[1]
+        );
+        assert!(r[1].get("output").is_none());
     }
 
     #[test]

@@ -723,3 +723,44 @@ fn threads_option() {
         );
     }
 }
+
+/// `--help` and `--version` answer at once and exit 0, without reading stdin (which stays
+/// open here: a tool that waited on it would hang the test); an unknown argument exits 2.
+#[test]
+fn help_and_version_do_not_read_stdin() {
+    use std::time::{Duration, Instant};
+    let run = |arg: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nilang-gradbench"))
+            .arg(arg)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _open_stdin = child.stdin.take();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("`nilang-gradbench {arg}` waited on stdin");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    };
+    let help = run("--help");
+    assert!(help.status.success());
+    let text = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        text.contains("Usage: nilang-gradbench [--threads N]"),
+        "{text}"
+    );
+    let version = run("--version");
+    assert!(version.status.success());
+    let text = String::from_utf8(version.stdout).unwrap();
+    assert!(text.starts_with("nilang-gradbench 0."), "{text}");
+    let unknown = run("--frobnicate");
+    assert_eq!(unknown.status.code(), Some(2));
+    let text = String::from_utf8(unknown.stderr).unwrap();
+    assert!(text.contains("unknown argument `--frobnicate`"), "{text}");
+}

@@ -185,11 +185,13 @@ pub fn run(ctx: &Ctx) -> Section {
     notes.extend(missing.into_iter().map(|m| format!("not measured: {m}")));
     Section {
         title: "Bundle adjustment (ADBench)".into(),
-        intro: "Seconds per call on ADBench's BA files (`../shared/data/adbench/ba`; an instance of the same size from a seed when a file is absent). The Jacobian has 15 non-zeros per \
+        intro: format!(
+            "Seconds per call on ADBench's BA files (`{}`; an instance of the same size from a seed when a file is absent). The Jacobian has 15 non-zeros per \
                 reprojection row and 1 per weight row; by reversal each observation's 2 × 15 block is one forward run \
                 and one adjoint sweep with both rows in two lanes of `nilang_gradbench::evals::ba::ba_reproj` (`reproj_rows`). The blocks \
-                are asserted equal to nilang-dualrev's before timing."
-            .into(),
+                are asserted equal to nilang-dualrev's before timing.",
+            Path::new(&ctx.data).join("ba").display()
+        ),
         tables: vec![t],
         notes,
         plots: vec![],

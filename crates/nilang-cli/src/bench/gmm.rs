@@ -145,11 +145,13 @@ pub fn run(ctx: &Ctx) -> Section {
     notes.extend(missing.into_iter().map(|m| format!("not measured: {m}")));
     Section {
         title: "Gaussian mixture model (ADBench)".into(),
-        intro: "Seconds per call on ADBench's GMM files (`../shared/data/adbench/gmm`; an instance of the same size from a seed when a file is absent). The reversible objective and its \
+        intro: format!(
+            "Seconds per call on ADBench's GMM files (`{}`; an instance of the same size from a seed when a file is absent). The reversible objective and its \
                 gradient are `nilang_gradbench::evals::gmm` (checks off, as in the papers); the peers differentiate the plain objective \
                 `nilang_apps::adbench::gmm_objective`, which is asserted equal to the reversible one before timing. Peak \
-                MiB is the largest live heap above the level before one call (the tape engines store every operation)."
-            .into(),
+                MiB is the largest live heap above the level before one call (the tape engines store every operation).",
+            Path::new(&ctx.data).join("gmm").display()
+        ),
         tables: vec![t],
         notes,
         plots: vec![],

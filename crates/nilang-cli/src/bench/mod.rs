@@ -21,9 +21,14 @@ pub struct Options {
     pub out: PathBuf,
     /// Only the tables whose name contains this string.
     pub only: Option<String>,
-    /// The ADBench data directory (`gmm/`, `ba/`).
-    pub data: PathBuf,
+    /// The ADBench data directory (`gmm/`, `ba/`); `None` for [`DEFAULT_DATA`].
+    pub data: Option<PathBuf>,
 }
+
+/// The ADBench data directory when `--data` is not given (relative to the working directory).
+/// Where it is absent, GMM and BA run instances of the same sizes from a seed; a directory
+/// named by `--data` must exist.
+pub const DEFAULT_DATA: &str = "../shared/data/adbench";
 
 /// A table of the report.
 pub struct Table {
@@ -114,11 +119,32 @@ fn sections(quick: bool) -> Vec<(&'static str, u64, SectionFn)> {
 
 /// Runs the tables and writes the report; returns its path.
 pub fn run(options: &Options) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(&options.out)?;
-    let chosen: Vec<_> = sections(options.quick)
+    let invalid = |msg: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, msg);
+    let all = sections(options.quick);
+    let names: Vec<&str> = all.iter().map(|(name, _, _)| *name).collect();
+    let chosen: Vec<_> = all
         .into_iter()
         .filter(|(name, _, _)| options.only.as_deref().map_or(true, |o| name.contains(o)))
         .collect();
+    if chosen.is_empty() {
+        return Err(invalid(format!(
+            "`--only {}` matches no table (the tables: {})",
+            options.only.as_deref().unwrap_or_default(),
+            names.join(", ")
+        )));
+    }
+    let data = match &options.data {
+        Some(dir) if dir.is_dir() => dir.clone(),
+        Some(dir) => {
+            return Err(invalid(format!(
+                "`--data {}` is not a directory (leave `--data` out to use {DEFAULT_DATA}, or \
+                 instances from a seed where it is absent)",
+                dir.display()
+            )))
+        }
+        None => PathBuf::from(DEFAULT_DATA),
+    };
+    std::fs::create_dir_all(&options.out)?;
     let total: u64 = chosen.iter().map(|(_, n, _)| n).sum();
     let progress = ProgressBar::new(total);
     progress.set_style(
@@ -134,7 +160,7 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
         quick: options.quick,
         out: options.out.clone(),
         progress,
-        data: options.data.clone(),
+        data,
     };
     let load_at_start = load_average();
     let mut report = String::new();
