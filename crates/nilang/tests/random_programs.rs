@@ -1,0 +1,810 @@
+//! Random reversible programs at IR level (issue 14). A generator writes well-formed programs
+//! (instructions over the primitives, `swap`/`rot`/`neg`/`inc`/`dec`, ancillas in routines,
+//! `if`/`while`/`for` with correct conditions, calls and uncalls of two library functions,
+//! stack pushes and pops, integer targets); they are parsed by `nilang_ir` and run by a small
+//! interpreter of the IR that exists only for these tests. For each program and random inputs:
+//!
+//! - `reverse(reverse(P)) == P` (printed);
+//! - running `reverse(P)` after `P` restores the inputs (bit for bit on integers, within 1e-9
+//!   on floats), so every statement's inverse in `nilang_ir::reverse` is checked;
+//! - the gradient of a random linear loss, from running `reverse(P)` on `GVar`s seeded with
+//!   the loss's weights — the adjoint rules of `nilang::gvar`, the same ones the generated
+//!   adjoint programs call — equals central finite differences (where no branch decision
+//!   changes within the step).
+//!
+//! `random_programs_quick` runs 300 programs in CI; `random_programs_long` (ignored) runs
+//! `NILANG_RANDOM_PROGRAMS` programs (default 100 000).
+
+use nilang::__private::{Acc1, Acc2, Negate, Rotate};
+use nilang::{prims, GVar};
+use nilang_ir::ast::*;
+use nilang_ir::reverse::reverse_block;
+use nilang_ir::Function;
+use std::collections::HashMap;
+
+type G = GVar<f64>;
+
+const NX: usize = 4;
+const NN: usize = 3;
+
+// ------------------------------------------------------------------------------------------
+// the generator
+
+/// A small deterministic generator (xorshift), seeded by proptest.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len())]
+    }
+    /// A float in [-1, 1].
+    fn unit(&mut self) -> f64 {
+        (self.next() % 20_001) as f64 / 10_000.0 - 1.0
+    }
+}
+
+/// What a block may write: float and integer slots not frozen by an enclosing condition,
+/// routine or stack push.
+#[derive(Clone)]
+struct Free {
+    x: Vec<usize>,
+    n: Vec<usize>,
+    depth: usize,
+}
+
+impl Free {
+    fn without_x(&self, a: usize) -> Free {
+        let mut f = self.clone();
+        f.x.retain(|&i| i != a);
+        f.depth += 1;
+        f
+    }
+}
+
+const UNARY: &[&str] = &["identity", "sin", "cos", "tanh", "atan", "sigmoid"];
+const BINARY: &[&str] = &["+", "-", "*"];
+
+struct Gen {
+    rng: Rng,
+    counter: usize,
+}
+
+impl Gen {
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.counter += 1;
+        format!("{prefix}{}", self.counter)
+    }
+
+    /// Two distinct float slots, the first writable.
+    fn target_and_operand(&mut self, free: &Free) -> Option<(usize, usize)> {
+        let a = *self.rng.pick(&free.x);
+        let others: Vec<usize> = (0..NX).filter(|&i| i != a).collect();
+        Some((a, *self.rng.pick(&others)))
+    }
+
+    /// `min` statements and up to `extra - 1` more.
+    fn block(&mut self, free: &Free, min: usize, extra: usize) -> Vec<String> {
+        let len = min + self.rng.below(extra);
+        (0..len).flat_map(|_| self.stmt(free)).collect()
+    }
+
+    fn stmt(&mut self, free: &Free) -> Vec<String> {
+        let nested = free.depth < 2;
+        let kinds = if nested { 12 } else { 6 };
+        if free.x.is_empty() {
+            return vec![];
+        }
+        let op = *self.rng.pick(&["+=", "-="]);
+        match self.rng.below(kinds) {
+            0 | 1 => {
+                let (a, b) = self.target_and_operand(free).unwrap();
+                let f = self.rng.pick(UNARY);
+                vec![format!("x[{a}] {op} {f}(x[{b}]);")]
+            }
+            2 => {
+                let (a, b) = self.target_and_operand(free).unwrap();
+                let c = (0..NX).find(|&i| i != a && i != b).unwrap();
+                let f = self.rng.pick(BINARY);
+                if self.rng.below(4) == 0 {
+                    vec![format!("x[{a}] {op} atan2(x[{b}], x[{c}]);")]
+                } else {
+                    vec![format!("x[{a}] {op} x[{b}] {f} x[{c}];")]
+                }
+            }
+            3 => {
+                let a = *self.rng.pick(&free.n);
+                let b = (a + 1 + self.rng.below(NN - 1)) % NN;
+                match self.rng.below(3) {
+                    0 => vec![format!("n[{a}] {op} n[{b}];")],
+                    1 => vec![format!("{}(n[{a}]);", self.rng.pick(&["inc", "dec"]))],
+                    _ => vec![format!("n[{a}] {op} n[{b}] * n[{}];", (b + 1) % NN)]
+                        .into_iter()
+                        .filter(|_| (b + 1) % NN != a)
+                        .collect(),
+                }
+            }
+            4 => {
+                let (a, b) = self.target_and_operand(free).unwrap();
+                if free.x.contains(&b) {
+                    if self.rng.below(2) == 0 {
+                        vec![format!("swap(x[{a}], x[{b}]);")]
+                    } else {
+                        let c = (0..NX).find(|&i| i != a && i != b).unwrap();
+                        let r = self.rng.pick(&["rot", "irot"]);
+                        vec![format!("{r}(x[{a}], x[{b}], x[{c}]);")]
+                    }
+                } else {
+                    vec![format!("neg(x[{a}]);")]
+                }
+            }
+            5 => {
+                // a call or an uncall of a library function
+                let (a, b) = self.target_and_operand(free).unwrap();
+                let call = if self.rng.below(2) == 0 {
+                    format!("lib_sin(x[{a}], x[{b}])")
+                } else {
+                    let c = (0..NX).find(|&i| i != a && i != b).unwrap();
+                    format!("lib_mix(x[{a}], x[{b}], x[{c}])")
+                };
+                if self.rng.below(2) == 0 {
+                    vec![format!("{call};")]
+                } else {
+                    vec![format!("uncall!({call});")]
+                }
+            }
+            6 | 7 => {
+                // compute an ancilla from a read-only slot, use it, uncompute
+                let (a, b) = self.target_and_operand(free).unwrap();
+                let t = self.fresh("t");
+                let f = self.rng.pick(UNARY);
+                let g = self.rng.pick(UNARY);
+                let inner = free.without_x(b);
+                let mut out = vec![
+                    "routine! {".to_string(),
+                    format!("let {t} = T::zero();"),
+                    format!("{t} += {f}(x[{b}]);"),
+                    "}".to_string(),
+                    format!("x[{a}] {op} {g}({t});"),
+                ];
+                out.extend(self.block(&inner, 0, 3));
+                out.push("uncompute!();".into());
+                out
+            }
+            8 => {
+                // an `if` on a slot the branches do not write
+                let b = self.rng.below(NX);
+                let inner = free.without_x(b);
+                let (then, els) = (self.block(&inner, 1, 3), self.block(&inner, 0, 2));
+                let mut out = vec![format!("if (x[{b}].val() > 0.0, x[{b}].val() > 0.0) {{")];
+                out.extend(then);
+                out.push("} else {".into());
+                out.extend(els);
+                out.push("}".into());
+                out
+            }
+            9 => {
+                let k = self.fresh("k");
+                let mut out = vec![format!("for {k} in 0..{} {{", 1 + self.rng.below(3))];
+                out.extend(self.block(
+                    &Free {
+                        depth: free.depth + 1,
+                        ..free.clone()
+                    },
+                    1,
+                    3,
+                ));
+                out.push("}".into());
+                out
+            }
+            10 => {
+                let c = self.fresh("c");
+                let m = 1 + self.rng.below(3);
+                let mut out = vec![
+                    format!("let {c} = 0i64;"),
+                    format!("while ({c} < {m}, {c} > 0) {{"),
+                    format!("inc({c});"),
+                ];
+                out.extend(self.block(
+                    &Free {
+                        depth: free.depth + 1,
+                        ..free.clone()
+                    },
+                    1,
+                    2,
+                ));
+                out.push("}".into());
+                out.push(format!("dealloc!({c} = {m});"));
+                out
+            }
+            _ => {
+                // a slot pushed (zeroed) around a block that does not write it
+                let a = *self.rng.pick(&free.x);
+                let mut out = vec![format!("push!(st, x[{a}]);")];
+                out.extend(self.block(&free.without_x(a), 1, 2));
+                out.push(format!("pop!(st, x[{a}]);"));
+                out
+            }
+        }
+    }
+}
+
+const LIBRARY: &str = r#"
+    #[i]
+    fn lib_sin<T: Real>(y: &mut T, z: &mut T) {
+        y += sin(z);
+    }
+    #[i]
+    fn lib_mix<T: Real>(y: &mut T, a: &mut T, b: &mut T) {
+        routine! {
+            let t = T::zero();
+            t += a * b;
+        }
+        y += tanh(t);
+        uncompute!();
+    }
+"#;
+
+/// The source of a random program `f` (with the library), from a seed.
+fn program(seed: u64) -> String {
+    let mut g = Gen {
+        rng: Rng(seed | 1),
+        counter: 0,
+    };
+    let free = Free {
+        x: (0..NX).collect(),
+        n: (0..NN).collect(),
+        depth: 0,
+    };
+    let body = g.block(&free, 1, 6).join("\n        ");
+    format!(
+        "{LIBRARY}\n    #[i]\n    fn f<T: Real>(x: &mut [T], n: &mut [i64], st: &mut Vec<T>) {{\n        {body}\n    }}\n"
+    )
+}
+
+// ------------------------------------------------------------------------------------------
+// the interpreter
+
+#[derive(Clone, Debug)]
+enum Val {
+    F(G),
+    I(i64),
+    FArr(Vec<G>),
+    IArr(Vec<i64>),
+    Stack(Vec<G>),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Loc {
+    slot: usize,
+    index: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum E {
+    F(f64),
+    I(i64),
+    B(bool),
+}
+
+struct Machine<'p> {
+    functions: &'p [Function],
+    slots: Vec<Val>,
+    /// Every branch decision and loop count, to tell whether finite differences cross one.
+    trace: Vec<i64>,
+}
+
+type Frame = HashMap<String, Loc>;
+
+/// A reversibility failure found by the interpreter (a check the generated code makes).
+#[derive(Debug)]
+struct Failed(#[allow(dead_code)] String);
+
+impl<'p> Machine<'p> {
+    fn place(&self, frame: &Frame, v: &Dataview) -> Loc {
+        let loc = frame[&v.root.to_string()];
+        match v.path.as_slice() {
+            [] => loc,
+            [Access::Index(e)] => match self.eval(frame, e) {
+                E::I(i) => Loc {
+                    slot: loc.slot,
+                    index: Some(i as usize),
+                },
+                other => panic!("index {other:?}"),
+            },
+            other => panic!("path {other:?}"),
+        }
+    }
+
+    fn get_f(&self, l: Loc) -> G {
+        match (&self.slots[l.slot], l.index) {
+            (Val::F(g), None) => *g,
+            (Val::FArr(a), Some(i)) => a[i],
+            other => panic!("not a float: {other:?}"),
+        }
+    }
+
+    fn set_f(&mut self, l: Loc, v: G) {
+        match (&mut self.slots[l.slot], l.index) {
+            (Val::F(g), None) => *g = v,
+            (Val::FArr(a), Some(i)) => a[i] = v,
+            other => panic!("not a float: {other:?}"),
+        }
+    }
+
+    fn get_i(&self, l: Loc) -> Option<i64> {
+        match (&self.slots[l.slot], l.index) {
+            (Val::I(v), None) => Some(*v),
+            (Val::IArr(a), Some(i)) => Some(a[i]),
+            _ => None,
+        }
+    }
+
+    fn set_i(&mut self, l: Loc, v: i64) {
+        match (&mut self.slots[l.slot], l.index) {
+            (Val::I(x), None) => *x = v,
+            (Val::IArr(a), Some(i)) => a[i] = v,
+            other => panic!("not an integer: {other:?}"),
+        }
+    }
+
+    fn eval(&self, frame: &Frame, e: &syn::Expr) -> E {
+        use syn::Expr;
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => E::I(i.base10_parse().unwrap()),
+                syn::Lit::Float(f) => E::F(f.base10_parse().unwrap()),
+                other => panic!("literal {other:?}"),
+            },
+            Expr::Paren(p) => self.eval(frame, &p.expr),
+            Expr::Path(_) | Expr::Index(_) => {
+                let v = nilang_ir::parse::dataview(e).expect("a place");
+                let l = self.place(frame, &v);
+                match self.get_i(l) {
+                    Some(i) => E::I(i),
+                    None => E::F(self.get_f(l).x),
+                }
+            }
+            Expr::MethodCall(m) if m.method == "val" => self.eval(frame, &m.receiver),
+            Expr::Call(_) => E::F(0.0), // T::zero()
+            Expr::Binary(b) => {
+                let (l, r) = (self.eval(frame, &b.left), self.eval(frame, &b.right));
+                let (l, r) = match (l, r) {
+                    (E::I(a), E::I(b)) => (a as f64, b as f64),
+                    (E::F(a), E::F(b)) => (a, b),
+                    other => panic!("operands {other:?}"),
+                };
+                match b.op {
+                    syn::BinOp::Lt(_) => E::B(l < r),
+                    syn::BinOp::Gt(_) => E::B(l > r),
+                    other => panic!("operator {other:?}"),
+                }
+            }
+            other => panic!("expression {}", nilang_ir::print::expr_text(other)),
+        }
+    }
+
+    fn cond(&self, frame: &Frame, e: &syn::Expr) -> bool {
+        match self.eval(frame, e) {
+            E::B(b) => b,
+            other => panic!("condition {other:?}"),
+        }
+    }
+
+    fn block(&mut self, frame: &mut Frame, stmts: &[Stmt]) -> Result<(), Failed> {
+        stmts.iter().try_for_each(|s| self.stmt(frame, s))
+    }
+
+    fn stmt(&mut self, frame: &mut Frame, s: &Stmt) -> Result<(), Failed> {
+        let fail = |what: &str| Err(Failed(format!("{what} at `{}`", s.source)));
+        match &s.kind {
+            StmtKind::Instr(i) => self.instr(frame, i),
+            StmtKind::Builtin { op, args, operand } => {
+                let locs: Vec<Loc> = args.iter().map(|v| self.place(frame, v)).collect();
+                match op {
+                    BuiltinOp::Swap => {
+                        let (a, b) = (self.get_f(locs[0]), self.get_f(locs[1]));
+                        self.set_f(locs[0], b);
+                        self.set_f(locs[1], a);
+                    }
+                    BuiltinOp::Neg => {
+                        let mut a = self.get_f(locs[0]);
+                        a.negate();
+                        self.set_f(locs[0], a);
+                    }
+                    BuiltinOp::Inc | BuiltinOp::Dec => {
+                        let v = self.get_i(locs[0]).unwrap();
+                        let step = if *op == BuiltinOp::Inc { 1 } else { -1 };
+                        self.set_i(locs[0], v.wrapping_add(step));
+                    }
+                    BuiltinOp::Rot | BuiltinOp::IRot => {
+                        let Some(Operand::View(t)) = operand else {
+                            panic!("angle")
+                        };
+                        let lt = self.place(frame, t);
+                        let (mut a, mut b, mut th) =
+                            (self.get_f(locs[0]), self.get_f(locs[1]), self.get_f(lt));
+                        if *op == BuiltinOp::Rot {
+                            G::rot(&mut a, &mut b, &mut th);
+                        } else {
+                            G::irot(&mut a, &mut b, &mut th);
+                        }
+                        self.set_f(locs[0], a);
+                        self.set_f(locs[1], b);
+                        self.set_f(lt, th);
+                    }
+                    BuiltinOp::Conj => {}
+                }
+                Ok(())
+            }
+            StmtKind::Alloc(bs) => {
+                for b in bs {
+                    let v = match self.eval(frame, &b.value) {
+                        E::F(f) => Val::F(G::new(f)),
+                        E::I(i) => Val::I(i),
+                        E::B(_) => panic!("bool ancilla"),
+                    };
+                    self.slots.push(v);
+                    let slot = self.slots.len() - 1;
+                    frame.insert(b.name.to_string(), Loc { slot, index: None });
+                }
+                Ok(())
+            }
+            StmtKind::Dealloc(bs) => {
+                for b in bs {
+                    let l = frame[&b.name.to_string()];
+                    let ok = match (self.eval(frame, &b.value), &self.slots[l.slot]) {
+                        (E::F(f), Val::F(g)) => (g.x - f).abs() <= 1e-9 * g.x.abs().max(1.0),
+                        (E::I(i), Val::I(v)) => i == *v,
+                        other => panic!("dealloc {other:?}"),
+                    };
+                    if !ok {
+                        return fail("ancilla not at its declared value");
+                    }
+                    frame.remove(&b.name.to_string());
+                }
+                Ok(())
+            }
+            StmtKind::If {
+                pre,
+                post,
+                then,
+                els,
+                ..
+            } => {
+                let c = self.cond(frame, pre);
+                self.trace.push(c as i64);
+                self.block(frame, if c { then } else { els })?;
+                if self.cond(frame, post) != c {
+                    return fail("if postcondition");
+                }
+                Ok(())
+            }
+            StmtKind::While { pre, post, body } => {
+                if self.cond(frame, post) {
+                    return fail("while postcondition true on entry");
+                }
+                let mut count = 0;
+                while self.cond(frame, pre) {
+                    self.block(frame, body)?;
+                    count += 1;
+                    if !self.cond(frame, post) {
+                        return fail("while postcondition false after an iteration");
+                    }
+                }
+                self.trace.push(count);
+                Ok(())
+            }
+            StmtKind::For { var, range, body } => {
+                let (E::I(a), E::I(b)) =
+                    (self.eval(frame, &range.start), self.eval(frame, &range.end))
+                else {
+                    panic!("range")
+                };
+                let end = if range.inclusive { b + 1 } else { b };
+                let mut values: Vec<i64> = (a..end).collect();
+                if range.rev {
+                    values.reverse();
+                }
+                for k in values {
+                    self.slots.push(Val::I(k));
+                    frame.insert(
+                        var.to_string(),
+                        Loc {
+                            slot: self.slots.len() - 1,
+                            index: None,
+                        },
+                    );
+                    self.block(frame, body)?;
+                }
+                Ok(())
+            }
+            StmtKind::Call { call, uncall } => {
+                let Callee::Path(p) = &call.callee else {
+                    panic!("method call")
+                };
+                let name = p.path.segments.last().unwrap().ident.to_string();
+                let f = self.functions.iter().find(|f| f.sig.ident == name).unwrap();
+                let mut inner = Frame::new();
+                for (param, arg) in f.params.iter().zip(&call.args) {
+                    let CallArg::View(v) = arg else {
+                        panic!("argument")
+                    };
+                    inner.insert(param.name.to_string(), self.place(frame, v));
+                }
+                let body = if *uncall {
+                    reverse_block(&f.body)
+                } else {
+                    f.body.clone()
+                };
+                self.block(&mut inner, &body)
+            }
+            StmtKind::Stack {
+                stack, value, push, ..
+            } => {
+                let (ls, lv) = (self.place(frame, stack), self.place(frame, value));
+                if *push {
+                    let v = self.get_f(lv);
+                    let Val::Stack(st) = &mut self.slots[ls.slot] else {
+                        panic!("stack")
+                    };
+                    st.push(v);
+                    self.set_f(lv, G::new(0.0));
+                } else {
+                    if self.get_f(lv).x != 0.0 {
+                        return fail("pop into a nonzero variable");
+                    }
+                    let Val::Stack(st) = &mut self.slots[ls.slot] else {
+                        panic!("stack")
+                    };
+                    let Some(v) = st.pop() else {
+                        return fail("pop from an empty stack");
+                    };
+                    self.set_f(lv, v);
+                }
+                Ok(())
+            }
+            StmtKind::Routine { compute, body } => {
+                self.block(frame, &nilang_ir::ast::routine_steps(compute, body))
+            }
+            StmtKind::NoCheck(b) => self.block(frame, b),
+            StmtKind::XorExpr { .. } | StmtKind::Safe(_) => panic!("not generated"),
+        }
+    }
+
+    fn instr(&mut self, frame: &Frame, i: &Instr) -> Result<(), Failed> {
+        let lt = self.place(frame, &i.target);
+        let locs: Vec<Option<Loc>> = i
+            .args
+            .iter()
+            .map(|a| match a {
+                Operand::View(v) => Some(self.place(frame, v)),
+                Operand::Const(_) => None,
+            })
+            .collect();
+        let name = match &i.prim {
+            Prim::Builtin(info) => info.name,
+            Prim::User(_) => panic!("user primitive"),
+        };
+        let sub = match i.op {
+            AccOp::Add => false,
+            AccOp::Sub => true,
+            other => panic!("op {other:?}"),
+        };
+        if let Some(y) = self.get_i(lt) {
+            let v: Vec<i64> = locs
+                .iter()
+                .map(|l| self.get_i(l.unwrap()).unwrap())
+                .collect();
+            let f = match (name, v.as_slice()) {
+                ("identity", [a]) => *a,
+                ("add", [a, b]) => a.wrapping_add(*b),
+                ("sub", [a, b]) => a.wrapping_sub(*b),
+                ("mul", [a, b]) => a.wrapping_mul(*b),
+                other => panic!("integer instruction {other:?}"),
+            };
+            self.set_i(
+                lt,
+                if sub {
+                    y.wrapping_sub(f)
+                } else {
+                    y.wrapping_add(f)
+                },
+            );
+            return Ok(());
+        }
+        let mut y = self.get_f(lt);
+        let mut v: Vec<G> = locs.iter().map(|l| self.get_f(l.unwrap())).collect();
+        macro_rules! unary {
+            ($($n:literal => $p:ty),*) => {
+                match name {
+                    $($n => if sub { <G as Acc1<$p>>::sub1(&mut y, &mut v[0]) } else { <G as Acc1<$p>>::add1(&mut y, &mut v[0]) },)*
+                    _ => return self.binary(lt, y, v, locs, name, sub),
+                }
+            };
+        }
+        unary!("identity" => prims::Identity, "sin" => prims::Sin, "cos" => prims::Cos,
+               "tanh" => prims::Tanh, "atan" => prims::Atan, "sigmoid" => prims::Sigmoid);
+        self.set_f(lt, y);
+        self.set_f(locs[0].unwrap(), v[0]);
+        Ok(())
+    }
+
+    fn binary(
+        &mut self,
+        lt: Loc,
+        mut y: G,
+        mut v: Vec<G>,
+        locs: Vec<Option<Loc>>,
+        name: &str,
+        sub: bool,
+    ) -> Result<(), Failed> {
+        let (a, b) = v.split_at_mut(1);
+        let (a, b) = (&mut a[0], &mut b[0]);
+        macro_rules! binary {
+            ($($n:literal => $p:ty),*) => {
+                match name {
+                    $($n => if sub { <G as Acc2<$p>>::sub2(&mut y, a, b) } else { <G as Acc2<$p>>::add2(&mut y, a, b) },)*
+                    other => panic!("primitive {other}"),
+                }
+            };
+        }
+        binary!("add" => prims::Add, "sub" => prims::Sub, "mul" => prims::Mul, "atan2" => prims::Atan2);
+        self.set_f(lt, y);
+        self.set_f(locs[0].unwrap(), v[0]);
+        self.set_f(locs[1].unwrap(), v[1]);
+        Ok(())
+    }
+}
+
+/// The state: `x` (floats), `n` (integers), an empty stack.
+#[derive(Clone, Debug)]
+struct State {
+    x: Vec<G>,
+    n: Vec<i64>,
+}
+
+/// Runs `body` (the program or its inverse) of `f` on a state; the decision trace with it.
+fn run(
+    functions: &[Function],
+    f: &Function,
+    body: &[Stmt],
+    s: &State,
+) -> Result<(State, Vec<i64>), Failed> {
+    let mut m = Machine {
+        functions,
+        slots: vec![
+            Val::FArr(s.x.clone()),
+            Val::IArr(s.n.clone()),
+            Val::Stack(vec![]),
+        ],
+        trace: vec![],
+    };
+    let mut frame = Frame::new();
+    for (k, p) in f.params.iter().enumerate() {
+        frame.insert(
+            p.name.to_string(),
+            Loc {
+                slot: k,
+                index: None,
+            },
+        );
+    }
+    m.block(&mut frame, body)?;
+    let (Val::FArr(x), Val::IArr(n), Val::Stack(st)) = (&m.slots[0], &m.slots[1], &m.slots[2])
+    else {
+        unreachable!()
+    };
+    assert!(st.is_empty(), "the stack is balanced");
+    Ok((
+        State {
+            x: x.clone(),
+            n: n.clone(),
+        },
+        m.trace,
+    ))
+}
+
+/// Checks one program on one input; returns whether the gradient was compared.
+fn check(seed: u64) -> Result<bool, String> {
+    let src = program(seed);
+    let functions = nilang_ir::parse_file(&src).map_err(|e| format!("{e}\n{src}"))?;
+    let f = functions.iter().find(|f| f.sig.ident == "f").unwrap();
+    let text = |b: &[Stmt]| nilang_ir::print::block_tokens(b).to_string();
+    let twice = reverse_block(&reverse_block(&f.body));
+    if text(&twice) != text(&f.body) {
+        return Err(format!("reverse(reverse(P)) != P\n{src}"));
+    }
+    let inverse = reverse_block(&f.body);
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let x0: Vec<G> = (0..NX).map(|_| G::new(rng.unit())).collect();
+    let n0: Vec<i64> = (0..NN).map(|_| rng.below(7) as i64 - 3).collect();
+    let s0 = State { x: x0, n: n0 };
+    let (s1, trace) = run(&functions, f, &f.body, &s0).map_err(|e| format!("{e:?}\n{src}"))?;
+    let (s2, _) =
+        run(&functions, f, &inverse, &s1).map_err(|e| format!("inverse: {e:?}\n{src}"))?;
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+    if s2.n != s0.n || s2.x.iter().zip(&s0.x).any(|(a, b)| !close(a.x, b.x)) {
+        return Err(format!("f_inv(f(x)) != x: {:?} -> {:?}\n{src}", s0, s2));
+    }
+    // gradient of L = Σ w·x by the inverse program on GVars seeded with w
+    let w: Vec<f64> = (0..NX).map(|_| rng.unit()).collect();
+    let mut seeded = s1.clone();
+    seeded.x.iter_mut().zip(&w).for_each(|(v, w)| v.g = *w);
+    let (back, _) = run(&functions, f, &inverse, &seeded).map_err(|e| format!("{e:?}\n{src}"))?;
+    let loss = |x: &[G]| x.iter().zip(&w).map(|(v, w)| v.x * w).sum::<f64>();
+    let h = 1e-6;
+    for k in 0..NX {
+        let mut sp = s0.clone();
+        let mut sm = s0.clone();
+        sp.x[k].x += h;
+        sm.x[k].x -= h;
+        let (Ok((p, tp)), Ok((m, tm))) = (
+            run(&functions, f, &f.body, &sp),
+            run(&functions, f, &f.body, &sm),
+        ) else {
+            return Ok(false);
+        };
+        if tp != trace || tm != trace {
+            return Ok(false); // a branch decision changes within the step
+        }
+        let fd = (loss(&p.x) - loss(&m.x)) / (2.0 * h);
+        let g = back.x[k].g;
+        if (fd - g).abs() > 1e-5 * fd.abs().max(1.0) {
+            return Err(format!(
+                "gradient of x[{k}]: adjoint {g}, finite differences {fd}\n{src}"
+            ));
+        }
+    }
+    Ok(true)
+}
+
+fn run_many(count: u64, first_seed: u64) {
+    let (mut compared, start) = (0, std::time::Instant::now());
+    for k in 0..count {
+        let seed = first_seed.wrapping_add(k.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        match check(seed) {
+            Ok(c) => compared += c as u64,
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+    }
+    eprintln!(
+        "{count} random programs: inverse and reverse(reverse) checked on all, gradients on {compared}, in {:.1?}",
+        start.elapsed()
+    );
+    assert!(compared * 2 > count, "most programs compare gradients");
+}
+
+#[test]
+fn random_programs_quick() {
+    run_many(300, 1);
+}
+
+#[test]
+#[ignore = "long run: NILANG_RANDOM_PROGRAMS programs (default 100000)"]
+fn random_programs_long() {
+    let count = std::env::var("NILANG_RANDOM_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    run_many(count, 0x5EED);
+}
+
+#[test]
+fn the_generator_writes_every_construct() {
+    let all: String = (1..400).map(program).collect();
+    for construct in [
+        "routine!", "if (", "while (", "for k", "push!(", "pop!(", "uncall!(", "lib_mix(", "swap(",
+        "rot(", "neg(", "inc(", "n[", "atan2(", " * ",
+    ] {
+        assert!(all.contains(construct), "no {construct}");
+    }
+}
