@@ -6,6 +6,8 @@
 
 mod adjoint;
 mod codegen;
+#[cfg(test)]
+mod fuzz;
 mod grad;
 mod parallel;
 
