@@ -18,12 +18,14 @@ Options:
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // `let _`: a closed stdout (`… --help | head -1`) is not an error worth a panic
+    use std::io::Write as _;
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
+        let _ = writeln!(std::io::stdout(), "{USAGE}");
         return;
     }
     if args.iter().any(|a| a == "--version" || a == "-V") {
-        println!("nilang-gradbench {}", env!("CARGO_PKG_VERSION"));
+        let _ = writeln!(std::io::stdout(), "nilang-gradbench {}", env!("CARGO_PKG_VERSION"));
         return;
     }
     let threads = match nilang_gradbench::threads_option(&args) {
