@@ -25,7 +25,11 @@ fn main() {
         return;
     }
     if args.iter().any(|a| a == "--version" || a == "-V") {
-        let _ = writeln!(std::io::stdout(), "nilang-gradbench {}", env!("CARGO_PKG_VERSION"));
+        let _ = writeln!(
+            std::io::stdout(),
+            "nilang-gradbench {}",
+            env!("CARGO_PKG_VERSION")
+        );
         return;
     }
     let threads = match nilang_gradbench::threads_option(&args) {

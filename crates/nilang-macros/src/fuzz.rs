@@ -16,18 +16,84 @@ static ACCEPTED: AtomicUsize = AtomicUsize::new(0);
 use proptest::test_runner::{Config, TestRunner};
 
 const WORDS: &[&str] = &[
-    "let", "if", "else", "while", "for", "in", "fn", "return", "loop", "break", "mut", "as",
-    "x", "y", "z", "t", "a", "i", "j", "n", "T", "self", "Self", "s", "f", "g", "k",
-    "routine!", "uncompute!", "dealloc!", "expand!", "push!", "pop!", "push_copy!", "pop_copy!",
-    "uncall!", "safe!", "nocheck!", "reverse!", "sin", "exp", "log", "sqrt", "pow", "atan2",
-    "identity", "swap", "rot", "irot", "neg", "inc", "dec", "conj", "sincos", "zero", "lit",
-    "val", "len", "par", "rev", "step_by", "0", "1", "2.0", "0.5", "-1", "0i64", "1e308",
-    "usize", "f64", "i64", "Vec", "Real",
+    "let",
+    "if",
+    "else",
+    "while",
+    "for",
+    "in",
+    "fn",
+    "return",
+    "loop",
+    "break",
+    "mut",
+    "as",
+    "x",
+    "y",
+    "z",
+    "t",
+    "a",
+    "i",
+    "j",
+    "n",
+    "T",
+    "self",
+    "Self",
+    "s",
+    "f",
+    "g",
+    "k",
+    "routine!",
+    "uncompute!",
+    "dealloc!",
+    "expand!",
+    "push!",
+    "pop!",
+    "push_copy!",
+    "pop_copy!",
+    "uncall!",
+    "safe!",
+    "nocheck!",
+    "reverse!",
+    "sin",
+    "exp",
+    "log",
+    "sqrt",
+    "pow",
+    "atan2",
+    "identity",
+    "swap",
+    "rot",
+    "irot",
+    "neg",
+    "inc",
+    "dec",
+    "conj",
+    "sincos",
+    "zero",
+    "lit",
+    "val",
+    "len",
+    "par",
+    "rev",
+    "step_by",
+    "0",
+    "1",
+    "2.0",
+    "0.5",
+    "-1",
+    "0i64",
+    "1e308",
+    "usize",
+    "f64",
+    "i64",
+    "Vec",
+    "Real",
 ];
 
 const PUNCT: &[&str] = &[
-    "+=", "-=", "^=", "*=", "/=", "%=", "=", "==", "<", ">", "<=", ">=", "+", "-", "*", "/",
-    "..", "..=", ".", ",", ";", ":", "::", "&", "&mut", "!", "'a", "#", "?", "|",
+    "+=", "-=", "^=", "*=", "/=", "%=", "=", "==", "<", ">", "<=", ">=", "+", "-", "*", "/", "..",
+    "..=", ".", ",", ";", ":", "::", "&", "&mut", "!", "'a", "#", "?", "|",
 ];
 
 /// A random token sequence of at most `depth` nested groups, as source text.
@@ -121,13 +187,19 @@ fn fuzz(cases: u32) {
     if let Err(e) = result {
         panic!("{e}");
     }
-    let (reached, accepted) = (REACHED.load(Ordering::Relaxed), ACCEPTED.load(Ordering::Relaxed));
+    let (reached, accepted) = (
+        REACHED.load(Ordering::Relaxed),
+        ACCEPTED.load(Ordering::Relaxed),
+    );
     eprintln!(
         "{cases} random bodies, {reached} function sources that parse as Rust through the macro \
          (4 option sets each; {accepted} runs accepted by parse and check), no panic, in {:.1?}",
         start.elapsed()
     );
-    assert!(reached > 0 && accepted > 0, "the generator reaches the macro and its checks");
+    assert!(
+        reached > 0 && accepted > 0,
+        "the generator reaches the macro and its checks"
+    );
 }
 
 #[test]
