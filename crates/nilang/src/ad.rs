@@ -126,7 +126,20 @@ impl fmt::Display for GradError {
 
 impl std::error::Error for GradError {}
 
-/// A dense row-major matrix (Jacobians and Hessians).
+/// A dense row-major matrix (Jacobians and Hessians). Entry `(i, j)` is `m[(i, j)]`; rows are
+/// numbered by the outputs (of a Jacobian) and columns by the flat list of differentiable
+/// scalars, arguments in signature order (see the module documentation).
+///
+/// ```
+/// use nilang::Matrix;
+///
+/// let mut m = Matrix::filled(2, 3, 0.0);
+/// m[(0, 1)] = 2.5;
+/// m[(1, 2)] = -1.0;
+/// assert_eq!(m[(0, 1)], 2.5);
+/// assert_eq!(m.to_string(), "[0  2.5   0]\n[0    0  -1]\n");
+/// assert_eq!(format!("{m:.1}"), "[0.0  2.5   0.0]\n[0.0  0.0  -1.0]\n");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix<T> {
     /// Number of rows.
@@ -167,6 +180,70 @@ impl<T: Copy> Matrix<T> {
         (0..self.rows).map(|i| self.row(i).to_vec()).collect()
     }
 }
+
+impl<T> core::ops::Index<(usize, usize)> for Matrix<T> {
+    type Output = T;
+    /// Entry `(i, j)`; panics when `i` or `j` is out of range.
+    fn index(&self, (i, j): (usize, usize)) -> &T {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i}, {j}) out of range for a {}×{} matrix",
+            self.rows,
+            self.cols
+        );
+        &self.data[i * self.cols + j]
+    }
+}
+
+impl<T> core::ops::IndexMut<(usize, usize)> for Matrix<T> {
+    /// Entry `(i, j)`; panics when `i` or `j` is out of range.
+    fn index_mut(&mut self, (i, j): (usize, usize)) -> &mut T {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i}, {j}) out of range for a {}×{} matrix",
+            self.rows,
+            self.cols
+        );
+        &mut self.data[i * self.cols + j]
+    }
+}
+
+/// One row per line, in brackets, each column right-aligned to its widest entry; the
+/// formatter's options (precision) apply to every entry.
+impl<T: fmt::Display> fmt::Display for Matrix<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cells: Vec<String> = self
+            .data
+            .iter()
+            .map(|v| match f.precision() {
+                Some(p) => format!("{v:.p$}"),
+                None => format!("{v}"),
+            })
+            .collect();
+        let widths: Vec<usize> = (0..self.cols)
+            .map(|j| {
+                (0..self.rows)
+                    .map(|i| cells[i * self.cols + j].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for i in 0..self.rows {
+            f.write_str("[")?;
+            for (j, width) in widths.iter().enumerate() {
+                let sep = if j == 0 { "" } else { "  " };
+                write!(f, "{sep}{:>width$}", cells[i * self.cols + j])?;
+            }
+            f.write_str("]\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// What `f_grad` returns for a differentiable argument of type `X` with scalars `T`: the
+/// same shape holding [`GVar`]s (`Vec<GVar<f64>>` for `x: &mut [f64]` or `&mut Vec<f64>`,
+/// `GVar<f64>` for `y: &mut f64`, `P<GVar<f64>>` for a `#[derive(Scalars)] struct P<T>`).
+pub type WithGrad<X, T> = <X as Scalars<T>>::Map<GVar<T>>;
 
 /// A value made of scalars of type `T`, visited in a fixed flat order: a scalar, a slice, a
 /// `Vec`, an array, a complex number, [`NoGrad`], or a user struct with
@@ -507,6 +584,78 @@ pub mod support {
     pub fn not_differentiable(function: &'static str, arg: usize) -> GradError {
         GradError::NotDifferentiable { function, arg }
     }
+}
+
+/// The gradient of a scalar loss of a vector, from the loss's generated vector–Jacobian
+/// product: for `#[i] fn f<T: Real>(out: &mut T, x: &mut [T])` (a loss accumulated into
+/// `out`, which starts at zero), `gradient(f_vjp, &x)` is `∂out/∂x` at `x`. `vjp` may be the
+/// function item `f_vjp` or any closure with its signature (`out, out_grad, x, x_grad`), e.g.
+/// one that passes further read-only arguments. Runs `f_vjp` once on copies; `x` is not
+/// changed.
+///
+/// ```
+/// use nilang::{i, Real};
+///
+/// #[i(expand)]
+/// fn rosenbrock<T: Real>(out: &mut T, x: &mut [T]) {
+///     for k in 0..x.len() - 1 {
+///         out += 100.0 * square(x[k + 1] - square(x[k]));
+///         out += square(1.0 - x[k]);
+///     }
+/// }
+/// let g = nilang::ad::gradient(rosenbrock_vjp, &[1.0, 2.0]);
+/// // ∂/∂x₀ = −400 x₀ (x₁ − x₀²) − 2 (1 − x₀), ∂/∂x₁ = 200 (x₁ − x₀²)
+/// assert_eq!(g, vec![-400.0, 200.0]);
+/// ```
+pub fn gradient<T: Float, F>(mut vjp: F, x: &[T]) -> Vec<T>
+where
+    F: FnMut(&mut T, &mut T, &mut [T], &mut [T]),
+{
+    let (mut out, mut out_grad) = (T::f_zero(), T::f_one());
+    let mut x = x.to_vec();
+    let mut x_grad = vec![T::f_zero(); x.len()];
+    vjp(&mut out, &mut out_grad, &mut x, &mut x_grad);
+    x_grad
+}
+
+/// The Hessian–vector product `H v` of a scalar loss of a vector, from the same generated
+/// vector–Jacobian product as [`gradient`], run once on [`Dual`] numbers (forward over
+/// reverse): `hessian_vector_product(f_vjp, &x, &v)`. Costs about two gradients, whatever
+/// the length of `x`.
+///
+/// ```
+/// use nilang::{i, Real};
+///
+/// #[i]
+/// fn cubic<T: Real>(out: &mut T, x: &mut [T]) {
+///     out += x[0] * x[1];
+///     out += pow(x[1], 3);
+/// }
+/// // H = [[0, 1], [1, 6 x₁]] at x = (1, 2): H (1, 0) = (0, 1), H (0, 1) = (1, 12)
+/// let hv = nilang::ad::hessian_vector_product(cubic_vjp, &[1.0, 2.0], &[0.0, 1.0]);
+/// assert_eq!(hv, vec![1.0, 12.0]);
+/// ```
+///
+/// # Panics
+///
+/// When `x` and `v` differ in length.
+pub fn hessian_vector_product<T: Float, F>(mut vjp: F, x: &[T], v: &[T]) -> Vec<T>
+where
+    F: FnMut(&mut Dual<T>, &mut Dual<T>, &mut [Dual<T>], &mut [Dual<T>]),
+{
+    assert_eq!(
+        x.len(),
+        v.len(),
+        "hessian_vector_product: the point has {} coordinates but the vector {}",
+        x.len(),
+        v.len()
+    );
+    let mut out = Dual::constant(T::f_zero());
+    let mut out_grad = Dual::constant(T::f_one());
+    let mut xd: Vec<Dual<T>> = x.iter().zip(v).map(|(&a, &t)| Dual::new(a, t)).collect();
+    let mut x_grad = vec![Dual::constant(T::f_zero()); x.len()];
+    vjp(&mut out, &mut out_grad, &mut xd, &mut x_grad);
+    x_grad.iter().map(|g| g.eps).collect()
 }
 
 /// The gradient of `f` at `x` by central differences with step `h` (for checking gradients).

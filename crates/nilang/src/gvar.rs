@@ -43,6 +43,30 @@ impl<T: Float> GVar<T> {
     }
 }
 
+/// `value (grad gradient)`, each part formatted with the formatter's options:
+///
+/// ```
+/// let v = nilang::GVar::with_grad(1.5, -0.25);
+/// assert_eq!(v.to_string(), "1.5 (grad -0.25)");
+/// assert_eq!(format!("{v:.2}"), "1.50 (grad -0.25)");
+/// ```
+impl<T: core::fmt::Display, G: core::fmt::Display> core::fmt::Display for GVar<T, G> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.x, f)?;
+        f.write_str(" (grad ")?;
+        core::fmt::Display::fmt(&self.g, f)?;
+        f.write_str(")")
+    }
+}
+
+/// Orders by value, ignoring gradients (as [`crate::Dual`] orders by its value), so that a
+/// condition such as `if x > T::zero()` takes the same branch on `GVar`s as on plain scalars.
+impl<T: PartialOrd, G: PartialEq> PartialOrd for GVar<T, G> {
+    fn partial_cmp(&self, o: &Self) -> Option<core::cmp::Ordering> {
+        self.x.partial_cmp(&o.x)
+    }
+}
+
 impl<T: Float, G: Grad<T>, F: Unary<T>> Acc1<F> for GVar<T, G> {
     #[inline(always)]
     fn add1(y: &mut Self, x: &mut Self) {
