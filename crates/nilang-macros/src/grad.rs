@@ -394,6 +394,9 @@ fn concrete_scalar(f: &Function) -> Option<syn::Ident> {
         for name in ["f64", "f32"] {
             let ident = format_ident!("{}", name);
             if mentions(&pt.ty, &ident) {
+                if !float_shape(&pt.ty, &ident) {
+                    return None;
+                }
                 match &found {
                     Some(other) if *other != ident => return None,
                     _ => found = Some(ident),
@@ -402,6 +405,34 @@ fn concrete_scalar(f: &Function) -> Option<syn::Ident> {
         }
     }
     found
+}
+
+/// Whether `ty` is the float `float` behind references, in slices, arrays, `Vec`s and
+/// `Complex` numbers: the shapes whose scalars `nilang::Scalars` knows (`&mut [f64]`, not
+/// `&mut ULog<f64>`).
+fn float_shape(ty: &syn::Type, float: &syn::Ident) -> bool {
+    match ty {
+        syn::Type::Reference(r) => float_shape(&r.elem, float),
+        syn::Type::Slice(s) => float_shape(&s.elem, float),
+        syn::Type::Array(a) => float_shape(&a.elem, float),
+        syn::Type::Paren(p) => float_shape(&p.elem, float),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::None => p.path.is_ident(float),
+                syn::PathArguments::AngleBracketed(a)
+                    if last.ident == "Vec" || last.ident == "Complex" =>
+                {
+                    a.args.len() == 1
+                        && matches!(&a.args[0], syn::GenericArgument::Type(t) if float_shape(t, float))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// A function with no type parameter whose parameters hold only integers and booleans

@@ -59,6 +59,20 @@ use crate::lanes::Grad;
 use core::fmt;
 
 /// Which scalar is the loss: element `index` of argument `arg` (both from 0).
+///
+/// ```
+/// use nilang::{i, Loss, Real};
+///
+/// #[i]
+/// fn split<T: Real>(y: &mut [T], x: &mut T) {
+///     y[0] += sin(x);
+///     y[1] += cos(x);
+/// }
+/// // the loss is y[1] (element 1 of argument 0)
+/// let (_, dx) = split_grad(Loss::elem(0, 1), &mut vec![0.0, 0.0], &mut 0.5).unwrap();
+/// assert_eq!(dx.g, -0.5f64.sin());
+/// assert_eq!(Loss::arg(1), Loss::elem(1, 0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Loss {
     /// Position of the argument in the signature.
@@ -80,6 +94,18 @@ impl Loss {
 }
 
 /// Bad input to a gradient function.
+///
+/// ```
+/// use nilang::{i, GradError, Loss, Real};
+///
+/// #[i]
+/// fn scaled<T: Real>(y: &mut T, x: &mut T, n: i64) {
+///     y += x * n;
+/// }
+/// let err = scaled_grad(Loss::arg(2), &mut 0.0, &mut 1.0, 3).unwrap_err();
+/// assert_eq!(err, GradError::NotDifferentiable { function: "scaled", arg: 2 });
+/// assert!(err.to_string().contains("argument 2 of `scaled` is not differentiable"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GradError {
     /// The loss argument is not differentiable (or does not exist).
@@ -420,6 +446,18 @@ impl<T: Float> Scalars<T> for [num_complex::Complex<T>] {
 /// An argument excluded from differentiation: its scalars are carried through the gradient
 /// program (as values of the gradient type) but no gradient is reported for them, and they
 /// are not rows or columns of Jacobians and Hessians.
+///
+/// ```
+/// use nilang::{i, Loss, NoGrad, Real};
+///
+/// #[i]
+/// fn weighted<T: Real>(y: &mut T, x: &mut T, w: &mut NoGrad<T>) {
+///     y += x * w.0;
+/// }
+/// let j = weighted_jacobian(&mut 0.0, &mut 2.0, &mut NoGrad(3.0)).unwrap();
+/// assert_eq!((j.rows, j.cols), (2, 2)); // y and x only
+/// assert_eq!(j[(0, 1)], 3.0);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NoGrad<X>(pub X);
 
@@ -659,6 +697,11 @@ where
 }
 
 /// The gradient of `f` at `x` by central differences with step `h` (for checking gradients).
+///
+/// ```
+/// let g = nilang::ad::numeric_gradient(|x| x[0] * x[0], &[3.0], 1e-6);
+/// assert!((g[0] - 6.0).abs() < 1e-6);
+/// ```
 pub fn numeric_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], h: f64) -> Vec<f64> {
     let mut xp = x.to_vec();
     (0..x.len())
@@ -699,6 +742,17 @@ impl std::error::Error for GradientMismatch {}
 
 /// Checks a gradient against central differences: every component must agree within
 /// `tol · max(1, |numeric|)`. Step `h` around `1e-6` suits smooth `f64` functions.
+///
+/// ```
+/// use nilang::ad::check_gradient;
+///
+/// let f = |x: &[f64]| x[0] * x[1].exp();
+/// let x = [2.0, 0.5];
+/// let right = [0.5f64.exp(), 2.0 * 0.5f64.exp()];
+/// assert!(check_gradient(f, &x, &right, 1e-6, 1e-6).is_ok());
+/// let wrong = [0.5f64.exp(), 0.5f64.exp()];
+/// assert_eq!(check_gradient(f, &x, &wrong, 1e-6, 1e-6).unwrap_err().index, 1);
+/// ```
 pub fn check_gradient(
     f: impl Fn(&[f64]) -> f64,
     x: &[f64],

@@ -13,6 +13,24 @@ use crate::prims::{Binary, Unary};
 /// A scalar paired with the gradient of the loss with respect to it: a `T` (one loss), or
 /// [`crate::Lanes`] of `T` (the gradients of several losses at once: several rows of a
 /// Jacobian in one sweep).
+///
+/// `f_grad` returns the differentiable arguments with `GVar` scalars (`.x` the input, `.g` the
+/// gradient), and a generic reversible function runs on `GVar`s directly: its inverse then
+/// moves gradients from outputs to inputs.
+///
+/// ```
+/// use nilang::{i, GVar, Real};
+///
+/// #[i]
+/// fn cube<T: Real>(y: &mut T, x: &mut T) {
+///     y += pow(x, 3);
+/// }
+/// // y holds the output 8 with gradient 1; x the input 2
+/// let (mut y, mut x) = (GVar::with_grad(8.0, 1.0), GVar::new(2.0));
+/// cube_inv(&mut y, &mut x);
+/// assert_eq!((y.value(), x.value(), x.grad()), (0.0, 2.0, 12.0));
+/// assert_eq!(x.to_string(), "2 (grad 12)");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GVar<T, G = T> {
     /// The value.
