@@ -198,6 +198,7 @@ fn no_gradients_reason(ir: &nilang_ir::Function) -> String {
 /// inverse, adjoint on `gvar`) and of its batched kernels (every parameter per instance), to be
 /// put after `nilang_cgen::HEADER` and the texts of the functions it calls; or the reason the
 /// function has no translation, as a compile error at the statement.
+#[cfg(feature = "cuda")]
 fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
     let text = nilang_cgen::generate(ir).and_then(|f| {
         let mut m = nilang_cgen::Module::new();
@@ -219,6 +220,18 @@ fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
         }
         Err(e) => syn::Error::new(e.span(), e.to_string()).to_compile_error(),
     }
+}
+
+/// Without the `cuda` feature (`cuda-codegen` of `nilang`), `#[i(cuda)]` is an error that
+/// says so.
+#[cfg(not(feature = "cuda"))]
+fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
+    syn::Error::new(
+        ir.sig.ident.span(),
+        "`#[i(cuda)]` needs the C++/CUDA generator: enable the feature `cuda-codegen` of \
+         `nilang` (on by default; `default-features = false` turns it off)",
+    )
+    .to_compile_error()
 }
 
 fn method(options: &Options, m: syn::ImplItemFn) -> TokenStream2 {
