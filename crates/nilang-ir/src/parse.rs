@@ -34,6 +34,15 @@ pub struct Options {
     /// `#[i(cuda)]`: also emit `pub const NAME_CUDA: &str`, the C++/CUDA source of the forward,
     /// inverse and adjoint programs (`nilang-cgen`).
     pub cuda: bool,
+    /// `#[i(grad = name)]`: the name of the gradient function (default `f_grad`).
+    pub grad: Option<Ident>,
+    /// `#[i(vjp = name)]`: the name of the vector–Jacobian product (default `f_vjp`).
+    pub vjp: Option<Ident>,
+    /// `#[i(jacobian = name)]`: the name of the Jacobian (default `f_jacobian`); the
+    /// Jacobian of chosen rows is then `name_of`.
+    pub jacobian: Option<Ident>,
+    /// `#[i(hessian = name)]`: the name of the Hessian (default `f_hessian`).
+    pub hessian: Option<Ident>,
 }
 
 impl Options {
@@ -59,9 +68,21 @@ impl Options {
             } else if meta.path.is_ident("inverse") {
                 options.inverse = Some(meta.value()?.parse()?);
                 Ok(())
+            } else if meta.path.is_ident("grad") {
+                options.grad = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident("vjp") {
+                options.vjp = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident("jacobian") {
+                options.jacobian = Some(meta.value()?.parse()?);
+                Ok(())
+            } else if meta.path.is_ident("hessian") {
+                options.hessian = Some(meta.value()?.parse()?);
+                Ok(())
             } else {
                 Err(meta.error(
-                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd`, `cuda`, `inverse = name` and `unchecked = name`",
+                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd`, `cuda`, `inverse = name`, `unchecked = name`, `grad = name`, `vjp = name`, `jacobian = name` and `hessian = name`",
                 ))
             }
         });

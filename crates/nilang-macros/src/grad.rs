@@ -13,6 +13,55 @@ use nilang_ir::reverse::reverse_block;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
+/// The names of the generated gradient functions: `f_vjp`, `f_grad`, `f_jacobian`,
+/// `f_jacobian_of` and `f_hessian`, or the names chosen with `#[i(grad = …, vjp = …,
+/// jacobian = …, hessian = …)]` (`jacobian = j` also names `j_of`).
+pub struct Names {
+    vjp: syn::Ident,
+    grad: syn::Ident,
+    jacobian: syn::Ident,
+    jacobian_of: syn::Ident,
+    hessian: syn::Ident,
+}
+
+impl Names {
+    /// The names for the function named `f`, with the options' choices.
+    pub fn of(options: &nilang_ir::parse::Options, f: &syn::Ident) -> Names {
+        let or = |chosen: &Option<syn::Ident>, suffix: &str| {
+            chosen
+                .clone()
+                .unwrap_or_else(|| format_ident!("{}_{}", f, suffix))
+        };
+        let jacobian = or(&options.jacobian, "jacobian");
+        Names {
+            vjp: or(&options.vjp, "vjp"),
+            grad: or(&options.grad, "grad"),
+            jacobian_of: format_ident!("{}_of", jacobian),
+            jacobian,
+            hessian: or(&options.hessian, "hessian"),
+        }
+    }
+
+    /// The default names of `f`.
+    pub fn default_for(f: &syn::Ident) -> Names {
+        Names::of(&nilang_ir::parse::Options::default(), f)
+    }
+}
+
+/// The chosen names of an attribute (`grad = …` and the others), for errors where the
+/// function gets no gradient functions.
+pub fn chosen_names(options: &nilang_ir::parse::Options) -> Vec<&syn::Ident> {
+    [
+        &options.grad,
+        &options.vjp,
+        &options.jacobian,
+        &options.hessian,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// How a parameter takes part in differentiation.
 enum Role {
     /// `&mut X` with `X` holding the scalar type: wrapped in `GVar`, gets a gradient.
@@ -72,6 +121,9 @@ pub(crate) fn bounds_mention_real(f: &Function, scalar: &syn::Ident) -> bool {
 struct Params<'f> {
     f: &'f Function,
     scalar: syn::Ident,
+    /// The scalar is `f64` or `f32` itself (a function without type parameters), not a type
+    /// parameter: no Hessian (it needs the gradient on dual numbers).
+    concrete: bool,
     names: Vec<syn::Ident>,
     roles: Vec<Role>,
 }
@@ -80,10 +132,14 @@ impl<'f> Params<'f> {
     /// `None` when the function is not generic over a `Real` scalar, is a method, or has a
     /// parameter that is not a plain name.
     fn of(f: &'f Function) -> Option<Params<'f>> {
-        let scalar = f.sig.generics.type_params().next()?.ident.clone();
-        if f.sig.receiver().is_some() || !bounds_mention_real(f, &scalar) {
+        if f.sig.receiver().is_some() {
             return None;
         }
+        let (scalar, concrete) = match f.sig.generics.type_params().next() {
+            Some(t) if bounds_mention_real(f, &t.ident) => (t.ident.clone(), false),
+            Some(_) => return None,
+            None => (concrete_scalar(f)?, true),
+        };
         let mut names = Vec::new();
         let mut roles = Vec::new();
         for input in &f.sig.inputs {
@@ -99,9 +155,20 @@ impl<'f> Params<'f> {
         Some(Params {
             f,
             scalar,
+            concrete,
             names,
             roles,
         })
+    }
+
+    /// The name of a parameter the generated function adds (`loss`, `outputs`), as the docs
+    /// call it, unless the function has a parameter of that name (then `__loss`, …).
+    fn added_param(&self, name: &str) -> syn::Ident {
+        if self.names.iter().any(|n| n == name) {
+            format_ident!("__{}", name)
+        } else {
+            format_ident!("{}", name)
+        }
     }
 
     fn iter(&self) -> impl Iterator<Item = (usize, &syn::Ident, &Role)> {
@@ -307,6 +374,67 @@ impl<'f> Params<'f> {
     }
 }
 
+/// The scalar type of a function without type parameters whose `&mut` parameters hold
+/// floats of one type: `f64` for `fn f(y: &mut f64, x: &mut [f64])`; `None` when they hold
+/// none, or both `f64` and `f32`.
+fn concrete_scalar(f: &Function) -> Option<syn::Ident> {
+    if f.sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+    {
+        return None;
+    }
+    let mut found: Option<syn::Ident> = None;
+    for input in &f.sig.inputs {
+        let syn::FnArg::Typed(pt) = input else {
+            return None;
+        };
+        for name in ["f64", "f32"] {
+            let ident = format_ident!("{}", name);
+            if mentions(&pt.ty, &ident) {
+                if !float_shape(&pt.ty, &ident) {
+                    return None;
+                }
+                match &found {
+                    Some(other) if *other != ident => return None,
+                    _ => found = Some(ident),
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Whether `ty` is the float `float` behind references, in slices, arrays, `Vec`s and
+/// `Complex` numbers: the shapes whose scalars `nilang::Scalars` knows (`&mut [f64]`, not
+/// `&mut ULog<f64>`).
+fn float_shape(ty: &syn::Type, float: &syn::Ident) -> bool {
+    match ty {
+        syn::Type::Reference(r) => float_shape(&r.elem, float),
+        syn::Type::Slice(s) => float_shape(&s.elem, float),
+        syn::Type::Array(a) => float_shape(&a.elem, float),
+        syn::Type::Paren(p) => float_shape(&p.elem, float),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::None => p.path.is_ident(float),
+                syn::PathArguments::AngleBracketed(a)
+                    if last.ident == "Vec" || last.ident == "Complex" =>
+                {
+                    a.args.len() == 1
+                        && matches!(&a.args[0], syn::GenericArgument::Type(t) if float_shape(t, float))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// A function with no type parameter whose parameters hold only integers and booleans
 /// (`&mut i64`, `usize`, `&mut [u8]`, `&mut Vec<i32>`): its adjoint needs no scalar type.
 fn integers_only(f: &Function) -> bool {
@@ -509,10 +637,10 @@ fn is_ident(ty: &syn::Type, ident: &syn::Ident) -> bool {
 /// `f_vjp`: the vector–Jacobian product in place, on the caller's gradient buffers: `f`
 /// forward on plain scalars, then its adjoint (fused when the body has the `L P M ~P D`
 /// shape). No copy and no allocation of its own.
-fn vjp_fn(p: &Params) -> TokenStream {
+fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
     let f = p.f;
     let fwd = &f.sig.ident;
-    let name = format_ident!("{}_vjp", fwd);
+    let name = &names.vjp;
     let adjoint = nilang_ir::adjoint::adjoint_name(fwd);
     let mut generics = gradient_generics(p);
     let lane = crate::adjoint::lane_param();
@@ -547,28 +675,53 @@ fn vjp_fn(p: &Params) -> TokenStream {
     }
 }
 
+/// The generated code for gradients: the adjoint programs and, when there are any, the
+/// gradient functions.
+pub struct Generated {
+    /// The adjoint programs and the gradient functions.
+    pub code: TokenStream,
+    /// Whether `f_vjp`, `f_grad`, `f_jacobian`, `f_jacobian_of` and `f_hessian` were generated.
+    pub gradient_functions: bool,
+}
+
 /// The generated adjoint programs (`f_adjoint`, `f_adjoint_inv`) and, when the function has
-/// a differentiable argument, `f_vjp`, `f_grad`, `f_jacobian`, `f_jacobian_of` and `f_hessian`; nothing
-/// when the function is not generic over a `Real` scalar or is a method.
-pub fn generate(f: &Function) -> TokenStream {
+/// a differentiable argument, `f_vjp`, `f_grad`, `f_jacobian`, `f_jacobian_of` and `f_hessian`
+/// under `names`; nothing when the function is not generic over a `Real` scalar or is a method.
+pub fn generate(f: &Function, names: &Names) -> Generated {
+    let none = |code| Generated {
+        code,
+        gradient_functions: false,
+    };
     let Some(p) = Params::of(f) else {
         // a program on integers only may be called from a differentiable one
         if integers_only(f) {
-            return crate::adjoint::generate(f, &Shadows::default());
+            return none(crate::adjoint::generate(f, &Shadows::default()));
         }
-        return TokenStream::new();
+        return none(TokenStream::new());
     };
     let dropped = dropped_gradient_errors(&p);
     if !dropped.is_empty() {
-        return dropped;
+        // the errors alone (no second error about names of functions not generated)
+        return Generated {
+            code: dropped,
+            gradient_functions: true,
+        };
     }
     let adjoint = crate::adjoint::generate(f, &p.shadows(TokenStream::new()));
     if p.diff().is_empty() {
-        return adjoint;
+        return none(adjoint);
     }
-    let (vjp, grad) = (vjp_fn(&p), grad_fn(&p));
-    let (jacobians, hessian) = (jacobian_fns(&p), hessian_fn(&p));
-    quote!(#adjoint #vjp #grad #jacobians #hessian)
+    let (vjp, grad) = (vjp_fn(&p, names), grad_fn(&p, names));
+    let jacobians = jacobian_fns(&p, names);
+    let hessian = if p.concrete {
+        TokenStream::new()
+    } else {
+        hessian_fn(&p, names)
+    };
+    Generated {
+        code: quote!(#adjoint #vjp #grad #jacobians #hessian),
+        gradient_functions: true,
+    }
 }
 
 /// Compile errors for the ancillas whose allocation would drop a gradient
@@ -601,12 +754,13 @@ fn allow() -> TokenStream {
 
 /// `f_grad`: forward on plain scalars, seed, adjoint into gradient buffers, and the values
 /// and gradients zipped into `GVar`s.
-fn grad_fn(p: &Params) -> TokenStream {
+fn grad_fn(p: &Params, names: &Names) -> TokenStream {
     let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
-    let grad_name = format_ident!("{}_grad", f.sig.ident);
+    let grad_name = &names.grad;
+    let loss = p.added_param("loss");
     let adjoint = nilang_ir::adjoint::adjoint_name(&f.sig.ident);
     let generics = gradient_generics(p);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
@@ -614,7 +768,7 @@ fn grad_fn(p: &Params) -> TokenStream {
     let diff = p.diff();
     let result_types = diff
         .iter()
-        .map(|(_, _, ty)| quote!(<#ty as #n::Scalars<#scalar>>::Map<#n::GVar<#scalar>>));
+        .map(|(_, _, ty)| quote!(#n::ad::WithGrad<#ty, #scalar>));
     // the restored inputs (in the copies) with their gradients
     let results = diff.iter().map(|(i, _, ty)| {
         let (b, v) = (shadow_buffer(*i), value_copy(*i));
@@ -643,9 +797,10 @@ fn grad_fn(p: &Params) -> TokenStream {
     quote! {
         #[doc = #doc]
         #allow
-        #vis fn #grad_name #impl_generics (__loss: #n::Loss, #inputs)
+        #vis fn #grad_name #impl_generics (#loss: #n::Loss, #inputs)
             -> ::core::result::Result<(#(#result_types,)*), #n::GradError> #where_clause
         {
+            let __loss = #loss;
             #validate
             #forward
             #copies
@@ -660,13 +815,13 @@ fn grad_fn(p: &Params) -> TokenStream {
 
 /// `f_jacobian` (every output) and `f_jacobian_of` (chosen outputs): one forward run, one
 /// adjoint sweep per four rows (gradients in `Lanes`) on copies of the outputs.
-fn jacobian_fns(p: &Params) -> TokenStream {
+fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
     let n = quote!(::nilang);
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
-    let jac_name = format_ident!("{}_jacobian", f.sig.ident);
-    let jac_of_name = format_ident!("{}_jacobian_of", f.sig.ident);
+    let (jac_name, jac_of_name) = (&names.jacobian, &names.jacobian_of);
+    let outputs = p.added_param("outputs");
     let generics = gradient_generics(p);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (vis, inputs) = (&f.vis, &f.sig.inputs);
@@ -713,9 +868,10 @@ fn jacobian_fns(p: &Params) -> TokenStream {
 
         #[doc = #jac_of_doc]
         #allow
-        #vis fn #jac_of_name #impl_generics (__outputs: &[#n::Loss], #inputs)
+        #vis fn #jac_of_name #impl_generics (#outputs: &[#n::Loss], #inputs)
             -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
         {
+            let __outputs = #outputs;
             for &__loss in __outputs {
                 #validate
             }
@@ -777,13 +933,13 @@ fn lane_sweep(p: &Params, lane: &TokenStream) -> TokenStream {
 }
 
 /// `f_hessian`: dual numbers through `f_grad` (forward over reverse), one column per pass.
-fn hessian_fn(p: &Params) -> TokenStream {
+fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
     let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
-    let grad_name = format_ident!("{}_grad", f.sig.ident);
-    let hess_name = format_ident!("{}_hessian", f.sig.ident);
+    let (grad_name, hess_name) = (&names.grad, &names.hessian);
+    let loss = p.added_param("loss");
     let generics = gradient_generics(p);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (vis, inputs) = (&f.vis, &f.sig.inputs);
@@ -840,9 +996,10 @@ fn hessian_fn(p: &Params) -> TokenStream {
     quote! {
         #[doc = #doc]
         #allow
-        #vis fn #hess_name #impl_generics (__loss: #n::Loss, #inputs)
+        #vis fn #hess_name #impl_generics (#loss: #n::Loss, #inputs)
             -> ::core::result::Result<#n::ad::Matrix<#scalar>, #n::GradError> #where_clause
         {
+            let __loss = #loss;
             #validate
             let __n = 0usize #(+ #counts)*;
             let mut __hess = #n::ad::Matrix::filled(__n, __n, <#scalar as #n::Float>::f_zero());

@@ -14,7 +14,7 @@ mod parallel;
 use nilang_ir::parse::{parse_function, parse_method, Options};
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 /// Marks a reversible function (or every method of an `impl` block, or one method).
 ///
@@ -23,7 +23,9 @@ use quote::{format_ident, quote};
 /// `#[i(inverse = name)]` names the inverse, `#[i(expand)]` expands nested right-hand sides
 /// into ancillas, `#[i(unchecked = name)]` also generates `name`, the same program with the
 /// checks off (its calls still call the checked callees), `#[i(nograd)]` skips the gradient
-/// functions. The statements of the language are listed in the `nilang` crate's README,
+/// functions, and `#[i(grad = name, vjp = name, jacobian = name, hessian = name)]` name the
+/// gradient functions (default `f_grad`, `f_vjp`, `f_jacobian` with `f_jacobian_of`,
+/// `f_hessian`; `jacobian = j` names `j` and `j_of`). The statements of the language are listed in the `nilang` crate's README,
 /// among them the parallel loop `for i in (a..b).par() { … }`, whose iterations write disjoint
 /// places (checked at compile time) and run on rayon's pool (`nilang::parallel`).
 #[proc_macro_attribute]
@@ -65,8 +67,10 @@ fn inverse_name(options: &Options, sig: &syn::Signature) -> syn::Ident {
 fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     let (attrs, vis, sig) = (f.attrs.clone(), f.vis.clone(), f.sig.clone());
     match parse_function(options, f) {
-        Ok(ir) => {
-            let mut out = with_gradients(options, &ir);
+        Ok(mut ir) => {
+            add_primitive_bounds(&mut ir);
+            let names = grad::Names::of(options, &ir.sig.ident);
+            let mut out = with_gradients(options, &ir, &names);
             out.extend(effects_of(&ir));
             if let Some(name) = &options.unchecked {
                 // The same IR with checks off, under another name: one source, two programs.
@@ -80,7 +84,9 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
                     ir.sig.ident
                 );
                 twin.attrs.push(syn::parse_quote!(#[doc = #doc]));
-                out.extend(with_gradients(options, &twin));
+                // the twin's gradient functions keep the default names: `name_grad`, …
+                let twin_names = grad::Names::default_for(name);
+                out.extend(with_gradients(options, &twin, &twin_names));
                 out.extend(effects_of(&twin));
             }
             if options.cuda {
@@ -97,27 +103,104 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     }
 }
 
+/// Adds `T: nilang::Acc1<P>` (`Acc2`, `Scale1`, `Scale2` by the instruction) to the `where`
+/// clause of a function generic over a `Real` scalar `T`, for every user primitive `P` its
+/// body applies (`y += P(x)`), so that a primitive needs no bound written by hand. The
+/// instruction traits hold for every `T: Float` (and `GVar` of one) when `P` implements
+/// `nilang::Unary<T>` (or `Binary<T>`) for every `T: Float`.
+fn add_primitive_bounds(ir: &mut nilang_ir::Function) {
+    fn collect(stmts: &[nilang_ir::ast::Stmt], out: &mut Vec<syn::WherePredicate>, t: &syn::Ident) {
+        for s in stmts {
+            if let nilang_ir::ast::StmtKind::Instr(instr) = &s.kind {
+                if let (nilang_ir::ast::Prim::User(_), Some((tr, _, prim))) =
+                    (&instr.prim, codegen::instruction_trait(instr))
+                {
+                    let bound: syn::WherePredicate = syn::parse_quote!(#t: ::nilang::#tr<#prim>);
+                    let text = bound.to_token_stream().to_string();
+                    if !out.iter().any(|b| b.to_token_stream().to_string() == text) {
+                        out.push(bound);
+                    }
+                }
+            }
+            for block in s.blocks() {
+                collect(block, out, t);
+            }
+        }
+    }
+    let Some(t) = ir
+        .sig
+        .generics
+        .type_params()
+        .next()
+        .map(|p| p.ident.clone())
+    else {
+        return;
+    };
+    if ir.sig.receiver().is_some() || !grad::bounds_mention_real(ir, &t) {
+        return;
+    }
+    let mut bounds = Vec::new();
+    collect(&ir.body, &mut bounds, &t);
+    if !bounds.is_empty() {
+        ir.sig
+            .generics
+            .make_where_clause()
+            .predicates
+            .extend(bounds);
+    }
+}
+
 /// The effects of a free function on its parameters, for its callers (`nilang_ir::effects`).
 fn effects_of(ir: &nilang_ir::Function) -> TokenStream2 {
     let mask = nilang_ir::effects::writes_mask(ir, &codegen::private());
     codegen::effects(&ir.vis, &ir.sig.ident, Some(mask))
 }
 
-/// The forward and inverse functions, and the gradient functions unless `nograd`.
-fn with_gradients(options: &Options, ir: &nilang_ir::Function) -> TokenStream2 {
+/// The forward and inverse functions, and the gradient functions unless `nograd`, under
+/// `names`; a compile error at each chosen name (`grad = …`) when there are none.
+fn with_gradients(
+    options: &Options,
+    ir: &nilang_ir::Function,
+    names: &grad::Names,
+) -> TokenStream2 {
     let code = codegen::generate(ir);
-    let grads = if options.nograd {
-        TokenStream2::new()
-    } else {
-        grad::generate(ir)
-    };
-    quote!(#code #grads)
+    let chosen = grad::chosen_names(options);
+    if options.nograd {
+        let errors = chosen.iter().map(|name| {
+            syn::Error::new(
+                name.span(),
+                "`nograd` turns the gradient functions off, so they cannot be named: remove \
+                 `nograd` or the name",
+            )
+            .to_compile_error()
+        });
+        return quote!(#code #(#errors)*);
+    }
+    let grads = grad::generate(ir, names);
+    let errors = chosen
+        .iter()
+        .filter(|_| !grads.gradient_functions)
+        .map(|name| syn::Error::new(name.span(), no_gradients_reason(ir)).to_compile_error());
+    let grads = grads.code;
+    quote!(#code #grads #(#errors)*)
+}
+
+/// Why a function gets no gradient functions (for an error at a name chosen for one).
+fn no_gradients_reason(ir: &nilang_ir::Function) -> String {
+    format!(
+        "`{}` has no gradient functions to name: they are generated for a function whose \
+         scalar type is its first type parameter, bounded by `Real` (`fn {}<T: Real>(…)`), \
+         or `f64` or `f32` in a function without type parameters, and that has a `&mut` \
+         parameter holding it (`y: &mut T`, `x: &mut [f64]`)",
+        ir.sig.ident, ir.sig.ident
+    )
 }
 
 /// `#[i(cuda)]`: `pub const NAME_CUDA: &str`, the C++/CUDA text of the function (forward,
 /// inverse, adjoint on `gvar`) and of its batched kernels (every parameter per instance), to be
 /// put after `nilang_cgen::HEADER` and the texts of the functions it calls; or the reason the
 /// function has no translation, as a compile error at the statement.
+#[cfg(feature = "cuda")]
 fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
     let text = nilang_cgen::generate(ir).and_then(|f| {
         let mut m = nilang_cgen::Module::new();
@@ -141,10 +224,34 @@ fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
     }
 }
 
+/// Without the `cuda` feature (`cuda-codegen` of `nilang`), `#[i(cuda)]` is an error that
+/// says so.
+#[cfg(not(feature = "cuda"))]
+fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
+    syn::Error::new(
+        ir.sig.ident.span(),
+        "`#[i(cuda)]` needs the C++/CUDA generator: enable the feature `cuda-codegen` of \
+         `nilang` (on by default; `default-features = false` turns it off)",
+    )
+    .to_compile_error()
+}
+
 fn method(options: &Options, m: syn::ImplItemFn) -> TokenStream2 {
     let (attrs, vis, sig) = (m.attrs.clone(), m.vis.clone(), m.sig.clone());
+    let errors = grad::chosen_names(options).into_iter().map(|name| {
+        syn::Error::new(
+            name.span(),
+            "methods have no gradient functions to name: write the method as a free function \
+             `fn f<T: Real>(…)` to get `f_grad` and the others",
+        )
+        .to_compile_error()
+    });
+    let errors: TokenStream2 = errors.collect();
     match parse_method(options, m) {
-        Ok(ir) => codegen::generate(&ir),
+        Ok(ir) => {
+            let code = codegen::generate(&ir);
+            quote!(#code #errors)
+        }
         Err(e) => {
             let errors = e.to_compile_error();
             let stubs = codegen::stubs(&attrs, &vis, &sig, &inverse_name(options, &sig));

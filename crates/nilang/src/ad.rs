@@ -59,6 +59,20 @@ use crate::lanes::Grad;
 use core::fmt;
 
 /// Which scalar is the loss: element `index` of argument `arg` (both from 0).
+///
+/// ```
+/// use nilang::{i, Loss, Real};
+///
+/// #[i]
+/// fn split<T: Real>(y: &mut [T], x: &mut T) {
+///     y[0] += sin(x);
+///     y[1] += cos(x);
+/// }
+/// // the loss is y[1] (element 1 of argument 0)
+/// let (_, dx) = split_grad(Loss::elem(0, 1), &mut vec![0.0, 0.0], &mut 0.5).unwrap();
+/// assert_eq!(dx.g, -0.5f64.sin());
+/// assert_eq!(Loss::arg(1), Loss::elem(1, 0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Loss {
     /// Position of the argument in the signature.
@@ -80,6 +94,18 @@ impl Loss {
 }
 
 /// Bad input to a gradient function.
+///
+/// ```
+/// use nilang::{i, GradError, Loss, Real};
+///
+/// #[i]
+/// fn scaled<T: Real>(y: &mut T, x: &mut T, n: i64) {
+///     y += x * n;
+/// }
+/// let err = scaled_grad(Loss::arg(2), &mut 0.0, &mut 1.0, 3).unwrap_err();
+/// assert_eq!(err, GradError::NotDifferentiable { function: "scaled", arg: 2 });
+/// assert!(err.to_string().contains("argument 2 of `scaled` is not differentiable"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GradError {
     /// The loss argument is not differentiable (or does not exist).
@@ -126,7 +152,20 @@ impl fmt::Display for GradError {
 
 impl std::error::Error for GradError {}
 
-/// A dense row-major matrix (Jacobians and Hessians).
+/// A dense row-major matrix (Jacobians and Hessians). Entry `(i, j)` is `m[(i, j)]`; rows are
+/// numbered by the outputs (of a Jacobian) and columns by the flat list of differentiable
+/// scalars, arguments in signature order (see the module documentation).
+///
+/// ```
+/// use nilang::Matrix;
+///
+/// let mut m = Matrix::filled(2, 3, 0.0);
+/// m[(0, 1)] = 2.5;
+/// m[(1, 2)] = -1.0;
+/// assert_eq!(m[(0, 1)], 2.5);
+/// assert_eq!(m.to_string(), "[0  2.5   0]\n[0    0  -1]\n");
+/// assert_eq!(format!("{m:.1}"), "[0.0  2.5   0.0]\n[0.0  0.0  -1.0]\n");
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix<T> {
     /// Number of rows.
@@ -167,6 +206,70 @@ impl<T: Copy> Matrix<T> {
         (0..self.rows).map(|i| self.row(i).to_vec()).collect()
     }
 }
+
+impl<T> core::ops::Index<(usize, usize)> for Matrix<T> {
+    type Output = T;
+    /// Entry `(i, j)`; panics when `i` or `j` is out of range.
+    fn index(&self, (i, j): (usize, usize)) -> &T {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i}, {j}) out of range for a {}×{} matrix",
+            self.rows,
+            self.cols
+        );
+        &self.data[i * self.cols + j]
+    }
+}
+
+impl<T> core::ops::IndexMut<(usize, usize)> for Matrix<T> {
+    /// Entry `(i, j)`; panics when `i` or `j` is out of range.
+    fn index_mut(&mut self, (i, j): (usize, usize)) -> &mut T {
+        assert!(
+            i < self.rows && j < self.cols,
+            "index ({i}, {j}) out of range for a {}×{} matrix",
+            self.rows,
+            self.cols
+        );
+        &mut self.data[i * self.cols + j]
+    }
+}
+
+/// One row per line, in brackets, each column right-aligned to its widest entry; the
+/// formatter's options (precision) apply to every entry.
+impl<T: fmt::Display> fmt::Display for Matrix<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cells: Vec<String> = self
+            .data
+            .iter()
+            .map(|v| match f.precision() {
+                Some(p) => format!("{v:.p$}"),
+                None => format!("{v}"),
+            })
+            .collect();
+        let widths: Vec<usize> = (0..self.cols)
+            .map(|j| {
+                (0..self.rows)
+                    .map(|i| cells[i * self.cols + j].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for i in 0..self.rows {
+            f.write_str("[")?;
+            for (j, width) in widths.iter().enumerate() {
+                let sep = if j == 0 { "" } else { "  " };
+                write!(f, "{sep}{:>width$}", cells[i * self.cols + j])?;
+            }
+            f.write_str("]\n")?;
+        }
+        Ok(())
+    }
+}
+
+/// What `f_grad` returns for a differentiable argument of type `X` with scalars `T`: the
+/// same shape holding [`GVar`]s (`Vec<GVar<f64>>` for `x: &mut [f64]` or `&mut Vec<f64>`,
+/// `GVar<f64>` for `y: &mut f64`, `P<GVar<f64>>` for a `#[derive(Scalars)] struct P<T>`).
+pub type WithGrad<X, T> = <X as Scalars<T>>::Map<GVar<T>>;
 
 /// A value made of scalars of type `T`, visited in a fixed flat order: a scalar, a slice, a
 /// `Vec`, an array, a complex number, [`NoGrad`], or a user struct with
@@ -343,6 +446,18 @@ impl<T: Float> Scalars<T> for [num_complex::Complex<T>] {
 /// An argument excluded from differentiation: its scalars are carried through the gradient
 /// program (as values of the gradient type) but no gradient is reported for them, and they
 /// are not rows or columns of Jacobians and Hessians.
+///
+/// ```
+/// use nilang::{i, Loss, NoGrad, Real};
+///
+/// #[i]
+/// fn weighted<T: Real>(y: &mut T, x: &mut T, w: &mut NoGrad<T>) {
+///     y += x * w.0;
+/// }
+/// let j = weighted_jacobian(&mut 0.0, &mut 2.0, &mut NoGrad(3.0)).unwrap();
+/// assert_eq!((j.rows, j.cols), (2, 2)); // y and x only
+/// assert_eq!(j[(0, 1)], 3.0);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NoGrad<X>(pub X);
 
@@ -509,7 +624,84 @@ pub mod support {
     }
 }
 
+/// The gradient of a scalar loss of a vector, from the loss's generated vector–Jacobian
+/// product: for `#[i] fn f<T: Real>(out: &mut T, x: &mut [T])` (a loss accumulated into
+/// `out`, which starts at zero), `gradient(f_vjp, &x)` is `∂out/∂x` at `x`. `vjp` may be the
+/// function item `f_vjp` or any closure with its signature (`out, out_grad, x, x_grad`), e.g.
+/// one that passes further read-only arguments. Runs `f_vjp` once on copies; `x` is not
+/// changed.
+///
+/// ```
+/// use nilang::{i, Real};
+///
+/// #[i(expand)]
+/// fn rosenbrock<T: Real>(out: &mut T, x: &mut [T]) {
+///     for k in 0..x.len() - 1 {
+///         out += 100.0 * square(x[k + 1] - square(x[k]));
+///         out += square(1.0 - x[k]);
+///     }
+/// }
+/// let g = nilang::ad::gradient(rosenbrock_vjp, &[1.0, 2.0]);
+/// // ∂/∂x₀ = −400 x₀ (x₁ − x₀²) − 2 (1 − x₀), ∂/∂x₁ = 200 (x₁ − x₀²)
+/// assert_eq!(g, vec![-400.0, 200.0]);
+/// ```
+pub fn gradient<T: Float, F>(mut vjp: F, x: &[T]) -> Vec<T>
+where
+    F: FnMut(&mut T, &mut T, &mut [T], &mut [T]),
+{
+    let (mut out, mut out_grad) = (T::f_zero(), T::f_one());
+    let mut x = x.to_vec();
+    let mut x_grad = vec![T::f_zero(); x.len()];
+    vjp(&mut out, &mut out_grad, &mut x, &mut x_grad);
+    x_grad
+}
+
+/// The Hessian–vector product `H v` of a scalar loss of a vector, from the same generated
+/// vector–Jacobian product as [`gradient`], run once on [`Dual`] numbers (forward over
+/// reverse): `hessian_vector_product(f_vjp, &x, &v)`. Costs about two gradients, whatever
+/// the length of `x`.
+///
+/// ```
+/// use nilang::{i, Real};
+///
+/// #[i]
+/// fn cubic<T: Real>(out: &mut T, x: &mut [T]) {
+///     out += x[0] * x[1];
+///     out += pow(x[1], 3);
+/// }
+/// // H = [[0, 1], [1, 6 x₁]] at x = (1, 2): H (1, 0) = (0, 1), H (0, 1) = (1, 12)
+/// let hv = nilang::ad::hessian_vector_product(cubic_vjp, &[1.0, 2.0], &[0.0, 1.0]);
+/// assert_eq!(hv, vec![1.0, 12.0]);
+/// ```
+///
+/// # Panics
+///
+/// When `x` and `v` differ in length.
+pub fn hessian_vector_product<T: Float, F>(mut vjp: F, x: &[T], v: &[T]) -> Vec<T>
+where
+    F: FnMut(&mut Dual<T>, &mut Dual<T>, &mut [Dual<T>], &mut [Dual<T>]),
+{
+    assert_eq!(
+        x.len(),
+        v.len(),
+        "hessian_vector_product: the point has {} coordinates but the vector {}",
+        x.len(),
+        v.len()
+    );
+    let mut out = Dual::constant(T::f_zero());
+    let mut out_grad = Dual::constant(T::f_one());
+    let mut xd: Vec<Dual<T>> = x.iter().zip(v).map(|(&a, &t)| Dual::new(a, t)).collect();
+    let mut x_grad = vec![Dual::constant(T::f_zero()); x.len()];
+    vjp(&mut out, &mut out_grad, &mut xd, &mut x_grad);
+    x_grad.iter().map(|g| g.eps).collect()
+}
+
 /// The gradient of `f` at `x` by central differences with step `h` (for checking gradients).
+///
+/// ```
+/// let g = nilang::ad::numeric_gradient(|x| x[0] * x[0], &[3.0], 1e-6);
+/// assert!((g[0] - 6.0).abs() < 1e-6);
+/// ```
 pub fn numeric_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], h: f64) -> Vec<f64> {
     let mut xp = x.to_vec();
     (0..x.len())
@@ -550,6 +742,17 @@ impl std::error::Error for GradientMismatch {}
 
 /// Checks a gradient against central differences: every component must agree within
 /// `tol · max(1, |numeric|)`. Step `h` around `1e-6` suits smooth `f64` functions.
+///
+/// ```
+/// use nilang::ad::check_gradient;
+///
+/// let f = |x: &[f64]| x[0] * x[1].exp();
+/// let x = [2.0, 0.5];
+/// let right = [0.5f64.exp(), 2.0 * 0.5f64.exp()];
+/// assert!(check_gradient(f, &x, &right, 1e-6, 1e-6).is_ok());
+/// let wrong = [0.5f64.exp(), 0.5f64.exp()];
+/// assert_eq!(check_gradient(f, &x, &wrong, 1e-6, 1e-6).unwrap_err().index, 1);
+/// ```
 pub fn check_gradient(
     f: impl Fn(&[f64]) -> f64,
     x: &[f64],

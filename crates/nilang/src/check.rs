@@ -306,6 +306,22 @@ pub fn fail(site: &Site, kind: CheckKind, variable: &str, expected: String, foun
 
 /// Runs `f`; a reversibility violation inside becomes `Err` instead of a panic. Other panics
 /// are propagated.
+///
+/// ```
+/// use nilang::{catch, i, CheckKind, Real};
+///
+/// #[i]
+/// fn guarded<T: Real>(y: &mut T, x: &mut T) {
+///     // the postcondition says the branch leaves y positive
+///     if (*x > T::zero(), *y > T::zero()) {
+///         y += identity(x);
+///     }
+/// }
+/// assert!(catch(|| guarded(&mut 0.0, &mut 1.0)).is_ok());
+/// let err = catch(|| guarded(&mut 1.0, &mut -5.0)).unwrap_err();
+/// assert_eq!(err.function, "guarded");
+/// assert_eq!(err.kind, CheckKind::IfPostcondition);
+/// ```
 pub fn catch<R>(f: impl FnOnce() -> R) -> Result<R, ReversibilityError> {
     static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
     QUIET_HOOK.call_once(|| {

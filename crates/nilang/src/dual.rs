@@ -42,6 +42,27 @@ impl<T: Float> Dual<T> {
     }
 }
 
+/// `re + epsε` (or `re - |eps|ε`), each part formatted with the formatter's options:
+///
+/// ```
+/// use nilang::Dual;
+/// assert_eq!(Dual::new(2.0, 0.5).to_string(), "2 + 0.5ε");
+/// assert_eq!(format!("{:.1}", Dual::new(2.0, -0.5)), "2.0 - 0.5ε");
+/// ```
+impl<T: Float + core::fmt::Display> core::fmt::Display for Dual<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.re, f)?;
+        let (sign, eps) = if self.eps.to_f64() < 0.0 {
+            (" - ", -self.eps)
+        } else {
+            (" + ", self.eps)
+        };
+        f.write_str(sign)?;
+        core::fmt::Display::fmt(&eps, f)?;
+        f.write_str("ε")
+    }
+}
+
 /// A value with `N` tangents, propagated together.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DualN<T, const N: usize> {

@@ -13,6 +13,24 @@ use crate::prims::{Binary, Unary};
 /// A scalar paired with the gradient of the loss with respect to it: a `T` (one loss), or
 /// [`crate::Lanes`] of `T` (the gradients of several losses at once: several rows of a
 /// Jacobian in one sweep).
+///
+/// `f_grad` returns the differentiable arguments with `GVar` scalars (`.x` the input, `.g` the
+/// gradient), and a generic reversible function runs on `GVar`s directly: its inverse then
+/// moves gradients from outputs to inputs.
+///
+/// ```
+/// use nilang::{i, GVar, Real};
+///
+/// #[i]
+/// fn cube<T: Real>(y: &mut T, x: &mut T) {
+///     y += pow(x, 3);
+/// }
+/// // y holds the output 8 with gradient 1; x the input 2
+/// let (mut y, mut x) = (GVar::with_grad(8.0, 1.0), GVar::new(2.0));
+/// cube_inv(&mut y, &mut x);
+/// assert_eq!((y.value(), x.value(), x.grad()), (0.0, 2.0, 12.0));
+/// assert_eq!(x.to_string(), "2 (grad 12)");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GVar<T, G = T> {
     /// The value.
@@ -40,6 +58,30 @@ impl<T: Float> GVar<T> {
     /// The gradient.
     pub fn grad(&self) -> T {
         self.g
+    }
+}
+
+/// `value (grad gradient)`, each part formatted with the formatter's options:
+///
+/// ```
+/// let v = nilang::GVar::with_grad(1.5, -0.25);
+/// assert_eq!(v.to_string(), "1.5 (grad -0.25)");
+/// assert_eq!(format!("{v:.2}"), "1.50 (grad -0.25)");
+/// ```
+impl<T: core::fmt::Display, G: core::fmt::Display> core::fmt::Display for GVar<T, G> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.x, f)?;
+        f.write_str(" (grad ")?;
+        core::fmt::Display::fmt(&self.g, f)?;
+        f.write_str(")")
+    }
+}
+
+/// Orders by value, ignoring gradients (as [`crate::Dual`] orders by its value), so that a
+/// condition such as `if x > T::zero()` takes the same branch on `GVar`s as on plain scalars.
+impl<T: PartialOrd, G: PartialEq> PartialOrd for GVar<T, G> {
+    fn partial_cmp(&self, o: &Self) -> Option<core::cmp::Ordering> {
+        self.x.partial_cmp(&o.x)
     }
 }
 

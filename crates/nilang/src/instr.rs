@@ -24,7 +24,8 @@ use crate::prims::{self, Binary, Unary};
 /// `y += f(x)` and `y -= f(x)` for a primitive `F`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no instruction `y += {F}(x)`",
-    note = "integers support identity, neg, add, sub, mul and div; floats, `GVar` and complex numbers support every primitive"
+    note = "integers support identity, neg, add, sub, mul and div; floats, `GVar` and complex numbers support every primitive",
+    note = "a primitive of your own is `impl<T: nilang::Float> nilang::Unary<T> for {F}`: for every float type, so that its gradient (on `GVar`) and Hessian (on `Dual`) exist too"
 )]
 pub trait Acc1<F>: Sized {
     /// `y += f(x)`
@@ -49,7 +50,10 @@ pub trait Acc1<F>: Sized {
 }
 
 /// `y += f(a, b)` and `y -= f(a, b)` for a primitive `F`.
-#[diagnostic::on_unimplemented(message = "`{Self}` has no instruction `y += {F}(a, b)`")]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no instruction `y += {F}(a, b)`",
+    note = "a primitive of your own is `impl<T: nilang::Float> nilang::Binary<T> for {F}`: for every float type, so that its gradient (on `GVar`) and Hessian (on `Dual`) exist too"
+)]
 pub trait Acc2<F>: Sized {
     /// `y += f(a, b)`
     fn add2(y: &mut Self, a: &mut Self, b: &mut Self);

@@ -10,6 +10,7 @@ use core::ops::{Add, Mul, Neg, Sub};
 pub trait Grad<T>:
     Copy
     + core::fmt::Debug
+    + PartialEq
     + Send
     + Sync
     + 'static
@@ -73,6 +74,20 @@ impl<T: Float, const N: usize> Lanes<T, N> {
         let mut l = [T::f_zero(); N];
         l[k] = v;
         Lanes(l)
+    }
+}
+
+/// The lanes as a list, `[g₀, g₁, …]`, each formatted with the formatter's options.
+impl<T: core::fmt::Display, const N: usize> core::fmt::Display for Lanes<T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("[")?;
+        for (k, v) in self.0.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            core::fmt::Display::fmt(v, f)?;
+        }
+        f.write_str("]")
     }
 }
 

@@ -1,26 +1,15 @@
-//! # nilang: differentiable reversible programming in Rust
+#![doc = include_str!("../README.md")]
 //!
-//! Write a reversible function once, with the `#[i]` attribute, and get a forward function
-//! and its exact inverse, both generic over the scalar type:
+//! ## Where to go next
 //!
-//! ```
-//! use nilang::{i, Real};
+//! - [`guide::tutorial`]: a first reversible function → a gradient → Jacobians and Hessians →
+//!   a primitive of your own → number systems → schedulers → batched kernels.
+//! - [`guide::language`]: the statements of the language and their inverses.
+//! - [`guide::differentiation`]: the generated gradient functions and their conventions.
+//! - [`ad`]: [`Loss`], [`Matrix`], [`ad::gradient`], [`ad::hessian_vector_product`],
+//!   [`ad::check_gradient`]; [`GVar`], [`Dual`], [`Lanes`]: the number types of derivatives.
 //!
-//! #[i]
-//! fn multiplier<T: Real>(y: &mut T, a: &mut T, b: &mut T) {
-//!     y += a * b;
-//! }
-//!
-//! let (mut y, mut a, mut b) = (2.0, 3.0, 5.0);
-//! multiplier(&mut y, &mut a, &mut b);
-//! assert_eq!((y, a, b), (17.0, 3.0, 5.0));
-//! multiplier_inv(&mut y, &mut a, &mut b);
-//! assert_eq!((y, a, b), (2.0, 3.0, 5.0));
-//! ```
-//!
-//! The language (statements, their inverses and dataviews) is described in the README and in
-//! the documentation of [`i`]. Gradients come from running the inverse program on [`GVar`]
-//! values. See `ARCHITECTURE.md` for how the crates fit together.
+//! `ARCHITECTURE.md` in the repository describes how the crates fit together.
 #![warn(missing_docs)]
 
 extern crate self as nilang;
@@ -32,6 +21,7 @@ pub mod complex;
 pub mod consistency;
 pub mod dual;
 pub mod float;
+pub mod guide;
 pub mod gvar;
 pub mod instr;
 pub mod lanes;
@@ -58,7 +48,51 @@ pub use float::Float;
 pub use gvar::GVar;
 pub use instr::{Acc1, Acc2, Accepts, Conjugate, Negate, Rotate, Scale1, Scale2, Step, Zeroable};
 pub use lanes::{Grad, Lanes};
-pub use nilang_macros::{i, rev, Scalars};
+/// # Example
+///
+/// ```
+/// use nilang::{i, Loss, Real};
+///
+/// /// y += x² + sin x (the doc comment stays on the forward function)
+/// #[i]
+/// fn f<T: Real>(y: &mut T, x: &mut T) {
+///     y += square(x);
+///     y += sin(x);
+/// }
+/// let (mut y, mut x) = (0.0, 1.0);
+/// f(&mut y, &mut x);
+/// f_inv(&mut y, &mut x);
+/// assert_eq!((y, x), (0.0, 1.0));
+/// let (_, dx) = f_grad(Loss::arg(0), &mut 0.0, &mut 1.0).unwrap();
+/// assert_eq!(dx.g, 2.0 + 1f64.cos());
+/// ```
+///
+/// The whole language is in [`guide::language`], the generated gradient functions in
+/// [`guide::differentiation`].
+pub use nilang_macros::i;
+pub use nilang_macros::rev;
+/// # Example
+///
+/// ```
+/// use nilang::{i, Loss, Real, Scalars};
+///
+/// #[derive(Clone, Copy, Debug, Scalars)]
+/// struct Affine<T> {
+///     scale: T,
+///     shift: [T; 2],
+/// }
+///
+/// #[i(expand)]
+/// fn apply<T: Real>(y: &mut [T], p: &mut Affine<T>) {
+///     y[0] += p.scale * p.shift[0];
+///     y[1] += p.scale * p.shift[1];
+/// }
+/// let mut p = Affine { scale: 2.0, shift: [1.0, 3.0] };
+/// assert_eq!(p.count(), 3); // scale, shift[0], shift[1]: the flat order
+/// let (_, gp) = apply_grad(Loss::elem(0, 1), &mut vec![0.0, 0.0], &mut p).unwrap();
+/// assert_eq!((gp.scale.g, gp.shift[0].g, gp.shift[1].g), (3.0, 0.0, 2.0));
+/// ```
+pub use nilang_macros::Scalars;
 pub use prims::{Binary, Unary};
 pub use real::{Base, Int, Real};
 pub use rev::{Rev, Reversible};

@@ -33,6 +33,36 @@
 use crate::float::Float;
 
 /// A primitive of one operand: its value and its derivative.
+///
+/// Implement it for every [`Float`] (so that gradients, on [`crate::GVar`], and Hessians, on
+/// [`crate::Dual`], exist too) and write `y += MyPrim(x)` in a reversible function; the macro
+/// adds the bound `T: nilang::Acc1<MyPrim>` to the function itself. Constants are
+/// `T::f_one()`, `T::f_zero()` and `T::from_f64(c)`.
+///
+/// ```
+/// use nilang::{i, Float, Loss, Real, Unary};
+///
+/// /// softplus(x) = ln(1 + eˣ), softplus′(x) = 1 / (1 + e⁻ˣ)
+/// struct Softplus;
+///
+/// impl<T: Float> Unary<T> for Softplus {
+///     fn value(x: T) -> T {
+///         x.exp().ln_1p()
+///     }
+///     fn derivative(x: T) -> T {
+///         T::f_one() / (T::f_one() + (-x).exp())
+///     }
+/// }
+///
+/// #[i]
+/// fn layer<T: Real>(y: &mut [T], x: &mut [T]) {
+///     for k in 0..x.len() {
+///         y[k] += Softplus(x[k]);
+///     }
+/// }
+/// let (_, gx) = layer_grad(Loss::elem(0, 1), &mut vec![0.0; 2], &mut vec![0.0, 0.0]).unwrap();
+/// assert_eq!((gx[0].g, gx[1].g), (0.0, 0.5));
+/// ```
 pub trait Unary<T: Copy> {
     /// f(x)
     fn value(x: T) -> T;
@@ -55,6 +85,32 @@ pub trait Unary<T: Copy> {
 }
 
 /// A primitive of two operands: its value and its partial derivatives.
+///
+/// As for [`Unary`], implement it for every [`Float`] and write `y += MyPrim(a, b)`:
+///
+/// ```
+/// use nilang::{i, Binary, Float, Loss, Real};
+///
+/// /// (a − b)², with partials (2(a − b), −2(a − b))
+/// struct SquaredDifference;
+///
+/// impl<T: Float> Binary<T> for SquaredDifference {
+///     fn value(a: T, b: T) -> T {
+///         (a - b) * (a - b)
+///     }
+///     fn partials(a: T, b: T) -> (T, T) {
+///         let d = T::from_f64(2.0) * (a - b);
+///         (d, -d)
+///     }
+/// }
+///
+/// #[i]
+/// fn distance2<T: Real>(out: &mut T, a: &mut T, b: &mut T) {
+///     out += SquaredDifference(a, b);
+/// }
+/// let (_, ga, gb) = distance2_grad(Loss::arg(0), &mut 0.0, &mut 3.0, &mut 1.0).unwrap();
+/// assert_eq!((ga.g, gb.g), (4.0, -4.0));
+/// ```
 pub trait Binary<T> {
     /// f(a, b)
     fn value(a: T, b: T) -> T;

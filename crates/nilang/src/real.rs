@@ -12,9 +12,31 @@ use core::fmt::Debug;
 
 /// A real scalar of reversible programs: every instruction of the language on it, constants,
 /// and its primal value for conditions.
+///
+/// Values of the same `Real` type compare by value (a [`GVar`] ignores its gradient, a
+/// [`crate::Dual`] its tangent), so conditions read as on `f64`; a constant on the other side
+/// is written `T::zero()`, `T::one()` or `T::lit(c)`, or both sides are compared as `f64`
+/// with [`Real::val`]:
+///
+/// ```
+/// use nilang::{i, Loss, Real};
+///
+/// #[i]
+/// fn relu<T: Real>(y: &mut T, x: &mut T) {
+///     if *x > T::zero() {
+///         y += identity(x);
+///     }
+/// }
+/// let (mut y, mut x) = (0.0, 2.0);
+/// relu(&mut y, &mut x);
+/// assert_eq!(y, 2.0);
+/// let (_, dx) = relu_grad(Loss::arg(0), &mut 0.0, &mut -1.0).unwrap();
+/// assert_eq!(dx.g, 0.0); // the other branch: y does not depend on x
+/// ```
 pub trait Real:
     Copy
     + Debug
+    + PartialOrd
     + Check
     + Zeroable
     + Accepts<Self>

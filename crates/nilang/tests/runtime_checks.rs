@@ -421,7 +421,7 @@ fn nocheck_block_skips_only_its_checks() {
 // ---------------------------------------------------------------------------------------
 // tolerance of float checks
 
-#[i]
+#[i(nograd)]
 fn nearly_clean(y: &mut f64, x: &mut f64, eps: f64) {
     let a = *x;
     a += identity(eps);

@@ -12,7 +12,8 @@
 //! | [`Tropical`] (max-plus semiring) | `*=`, `/=` of `x`, `a * b` (= `a + b`), `a + b` (= `max(a, b)`) away from the zero element −∞ | [`tropical`] |
 //! | complex numbers | as their real parts | [`crate::complex`] |
 //!
-//! Write generic reversible functions over fixed-point numbers with the [`FixedPoint`] bound,
+//! Write generic reversible functions over fixed-point numbers (feature `fixed`, on by
+//! default) with the [`FixedPoint`] bound,
 //! over logarithmic numbers as `ULog<T>` with `T: Real` (gradients then flow through the
 //! logarithm), and over tropical numbers as `Tropical<T>`. An instruction with no reversible
 //! meaning for a type is a compile error naming the type and the instruction: `y *= x` on
@@ -23,12 +24,15 @@
 //! the round-off study ([`crate::leapfrog`]).
 
 pub mod double_double;
+#[cfg(feature = "fixed")]
 pub mod fixedpoint;
 pub mod tropical;
 pub mod ulog;
 
 pub use double_double::DoubleDouble;
+#[cfg(feature = "fixed")]
 pub use fixed::types::I21F43;
+#[cfg(feature = "fixed")]
 pub use fixedpoint::FixedPoint;
 pub use tropical::{Tropical, TropicalBase};
 pub use ulog::{mypower, mypower_grad, mypower_inv, QLog, ULog};

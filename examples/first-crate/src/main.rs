@@ -1,0 +1,134 @@
+//! The ten-minute path of the guide (`nilang::guide::tutorial`), as a user crate: every step
+//! checks its result, so `cargo run` fails if the public API stops doing what the guide says.
+
+use nilang::ad::{check_gradient, gradient, hessian_vector_product};
+use nilang::{catch, i, Float, Loss, Real, Scalars, Unary};
+
+/// Step 1: a reversible function, with an ancilla computed, used and uncomputed.
+#[i]
+fn softplus_norm<T: Real>(out: &mut T, x: &mut [T]) {
+    let s = T::zero();
+    routine! {
+        for k in 0..x.len() {
+            s += exp(x[k]);
+        }
+    }
+    out += log1p(s);
+    uncompute!();
+    dealloc!(s = T::zero());
+}
+
+fn softplus_norm_plain(x: &[f64]) -> f64 {
+    x.iter().map(|v| v.exp()).sum::<f64>().ln_1p()
+}
+
+/// Step 3: a loss of a vector, for the Hessian and the closure-level helpers.
+#[i(expand)]
+fn rosenbrock<T: Real>(out: &mut T, x: &mut [T]) {
+    for k in 1..x.len() {
+        out += 100.0 * square(x[k] - square(x[k - 1]));
+        out += square(1.0 - x[k - 1]);
+    }
+}
+
+/// Step 4: a primitive of one's own.
+struct Gd;
+
+impl<T: Float> Unary<T> for Gd {
+    fn value(x: T) -> T {
+        T::from_f64(2.0) * (x / T::from_f64(2.0)).tanh().atan()
+    }
+    fn derivative(x: T) -> T {
+        T::f_one() / x.cosh()
+    }
+}
+
+#[i(grad = gd_gradient)]
+fn with_gd<T: Real>(y: &mut T, x: &mut T) {
+    y += Gd(x);
+}
+
+/// A struct of parameters.
+#[derive(Clone, Copy, Debug, Scalars)]
+struct Line<T> {
+    slope: T,
+    intercept: T,
+}
+
+#[i(expand)]
+fn residual<T: Real>(loss: &mut T, p: &mut Line<T>, x: &T, y: &T) {
+    loss += square(p.slope * *x + p.intercept - *y);
+}
+
+/// Step 7: a batched kernel.
+#[i(nocheck, expand)]
+fn batched<T: Real>(y: &mut [T], x: &mut [T]) {
+    for k in (0..x.len()).par() {
+        y[k] += sin(2.0 * x[k]);
+    }
+}
+
+/// A runtime reversibility violation, caught.
+#[i]
+fn leaky<T: Real>(y: &mut T, x: &mut T) {
+    let t = T::zero();
+    t += exp(x);
+    y += identity(t);
+    dealloc!(t = T::zero());
+}
+
+fn main() {
+    // 1. forward and inverse
+    let x0 = vec![0.3, -1.2, 2.0];
+    let (mut out, mut x) = (0.0, x0.clone());
+    softplus_norm(&mut out, &mut x);
+    assert!((out - softplus_norm_plain(&x0)).abs() < 1e-14);
+    softplus_norm_inv(&mut out, &mut x);
+    assert_eq!((out, &x), (0.0, &x0));
+
+    // 2. a gradient, three ways
+    let (_, gx) = softplus_norm_grad(Loss::arg(0), &mut 0.0, &mut x0.clone()).unwrap();
+    let g: Vec<f64> = gx.iter().map(|v| v.g).collect();
+    check_gradient(softplus_norm_plain, &x0, &g, 1e-6, 1e-7).unwrap();
+    let (mut o, mut og, mut xs, mut xg) = (0.0, 1.0, x0.clone(), vec![0.0; 3]);
+    softplus_norm_vjp(&mut o, &mut og, &mut xs, &mut xg);
+    assert_eq!(xg, g);
+    assert_eq!(gradient(softplus_norm_vjp, &x0), g);
+    println!("gradient of softplus_norm at {x0:?}: {}", gx[0]);
+
+    // 3. Jacobian, Hessian, Hessian–vector product
+    let at = [1.2, 0.8];
+    let h = rosenbrock_hessian(Loss::arg(0), &mut 0.0, &mut at.to_vec()).unwrap();
+    let hv = hessian_vector_product(rosenbrock_vjp, &at, &[0.0, 1.0]);
+    assert!((hv[0] - h[(1, 2)]).abs() < 1e-9 && (hv[1] - h[(2, 2)]).abs() < 1e-9);
+    assert_eq!(h[(2, 2)], 200.0);
+    println!("Hessian of rosenbrock (out, x0, x1):\n{h:.1}");
+    let j = softplus_norm_jacobian(&mut 0.0, &mut x0.clone()).unwrap();
+    assert_eq!(&j.row(0)[1..], &g[..]);
+
+    // 4. a primitive of one's own, under a chosen gradient name
+    let (_, gd) = gd_gradient(Loss::arg(0), &mut 0.0, &mut 0.4).unwrap();
+    assert!((gd.g - 1.0 / 0.4f64.cosh()).abs() < 1e-15);
+
+    // a struct of parameters
+    let mut line = Line { slope: 2.0, intercept: 0.5 };
+    assert_eq!(line.count(), 2);
+    let (_, gl) = residual_grad(Loss::arg(0), &mut 0.0, &mut line, &3.0, &1.0).unwrap();
+    // r = 2·3 + 0.5 − 1 = 5.5; ∂r²/∂slope = 2r·3, ∂r²/∂intercept = 2r
+    assert_eq!((gl.slope.g, gl.intercept.g), (33.0, 11.0));
+
+    // 7. a batched kernel and its adjoint
+    let n = 5000;
+    let (mut y, mut xb) = (vec![0.0; n], vec![0.25; n]);
+    batched(&mut y, &mut xb);
+    let (mut yg, mut xg) = (vec![1.0; n], vec![0.0; n]);
+    batched_adjoint(&mut y, &mut yg, &mut xb, &mut xg);
+    assert!(xg.iter().all(|g| (g - 2.0 * 0.5f64.cos()).abs() < 1e-15));
+    assert!(y.iter().all(|v| *v == 0.0));
+
+    // errors at run time are values
+    let err = catch(|| leaky(&mut 0.0, &mut 1.0)).unwrap_err();
+    assert_eq!(err.function, "leaky");
+    println!("caught: {err}");
+    println!("first-crate: every step of the tutorial checked");
+}
