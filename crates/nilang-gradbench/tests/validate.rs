@@ -169,6 +169,69 @@ fn gmm_points_in_several_calls_and_a_remainder() {
     }
 }
 
+/// `ExpUnderflowing` is `exp` down to `2⁻⁹⁰⁰` and zero below; on a problem whose components
+/// are so far apart that most points' weights for the far ones are under `2⁻⁹⁰⁰` (main terms
+/// about 1 000 apart), the objective still equals the plain one (IEEE `exp`) to rounding and
+/// the gradient its central differences: the flushed weights change nothing representable.
+#[test]
+fn gmm_flushes_weights_under_2_to_the_minus_900_without_changing_results() {
+    use nilang::Unary;
+    let e = |x: f64| <gmm::ExpUnderflowing as Unary<f64>>::value(x);
+    assert_eq!(e(-1.5), (-1.5f64).exp());
+    assert_eq!(e(gmm::UNDERFLOW_BELOW), gmm::UNDERFLOW_BELOW.exp());
+    assert!(gmm::UNDERFLOW_BELOW.exp() >= 2f64.powi(-900));
+    assert_eq!(e(gmm::UNDERFLOW_BELOW - 1e-9), 0.0);
+    assert_eq!(e(-700.0), 0.0);
+    assert_eq!(
+        <gmm::ExpUnderflowing as Unary<f64>>::derivative_from_value(0.25),
+        Some(0.25)
+    );
+
+    let (d, k, n) = (3, 2, 40);
+    let mut p = random_gmm(d, k, n, gmm::Layout::Split, 11);
+    // component 1 centred about 21 away from the points, with Q ≈ I: its main terms sit about
+    // ½·3·21² ≈ 660 below component 0's, around the window (623.8, 745) where exp is between
+    // IEEE's smallest subnormal and 2⁻⁹⁰⁰
+    for j in 0..d {
+        p.mu[d + j] = 22.0;
+        p.q[d + j] = 0.0;
+    }
+    let half = p.l.len() / 2;
+    p.l[half..].iter_mut().for_each(|v| *v = 0.0);
+    let gaps: Vec<f64> = (0..n)
+        .map(|i| {
+            let m = p.main_terms(i, &p.alpha, &p.mu, &p.q, &p.l);
+            m[1] - m[0]
+        })
+        .collect();
+    let flushed = gaps
+        .iter()
+        .filter(|g| (-745.0..gmm::UNDERFLOW_BELOW).contains(*g));
+    assert!(
+        flushed.count() >= 5,
+        "too few weights in the flushed window: {gaps:?}"
+    );
+    let f = p.objective();
+    assert!(close(f, p.reference(&p.alpha, &p.mu, &p.q, &p.l), 1e-12));
+    let g = p.gradient().unwrap();
+    let (na, nm, nq) = (p.alpha.len(), p.mu.len(), p.q.len());
+    let flat: Vec<f64> = [&p.alpha[..], &p.mu, &p.q, &p.l].concat();
+    let numeric = numeric_gradient(
+        |v: &[f64]| {
+            p.reference(
+                &v[..na],
+                &v[na..na + nm],
+                &v[na + nm..na + nm + nq],
+                &v[na + nm + nq..],
+            )
+        },
+        &flat,
+        1e-6,
+    );
+    let got: Vec<f64> = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
+    assert_all_close("gmm gradient", &got, &numeric, 1e-6);
+}
+
 #[test]
 fn gmm_adbench_file_round_trip_and_gradient() {
     // the smallest ADBench file: objective against the plain objective, gradient spot-checked
