@@ -71,32 +71,54 @@ impl Centroids {
         let mut best = (f64::INFINITY, 0);
         let mut j0 = 0;
         while j0 + LANES <= k {
-            let mut acc = [0.0; LANES];
-            for (e, &pe) in p.iter().enumerate() {
-                let row = &self.t[e * k + j0..e * k + j0 + LANES];
-                for l in 0..LANES {
-                    let diff = row[l] - pe;
-                    acc[l] += diff * diff;
-                }
-            }
-            for (l, &dist) in acc.iter().enumerate() {
-                if dist < best.0 {
-                    best = (dist, j0 + l);
-                }
-            }
+            let acc = self.distances::<LANES>(p, j0);
+            Self::keep_nearest(&mut best, &acc, j0);
             j0 += LANES;
         }
-        for j in j0..k {
-            let mut dist = 0.0;
-            for (e, &pe) in p.iter().enumerate() {
-                let diff = self.t[e * k + j] - pe;
-                dist += diff * diff;
-            }
-            if dist < best.0 {
-                best = (dist, j);
-            }
+        // the last centroids four, two, one at a time (side by side their sums are
+        // independent chains; one centroid at a time, each was a chain of `d` additions)
+        if j0 + 4 <= k {
+            let acc = self.distances::<4>(p, j0);
+            Self::keep_nearest(&mut best, &acc, j0);
+            j0 += 4;
+        }
+        if j0 + 2 <= k {
+            let acc = self.distances::<2>(p, j0);
+            Self::keep_nearest(&mut best, &acc, j0);
+            j0 += 2;
+        }
+        if j0 < k {
+            let acc = self.distances::<1>(p, j0);
+            Self::keep_nearest(&mut best, &acc, j0);
         }
         best.1
+    }
+
+    /// The squared distances from `p` to the `N` centroids from `j0`, each summed over the
+    /// coordinates in order.
+    #[inline(always)]
+    fn distances<const N: usize>(&self, p: &[f64], j0: usize) -> [f64; N] {
+        let k = self.k;
+        let mut acc = [0.0; N];
+        for (e, &pe) in p.iter().enumerate() {
+            let row = &self.t[e * k + j0..e * k + j0 + N];
+            for (a, &c) in acc.iter_mut().zip(row) {
+                let diff = c - pe;
+                *a += diff * diff;
+            }
+        }
+        acc
+    }
+
+    /// `best` updated with the distances `acc` of the centroids from `j0` (the first of equal
+    /// distances kept).
+    #[inline(always)]
+    fn keep_nearest(best: &mut (f64, usize), acc: &[f64], j0: usize) {
+        for (l, &dist) in acc.iter().enumerate() {
+            if dist < best.0 {
+                *best = (dist, j0 + l);
+            }
+        }
     }
 }
 
