@@ -104,6 +104,28 @@ fn random_gmm(d: usize, k: usize, n: usize, layout: gmm::Layout, seed: u64) -> g
     }
 }
 
+/// The gradient of `p`'s objective by reversal against central differences of the plain
+/// objective (step `h`), all parameters in one flat vector.
+fn assert_gmm_gradient(p: &gmm::Problem, h: f64) {
+    let g = p.gradient().unwrap();
+    let (na, nm, nq) = (p.alpha.len(), p.mu.len(), p.q.len());
+    let flat: Vec<f64> = [&p.alpha[..], &p.mu, &p.q, &p.l].concat();
+    let numeric = numeric_gradient(
+        |v: &[f64]| {
+            p.reference(
+                &v[..na],
+                &v[na..na + nm],
+                &v[na + nm..na + nm + nq],
+                &v[na + nm + nq..],
+            )
+        },
+        &flat,
+        h,
+    );
+    let got: Vec<f64> = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
+    assert_all_close("gmm gradient", &got, &numeric, 1e-6);
+}
+
 #[test]
 fn gmm_value_and_gradient_both_layouts() {
     for layout in [gmm::Layout::Adbench, gmm::Layout::Split] {
@@ -114,21 +136,7 @@ fn gmm_value_and_gradient_both_layouts() {
                 close(f, p.reference(&p.alpha, &p.mu, &p.q, &p.l), 1e-12),
                 "{layout:?} {d} {k} {n}"
             );
-            let g = p.gradient().unwrap();
-            // all parameters in one flat vector for central differences
-            let (na, nm, nq) = (p.alpha.len(), p.mu.len(), p.q.len());
-            let flat: Vec<f64> = [&p.alpha[..], &p.mu, &p.q, &p.l].concat();
-            let f_flat = |v: &[f64]| {
-                p.reference(
-                    &v[..na],
-                    &v[na..na + nm],
-                    &v[na + nm..na + nm + nq],
-                    &v[na + nm + nq..],
-                )
-            };
-            let numeric = numeric_gradient(f_flat, &flat, 1e-6);
-            let got: Vec<f64> = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
-            assert_all_close("gmm gradient", &got, &numeric, 1e-6);
+            assert_gmm_gradient(&p, 1e-6);
         }
     }
 }
@@ -149,23 +157,7 @@ fn gmm_points_in_several_calls_and_a_remainder() {
             p.reference(&p.alpha, &p.mu, &p.q, &p.l),
             1e-12
         ));
-        let g = p.gradient().unwrap();
-        let (na, nm, nq) = (p.alpha.len(), p.mu.len(), p.q.len());
-        let flat: Vec<f64> = [&p.alpha[..], &p.mu, &p.q, &p.l].concat();
-        let numeric = numeric_gradient(
-            |v: &[f64]| {
-                p.reference(
-                    &v[..na],
-                    &v[na..na + nm],
-                    &v[na + nm..na + nm + nq],
-                    &v[na + nm + nq..],
-                )
-            },
-            &flat,
-            1e-5,
-        );
-        let got: Vec<f64> = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
-        assert_all_close("gmm gradient", &got, &numeric, 1e-6);
+        assert_gmm_gradient(&p, 1e-5);
     }
 }
 
@@ -213,23 +205,7 @@ fn gmm_flushes_weights_under_2_to_the_minus_900_without_changing_results() {
     );
     let f = p.objective();
     assert!(close(f, p.reference(&p.alpha, &p.mu, &p.q, &p.l), 1e-12));
-    let g = p.gradient().unwrap();
-    let (na, nm, nq) = (p.alpha.len(), p.mu.len(), p.q.len());
-    let flat: Vec<f64> = [&p.alpha[..], &p.mu, &p.q, &p.l].concat();
-    let numeric = numeric_gradient(
-        |v: &[f64]| {
-            p.reference(
-                &v[..na],
-                &v[na..na + nm],
-                &v[na + nm..na + nm + nq],
-                &v[na + nm + nq..],
-            )
-        },
-        &flat,
-        1e-6,
-    );
-    let got: Vec<f64> = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
-    assert_all_close("gmm gradient", &got, &numeric, 1e-6);
+    assert_gmm_gradient(&p, 1e-6);
 }
 
 #[test]
