@@ -15,7 +15,6 @@
 extern crate self as nilang;
 
 pub mod ad;
-pub mod blas;
 pub mod check;
 pub mod complex;
 pub mod consistency;
@@ -32,10 +31,11 @@ pub mod prims;
 pub mod real;
 pub mod rev;
 pub mod schedule;
-pub mod special;
 pub mod stack;
-pub mod stats;
+pub mod stdlib;
 pub mod treeverse;
+
+pub use stdlib::{blas, special, stats};
 
 #[doc(hidden)]
 #[path = "private.rs"]
