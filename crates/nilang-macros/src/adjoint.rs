@@ -347,10 +347,28 @@ impl Gen {
                 let store_b = self.store_pair(&args[1], &a);
                 quote!({ #checks #load_a #load_b #store_a #store_b })
             }
-            BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
+            BuiltinOp::Neg
+            | BuiltinOp::Inc
+            | BuiltinOp::Dec
+            | BuiltinOp::Conj
+            | BuiltinOp::Flip
+            | BuiltinOp::Inv => {
                 let call = crate::codegen::unary_builtin_call(op, &a);
                 let store_a = self.store_pair(&args[0], &a);
                 quote!({ #load_a #call; #store_a })
+            }
+            BuiltinOp::Hadamard => {
+                let load_b = self.load_pair(&args[1], &b);
+                let (store_a, store_b) =
+                    (self.store_pair(&args[0], &a), self.store_pair(&args[1], &b));
+                quote!({
+                    #checks
+                    #load_a
+                    #load_b
+                    <_ as #p::Hadamard>::hadamard(&mut #a, &mut #b);
+                    #store_a
+                    #store_b
+                })
             }
             BuiltinOp::Rot | BuiltinOp::IRot => {
                 let method = if op == BuiltinOp::Rot {

@@ -453,10 +453,26 @@ impl Gen {
                         let (a, b) = (&places[0], &places[1]);
                         quote!({ #checks let __a = #p::copy(&#a); let __b = #p::copy(&#b); #a = __b; #b = __a; })
                     }
-                    BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
+                    BuiltinOp::Neg
+                    | BuiltinOp::Inc
+                    | BuiltinOp::Dec
+                    | BuiltinOp::Conj
+                    | BuiltinOp::Flip
+                    | BuiltinOp::Inv => {
                         let call = unary_builtin_call(*op, &format_ident!("__a"));
                         let a = &places[0];
                         quote!({ let mut __a = #p::copy(&#a); #call; #a = __a; })
+                    }
+                    BuiltinOp::Hadamard => {
+                        let (a, b) = (&places[0], &places[1]);
+                        quote!({
+                            #checks
+                            let mut __a = #p::copy(&#a);
+                            let mut __b = #p::copy(&#b);
+                            <_ as #p::Hadamard>::hadamard(&mut __a, &mut __b);
+                            #a = __a;
+                            #b = __b;
+                        })
                     }
                     BuiltinOp::Rot | BuiltinOp::IRot => {
                         let (a, b) = (&places[0], &places[1]);
@@ -932,7 +948,7 @@ pub(crate) fn instruction_trait(instr: &Instr) -> Option<(TokenStream, TokenStre
     Some((tr, method, prim))
 }
 
-/// The call of a one-place builtin (`neg`, `inc`, `dec`, `conj`) on the local `a`.
+/// The call of a one-place builtin (`neg`, `inc`, `dec`, `conj`, `flip`, `inv`) on the local `a`.
 pub(crate) fn unary_builtin_call(op: BuiltinOp, a: &syn::Ident) -> TokenStream {
     let p = private();
     match op {
@@ -940,6 +956,8 @@ pub(crate) fn unary_builtin_call(op: BuiltinOp, a: &syn::Ident) -> TokenStream {
         BuiltinOp::Inc => quote!(#p::Step::inc(&mut #a)),
         BuiltinOp::Dec => quote!(#p::Step::dec(&mut #a)),
         BuiltinOp::Conj => quote!(#p::Conjugate::conjugate(&mut #a)),
+        BuiltinOp::Flip => quote!(#p::Flip::flip(&mut #a)),
+        BuiltinOp::Inv => quote!(#p::Invert::invert(&mut #a)),
         _ => unreachable!("not a one-place builtin"),
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! `Complex<T>` for any `T: Real` supports `y += x`, `y += -x`, `y += a + b`, `y += a - b`,
 //! `y += a * b`, `y += a / b`, `y += exp(x)`, `y += log(x)` (the arXiv paper's Listing 5),
-//! `neg`, `conj` and `swap`; real constants convert to complex ones.
+//! `neg`, `conj`, `swap` and `hadamard`; real constants convert to complex ones.
 
 use crate::instr::*;
 use crate::prims;
@@ -140,6 +140,15 @@ impl<T: Real> Conjugate for Complex<T> {
     #[inline]
     fn conjugate(&mut self) {
         self.im.negate();
+    }
+}
+
+impl<T: Real> Hadamard for Complex<T> {
+    /// The transform of the real parts, then of the imaginary parts (it is real and linear).
+    #[inline]
+    fn hadamard(a: &mut Self, b: &mut Self) {
+        T::hadamard(&mut a.re, &mut b.re);
+        T::hadamard(&mut a.im, &mut b.im);
     }
 }
 

@@ -46,7 +46,10 @@ pub use check::{catch, set_tolerance, tolerance, with_tolerance, CheckKind, Reve
 pub use dual::{Dual, DualN};
 pub use float::Float;
 pub use gvar::GVar;
-pub use instr::{Acc1, Acc2, Accepts, Conjugate, Negate, Rotate, Scale1, Scale2, Step, Zeroable};
+pub use instr::{
+    Acc1, Acc2, Accepts, Conjugate, Flip, Hadamard, Invert, Negate, Rotate, Scale1, Scale2, Step,
+    Zeroable,
+};
 pub use lanes::{Grad, Lanes};
 /// # Example
 ///

@@ -9,6 +9,7 @@
 //! | `y *= a * b`, `y /= a * b` | `y ± = a + b` |
 //! | `y *= a + b`, `y /= a + b` | `y ± = max(a, b)` |
 //! | `y *= 2.0` (a constant) | `y ± = 2` |
+//! | `inv(y)` | `y = −y` |
 //!
 //! are reversible instructions (exactly for integer and fixed-point contents, up to float
 //! round-off for `f64`). Multiplying or dividing by the zero element −∞ would erase `y`:
@@ -127,6 +128,19 @@ impl<T: TropicalBase> Mul for Tropical<T> {
 #[inline(never)]
 fn zero_operand(op: &str) -> ! {
     panic!("tropical `{op}` by the zero element (−∞) is not reversible: it would erase the target")
+}
+
+impl<T: TropicalBase + Negate> Invert for Tropical<T> {
+    /// `inv(x)`: the tropical reciprocal `x⁻¹` (`x ⊗ x⁻¹ = 0`, the unit) is the negated
+    /// value, exact; the zero element −∞ has none (panics).
+    #[inline]
+    fn invert(&mut self) {
+        assert!(
+            !self.0.is_neg_inf(),
+            "tropical `inv` of the zero element (−∞): it has no reciprocal"
+        );
+        self.0.negate();
+    }
 }
 
 impl<T: TropicalBase + Acc1<prims::Identity>> Scale1<prims::Identity> for Tropical<T> {

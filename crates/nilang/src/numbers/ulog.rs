@@ -20,6 +20,7 @@
 //! | `y *= a * b`, `y /= a * b` | `ln y ± = ln a + ln b` |
 //! | `y *= a / b`, `y /= a / b` | `ln y ± = ln a − ln b` |
 //! | `y *= 2.0` (a constant) | `ln y ± = ln 2` (rounded to the grid) |
+//! | `inv(y)` | `ln y = −ln y` |
 //!
 //! `y += x` has no reversible meaning on a `ULog` (it is a compile error): add in the linear
 //! domain instead, e.g. `out += exp(y.ln)` on a real `out`, as [`mypower`] does.
@@ -131,6 +132,15 @@ impl<T: Acc2<prims::Sub>> Scale2<prims::Div> for ULog<T> {
     #[inline(always)]
     fn div2(y: &mut Self, a: &mut Self, b: &mut Self) {
         <T as Acc2<prims::Sub>>::sub2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+}
+
+impl<T: Negate> Invert for ULog<T> {
+    /// `inv(x)`: `ln x ← −ln x`, exact (the grid is symmetric about zero); on
+    /// `ULog<GVar<f64>>` the gradient of the logarithm is negated with it.
+    #[inline(always)]
+    fn invert(&mut self) {
+        self.ln.negate();
     }
 }
 

@@ -4,8 +4,8 @@
 //! power-of-two length `n`, in place, by the iterative Cooley–Tukey scheme: a bit-reversal
 //! permutation (swaps), then `log₂ n` stages of butterflies. A butterfly multiplies its second
 //! value by the twiddle factor `e^{−iθ}` (a rotation, `irot`) and maps the pair `(a, b)` to
-//! `((a + b)/√2, (a − b)/√2)` (a rotation by −π/4 and a negation, on the real and the
-//! imaginary parts). Every step is unitary, so the transform needs no scratch and its inverse
+//! `((a + b)/√2, (a − b)/√2)` (the `hadamard` instruction; a rotation by −π/4 followed by a
+//! negation would do the same). Every step is unitary, so the transform needs no scratch and its inverse
 //! (`i_fft_inv`) is the unitary inverse transform, `x[j] = (1/√n) Σₖ X[k] e^{2πi jk/n}`.
 //! (The unnormalised transform `Σⱼ x[j] e^{…}` is `√n` times this one.)
 //!
@@ -42,18 +42,14 @@ fn twiddle(j: usize, m: usize) -> f64 {
     2.0 * core::f64::consts::PI * j as f64 / m as f64
 }
 
-/// The rotation angle of a butterfly: `rot(a, b, −π/4)` then `neg(b)` is
-/// `(a, b) ← ((a + b)/√2, (a − b)/√2)`.
-const BUTTERFLY: f64 = -core::f64::consts::FRAC_PI_4;
-
 /// `x ← F x`, the unitary DFT of a vector whose length is a power of two (0 and 1 included),
 /// in place.
 ///
-/// Cost: `n/2 · log₂ n` butterflies of three rotations (one twiddle, two for the real and
-/// imaginary parts) and two negations, plus at most `n/2` swaps; no scratch. The inverse
-/// (`i_fft_inv`) is the same butterflies backwards. The adjoint (`i_fft_adjoint`, the
-/// gradient) is one more such pass: each rotation's rule rotates the gradients with it (the
-/// angles are constants, so they get none).
+/// Cost: `n/2 · log₂ n` butterflies of one rotation (the twiddle) and one complex Hadamard
+/// transform, plus at most `n/2` swaps; no scratch. The inverse (`i_fft_inv`) is the same
+/// butterflies backwards. The adjoint (`i_fft_adjoint`, the gradient) is one more such pass:
+/// each instruction's rule transforms the gradients with the values (the angles are
+/// constants, so they get none).
 #[i]
 pub fn i_fft<T: Real>(x: &mut [Complex<T>]) {
     safe! {
@@ -77,10 +73,7 @@ pub fn i_fft<T: Real>(x: &mut [Complex<T>]) {
                     x[k + j + (1 << s)].im,
                     twiddle(j, 2 << s),
                 );
-                rot(x[k + j].re, x[k + j + (1 << s)].re, BUTTERFLY);
-                neg(x[k + j + (1 << s)].re);
-                rot(x[k + j].im, x[k + j + (1 << s)].im, BUTTERFLY);
-                neg(x[k + j + (1 << s)].im);
+                hadamard(x[k + j], x[k + j + (1 << s)]);
             }
         }
     }
