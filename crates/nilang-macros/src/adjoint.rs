@@ -462,15 +462,20 @@ impl Gen {
                 #p::stack_push(&mut #ps, __v);
                 #p::stack_push(&mut #ss, __g);
             }),
+            // the adjoint of a copy: the copy's gradient flows back into the value
             (false, true) => {
                 let check = self
                     .checked
                     .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
+                let absorb = self
+                    .writable(value)
+                    .then(|| quote!(#p::add_grad_into::<_, #lane>(&#pv, &mut #sv, __g);));
                 quote!({
                     let __depth = #p::stack_depth(&#ps);
                     let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
-                    let _ = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&__v));
+                    let __g = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&__v));
                     #check
+                    #absorb
                 })
             }
         }

@@ -620,11 +620,19 @@ impl Gen {
                     (true, true) => {
                         quote!({ let __v = #p::copy(&#pv); #p::stack_push(&mut #ps, __v); })
                     }
+                    // on values with gradients (`GVar`), the copy's gradient flows back
                     (false, true) => {
                         let check = self
                             .checked
                             .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
-                        quote!({ let __v = #p::stack_pop(&mut #ps, #site, #stack_text); #check })
+                        let absorb = self
+                            .writable(value)
+                            .then(|| quote!(#p::absorb_copy(&mut #pv, &__v);));
+                        quote!({
+                            let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
+                            #check
+                            #absorb
+                        })
                     }
                 }
             }

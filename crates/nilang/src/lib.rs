@@ -6,6 +6,8 @@
 //!   a primitive of your own → number systems → schedulers → batched kernels.
 //! - [`guide::language`]: the statements of the language and their inverses.
 //! - [`guide::differentiation`]: the generated gradient functions and their conventions.
+//! - [`guide::nilang`]: every NiLang.jl instruction and library function, and its name here;
+//!   the library itself is [`stdlib`].
 //! - [`ad`]: [`Loss`], [`Matrix`], [`ad::gradient`], [`ad::hessian_vector_product`],
 //!   [`ad::check_gradient`]; [`GVar`], [`Dual`], [`Lanes`]: the number types of derivatives.
 //!

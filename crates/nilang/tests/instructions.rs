@@ -274,3 +274,42 @@ fn want_value(x: f64, b: bool) -> f64 {
         x.cos()
     }
 }
+
+// ---------- copies on a stack ----------
+
+/// `s` receives a copy of `x`, and `y += x²`: a loss `y + 3·s[0]` has `∂/∂x = 2x + 3`.
+#[i]
+fn copy_and_square<T: Real>(y: &mut T, s: &mut Vec<T>, x: &mut T) {
+    push_copy!(s, x);
+    y += square(x);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// The adjoint of `push_copy!` hands the copy's gradient back to the value, in both AD
+    /// modes (both dropped it before).
+    #[test]
+    fn a_copy_pushed_on_a_stack_passes_its_gradient_back(x0 in -3.0f64..3.0) {
+        let (mut y, mut s, mut x) = (0.0, Vec::new(), x0);
+        copy_and_square(&mut y, &mut s, &mut x);
+        prop_assert_eq!(&s, &vec![x0]);
+        let (mut y_grad, mut s_grad, mut x_grad) = (1.0, vec![3.0], 0.0);
+        copy_and_square_adjoint(&mut y, &mut y_grad, &mut s, &mut s_grad, &mut x, &mut x_grad);
+        prop_assert!(s.is_empty() && s_grad.is_empty());
+        prop_assert!(close(x_grad, 2.0 * x0 + 3.0, 1e-15), "{}", x_grad);
+        let (mut y, mut s, mut x) = (0.0, Vec::new(), x0);
+        copy_and_square(&mut y, &mut s, &mut x);
+        let mut gy = GVar::with_grad(y, 1.0);
+        let mut gs = vec![GVar::with_grad(s[0], 3.0)];
+        let mut gx = GVar::new(x);
+        copy_and_square_inv(&mut gy, &mut gs, &mut gx);
+        prop_assert_eq!(gx.g, x_grad);
+        let loss = |p: &[f64]| {
+            let (mut y, mut s, mut x) = (0.0, Vec::new(), p[0]);
+            copy_and_square(&mut y, &mut s, &mut x);
+            y + 3.0 * s[0]
+        };
+        prop_assert!(check_gradient(loss, &[x0], &[x_grad], 1e-6, 1e-7).is_ok());
+    }
+}

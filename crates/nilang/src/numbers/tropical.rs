@@ -206,6 +206,9 @@ impl<T: Check> Check for Tropical<T> {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.0.check_eq(&other.0, tol)
     }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.0.absorb_copy_gradient(&copy.0);
+    }
 }
 
 impl<T: TropicalBase> Zeroable for Tropical<T> {
@@ -286,5 +289,9 @@ impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for Tropica
     }
     fn grad_is_zero(g: &Tropical<L>) -> bool {
         g.0.is_zero()
+    }
+    #[inline(always)]
+    fn add_grad(g: &mut Tropical<L>, d: Tropical<L>) {
+        g.0 = g.0 + d.0;
     }
 }

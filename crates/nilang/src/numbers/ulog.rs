@@ -148,6 +148,9 @@ impl<T: Check> Check for ULog<T> {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.ln.check_eq(&other.ln, tol)
     }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.ln.absorb_copy_gradient(&copy.ln);
+    }
 }
 
 impl<T: Real> Zeroable for ULog<T> {
@@ -274,5 +277,9 @@ impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for ULog<T>
     }
     fn grad_is_zero(g: &ULog<L>) -> bool {
         g.ln.is_zero()
+    }
+    #[inline(always)]
+    fn add_grad(g: &mut ULog<L>, d: ULog<L>) {
+        g.ln = g.ln + d.ln;
     }
 }
