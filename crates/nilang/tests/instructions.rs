@@ -313,3 +313,149 @@ proptest! {
         prop_assert!(check_gradient(loss, &[x0], &[x_grad], 1e-6, 1e-7).is_ok());
     }
 }
+
+// ---------- complex powers, and the modulus into a real target ----------
+
+#[i]
+fn complex_power<T: Real>(y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
+    y += pow(a, b);
+}
+
+/// `r += |z|` and `s += |z|²` through the fields (NiLang's `abs` and `abs2` of a complex value).
+#[i]
+fn complex_moduli<T: Real>(r: &mut T, s: &mut T, z: &mut Complex<T>) {
+    r += hypot(z.re, z.im);
+    s += square(z.re);
+    s += square(z.im);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn complex_pow_is_powc_with_its_gradient(v in prop::array::uniform6(-2.0f64..2.0)) {
+        let (y0, a0, b0) = (Complex::new(v[0], v[1]), Complex::new(v[2], v[3]), Complex::new(v[4], v[5]));
+        prop_assume!(a0.norm() > 0.3 && a0.im.abs() > 1e-3); // off the branch cut of log
+        let (mut y, mut a, mut b) = (y0, a0, b0);
+        complex_power(&mut y, &mut a, &mut b);
+        prop_assert!((y - (y0 + a0.powc(b0))).norm() <= 1e-13 * (1.0 + y.norm()));
+        complex_power_inv(&mut y, &mut a, &mut b);
+        prop_assert!((y - y0).norm() < 1e-12 && a == a0 && b == b0);
+        // the loss Re(y) + 2 Im(y): its gradient by f_vjp, the GVar inverse and differences
+        let (mut y, mut a, mut b) = (y0, a0, b0);
+        let (mut yg, mut ag, mut bg) = (Complex::new(1.0, 2.0), Complex::new(0.0, 0.0), Complex::new(0.0, 0.0));
+        complex_power_vjp(&mut y, &mut yg, &mut a, &mut ag, &mut b, &mut bg);
+        let (mut y, mut a, mut b) = (y0, a0, b0);
+        complex_power(&mut y, &mut a, &mut b);
+        let pair = |z: Complex<f64>, g: Complex<f64>| Complex::new(GVar::with_grad(z.re, g.re), GVar::with_grad(z.im, g.im));
+        let (mut gy, mut ga, mut gb) = (pair(y, Complex::new(1.0, 2.0)), pair(a, Complex::new(0.0, 0.0)), pair(b, Complex::new(0.0, 0.0)));
+        complex_power_inv(&mut gy, &mut ga, &mut gb);
+        let grads = [ag.re, ag.im, bg.re, bg.im];
+        let gvar = [ga.re.g, ga.im.g, gb.re.g, gb.im.g];
+        for (x, w) in grads.iter().zip(gvar) {
+            prop_assert!(close(*x, w, 1e-12), "{:?} vs {:?}", grads, gvar);
+        }
+        let loss = |p: &[f64]| {
+            let (mut y, mut a, mut b) = (y0, Complex::new(p[0], p[1]), Complex::new(p[2], p[3]));
+            complex_power(&mut y, &mut a, &mut b);
+            y.re + 2.0 * y.im
+        };
+        prop_assert!(check_gradient(loss, &[v[2], v[3], v[4], v[5]], &grads, 1e-6, 1e-6).is_ok());
+    }
+
+    #[test]
+    fn complex_moduli_into_real_targets(z in prop::array::uniform2(-2.0f64..2.0)) {
+        let z0 = Complex::new(z[0], z[1]);
+        prop_assume!(z0.norm() > 1e-3);
+        let (mut r, mut s, mut zz) = (0.0, 0.0, z0);
+        complex_moduli(&mut r, &mut s, &mut zz);
+        prop_assert!(close(r, z0.norm(), 1e-15) && close(s, z0.norm_sqr(), 1e-15));
+        let (mut r, mut s, mut zz) = (0.0, 0.0, z0);
+        let (mut rg, mut sg, mut zg) = (1.0, 1.0, Complex::new(0.0, 0.0));
+        complex_moduli_vjp(&mut r, &mut rg, &mut s, &mut sg, &mut zz, &mut zg);
+        // ∂(|z| + |z|²)/∂(re, im) = (re, im)/|z| + 2 (re, im)
+        let want = z0 / z0.norm() + z0 * 2.0;
+        prop_assert!(close(zg.re, want.re, 1e-14) && close(zg.im, want.im, 1e-14));
+    }
+}
+
+// ---------- logarithmic numbers: products with sums and differences ----------
+
+use nilang::numbers::{QLogAddExp, QLogSubExp};
+
+#[i]
+fn ulog_sum_product(y: &mut ULog<f64>, a: &mut ULog<f64>, b: &mut ULog<f64>) {
+    y *= a + b;
+    y *= a - b;
+}
+
+/// `out += x + z` and `out2 += x − z` for `x > z > 0`, through logarithmic numbers.
+#[i]
+fn ulog_sum_and_difference<T: Real>(out: &mut T, out2: &mut T, x: &mut T, z: &mut T)
+where
+    T: Acc1<QLog> + nilang::Acc2<QLogAddExp> + nilang::Acc2<QLogSubExp>,
+{
+    let (lx, lz) = (ULog::<T>::one(), ULog::<T>::one());
+    let (ls, ld) = (ULog::<T>::one(), ULog::<T>::one());
+    routine! {
+        lx.ln += QLog(x);
+        lz.ln += QLog(z);
+        ls *= lx + lz;
+        ld *= lx - lz;
+    }
+    out += exp(ls.ln);
+    out2 += exp(ld.ln);
+    uncompute!();
+    dealloc!(
+        (lx, lz) = (ULog::<T>::one(), ULog::<T>::one()),
+        (ls, ld) = (ULog::<T>::one(), ULog::<T>::one())
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn ulog_times_a_sum_or_difference_is_exactly_undone(y0 in 0.01f64..100.0, a0 in 0.01f64..100.0, b0 in 0.01f64..100.0) {
+        prop_assume!((a0 - b0).abs() > 1e-6 * a0.max(b0));
+        let (a0, b0) = (a0.max(b0), a0.min(b0));
+        let (mut y, mut a, mut b) = (ULog::new(y0), ULog::new(a0), ULog::new(b0));
+        let before = (y, a, b);
+        ulog_sum_product(&mut y, &mut a, &mut b);
+        let want = before.0.to_f64() * (a.to_f64() + b.to_f64()) * (a.to_f64() - b.to_f64());
+        prop_assert!(close(y.to_f64(), want, 1e-9), "{} vs {}", y.to_f64(), want);
+        ulog_sum_product_inv(&mut y, &mut a, &mut b);
+        prop_assert_eq!((y, a, b), before); // bit for bit
+    }
+
+    #[test]
+    fn ulog_sums_and_differences_have_gradients(x0 in 0.1f64..10.0, z0 in 0.1f64..10.0) {
+        prop_assume!((x0 - z0).abs() > 0.05);
+        let (x0, z0) = (x0.max(z0), x0.min(z0));
+        let (mut o, mut o2, mut x, mut z) = (0.0, 0.0, x0, z0);
+        ulog_sum_and_difference(&mut o, &mut o2, &mut x, &mut z);
+        prop_assert!(close(o, x0 + z0, 1e-11) && close(o2, x0 - z0, 1e-11), "{} {}", o, o2);
+        ulog_sum_and_difference_inv(&mut o, &mut o2, &mut x, &mut z);
+        prop_assert!(o.abs() < 1e-12 && o2.abs() < 1e-12 && (x, z) == (x0, z0));
+        // the loss out + 3·out2 = 4x − 2z
+        let (mut o, mut o2, mut x, mut z) = (0.0, 0.0, x0, z0);
+        let (mut og, mut o2g, mut xg, mut zg) = (1.0, 3.0, 0.0, 0.0);
+        ulog_sum_and_difference_vjp(&mut o, &mut og, &mut o2, &mut o2g, &mut x, &mut xg, &mut z, &mut zg);
+        prop_assert!(close(xg, 4.0, 1e-9) && close(zg, -2.0, 1e-9), "{} {}", xg, zg);
+        let (mut o, mut o2, mut x, mut z) = (0.0, 0.0, x0, z0);
+        ulog_sum_and_difference(&mut o, &mut o2, &mut x, &mut z);
+        let (mut go, mut go2, mut gx, mut gz) = (GVar::with_grad(o, 1.0), GVar::with_grad(o2, 3.0), GVar::new(x), GVar::new(z));
+        ulog_sum_and_difference_inv(&mut go, &mut go2, &mut gx, &mut gz);
+        prop_assert!(close(gx.g, xg, 1e-12) && close(gz.g, zg, 1e-12));
+    }
+}
+
+#[test]
+fn ulog_difference_needs_a_larger_first_operand() {
+    let (mut y, mut a, mut b) = (ULog::new(1.0), ULog::new(2.0), ULog::new(3.0));
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ulog_sum_product(&mut y, &mut a, &mut b)
+    }));
+    let msg = *err.unwrap_err().downcast::<String>().unwrap();
+    assert!(msg.contains("needs a > b"), "{msg}");
+}
