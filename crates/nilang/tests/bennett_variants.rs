@@ -42,7 +42,9 @@ fn sectors(split: Split, k: usize, len: usize) -> Vec<usize> {
         Split::Equal => {
             let parts = k.min(len);
             let (q, r) = (len / parts, len % parts);
-            (0..parts).map(|j| q + usize::from(j >= parts - r)).collect()
+            (0..parts)
+                .map(|j| q + usize::from(j >= parts - r))
+                .collect()
         }
         Split::CeilSized => {
             let n = len.div_ceil(k);
@@ -64,7 +66,10 @@ fn calls(split: Split, k: usize, len: usize, top_q: bool) -> usize {
     }
     let s = sectors(split, k, len);
     let p: usize = s.iter().map(|&l| calls(split, k, l, true)).sum();
-    let q: usize = s[..s.len() - 1].iter().map(|&l| calls(split, k, l, true)).sum();
+    let q: usize = s[..s.len() - 1]
+        .iter()
+        .map(|&l| calls(split, k, l, true))
+        .sum();
     p + if top_q { q } else { 0 }
 }
 
@@ -89,7 +94,11 @@ fn both_splits_compute_the_same_states() {
                 assert_eq!(b.live_states(), 2, "{tag}");
                 assert_eq!(b.program_counter(), calls(split, k, len, true), "{tag}");
                 b.run_inv(&st);
-                assert_eq!((b.live_states(), b.state(0)), (1, Some(&S0.to_vec())), "{tag}");
+                assert_eq!(
+                    (b.live_states(), b.state(0)),
+                    (1, Some(&S0.to_vec())),
+                    "{tag}"
+                );
             }
         }
     }
@@ -105,11 +114,19 @@ fn keeping_the_sector_ends_saves_the_top_level_uncomputation() {
                 b.run_keeping_sectors(&st);
                 let tag = format!("{split:?} k={k} len={len}");
                 assert_eq!(b.final_state(), Some(&direct(&st)), "{tag}");
-                let parts = if len == 1 { 1 } else { sectors(split, k, len).len() };
+                let parts = if len == 1 {
+                    1
+                } else {
+                    sectors(split, k, len).len()
+                };
                 assert_eq!(b.live_states(), parts + 1, "{tag}");
                 assert_eq!(b.program_counter(), calls(split, k, len, false), "{tag}");
                 b.run_keeping_sectors_inv(&st);
-                assert_eq!((b.live_states(), b.state(0)), (1, Some(&S0.to_vec())), "{tag}");
+                assert_eq!(
+                    (b.live_states(), b.state(0)),
+                    (1, Some(&S0.to_vec())),
+                    "{tag}"
+                );
             }
         }
     }
@@ -127,8 +144,16 @@ fn powers_of_k_match_the_closed_forms() {
             assert_eq!(b.peak_live_states(), n as usize * (k - 1) + 2);
             let mut b = Bennett::new(k, S0.to_vec(), len);
             b.run_keeping_sectors(&st);
-            assert_eq!(b.program_counter(), k * (2 * k - 1).pow(n - 1), "k={k} n={n}");
-            assert_eq!(b.peak_live_states(), n as usize * (k - 1) + 2, "k={k} n={n}");
+            assert_eq!(
+                b.program_counter(),
+                k * (2 * k - 1).pow(n - 1),
+                "k={k} n={n}"
+            );
+            assert_eq!(
+                b.peak_live_states(),
+                n as usize * (k - 1) + 2,
+                "k={k} n={n}"
+            );
             assert_eq!(b.live_states(), k + 1);
         }
     }

@@ -469,3 +469,35 @@ proptest! {
         prop_assert!(check_gradient(loss, &x0, &x_grad, 1e-7, 1e-6).is_ok());
     }
 }
+
+/// The Jacobian of the unitary FFT over the real and imaginary parts (through
+/// `f_jacobian`, on a `&mut [Complex<f64>]` argument) is orthogonal, and its columns are the
+/// transforms of the unit vectors.
+#[test]
+fn fft_jacobian_is_orthogonal() {
+    for bits in 0..4 {
+        let n = 1usize << bits;
+        let mut x: Vec<Complex<f64>> = (0..n)
+            .map(|j| Complex::new(j as f64 * 0.3, 1.0 - j as f64))
+            .collect();
+        let jac = i_fft_jacobian(&mut x).unwrap();
+        let m = 2 * n;
+        for r in 0..m {
+            for c in 0..m {
+                let dot: f64 = (0..m).map(|k| jac.get(r, k) * jac.get(c, k)).sum();
+                let want = if r == c { 1.0 } else { 0.0 };
+                assert!((dot - want).abs() < 1e-13, "n={n} (J Jᵀ)[{r}][{c}] = {dot}");
+            }
+        }
+        // column 2j (re of input j) is the transform of e_j
+        for j in 0..n {
+            let mut e = vec![Complex::new(0.0, 0.0); n];
+            e[j] = Complex::new(1.0, 0.0);
+            let f = dft_ref(&e);
+            for (k, v) in f.iter().enumerate() {
+                assert!((jac.get(2 * k, 2 * j) - v.re).abs() < 1e-13);
+                assert!((jac.get(2 * k + 1, 2 * j) - v.im).abs() < 1e-13);
+            }
+        }
+    }
+}
