@@ -453,46 +453,40 @@ impl Gen {
                         let (a, b) = (&places[0], &places[1]);
                         quote!({ #checks let __a = #p::copy(&#a); let __b = #p::copy(&#b); #a = __b; #b = __a; })
                     }
-                    BuiltinOp::Neg
-                    | BuiltinOp::Inc
-                    | BuiltinOp::Dec
-                    | BuiltinOp::Conj
-                    | BuiltinOp::Flip
-                    | BuiltinOp::Inv => {
-                        let call = unary_builtin_call(*op, &format_ident!("__a"));
-                        let a = &places[0];
-                        quote!({ let mut __a = #p::copy(&#a); #call; #a = __a; })
-                    }
-                    BuiltinOp::Hadamard => {
+                    // two places mixed by a linear map
+                    BuiltinOp::Hadamard | BuiltinOp::Rot | BuiltinOp::IRot => {
                         let (a, b) = (&places[0], &places[1]);
-                        quote!({
-                            #checks
-                            let mut __a = #p::copy(&#a);
-                            let mut __b = #p::copy(&#b);
-                            <_ as #p::Hadamard>::hadamard(&mut __a, &mut __b);
-                            #a = __a;
-                            #b = __b;
-                        })
-                    }
-                    BuiltinOp::Rot | BuiltinOp::IRot => {
-                        let (a, b) = (&places[0], &places[1]);
-                        let method = if *op == BuiltinOp::Rot {
-                            quote!(rot)
-                        } else {
-                            quote!(irot)
+                        let (load, store, call) = match (op, operand) {
+                            (BuiltinOp::Hadamard, _) => (
+                                TokenStream::new(),
+                                TokenStream::new(),
+                                quote!(<_ as #p::Hadamard>::hadamard(&mut __a, &mut __b)),
+                            ),
+                            (_, Some(theta)) => {
+                                let method = format_ident!("{}", op.name());
+                                let (load, store) =
+                                    self.load_store(theta, quote!(__a), quote!(__t));
+                                let call = quote!(<_ as #p::Rotate>::#method(&mut __a, &mut __b, &mut __t));
+                                (load, store, call)
+                            }
+                            (_, None) => unreachable!("rotations have an angle"),
                         };
-                        let operand = operand.as_ref().expect("rotations have an angle");
-                        let (load, store) = self.load_store(operand, quote!(__a), quote!(__t));
                         quote!({
                             #checks
                             let mut __a = #p::copy(&#a);
                             let mut __b = #p::copy(&#b);
                             #load
-                            <_ as #p::Rotate>::#method(&mut __a, &mut __b, &mut __t);
+                            #call;
                             #a = __a;
                             #b = __b;
                             #store
                         })
+                    }
+                    // one place: neg, inc, dec, conj, flip, inv
+                    one_place => {
+                        let call = unary_builtin_call(*one_place, &format_ident!("__a"));
+                        let a = &places[0];
+                        quote!({ let mut __a = #p::copy(&#a); #call; #a = __a; })
                     }
                 }
             }

@@ -4,36 +4,38 @@
 //! computation, call counts against a recurrence written here from the definition, the peak
 //! against `n(k−1) + 2` for `N = kⁿ`, and the inverse runs back to `s₀` alone.
 
-use nilang::schedule::{Bennett, Split, Transition};
+use nilang::schedule::{Bennett, Split};
+use nilang::{i, Real, Rev};
 
-/// `s_{i+1} = sin(s_i) + cᵢ` on a vector state.
-struct Shift(f64);
-
-impl Transition<Vec<f64>> for Shift {
-    fn call(&self, out: &mut Vec<f64>, inp: &mut Vec<f64>) {
-        for (o, i) in out.iter_mut().zip(inp.iter()) {
-            *o += i.sin() + self.0;
-        }
-    }
-    fn uncall(&self, out: &mut Vec<f64>, inp: &mut Vec<f64>) {
-        for (o, i) in out.iter_mut().zip(inp.iter()) {
-            *o -= i.sin() + self.0;
-        }
-    }
+/// One step: `s_{i+1} = sin(s_i) + 1/2`.
+#[i]
+fn sine_step<T: Real>(out: &mut T, inp: &mut T) {
+    out += sin(inp);
+    out += 0.5;
 }
 
-const S0: [f64; 2] = [0.3, -1.0];
+const S0: f64 = 0.3;
 
-fn steps(len: usize) -> Vec<Shift> {
-    (0..len).map(|i| Shift(i as f64 * 0.1)).collect()
+fn direct(len: usize) -> f64 {
+    (0..len).fold(S0, |s, _| s.sin() + 0.5)
 }
 
-fn direct(steps: &[Shift]) -> Vec<f64> {
-    let mut s = S0.to_vec();
-    for st in steps {
-        s = s.iter().map(|v| v.sin() + st.0).collect();
+type Step = Rev<fn(&mut f64, &mut f64), fn(&mut f64, &mut f64)>;
+
+fn steps(len: usize) -> Vec<Step> {
+    let step: Step = Rev::new(sine_step::<f64>, sine_step_inv::<f64>);
+    vec![step; len]
+}
+
+/// Runs `check(split, k, len, steps)` for both splits, `k` in 2..=4 and 1 to 30 steps.
+fn for_each_schedule(check: impl Fn(Split, usize, usize, &[Step])) {
+    for split in [Split::Equal, Split::CeilSized] {
+        for k in 2..=4 {
+            for len in 1..=30 {
+                check(split, k, len, &steps(len));
+            }
+        }
     }
-    s
 }
 
 /// The sector lengths of a level of `len` steps, from the definitions of `Split`.
@@ -83,53 +85,35 @@ fn ceil_sized_sectors_are_nilangs() {
 
 #[test]
 fn both_splits_compute_the_same_states() {
-    for split in [Split::Equal, Split::CeilSized] {
-        for k in 2..=4 {
-            for len in 1..=30 {
-                let st = steps(len);
-                let mut b = Bennett::new(k, S0.to_vec(), len).with_split(split);
-                b.run(&st);
-                let tag = format!("{split:?} k={k} len={len}");
-                assert_eq!(b.final_state(), Some(&direct(&st)), "{tag}");
-                assert_eq!(b.live_states(), 2, "{tag}");
-                assert_eq!(b.program_counter(), calls(split, k, len, true), "{tag}");
-                b.run_inv(&st);
-                assert_eq!(
-                    (b.live_states(), b.state(0)),
-                    (1, Some(&S0.to_vec())),
-                    "{tag}"
-                );
-            }
-        }
-    }
+    for_each_schedule(|split, k, len, steps| {
+        let mut b = Bennett::new(k, S0, len).with_split(split);
+        b.run(steps);
+        let tag = format!("{split:?} k={k} len={len}");
+        assert_eq!(b.final_state(), Some(&direct(len)), "{tag}");
+        assert_eq!(b.live_states(), 2, "{tag}");
+        assert_eq!(b.program_counter(), calls(split, k, len, true), "{tag}");
+        b.run_inv(steps);
+        assert_eq!((b.live_states(), b.state(0)), (1, Some(&S0)), "{tag}");
+    });
 }
 
 #[test]
 fn keeping_the_sector_ends_saves_the_top_level_uncomputation() {
-    for split in [Split::Equal, Split::CeilSized] {
-        for k in 2..=4 {
-            for len in 1..=30 {
-                let st = steps(len);
-                let mut b = Bennett::new(k, S0.to_vec(), len).with_split(split);
-                b.run_keeping_sectors(&st);
-                let tag = format!("{split:?} k={k} len={len}");
-                assert_eq!(b.final_state(), Some(&direct(&st)), "{tag}");
-                let parts = if len == 1 {
-                    1
-                } else {
-                    sectors(split, k, len).len()
-                };
-                assert_eq!(b.live_states(), parts + 1, "{tag}");
-                assert_eq!(b.program_counter(), calls(split, k, len, false), "{tag}");
-                b.run_keeping_sectors_inv(&st);
-                assert_eq!(
-                    (b.live_states(), b.state(0)),
-                    (1, Some(&S0.to_vec())),
-                    "{tag}"
-                );
-            }
-        }
-    }
+    for_each_schedule(|split, k, len, steps| {
+        let mut b = Bennett::new(k, S0, len).with_split(split);
+        b.run_keeping_sectors(steps);
+        let tag = format!("{split:?} k={k} len={len}");
+        assert_eq!(b.final_state(), Some(&direct(len)), "{tag}");
+        let parts = if len == 1 {
+            1
+        } else {
+            sectors(split, k, len).len()
+        };
+        assert_eq!(b.live_states(), parts + 1, "{tag}");
+        assert_eq!(b.program_counter(), calls(split, k, len, false), "{tag}");
+        b.run_keeping_sectors_inv(steps);
+        assert_eq!((b.live_states(), b.state(0)), (1, Some(&S0)), "{tag}");
+    });
 }
 
 #[test]
@@ -138,11 +122,11 @@ fn powers_of_k_match_the_closed_forms() {
         for n in 1..=4u32 {
             let len = k.pow(n);
             let st = steps(len);
-            let mut b = Bennett::new(k, S0.to_vec(), len).with_split(Split::CeilSized);
+            let mut b = Bennett::new(k, S0, len).with_split(Split::CeilSized);
             b.run(&st);
             assert_eq!(b.program_counter(), (2 * k - 1).pow(n));
             assert_eq!(b.peak_live_states(), n as usize * (k - 1) + 2);
-            let mut b = Bennett::new(k, S0.to_vec(), len);
+            let mut b = Bennett::new(k, S0, len);
             b.run_keeping_sectors(&st);
             assert_eq!(
                 b.program_counter(),
@@ -162,7 +146,7 @@ fn powers_of_k_match_the_closed_forms() {
 #[test]
 fn no_steps_is_no_work() {
     for split in [Split::Equal, Split::CeilSized] {
-        let mut b = Bennett::new(3, S0.to_vec(), 0).with_split(split);
+        let mut b = Bennett::new(3, S0, 0).with_split(split);
         b.run_keeping_sectors(&steps(0));
         b.run(&steps(0));
         assert_eq!((b.program_counter(), b.live_states()), (0, 1));
