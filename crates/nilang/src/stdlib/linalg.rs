@@ -38,9 +38,12 @@ fn pivot_row<T: Real>(w: &[T], k: usize, n: usize) -> usize {
 /// substitution then solves `U X = E` row by row into `X`, one scratch scalar per entry
 /// computed and uncomputed. `X` is added to `out` and everything is uncomputed.
 ///
-/// Cost: about `2n³` multiply-adds forward (`n³` for the routine, `n³` to undo it); the
-/// inverse the same; the adjoint about three times that (twice for the fused `f_vjp`).
-/// Scratch: four `n × n` matrices and `n` indices. Round-off: the uncomputation restores the
+/// Cost: the routine is about `4n³/3` multiply-adds (`n³/3` to reduce `W`, `n³/2` for `E`,
+/// `n³/2` for the back substitution; a plain Gauss–Jordan inverse takes about `n³`).
+/// Unchecked forward code runs it once (its uncomputation is dead, see the language guide),
+/// checked code and the inverse twice; the fused gradient (`i_inv_vjp`) runs it once on
+/// values and once backwards on values with gradients. Scratch: four `n × n` matrices and
+/// `n` indices. Round-off: the uncomputation restores the
 /// scratch to within round-off, and a checked program's deallocations compare within the
 /// tolerance ([`crate::set_tolerance`]); an ill-conditioned `A` can exceed it. A singular `A`
 /// divides by zero: `out` is then not finite, and a checked gradient names the division.
