@@ -278,6 +278,12 @@ impl<'a> Translator<'a> {
                         let a = &places[0];
                         format!("{{ auto __a = {a}; {f}(__a); {a} = __a; }} {comment}")
                     }
+                    BuiltinOp::Flip | BuiltinOp::Inv | BuiltinOp::Hadamard => {
+                        return Err((
+                            format!("`{}` has no C++/CUDA translation yet", op.name()),
+                            None,
+                        ))
+                    }
                     BuiltinOp::Rot | BuiltinOp::IRot => {
                         let f = if *op == BuiltinOp::Rot {
                             "nl_rot"

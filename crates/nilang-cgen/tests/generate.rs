@@ -4,7 +4,7 @@
 use nilang_cgen::{generate, KernelSpec, Module, SharedGradients};
 use nilang_ir::Function;
 
-const SPECIAL: &str = include_str!("../../nilang/src/special.rs");
+const SPECIAL: &str = include_str!("../../nilang/src/stdlib/special.rs");
 
 fn parse(src: &str) -> Vec<Function> {
     nilang_ir::parse_file(src).expect("parses")
@@ -89,6 +89,34 @@ fn unsupported_constructs_name_the_statement() {
     let e = generate(&fs[2]).unwrap_err();
     assert_eq!(e.statement(), "y += MyPrim(x);");
     assert!(e.message().contains("user primitive `MyPrim`"), "{e}");
+}
+
+#[test]
+fn untranslated_instructions_name_the_statement() {
+    let src = r#"
+        #[i]
+        fn f<T: Real>(a: &mut T, b: &mut T) {
+            a += sin(b);
+            hadamard(a, b);
+        }
+        #[i]
+        fn g<T: Real>(a: &mut T) {
+            inv(a);
+        }
+    "#;
+    let fs = parse(src);
+    let e = generate(&fs[0]).unwrap_err();
+    assert_eq!(e.statement(), "hadamard(a, b);");
+    assert!(
+        e.message()
+            .contains("`hadamard` has no C++/CUDA translation"),
+        "{e}"
+    );
+    let e = generate(&fs[1]).unwrap_err();
+    assert!(
+        e.message().contains("`inv` has no C++/CUDA translation"),
+        "{e}"
+    );
 }
 
 const SHARED: &str = r#"

@@ -43,7 +43,7 @@ fn median_with<S>(mut setup: impl FnMut() -> S, mut run: impl FnMut(S), reps: us
 }
 
 fn bessel(n: usize, reps: usize) {
-    let special = include_str!("../../nilang/src/special.rs");
+    let special = include_str!("../../nilang/src/stdlib/special.rs");
     let fs = nilang_ir::parse_file(special).unwrap();
     let mut m = Module::new();
     for name in ["imul_int", "ifactorial", "imul", "ibesselj"] {

@@ -402,7 +402,12 @@ impl Printer {
                             quote!(#own #rotate #angle)
                         }
                     }
-                    BuiltinOp::Inc | BuiltinOp::Dec => own,
+                    BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Flip => own,
+                    // the rule reads the value before it is inverted: x̄ ← −x̄ x²
+                    BuiltinOp::Inv => {
+                        let (x, g) = (view_tokens(&args[0]), &grads[0]);
+                        quote!(#g *= -square(#x); #own)
+                    }
                     _ => quote!(#own #name(#(#grads),*);),
                 }
             }

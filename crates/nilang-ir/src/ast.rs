@@ -508,17 +508,29 @@ pub enum BuiltinOp {
     Dec,
     /// `conj(a)`
     Conj,
+    /// `flip(b)`: b ← ¬b, on booleans
+    Flip,
+    /// `inv(a)`: a ← 1/a (multiplicative number systems: exact on `ULog`; floats round)
+    Inv,
+    /// `hadamard(a, b)`: (a, b) ← ((a + b)/√2, (a − b)/√2)
+    Hadamard,
 }
 
 impl BuiltinOp {
-    /// The instruction that undoes this one.
+    /// The instruction that undoes this one (used by `reverse.rs`).
     pub fn inverse(self) -> BuiltinOp {
         match self {
             BuiltinOp::Rot => BuiltinOp::IRot,
             BuiltinOp::IRot => BuiltinOp::Rot,
             BuiltinOp::Inc => BuiltinOp::Dec,
             BuiltinOp::Dec => BuiltinOp::Inc,
-            other => other,
+            // involutions: ¬¬b = b, 1/(1/a) = a, H² = I
+            BuiltinOp::Swap
+            | BuiltinOp::Neg
+            | BuiltinOp::Conj
+            | BuiltinOp::Flip
+            | BuiltinOp::Inv
+            | BuiltinOp::Hadamard => self,
         }
     }
 
@@ -532,6 +544,9 @@ impl BuiltinOp {
             BuiltinOp::Inc => "inc",
             BuiltinOp::Dec => "dec",
             BuiltinOp::Conj => "conj",
+            BuiltinOp::Flip => "flip",
+            BuiltinOp::Inv => "inv",
+            BuiltinOp::Hadamard => "hadamard",
         }
     }
 
@@ -545,6 +560,9 @@ impl BuiltinOp {
             "inc" => (BuiltinOp::Inc, 1, false),
             "dec" => (BuiltinOp::Dec, 1, false),
             "conj" => (BuiltinOp::Conj, 1, false),
+            "flip" => (BuiltinOp::Flip, 1, false),
+            "inv" => (BuiltinOp::Inv, 1, false),
+            "hadamard" => (BuiltinOp::Hadamard, 2, false),
             _ => return None,
         })
     }

@@ -216,7 +216,7 @@ fn written_from(s: &Stmt, diff: &mut BTreeSet<String>) {
             }
         }
         StmtKind::Builtin {
-            op: BuiltinOp::Swap,
+            op: BuiltinOp::Swap | BuiltinOp::Hadamard,
             args,
             ..
         } => {
@@ -247,7 +247,7 @@ fn gradient_receivers(s: &Stmt, diff: &BTreeSet<String>, out: &mut BTreeSet<Stri
             }
         }),
         StmtKind::Builtin {
-            op: BuiltinOp::Swap | BuiltinOp::Rot | BuiltinOp::IRot,
+            op: BuiltinOp::Swap | BuiltinOp::Rot | BuiltinOp::IRot | BuiltinOp::Hadamard,
             args,
             operand,
         } if args.iter().any(is_diff) => {

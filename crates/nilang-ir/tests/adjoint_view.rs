@@ -41,7 +41,7 @@ fn multiplier() {
 
 #[test]
 fn bessel() {
-    let src = include_str!("../../nilang/src/special.rs");
+    let src = include_str!("../../nilang/src/stdlib/special.rs");
     let text = adjoint_of(src, "ibesselj");
     assert!(
         text.contains("ifactorial_adjoint(fact_nu, fact_nu_grad, nu, ());"),
@@ -67,4 +67,15 @@ fn loop_with_a_routine() {
         }
     "#;
     snapshot("loop_with_a_routine.txt", &adjoint_of(src, "lse"));
+}
+
+#[test]
+fn nilang_instructions() {
+    let src = "#[i] fn ops<T: Real>(a: &mut T, b: &mut T, f: &mut bool) { flip(f); inv(a); hadamard(a, b); }";
+    let text = adjoint_of(src, "ops");
+    // the rules: ¬ has no gradient, ā ← −ā a² before a is inverted, H on the gradients
+    assert!(text.contains("a_grad *= -square(a);"), "{text}");
+    assert!(text.contains("hadamard(a_grad, b_grad);"), "{text}");
+    assert!(!text.contains("flip(f_grad)"), "{text}");
+    snapshot("nilang_instructions.txt", &text);
 }

@@ -1,13 +1,31 @@
-//! Reversal is an involution on the papers' programs (the library's `special` and `blas`
-//! modules and the programs of `nilang/tests/programs.rs`): reversing a body twice prints the
+//! Reversal is an involution on the papers' programs (the modules of the library's `stdlib`
+//! and the programs of `nilang/tests/programs.rs`): reversing a body twice prints the
 //! same program, and reversing once gives a different one.
 
 use nilang_ir::print::{block_tokens, tokens_text};
 use nilang_ir::reverse::reverse_block;
 
-const SOURCES: [(&str, &str); 3] = [
-    ("special.rs", include_str!("../../nilang/src/special.rs")),
-    ("blas.rs", include_str!("../../nilang/src/blas.rs")),
+const SOURCES: [(&str, &str); 9] = [
+    (
+        "special.rs",
+        include_str!("../../nilang/src/stdlib/special.rs"),
+    ),
+    ("blas.rs", include_str!("../../nilang/src/stdlib/blas.rs")),
+    ("stats.rs", include_str!("../../nilang/src/stdlib/stats.rs")),
+    (
+        "linalg.rs",
+        include_str!("../../nilang/src/stdlib/linalg.rs"),
+    ),
+    ("fft.rs", include_str!("../../nilang/src/stdlib/fft.rs")),
+    ("nn.rs", include_str!("../../nilang/src/stdlib/nn.rs")),
+    (
+        "sorting.rs",
+        include_str!("../../nilang/src/stdlib/sorting.rs"),
+    ),
+    (
+        "mapreduce.rs",
+        include_str!("../../nilang/src/stdlib/mapreduce.rs"),
+    ),
     (
         "programs.rs",
         include_str!("../../nilang/tests/programs.rs"),

@@ -347,20 +347,23 @@ impl Gen {
                 let store_b = self.store_pair(&args[1], &a);
                 quote!({ #checks #load_a #load_b #store_a #store_b })
             }
-            BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
-                let call = crate::codegen::unary_builtin_call(op, &a);
-                let store_a = self.store_pair(&args[0], &a);
-                quote!({ #load_a #call; #store_a })
-            }
-            BuiltinOp::Rot | BuiltinOp::IRot => {
-                let method = if op == BuiltinOp::Rot {
-                    quote!(rot)
-                } else {
-                    quote!(irot)
-                };
-                let operand = operand.expect("rotations have an angle");
+            // two places mixed by a linear map: values and gradients transform together
+            BuiltinOp::Hadamard | BuiltinOp::Rot | BuiltinOp::IRot => {
                 let t = format_ident!("__t");
-                let (load_t, store_t) = self.adjoint_operand(operand, &a, &t);
+                let (load_t, store_t, call) = match (op, operand) {
+                    (BuiltinOp::Hadamard, _) => (
+                        TokenStream::new(),
+                        TokenStream::new(),
+                        quote!(<_ as #p::Hadamard>::hadamard(&mut #a, &mut #b)),
+                    ),
+                    (_, Some(theta)) => {
+                        let method = format_ident!("{}", op.name());
+                        let (load_t, store_t) = self.adjoint_operand(theta, &a, &t);
+                        let call = quote!(<_ as #p::Rotate>::#method(&mut #a, &mut #b, &mut #t));
+                        (load_t, store_t, call)
+                    }
+                    (_, None) => unreachable!("rotations have an angle"),
+                };
                 let load_b = self.load_pair(&args[1], &b);
                 let (store_a, store_b) =
                     (self.store_pair(&args[0], &a), self.store_pair(&args[1], &b));
@@ -369,11 +372,17 @@ impl Gen {
                     #load_a
                     #load_b
                     #load_t
-                    <_ as #p::Rotate>::#method(&mut #a, &mut #b, &mut #t);
+                    #call;
                     #store_a
                     #store_b
                     #store_t
                 })
+            }
+            // one place: neg, inc, dec, conj, flip, inv
+            one_place => {
+                let call = crate::codegen::unary_builtin_call(one_place, &a);
+                let store_a = self.store_pair(&args[0], &a);
+                quote!({ #load_a #call; #store_a })
             }
         }
     }
@@ -444,15 +453,20 @@ impl Gen {
                 #p::stack_push(&mut #ps, __v);
                 #p::stack_push(&mut #ss, __g);
             }),
+            // the adjoint of a copy: the copy's gradient flows back into the value
             (false, true) => {
                 let check = self
                     .checked
                     .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
+                let absorb = self
+                    .writable(value)
+                    .then(|| quote!(#p::add_grad_into::<_, #lane>(&#pv, &mut #sv, __g);));
                 quote!({
                     let __depth = #p::stack_depth(&#ps);
                     let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
-                    let _ = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&__v));
+                    let __g = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&__v));
                     #check
+                    #absorb
                 })
             }
         }

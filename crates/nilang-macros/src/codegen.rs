@@ -453,30 +453,40 @@ impl Gen {
                         let (a, b) = (&places[0], &places[1]);
                         quote!({ #checks let __a = #p::copy(&#a); let __b = #p::copy(&#b); #a = __b; #b = __a; })
                     }
-                    BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
-                        let call = unary_builtin_call(*op, &format_ident!("__a"));
-                        let a = &places[0];
-                        quote!({ let mut __a = #p::copy(&#a); #call; #a = __a; })
-                    }
-                    BuiltinOp::Rot | BuiltinOp::IRot => {
+                    // two places mixed by a linear map
+                    BuiltinOp::Hadamard | BuiltinOp::Rot | BuiltinOp::IRot => {
                         let (a, b) = (&places[0], &places[1]);
-                        let method = if *op == BuiltinOp::Rot {
-                            quote!(rot)
-                        } else {
-                            quote!(irot)
+                        let (load, store, call) = match (op, operand) {
+                            (BuiltinOp::Hadamard, _) => (
+                                TokenStream::new(),
+                                TokenStream::new(),
+                                quote!(<_ as #p::Hadamard>::hadamard(&mut __a, &mut __b)),
+                            ),
+                            (_, Some(theta)) => {
+                                let method = format_ident!("{}", op.name());
+                                let (load, store) =
+                                    self.load_store(theta, quote!(__a), quote!(__t));
+                                let call = quote!(<_ as #p::Rotate>::#method(&mut __a, &mut __b, &mut __t));
+                                (load, store, call)
+                            }
+                            (_, None) => unreachable!("rotations have an angle"),
                         };
-                        let operand = operand.as_ref().expect("rotations have an angle");
-                        let (load, store) = self.load_store(operand, quote!(__a), quote!(__t));
                         quote!({
                             #checks
                             let mut __a = #p::copy(&#a);
                             let mut __b = #p::copy(&#b);
                             #load
-                            <_ as #p::Rotate>::#method(&mut __a, &mut __b, &mut __t);
+                            #call;
                             #a = __a;
                             #b = __b;
                             #store
                         })
+                    }
+                    // one place: neg, inc, dec, conj, flip, inv
+                    one_place => {
+                        let call = unary_builtin_call(*one_place, &format_ident!("__a"));
+                        let a = &places[0];
+                        quote!({ let mut __a = #p::copy(&#a); #call; #a = __a; })
                     }
                 }
             }
@@ -604,11 +614,19 @@ impl Gen {
                     (true, true) => {
                         quote!({ let __v = #p::copy(&#pv); #p::stack_push(&mut #ps, __v); })
                     }
+                    // on values with gradients (`GVar`), the copy's gradient flows back
                     (false, true) => {
                         let check = self
                             .checked
                             .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
-                        quote!({ let __v = #p::stack_pop(&mut #ps, #site, #stack_text); #check })
+                        let absorb = self
+                            .writable(value)
+                            .then(|| quote!(#p::absorb_copy(&mut #pv, &__v);));
+                        quote!({
+                            let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
+                            #check
+                            #absorb
+                        })
                     }
                 }
             }
@@ -932,7 +950,7 @@ pub(crate) fn instruction_trait(instr: &Instr) -> Option<(TokenStream, TokenStre
     Some((tr, method, prim))
 }
 
-/// The call of a one-place builtin (`neg`, `inc`, `dec`, `conj`) on the local `a`.
+/// The call of a one-place builtin (`neg`, `inc`, `dec`, `conj`, `flip`, `inv`) on the local `a`.
 pub(crate) fn unary_builtin_call(op: BuiltinOp, a: &syn::Ident) -> TokenStream {
     let p = private();
     match op {
@@ -940,6 +958,8 @@ pub(crate) fn unary_builtin_call(op: BuiltinOp, a: &syn::Ident) -> TokenStream {
         BuiltinOp::Inc => quote!(#p::Step::inc(&mut #a)),
         BuiltinOp::Dec => quote!(#p::Step::dec(&mut #a)),
         BuiltinOp::Conj => quote!(#p::Conjugate::conjugate(&mut #a)),
+        BuiltinOp::Flip => quote!(#p::Flip::flip(&mut #a)),
+        BuiltinOp::Inv => quote!(#p::Invert::invert(&mut #a)),
         _ => unreachable!("not a one-place builtin"),
     }
 }

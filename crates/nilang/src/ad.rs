@@ -417,30 +417,65 @@ impl<T: Float> Scalars<T> for num_complex::Complex<T> {
     }
 }
 
-/// A slice of complex numbers: two scalars per element, the real part first.
-impl<T: Float> Scalars<T> for [num_complex::Complex<T>] {
-    type Map<U: Copy> = Vec<num_complex::Complex<U>>;
-    fn count(&self) -> usize {
-        2 * self.len()
-    }
-    fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> Vec<num_complex::Complex<U>> {
-        self.iter()
-            .enumerate()
-            .map(|(i, z)| z.map(&mut |j, x| f(2 * i + j, x)))
-            .collect()
-    }
-    fn get_mapped<U: Copy>(m: &Vec<num_complex::Complex<U>>, i: usize) -> U {
-        <num_complex::Complex<T> as Scalars<T>>::get_mapped(&m[i / 2], i % 2)
-    }
-    fn set_mapped<U: Copy>(m: &mut Vec<num_complex::Complex<U>>, i: usize, v: U) {
-        <num_complex::Complex<T> as Scalars<T>>::set_mapped(&mut m[i / 2], i % 2, v)
-    }
-    fn count_mapped<U: Copy>(m: &Vec<num_complex::Complex<U>>) -> usize {
-        2 * m.len()
-    }
-    fn as_value_mut(m: &mut Vec<num_complex::Complex<T>>) -> &mut [num_complex::Complex<T>] {
-        m.as_mut_slice()
-    }
+/// Slices and `Vec`s of elements that each hold a fixed number `WIDTH` of scalars (complex
+/// numbers: 2, arrays `[T; N]`: `N`, logarithmic and tropical numbers: 1), flattened element
+/// by element in each element's own order (a complex number's real part first).
+macro_rules! scalars_of_elements {
+    ($([$($g:tt)*] $elem:ty, $width:expr;)*) => {$(
+        impl<$($g)*> Scalars<T> for [$elem] {
+            type Map<U: Copy> = Vec<<$elem as Scalars<T>>::Map<U>>;
+            fn count(&self) -> usize {
+                $width * self.len()
+            }
+            fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> Self::Map<U> {
+                self.iter()
+                    .enumerate()
+                    .map(|(i, e)| e.map(&mut |j, x| f($width * i + j, x)))
+                    .collect()
+            }
+            fn get_mapped<U: Copy>(m: &Self::Map<U>, i: usize) -> U {
+                <$elem as Scalars<T>>::get_mapped(&m[i / $width], i % $width)
+            }
+            fn set_mapped<U: Copy>(m: &mut Self::Map<U>, i: usize, v: U) {
+                <$elem as Scalars<T>>::set_mapped(&mut m[i / $width], i % $width, v)
+            }
+            fn count_mapped<U: Copy>(m: &Self::Map<U>) -> usize {
+                $width * m.len()
+            }
+            fn as_value_mut(m: &mut Self::Map<T>) -> &mut Self {
+                m.as_mut_slice()
+            }
+        }
+
+        impl<$($g)*> Scalars<T> for Vec<$elem> {
+            type Map<U: Copy> = Vec<<$elem as Scalars<T>>::Map<U>>;
+            fn count(&self) -> usize {
+                self.as_slice().count()
+            }
+            fn map<U: Copy>(&self, f: &mut dyn FnMut(usize, T) -> U) -> Self::Map<U> {
+                self.as_slice().map(f)
+            }
+            fn get_mapped<U: Copy>(m: &Self::Map<U>, i: usize) -> U {
+                <[$elem] as Scalars<T>>::get_mapped(m, i)
+            }
+            fn set_mapped<U: Copy>(m: &mut Self::Map<U>, i: usize, v: U) {
+                <[$elem] as Scalars<T>>::set_mapped(m, i, v)
+            }
+            fn count_mapped<U: Copy>(m: &Self::Map<U>) -> usize {
+                <[$elem] as Scalars<T>>::count_mapped(m)
+            }
+            fn as_value_mut(m: &mut Self::Map<T>) -> &mut Self {
+                m
+            }
+        }
+    )*};
+}
+
+scalars_of_elements! {
+    [T: Float] num_complex::Complex<T>, 2;
+    [T: Float, const N: usize] [T; N], N;
+    [T: Float] crate::numbers::ULog<T>, 1;
+    [T: Float] crate::numbers::Tropical<T>, 1;
 }
 
 /// An argument excluded from differentiation: its scalars are carried through the gradient

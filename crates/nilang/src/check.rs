@@ -20,6 +20,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub trait Check: fmt::Debug {
     /// Whether `self` and `other` are equal within `tol`.
     fn check_eq(&self, other: &Self, tol: f64) -> bool;
+    /// `pop_copy!` run on values that carry their gradients (the `GVar` inverse program):
+    /// the gradient the popped copy accumulated flows back into the value it was copied
+    /// from, as in the adjoint of a copy. Values without a gradient of their own ignore it.
+    #[inline(always)]
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        let _ = copy;
+    }
 }
 
 /// Float comparison used by the checks.
@@ -57,10 +64,16 @@ impl Check for f32 {
     }
 }
 
-impl<T: Check, G: core::fmt::Debug> Check for crate::GVar<T, G> {
+impl<T: Check, G: core::fmt::Debug + Copy + core::ops::Add<Output = G>> Check
+    for crate::GVar<T, G>
+{
     /// Compares values only: gradients are not part of a program's state checks.
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.x.check_eq(&other.x, tol)
+    }
+    #[inline(always)]
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.g = self.g + copy.g;
     }
 }
 
@@ -68,17 +81,31 @@ impl<T: Check> Check for num_complex::Complex<T> {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.re.check_eq(&other.re, tol) && self.im.check_eq(&other.im, tol)
     }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.re.absorb_copy_gradient(&copy.re);
+        self.im.absorb_copy_gradient(&copy.im);
+    }
 }
 
 impl<T: Check> Check for Vec<T> {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.check_eq(b, tol))
     }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.iter_mut()
+            .zip(copy)
+            .for_each(|(x, c)| x.absorb_copy_gradient(c));
+    }
 }
 
 impl<T: Check, const N: usize> Check for [T; N] {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.iter().zip(other).all(|(a, b)| a.check_eq(b, tol))
+    }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.iter_mut()
+            .zip(copy)
+            .for_each(|(x, c)| x.absorb_copy_gradient(c));
     }
 }
 

@@ -3,8 +3,11 @@
 //! rules with no rule of their own (the papers' "differentiating complex numbers").
 //!
 //! `Complex<T>` for any `T: Real` supports `y += x`, `y += -x`, `y += a + b`, `y += a - b`,
-//! `y += a * b`, `y += a / b`, `y += exp(x)`, `y += log(x)` (the arXiv paper's Listing 5),
-//! `neg`, `conj` and `swap`; real constants convert to complex ones.
+//! `y += a * b`, `y += a / b`, `y += pow(a, b)`, `y += exp(x)`, `y += log(x)` (the arXiv
+//! paper's Listing 5),
+//! `neg`, `conj`, `swap` and `hadamard`; real constants convert to complex ones. The modulus
+//! and its square go into a real target through the fields: `r += hypot(z.re, z.im)`,
+//! `r += square(z.re); r += square(z.im)` (NiLang's `abs` and `abs2` of a complex number).
 
 use crate::instr::*;
 use crate::prims;
@@ -92,6 +95,25 @@ fn c_log<T: Real>(y: &mut Complex<T>, x: &mut Complex<T>) {
     dealloc!(n = T::zero());
 }
 
+/// `y += aᵇ = exp(b · log a)` on the principal branch of the logarithm (num-complex's
+/// `powc`), for `a ≠ 0`: `log a` and `b · log a` are ancillas, computed, used and uncomputed.
+/// A real exponent is a constant operand converted to `b + 0i` (`y += pow(z, 2.5)`).
+#[i(nograd)]
+fn c_pow<T: Real>(y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
+    let l = Complex::new(T::zero(), T::zero());
+    let p = Complex::new(T::zero(), T::zero());
+    routine! {
+        l += log(a);
+        p += b * l;
+    }
+    y += exp(p);
+    uncompute!();
+    dealloc!(
+        l = Complex::new(T::zero(), T::zero()),
+        p = Complex::new(T::zero(), T::zero())
+    );
+}
+
 macro_rules! complex_unary {
     ($($prim:ident => $f:ident, $finv:ident;)*) => {$(
         impl<T: Real> Acc1<prims::$prim> for Complex<T> {
@@ -126,6 +148,7 @@ complex_binary! {
     Sub => c_sub, c_sub_inv;
     Mul => c_mul, c_mul_inv;
     Div => c_div, c_div_inv;
+    Pow => c_pow, c_pow_inv;
 }
 
 impl<T: Real> Negate for Complex<T> {
@@ -140,6 +163,15 @@ impl<T: Real> Conjugate for Complex<T> {
     #[inline]
     fn conjugate(&mut self) {
         self.im.negate();
+    }
+}
+
+impl<T: Real> Hadamard for Complex<T> {
+    /// The transform of the real parts, then of the imaginary parts (it is real and linear).
+    #[inline]
+    fn hadamard(a: &mut Self, b: &mut Self) {
+        T::hadamard(&mut a.re, &mut b.re);
+        T::hadamard(&mut a.im, &mut b.im);
     }
 }
 

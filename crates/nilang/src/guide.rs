@@ -8,6 +8,7 @@
 //!   errors, parallel loops.
 //! - [`differentiation`]: the generated gradient functions (`f_adjoint`, `f_vjp`, `f_grad`,
 //!   `f_jacobian`, `f_hessian`), their conventions and the helpers of [`crate::ad`].
+//! - [`nilang`]: NiLang.jl's instructions and standard library, name by name, and ours.
 
 #[doc = include_str!("../doc/tutorial.md")]
 pub mod tutorial {}
@@ -17,3 +18,6 @@ pub mod language {}
 
 #[doc = include_str!("../doc/differentiation.md")]
 pub mod differentiation {}
+
+#[doc = include_str!("../doc/nilang.md")]
+pub mod nilang {}

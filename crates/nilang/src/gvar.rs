@@ -193,6 +193,31 @@ impl<T: Float, G: Grad<T>> Rotate for GVar<T, G> {
     }
 }
 
+impl<T: Float, G: Grad<T>> Invert for GVar<T, G> {
+    /// Adjoint rule (`inv` is its own inverse): with the output `y = 1/x` and its gradient,
+    /// `x̄ = ȳ · d(1/x)/dx = −ȳ y²`, so the value is inverted and `ḡ ← −ḡ · v²` with `v` the
+    /// value before. Run twice, it gives the gradient back: `−(−ḡ y²) x² = ḡ`.
+    #[inline(always)]
+    fn invert(&mut self) {
+        let v = self.x;
+        self.x = T::f_one() / v;
+        self.g = -(self.g * (v * v));
+    }
+}
+
+impl<T: Float, G: Grad<T>> Hadamard for GVar<T, G> {
+    /// Adjoint rule: the transform is linear, symmetric and orthogonal, so the gradients
+    /// transform with the same matrix as the values.
+    #[inline(always)]
+    fn hadamard(a: &mut Self, b: &mut Self) {
+        T::hadamard(&mut a.x, &mut b.x);
+        let s = T::from_f64(core::f64::consts::FRAC_1_SQRT_2);
+        let (ga, gb) = (a.g, b.g);
+        a.g = (ga + gb) * s;
+        b.g = (ga - gb) * s;
+    }
+}
+
 impl<T: Float, G: Grad<T>> Zeroable for GVar<T, G> {
     fn zero_like(&self) -> Self {
         GVar {

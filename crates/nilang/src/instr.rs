@@ -13,6 +13,9 @@
 //! | `inc(x)`, `dec(x)` | [`Step`] |
 //! | `conj(x)` | [`Conjugate`] |
 //! | `rot(a, b, θ)`, `irot(a, b, θ)` | [`Rotate`] |
+//! | `flip(b)` | [`Flip`] |
+//! | `inv(x)` | [`Invert`] |
+//! | `hadamard(a, b)` | [`Hadamard`] |
 //!
 //! Plain floats get every instruction from the primitives' values ([`crate::prims`]);
 //! [`crate::GVar`] implements the same traits with the adjoint rules; integers implement the
@@ -134,6 +137,39 @@ pub trait Rotate: Sized {
     fn irot(a: &mut Self, b: &mut Self, theta: &mut Self);
 }
 
+/// `flip(b)`: b ← ¬b (its own inverse), on booleans.
+#[diagnostic::on_unimplemented(
+    message = "`flip` is an instruction on `bool`, not on `{Self}`",
+    note = "on integers, `x ^= mask` flips bits"
+)]
+pub trait Flip {
+    /// b ← ¬b
+    fn flip(&mut self);
+}
+
+/// `inv(x)`: x ← 1/x (its own inverse). Exact in the multiplicative number systems
+/// ([`crate::numbers::ULog`]: the logarithm is negated; [`crate::numbers::Tropical`]: the
+/// stored value is negated); on floats `1/(1/x)` is `x` up to one rounding each way.
+#[diagnostic::on_unimplemented(
+    message = "`inv` (x ← 1/x) is not an instruction on `{Self}`",
+    note = "it is defined on floats, `GVar`, `Dual`, `ULog` and `Tropical`; integers have no reciprocal"
+)]
+pub trait Invert {
+    /// x ← 1/x
+    fn invert(&mut self);
+}
+
+/// `hadamard(a, b)`: (a, b) ← ((a + b)/√2, (a − b)/√2), the Hadamard transform of a pair
+/// (its own inverse: the matrix is symmetric and orthogonal).
+#[diagnostic::on_unimplemented(
+    message = "`hadamard` is not an instruction on `{Self}`",
+    note = "it is defined on floats, `GVar`, `Dual` and complex numbers (not on integers: √2)"
+)]
+pub trait Hadamard: Sized {
+    /// (a, b) ← ((a + b)/√2, (a − b)/√2)
+    fn hadamard(a: &mut Self, b: &mut Self);
+}
+
 /// Values that have a zero of their own shape (for stacks and generated ancillas).
 pub trait Zeroable {
     /// A zero of the same type (and shape) as `self`.
@@ -204,6 +240,30 @@ impl<T: Float> Rotate for T {
         let (x, y) = (*a, *b);
         *a = x * c + y * s;
         *b = y * c - x * s;
+    }
+}
+
+impl<T: Float> Invert for T {
+    #[inline(always)]
+    fn invert(&mut self) {
+        *self = T::f_one() / *self;
+    }
+}
+
+impl<T: Float> Hadamard for T {
+    #[inline(always)]
+    fn hadamard(a: &mut T, b: &mut T) {
+        let s = T::from_f64(core::f64::consts::FRAC_1_SQRT_2);
+        let (x, y) = (*a, *b);
+        *a = (x + y) * s;
+        *b = (x - y) * s;
+    }
+}
+
+impl Flip for bool {
+    #[inline(always)]
+    fn flip(&mut self) {
+        *self = !*self;
     }
 }
 

@@ -6,6 +6,8 @@
 //!   a primitive of your own → number systems → schedulers → batched kernels.
 //! - [`guide::language`]: the statements of the language and their inverses.
 //! - [`guide::differentiation`]: the generated gradient functions and their conventions.
+//! - [`guide::nilang`]: every NiLang.jl instruction and library function, and its name here;
+//!   the library itself is [`stdlib`].
 //! - [`ad`]: [`Loss`], [`Matrix`], [`ad::gradient`], [`ad::hessian_vector_product`],
 //!   [`ad::check_gradient`]; [`GVar`], [`Dual`], [`Lanes`]: the number types of derivatives.
 //!
@@ -15,7 +17,6 @@
 extern crate self as nilang;
 
 pub mod ad;
-pub mod blas;
 pub mod check;
 pub mod complex;
 pub mod consistency;
@@ -32,10 +33,11 @@ pub mod prims;
 pub mod real;
 pub mod rev;
 pub mod schedule;
-pub mod special;
 pub mod stack;
-pub mod stats;
+pub mod stdlib;
 pub mod treeverse;
+
+pub use stdlib::{blas, special, stats};
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -46,7 +48,10 @@ pub use check::{catch, set_tolerance, tolerance, with_tolerance, CheckKind, Reve
 pub use dual::{Dual, DualN};
 pub use float::Float;
 pub use gvar::GVar;
-pub use instr::{Acc1, Acc2, Accepts, Conjugate, Negate, Rotate, Scale1, Scale2, Step, Zeroable};
+pub use instr::{
+    Acc1, Acc2, Accepts, Conjugate, Flip, Hadamard, Invert, Negate, Rotate, Scale1, Scale2, Step,
+    Zeroable,
+};
 pub use lanes::{Grad, Lanes};
 /// # Example
 ///

@@ -334,6 +334,13 @@ pub fn check_pop_copy<X: Check>(popped: &X, x: &X, site: &Site, variable: &'stat
     }
 }
 
+/// `pop_copy!` on values: the popped copy's gradient, if the values carry one, flows back into
+/// `x` ([`Check::absorb_copy_gradient`]).
+#[inline(always)]
+pub fn absorb_copy<X: Check>(x: &mut X, copy: &X) {
+    x.absorb_copy_gradient(copy);
+}
+
 /// A zero of the same type as `x`.
 #[inline(always)]
 pub fn zero_of<X: Zeroable>(x: &X) -> X {
@@ -502,6 +509,9 @@ pub trait Shadow<L>: Sized {
     fn zero_grad(&self) -> Self::Grad;
     /// Whether a gradient of this type is zero (every lane of every scalar).
     fn grad_is_zero(g: &Self::Grad) -> bool;
+    /// `g += d`: the gradient of a copy flowing back into the value it was copied from
+    /// (`pop_copy!` in an adjoint program, the adjoint of `push_copy!`).
+    fn add_grad(g: &mut Self::Grad, d: Self::Grad);
 }
 
 impl<T: crate::Float, L: crate::Grad<T>> Shadow<L> for T {
@@ -522,6 +532,10 @@ impl<T: crate::Float, L: crate::Grad<T>> Shadow<L> for T {
     fn grad_is_zero(g: &L) -> bool {
         g.is_zero()
     }
+    #[inline(always)]
+    fn add_grad(g: &mut L, d: L) {
+        *g = *g + d;
+    }
 }
 
 macro_rules! shadow_without_gradient {
@@ -536,6 +550,8 @@ macro_rules! shadow_without_gradient {
             #[inline(always)]
             fn zero_grad(&self) -> $t { <$t>::default() }
             fn grad_is_zero(_: &$t) -> bool { true }
+            #[inline(always)]
+            fn add_grad(_: &mut $t, _: $t) {}
         }
     )*};
 }
@@ -570,6 +586,11 @@ impl<L, X: Shadow<L>> Shadow<L> for num_complex::Complex<X> {
     fn grad_is_zero(g: &Self::Grad) -> bool {
         X::grad_is_zero(&g.re) && X::grad_is_zero(&g.im)
     }
+    #[inline(always)]
+    fn add_grad(g: &mut Self::Grad, d: Self::Grad) {
+        X::add_grad(&mut g.re, d.re);
+        X::add_grad(&mut g.im, d.im);
+    }
 }
 
 impl<L, X: Shadow<L>, const N: usize> Shadow<L> for [X; N] {
@@ -598,6 +619,9 @@ impl<L, X: Shadow<L>, const N: usize> Shadow<L> for [X; N] {
     fn grad_is_zero(g: &Self::Grad) -> bool {
         g.iter().all(X::grad_is_zero)
     }
+    fn add_grad(g: &mut Self::Grad, d: Self::Grad) {
+        g.iter_mut().zip(d).for_each(|(g, d)| X::add_grad(g, d));
+    }
 }
 
 impl<L, X: Shadow<L>> Shadow<L> for Vec<X> {
@@ -615,6 +639,9 @@ impl<L, X: Shadow<L>> Shadow<L> for Vec<X> {
     fn grad_is_zero(g: &Self::Grad) -> bool {
         g.iter().all(X::grad_is_zero)
     }
+    fn add_grad(g: &mut Self::Grad, d: Self::Grad) {
+        g.iter_mut().zip(d).for_each(|(g, d)| X::add_grad(g, d));
+    }
 }
 
 /// A value and its gradient as one operand of an adjoint instruction (see [`Shadow`]).
@@ -628,6 +655,13 @@ pub fn join<X: Shadow<L>, L>(x: X, g: X::Grad) -> X::Pair {
 pub fn join_constant<X: Shadow<L>, L>(x: X) -> X::Pair {
     let g = x.zero_grad();
     X::join(x, g)
+}
+
+/// `g += d` for the gradient `g` of the value `x` (see [`Shadow::add_grad`]).
+#[inline(always)]
+pub fn add_grad_into<X: Shadow<L>, L>(x: &X, g: &mut X::Grad, d: X::Grad) {
+    let _ = x;
+    X::add_grad(g, d);
 }
 
 /// Stores a pair back into a value's place and its gradient's place (see [`Shadow`]).

@@ -75,6 +75,8 @@ pub trait Real:
     + Step
     + Conjugate
     + Rotate
+    + Invert
+    + Hadamard
     + Send
     + Sync
     + 'static

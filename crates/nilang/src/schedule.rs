@@ -33,6 +33,12 @@
 //! assert_eq!(b.live_states(), 1); // back to s₀ alone
 //! ```
 //!
+//! NiLang's variants: [`Split::CeilSized`] splits a level as NiLang does (sectors of `⌈N/k⌉`
+//! steps; ours are as equal as can be, which is the same for `N = kⁿ`), and
+//! [`Bennett::run_keeping_sectors`] is NiLang's `bennett!`, which leaves the top level's sector
+//! ends live instead of uncomputing them (`k(2k−1)ⁿ⁻¹` calls, `k + 1` states at the end, the
+//! same peak).
+//!
 //! (The step trait is named `Transition` rather than `Step` because [`crate::Step`] is the
 //! instruction trait of `inc`/`dec`.)
 
@@ -63,6 +69,19 @@ where
     }
 }
 
+/// How a level of Bennett's recursion splits its `len` steps into sectors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Split {
+    /// `min(k, len)` sectors as equal as can be (lengths differ by at most one, the longer
+    /// ones last): the default.
+    #[default]
+    Equal,
+    /// NiLang's `bennett!`: sectors of `⌈len/k⌉` steps, the last one shorter
+    /// (`⌈len/⌈len/k⌉⌉` sectors, which can be fewer than `k`: 10 steps with `k = 3` are
+    /// 4 + 4 + 2).
+    CeilSized,
+}
+
 /// The state collection of Bennett's scheme (the listing's `state` dictionary) with its
 /// counters.
 ///
@@ -76,6 +95,7 @@ where
 #[derive(Clone, Debug)]
 pub struct Bennett<S> {
     k: usize,
+    split: Split,
     states: Vec<Option<S>>,
     live: usize,
     program_counter: usize,
@@ -96,6 +116,7 @@ impl<S: Zeroable + Check> Bennett<S> {
         states[0] = Some(s0);
         Bennett {
             k,
+            split: Split::Equal,
             states,
             live: 1,
             program_counter: 0,
@@ -116,6 +137,34 @@ impl<S: Zeroable + Check> Bennett<S> {
     pub fn run_inv<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
         self.backward(steps, 0, steps.len());
+    }
+
+    /// The same schedule with another way of splitting each level into sectors.
+    pub fn with_split(mut self, split: Split) -> Self {
+        self.split = split;
+        self
+    }
+
+    /// Runs the steps forward without the top level's Q process (NiLang's `bennett!`, whose
+    /// `do_uncomputing` is off at the top): afterwards `s₀`, the end state of every top-level
+    /// sector and `s_N` are live. It saves the calls that would uncompute those sector ends:
+    /// for `N = kⁿ`, `k(2k−1)ⁿ⁻¹` calls instead of `(2k−1)ⁿ`, for `k + 1` live states at the
+    /// end instead of 2; the peak is the same, `n(k−1) + 2`.
+    pub fn run_keeping_sectors<T: Transition<S>>(&mut self, steps: &[T]) {
+        self.check_len(steps.len());
+        for j in 0..self.parts(steps.len()) {
+            let (b, l) = self.sector(0, steps.len(), j);
+            self.forward(steps, b, l);
+        }
+    }
+
+    /// The inverse of [`run_keeping_sectors`](Bennett::run_keeping_sectors).
+    pub fn run_keeping_sectors_inv<T: Transition<S>>(&mut self, steps: &[T]) {
+        self.check_len(steps.len());
+        for j in (0..self.parts(steps.len())).rev() {
+            let (b, l) = self.sector(0, steps.len(), j);
+            self.backward(steps, b, l);
+        }
     }
 
     /// State `sᵢ`, if it is live.
@@ -163,14 +212,33 @@ impl<S: Zeroable + Check> Bennett<S> {
         (&mut hi[0], &mut lo[i])
     }
 
-    /// The sectors `(base, len)` of `[base, base+len)`: `min(k, len)` of them, as equal as can be.
+    /// The number of sectors of a level of `len` steps.
+    fn parts(&self, len: usize) -> usize {
+        if len == 0 {
+            return 0;
+        }
+        match self.split {
+            Split::Equal => self.k.min(len),
+            Split::CeilSized => len.div_ceil(len.div_ceil(self.k)),
+        }
+    }
+
+    /// Sector `j` `(start, len)` of `[base, base+len)` (see [`Split`]).
     fn sector(&self, base: usize, len: usize, j: usize) -> (usize, usize) {
-        let parts = self.k.min(len);
-        let (q, r) = (len / parts, len % parts);
-        // The last `r` sectors get one step more, so that for len = kⁿ all are equal.
-        let start = base + q * j + j.saturating_sub(parts - r);
-        let size = q + usize::from(j >= parts - r);
-        (start, size)
+        let parts = self.parts(len);
+        match self.split {
+            Split::Equal => {
+                let (q, r) = (len / parts, len % parts);
+                // The last `r` sectors get one step more, so that for len = kⁿ all are equal.
+                let start = base + q * j + j.saturating_sub(parts - r);
+                let size = q + usize::from(j >= parts - r);
+                (start, size)
+            }
+            Split::CeilSized => {
+                let n = len.div_ceil(self.k);
+                (base + n * j, n.min(len - n * j))
+            }
+        }
     }
 
     fn forward<T: Transition<S>>(&mut self, steps: &[T], base: usize, len: usize) {
@@ -188,7 +256,7 @@ impl<S: Zeroable + Check> Bennett<S> {
             self.peak_live_states = self.peak_live_states.max(self.live);
             return;
         }
-        let parts = self.k.min(len);
+        let parts = self.parts(len);
         // the P process
         for j in 0..parts {
             let (b, l) = self.sector(base, len, j);
@@ -224,7 +292,7 @@ impl<S: Zeroable + Check> Bennett<S> {
             self.program_counter += 1;
             return;
         }
-        let parts = self.k.min(len);
+        let parts = self.parts(len);
         // inverse of the Q process
         for j in 0..parts - 1 {
             let (b, l) = self.sector(base, len, j);

@@ -17,7 +17,7 @@
 //! `random_programs_quick` runs 300 programs in CI; `random_programs_long` (ignored) runs
 //! `NILANG_RANDOM_PROGRAMS` programs (default 100 000).
 
-use nilang::__private::{Acc1, Acc2, Negate, Rotate};
+use nilang::__private::{Acc1, Acc2, Hadamard, Invert, Negate, Rotate};
 use nilang::{prims, GVar};
 use nilang_ir::ast::*;
 use nilang_ir::reverse::reverse_block;
@@ -443,6 +443,18 @@ impl<'p> Machine<'p> {
                         self.set_f(locs[1], b);
                         self.set_f(lt, th);
                     }
+                    BuiltinOp::Inv => {
+                        let mut a = self.get_f(locs[0]);
+                        a.invert();
+                        self.set_f(locs[0], a);
+                    }
+                    BuiltinOp::Hadamard => {
+                        let (mut a, mut b) = (self.get_f(locs[0]), self.get_f(locs[1]));
+                        G::hadamard(&mut a, &mut b);
+                        self.set_f(locs[0], a);
+                        self.set_f(locs[1], b);
+                    }
+                    BuiltinOp::Flip => return fail("`flip` (this interpreter has no booleans)"),
                     BuiltinOp::Conj => {}
                 }
                 Ok(())

@@ -4,7 +4,7 @@
 use nilang_cgen::{KernelSpec, Module};
 use nilang_ir::Function;
 
-const SPECIAL: &str = include_str!("../../../nilang/src/special.rs");
+const SPECIAL: &str = include_str!("../../../nilang/src/stdlib/special.rs");
 
 pub fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
     fs.iter()

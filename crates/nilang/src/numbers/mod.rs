@@ -8,8 +8,8 @@
 //! | type | exact instructions | module |
 //! |---|---|---|
 //! | fixed-point ([`fixed::FixedI64`], e.g. [`I21F43`]) | `+=`, `-=` of identity, neg, `a + b`, `a − b`, `a * b`, `a / b`; `neg`, `inc`, `dec` | [`fixedpoint`] |
-//! | [`ULog`] (positive number stored as its logarithm) | `*=`, `/=` of `x`, `a * b`, `a / b` | [`ulog`] |
-//! | [`Tropical`] (max-plus semiring) | `*=`, `/=` of `x`, `a * b` (= `a + b`), `a + b` (= `max(a, b)`) away from the zero element −∞ | [`tropical`] |
+//! | [`ULog`] (positive number stored as its logarithm) | `*=`, `/=` of `x`, `a * b`, `a / b`, `a + b`, `a − b` (the sum and difference rounded to the grid); `inv` | [`ulog`] |
+//! | [`Tropical`] (max-plus semiring) | `*=`, `/=` of `x`, `a * b` (= `a + b`), `a + b` (= `max(a, b)`), `inv` (= negation) away from the zero element −∞ | [`tropical`] |
 //! | complex numbers | as their real parts | [`crate::complex`] |
 //!
 //! Write generic reversible functions over fixed-point numbers (feature `fixed`, on by
@@ -35,4 +35,4 @@ pub use fixed::types::I21F43;
 #[cfg(feature = "fixed")]
 pub use fixedpoint::FixedPoint;
 pub use tropical::{Tropical, TropicalBase};
-pub use ulog::{mypower, mypower_grad, mypower_inv, QLog, ULog};
+pub use ulog::{mypower, mypower_grad, mypower_inv, QLog, QLogAddExp, QLogSubExp, ULog};

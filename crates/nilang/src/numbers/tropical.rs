@@ -9,6 +9,7 @@
 //! | `y *= a * b`, `y /= a * b` | `y ± = a + b` |
 //! | `y *= a + b`, `y /= a + b` | `y ± = max(a, b)` |
 //! | `y *= 2.0` (a constant) | `y ± = 2` |
+//! | `inv(y)` | `y = −y` |
 //!
 //! are reversible instructions (exactly for integer and fixed-point contents, up to float
 //! round-off for `f64`). Multiplying or dividing by the zero element −∞ would erase `y`:
@@ -129,6 +130,19 @@ fn zero_operand(op: &str) -> ! {
     panic!("tropical `{op}` by the zero element (−∞) is not reversible: it would erase the target")
 }
 
+impl<T: TropicalBase + Negate> Invert for Tropical<T> {
+    /// `inv(x)`: the tropical reciprocal `x⁻¹` (`x ⊗ x⁻¹ = 0`, the unit) is the negated
+    /// value, exact; the zero element −∞ has none (panics).
+    #[inline]
+    fn invert(&mut self) {
+        assert!(
+            !self.0.is_neg_inf(),
+            "tropical `inv` of the zero element (−∞): it has no reciprocal"
+        );
+        self.0.negate();
+    }
+}
+
 impl<T: TropicalBase + Acc1<prims::Identity>> Scale1<prims::Identity> for Tropical<T> {
     /// `y += x`
     #[inline]
@@ -191,6 +205,9 @@ impl<T: TropicalBase + Acc1<prims::Identity>> Scale2<prims::Add> for Tropical<T>
 impl<T: Check> Check for Tropical<T> {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.0.check_eq(&other.0, tol)
+    }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.0.absorb_copy_gradient(&copy.0);
     }
 }
 
@@ -272,5 +289,9 @@ impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for Tropica
     }
     fn grad_is_zero(g: &Tropical<L>) -> bool {
         g.0.is_zero()
+    }
+    #[inline(always)]
+    fn add_grad(g: &mut Tropical<L>, d: Tropical<L>) {
+        g.0 = g.0 + d.0;
     }
 }

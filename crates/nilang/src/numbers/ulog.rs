@@ -19,7 +19,18 @@
 //! | `y *= x`, `y /= x` | `ln y ± = ln x` |
 //! | `y *= a * b`, `y /= a * b` | `ln y ± = ln a + ln b` |
 //! | `y *= a / b`, `y /= a / b` | `ln y ± = ln a − ln b` |
+//! | `y *= a + b`, `y /= a + b` | `ln y ± = ln(eᵃ + eᵇ)` (rounded to the grid: [`QLogAddExp`]) |
+//! | `y *= a - b`, `y /= a - b` | `ln y ± = ln(eᵃ − eᵇ)` for `a > b` ([`QLogSubExp`]) |
 //! | `y *= 2.0` (a constant) | `ln y ± = ln 2` (rounded to the grid) |
+//! | `inv(y)` | `ln y = −ln y` |
+//!
+//! Every one of these is exactly undone by its inverse, because the amount added to `ln y` is
+//! a grid value computed from the operands alone. Exactness ends at the value: a sum or
+//! difference is rounded to the grid (relative error up to 2⁻⁴⁴), and a difference of nearly
+//! equal numbers loses the digits that cancel, as in any floating-point subtraction. A power
+//! `y *= pow(a, r)` (NiLang's `x.log += a.log * r`) is not provided: the exponent would be
+//! loaded as a `ULog` (positive, rounded); an integer power is `y *= a` repeated, as in
+//! [`mypower`].
 //!
 //! `y += x` has no reversible meaning on a `ULog` (it is a compile error): add in the linear
 //! domain instead, e.g. `out += exp(y.ln)` on a real `out`, as [`mypower`] does.
@@ -134,9 +145,21 @@ impl<T: Acc2<prims::Sub>> Scale2<prims::Div> for ULog<T> {
     }
 }
 
+impl<T: Negate> Invert for ULog<T> {
+    /// `inv(x)`: `ln x ← −ln x`, exact (the grid is symmetric about zero); on
+    /// `ULog<GVar<f64>>` the gradient of the logarithm is negated with it.
+    #[inline(always)]
+    fn invert(&mut self) {
+        self.ln.negate();
+    }
+}
+
 impl<T: Check> Check for ULog<T> {
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.ln.check_eq(&other.ln, tol)
+    }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.ln.absorb_copy_gradient(&copy.ln);
     }
 }
 
@@ -182,16 +205,112 @@ ulog_accepts_constant!(f64, f32, i32, i64, u32, u64, usize);
 #[derive(Clone, Copy, Debug, Default)]
 pub struct QLog;
 
+/// A logarithm rounded to the grid, plus (for dual numbers) the tangent of the unrounded one.
+#[inline]
+fn on_grid<F: crate::Float>(l: F) -> F {
+    F::from_f64(quantize_ln(l.to_f64())) + (l - F::from_f64(l.to_f64()))
+}
+
 impl<F: crate::Float> prims::Unary<F> for QLog {
     #[inline]
     fn value(x: F) -> F {
-        // The rounded logarithm, plus (for dual numbers) the tangent of `ln x`.
-        let l = x.ln();
-        F::from_f64(quantize_ln(l.to_f64())) + (l - F::from_f64(l.to_f64()))
+        on_grid(x.ln())
     }
     #[inline]
     fn derivative(x: F) -> F {
         F::f_one() / x
+    }
+}
+
+/// `ln(eᵃ + eᵇ)` rounded to the grid of [`ULog`] logarithms: the logarithm of the sum of two
+/// logarithmic numbers, computed as `max + ln(1 + e^{−|a − b|})`. Partials: the weights
+/// `eᵃ/(eᵃ + eᵇ)` and `eᵇ/(eᵃ + eᵇ)` (the rounding, below 2⁻⁴⁴, is invisible to gradients).
+/// It is what `y *= a + b` adds to `y.ln`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QLogAddExp;
+
+impl<F: crate::Float> prims::Binary<F> for QLogAddExp {
+    #[inline]
+    fn value(a: F, b: F) -> F {
+        let (hi, lo) = if a.to_f64() >= b.to_f64() {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        on_grid(hi + (lo - hi).exp().ln_1p())
+    }
+    #[inline]
+    fn partials(a: F, b: F) -> (F, F) {
+        // e = e^{−|a − b|} ≤ 1: the larger operand's weight is 1/(1 + e)
+        let (hi_is_a, e) = if a.to_f64() >= b.to_f64() {
+            (true, (b - a).exp())
+        } else {
+            (false, (a - b).exp())
+        };
+        let (w_hi, w_lo) = (F::f_one() / (F::f_one() + e), e / (F::f_one() + e));
+        if hi_is_a {
+            (w_hi, w_lo)
+        } else {
+            (w_lo, w_hi)
+        }
+    }
+}
+
+/// `ln(eᵃ − eᵇ)` rounded to the grid, for `a > b`: the logarithm of the difference of two
+/// logarithmic numbers, `a + ln(−expm1(b − a))`. Partials `eᵃ/(eᵃ − eᵇ)` and
+/// `−eᵇ/(eᵃ − eᵇ)`. It is what `y *= a - b` adds to `y.ln`; `a ≤ b` has no logarithm.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QLogSubExp;
+
+impl<F: crate::Float> prims::Binary<F> for QLogSubExp {
+    #[inline]
+    fn value(a: F, b: F) -> F {
+        on_grid(a + (-(b - a).exp_m1()).ln())
+    }
+    #[inline]
+    fn partials(a: F, b: F) -> (F, F) {
+        let m = (b - a).exp_m1(); // e^{b−a} − 1 < 0
+        (-F::f_one() / m, (b - a).exp() / m)
+    }
+}
+
+impl<T: Acc2<QLogAddExp>> Scale2<prims::Add> for ULog<T> {
+    /// `ln y += ln(a + b)`, the sum's logarithm rounded to the grid ([`QLogAddExp`]): exactly
+    /// undone by `y /= a + b`.
+    #[inline(always)]
+    fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        <T as Acc2<QLogAddExp>>::add2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+    /// `ln y -= ln(a + b)`
+    #[inline(always)]
+    fn div2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        <T as Acc2<QLogAddExp>>::sub2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+}
+
+/// Panics unless `a > b`: a logarithmic number is positive, so `a − b` must be.
+fn assert_positive_difference<T: Real>(a: &ULog<T>, b: &ULog<T>) {
+    assert!(
+        a.ln.val() > b.ln.val(),
+        "ULog `y *= a - b` needs a > b (a logarithmic number is positive): ln a = {}, ln b = {}",
+        a.ln.val(),
+        b.ln.val()
+    );
+}
+
+impl<T: Real + Acc2<QLogSubExp>> Scale2<prims::Sub> for ULog<T> {
+    /// `ln y += ln(a − b)` for `a > b` (panics otherwise), rounded to the grid
+    /// ([`QLogSubExp`]): exactly undone by `y /= a - b`.
+    #[inline(always)]
+    fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        assert_positive_difference(a, b);
+        <T as Acc2<QLogSubExp>>::add2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+    /// `ln y -= ln(a − b)`
+    #[inline(always)]
+    fn div2(y: &mut Self, a: &mut Self, b: &mut Self) {
+        assert_positive_difference(a, b);
+        <T as Acc2<QLogSubExp>>::sub2(&mut y.ln, &mut a.ln, &mut b.ln);
     }
 }
 
@@ -264,5 +383,9 @@ impl<T: crate::Float, L: crate::Grad<T>> crate::__private::Shadow<L> for ULog<T>
     }
     fn grad_is_zero(g: &ULog<L>) -> bool {
         g.ln.is_zero()
+    }
+    #[inline(always)]
+    fn add_grad(g: &mut ULog<L>, d: ULog<L>) {
+        g.ln = g.ln + d.ln;
     }
 }

@@ -1,12 +1,20 @@
-//! Reversible linear algebra on slices: sum, dot product, squared norm, matrix–vector and
-//! matrix–matrix products, affine map, the unitary matrix multiplication of the papers and
-//! the Gram–Schmidt QR decomposition.
+//! Reversible linear algebra on slices: sum, dot product (real, and conjugated on complex
+//! vectors), norms, `axpy`, squared distance, matrix–vector and matrix–matrix products,
+//! affine map, the unitary matrix multiplication of the papers and the Gram–Schmidt QR
+//! decomposition.
 //!
 //! Every routine accumulates into its output (`y += …`), so its inverse (`idot_inv`, …)
 //! subtracts the same amount back. All arguments are `&mut` slices, also the ones the
 //! program only reads: that is where [`GVar`](crate::GVar) gradients accumulate when the
 //! inverse runs on `GVar`s. Matrices are flat slices: [`i_affine`], [`imatvec`],
 //! [`imatmul`] and [`iqr`] take them row-major, [`i_umm`] takes `x` column-major.
+//!
+//! **Costs.** Every function here is a loop of instructions: its inverse runs the same
+//! instructions backwards, one inverse instruction each, so it costs what the forward costs.
+//! Its adjoint program (`f_adjoint`, or `f_vjp` after the forward) runs each instruction's
+//! adjoint rule once, which also uncomputes the value: about twice the forward's arithmetic
+//! and no extra memory beyond the gradient buffers, except where a doc comment says otherwise
+//! (a `routine!` is run forward once more in the adjoint unless the fused `f_vjp` skips it).
 //!
 //! ```
 //! use nilang::blas::{idot, idot_inv};
@@ -19,6 +27,7 @@
 //! ```
 
 use crate::{i, Real};
+use num_complex::Complex;
 
 /// `out += Σᵢ x[i]·y[i]` over the common length of `x` and `y` (which must be equal).
 #[i]
@@ -187,4 +196,87 @@ pub fn iqr<T: Real>(q: &mut [T], r: &mut [T], a: &mut [T], m: usize, n: usize) {
         dots = vec![T::zero(); n],
         ri = vec![T::zero(); m]
     );
+}
+
+/// `y += a·x` for vectors of the same length (NiLang's `i_axpy!`).
+#[i]
+pub fn i_axpy<T: Real>(a: &mut T, x: &mut [T], y: &mut [T]) {
+    safe! {
+        assert_eq!(x.len(), y.len(), "i_axpy: x and y have different lengths");
+    }
+    for i in 0..y.len() {
+        y[i] += a * x[i];
+    }
+}
+
+/// `dist += Σᵢ (x1[i] − x2[i])²`, the squared Euclidean distance (NiLang's `i_sqdistance`).
+///
+/// Each difference is computed into one ancilla, squared into `dist` and subtracted back,
+/// which clears the ancilla exactly (it holds the same rounded difference both times); the
+/// points themselves are only read.
+#[i]
+pub fn i_sqdistance<T: Real>(dist: &mut T, x1: &mut [T], x2: &mut [T]) {
+    safe! {
+        assert_eq!(x1.len(), x2.len(), "i_sqdistance: x1 and x2 have different lengths");
+    }
+    let d = T::zero();
+    for i in 0..x1.len() {
+        d += x1[i] - x2[i];
+        dist += square(d);
+        d -= x1[i] - x2[i];
+    }
+    dealloc!(d = T::zero());
+}
+
+/// `out += ‖x‖ = √(Σᵢ x[i]²)`, the Euclidean norm, through the squared norm in an ancilla
+/// (computed, used, uncomputed: the adjoint runs [`inorm2`] twice more, the fused `f_vjp`
+/// once). `‖x‖ = 0` is a singular point of the gradient (`sqrt` at 0).
+#[i]
+pub fn i_norm<T: Real>(out: &mut T, x: &mut [T]) {
+    let s = T::zero();
+    routine! {
+        inorm2(s, x);
+    }
+    out += sqrt(s);
+    uncompute!();
+    dealloc!(s = T::zero());
+}
+
+/// `out += Σᵢ conj(x[i])·y[i]`, the dot product of complex vectors, conjugating the first
+/// (BLAS's `zdotc`; NiLang's `i_dot` on complex vectors). Written on the real and imaginary
+/// fields, four real multiply-adds per element.
+#[i]
+pub fn i_cdot<T: Real>(out: &mut Complex<T>, x: &mut [Complex<T>], y: &mut [Complex<T>]) {
+    safe! {
+        assert_eq!(x.len(), y.len(), "i_cdot: x and y have different lengths");
+    }
+    for i in 0..x.len() {
+        out.re += x[i].re * y[i].re;
+        out.re += x[i].im * y[i].im;
+        out.im += x[i].re * y[i].im;
+        out.im -= x[i].im * y[i].re;
+    }
+}
+
+/// `out += Σᵢ |x[i]|²`, the squared norm of a complex vector, into a real output (NiLang's
+/// `i_norm2` on complex vectors).
+#[i]
+pub fn i_cnorm2<T: Real>(out: &mut T, x: &mut [Complex<T>]) {
+    for i in 0..x.len() {
+        out += square(x[i].re);
+        out += square(x[i].im);
+    }
+}
+
+/// `out += ‖x‖ = √(Σᵢ |x[i]|²)`, the norm of a complex vector, into a real output; costs as
+/// [`i_norm`].
+#[i]
+pub fn i_cnorm<T: Real>(out: &mut T, x: &mut [Complex<T>]) {
+    let s = T::zero();
+    routine! {
+        i_cnorm2(s, x);
+    }
+    out += sqrt(s);
+    uncompute!();
+    dealloc!(s = T::zero());
 }
