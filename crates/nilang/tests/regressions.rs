@@ -132,3 +132,27 @@ fn method_marked_alone_in_a_plain_impl() {
     a.add_inv(&2.0);
     assert_eq!(a.total, 1.0);
 }
+
+/// A `&mut` parameter without gradient whose type is unsized (`n: &mut [i64]`): the gradient
+/// functions copied it with `Clone::clone(&*n)` (`[i64]: Clone` is not satisfied, at `#[i]`).
+/// Found by the compiled corpus, whose programs all take `n: &mut [i64]`; the copy is now
+/// `ToOwned` (a `Vec<i64>`), seen as the parameter's own type.
+#[i]
+fn counted_sin<T: Real>(x: &mut [T], n: &mut [i64]) {
+    x[0] += sin(x[1]);
+    inc(n[0]);
+}
+
+#[test]
+fn integer_slice_beside_a_differentiable_one() {
+    let (mut x, mut n) = (vec![0.5, 0.25], vec![3, 7]);
+    let (gx,) = counted_sin_grad(Loss::elem(0, 0), &mut x, &mut n).unwrap();
+    assert_eq!([gx[0].g, gx[1].g], [1.0, 0.25f64.cos()]);
+    let (mut x, mut n) = (vec![0.5, 0.25], vec![3, 7]);
+    let (mut xg, mut ng) = (vec![1.0, 0.0], n.clone());
+    counted_sin_vjp(&mut x, &mut xg, &mut n, &mut ng);
+    assert_eq!((x, n, xg), (vec![0.5, 0.25], vec![3, 7], vec![1.0, 0.25f64.cos()]));
+    let (mut x, mut n) = (vec![0.5, 0.25], vec![3, 7]);
+    let h = counted_sin_hessian(Loss::elem(0, 0), &mut x, &mut n).unwrap();
+    assert_eq!(h.get(1, 1), -(0.25f64.sin()));
+}
