@@ -781,22 +781,22 @@ impl Gen {
         like: TokenStream,
         local: TokenStream,
     ) -> (TokenStream, TokenStream) {
-        let p = private();
         match o {
             Operand::View(v) => {
                 let place = self.place(v);
-                let load = quote!(let mut #local = #p::load(&#like, &#place););
+                let load = load_call(v.span, &like, &place);
+                let load = quote!(let mut #local = #load;);
                 let store = if self.writable(v) {
-                    quote!(#p::store(&mut #place, #local);)
+                    store_call(v.span, &place, &local)
                 } else {
                     TokenStream::new()
                 };
                 (load, store)
             }
-            Operand::Const(e) => (
-                quote!(let mut #local = #p::load(&#like, &(#e));),
-                TokenStream::new(),
-            ),
+            Operand::Const(e) => {
+                let load = load_call(syn::spanned::Spanned::span(e), &like, &e.to_token_stream());
+                (quote!(let mut #local = #load;), TokenStream::new())
+            }
         }
     }
 
@@ -963,6 +963,18 @@ impl Gen {
             CallArg::Value(e) => e.to_token_stream(),
         }
     }
+}
+
+/// `Accepts::load_like(&like, &value)`, spanned at an operand: an operand whose type the
+/// target (`like`) does not accept is an error at the operand, naming the two types and the
+/// trait (not a helper of `__private`).
+pub(crate) fn load_call(operand: Span, like: &TokenStream, value: &TokenStream) -> TokenStream {
+    quote_spanned!(operand=> ::nilang::__private::Accepts::load_like(&(#like), &(#value)))
+}
+
+/// `Accepts::store(&mut place, local)`, spanned at the operand (see [`load_call`]).
+pub(crate) fn store_call(operand: Span, place: &TokenStream, local: &TokenStream) -> TokenStream {
+    quote_spanned!(operand=> ::nilang::__private::Accepts::store(&mut #place, ::core::convert::identity(#local));)
 }
 
 /// Does an index expression read more than a literal or one variable (so that evaluating it
