@@ -2,8 +2,8 @@
 //! a random input, the real generated code is checked.
 //!
 //! - `f_inv(f(x)) == x`: integers bit for bit, floats within 1e-6 relatively (rotations by
-//!   angles that are state amplify round-off; runs whose floats grow past 1e3 compare
-//!   integers only, as at IR level);
+//!   angles that are state amplify round-off; as at IR level, runs whose floats grow past 1e3
+//!   compare integers only, and runs that overflow to infinity or NaN nothing);
 //! - the shadow gradient of a random linear loss `L = Σ w·x` (`f_vjp`, the adjoint programs)
 //!   equals the `GVar` gradient (`f_grad`, one output at a time, combined with `w`), within
 //!   1e-9 relatively;
@@ -34,6 +34,8 @@ include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 /// What checking one program compared.
 #[derive(Debug, PartialEq)]
 enum Compared {
+    /// Its floats overflowed to infinity or NaN: nothing (the inverse takes branches on NaN).
+    Nothing,
     /// Its floats grew past 1e3: integers only.
     IntegersOnly,
     /// Inverse, shadow and GVar gradients; `sharp` when every finite difference's error bound
@@ -60,7 +62,10 @@ fn check(p: &Program) -> Result<Compared, String> {
     if !st.is_empty() {
         return fail(format!("the stack is not balanced after f: {st:?}"));
     }
-    let grew = x.iter().any(|v| !(v.abs() <= 1e3));
+    if x.iter().any(|v| !v.is_finite()) {
+        return Ok(Compared::Nothing);
+    }
+    let grew = x.iter().any(|v| v.abs() > 1e3);
     (p.f_inv)(&mut x, &mut n, &mut st);
     if n != n0 {
         return fail(format!("f_inv(f(x)) != x on integers: {n0:?} -> {n:?}"));
@@ -124,7 +129,7 @@ fn compiled_random_programs() {
                 gradients += 1;
                 sharp += s as usize;
             }
-            Ok(Compared::IntegersOnly) => {}
+            Ok(Compared::IntegersOnly | Compared::Nothing) => {}
             Err(e) => panic!("{e}"),
         }
     }

@@ -151,7 +151,10 @@ fn integer_slice_beside_a_differentiable_one() {
     let (mut x, mut n) = (vec![0.5, 0.25], vec![3, 7]);
     let (mut xg, mut ng) = (vec![1.0, 0.0], n.clone());
     counted_sin_vjp(&mut x, &mut xg, &mut n, &mut ng);
-    assert_eq!((x, n, xg), (vec![0.5, 0.25], vec![3, 7], vec![1.0, 0.25f64.cos()]));
+    assert_eq!(
+        (x, n, xg),
+        (vec![0.5, 0.25], vec![3, 7], vec![1.0, 0.25f64.cos()])
+    );
     let (mut x, mut n) = (vec![0.5, 0.25], vec![3, 7]);
     let h = counted_sin_hessian(Loss::elem(0, 0), &mut x, &mut n).unwrap();
     assert_eq!(h.get(1, 1), -(0.25f64.sin()));
