@@ -8,14 +8,17 @@
 //! floats, [`NN`] integers and a stack, calling the two functions of [`LIBRARY`]. It uses
 //! instructions over the primitives, `swap`/`rot`/`irot`/`neg`/`inc`/`dec`, ancillas in
 //! routines, `if`/`while`/`for` with correct conditions, calls and uncalls, stack pushes and
-//! pops, integer targets, and (with [`Features::dynamic_indices`]) loops whose places are
-//! indexed by the loop variable (`x[(k + 1) % x.len()]`). Only std: the build script
-//! includes this file.
+//! pops, integer targets, (with [`Features::dynamic_indices`]) loops whose places are
+//! indexed by the loop variable (`x[(k + 1) % x.len()]`) and (with
+//! [`Features::fixed_point`]) instructions on a fourth parameter `q: &mut [I21F43]` of [`NQ`]
+//! fixed-point numbers. Only std: the build script includes this file.
 
 /// How many floats a program's `x` holds.
 pub const NX: usize = 4;
 /// How many integers a program's `n` holds.
 pub const NN: usize = 3;
+/// How many fixed-point numbers a program's `q` holds (with [`Features::fixed_point`]).
+pub const NQ: usize = 3;
 
 /// What the generator may write beyond the first version's statements (which the regression
 /// seeds of the first version still reproduce with [`Features::FIRST`]).
@@ -24,16 +27,27 @@ pub struct Features {
     /// Loops over every slot whose places are indexed by the loop variable:
     /// `for k in 0..x.len() { x[(k + 1) % x.len()] += sin(x[k]); }`.
     pub dynamic_indices: bool,
+    /// Instructions on fixed-point numbers (`nilang::numbers::I21F43`), a parameter
+    /// `q: &mut [I21F43]` of [`NQ`] of them: `q[0] += q[1] * q[2];`, `q[1] -= square(q[0]);`,
+    /// and loops indexed by their variable over `q`.
+    pub fixed_point: bool,
 }
 
 impl Features {
     /// The statements of the first version of the generator.
     pub const FIRST: Features = Features {
         dynamic_indices: false,
+        fixed_point: false,
+    };
+    /// The first version and the indexed loops (the regression seeds found with it).
+    pub const INDEXED: Features = Features {
+        dynamic_indices: true,
+        fixed_point: false,
     };
     /// Everything the generator can write.
     pub const ALL: Features = Features {
         dynamic_indices: true,
+        fixed_point: true,
     };
 }
 
@@ -125,6 +139,9 @@ impl Gen {
         let op = *self.rng.pick(&["+=", "-="]);
         if self.features.dynamic_indices && free.x.len() == NX && self.rng.below(8) == 0 {
             return self.indexed_loop(op);
+        }
+        if self.features.fixed_point && self.rng.below(6) == 0 {
+            return self.fixed_point(op);
         }
         match self.rng.below(kinds) {
             0 | 1 => {
@@ -285,6 +302,31 @@ impl Gen {
         };
         vec![format!("for {k} in 0..x.len() {{"), instr, "}".into()]
     }
+
+    /// An instruction on the fixed-point numbers `q` (exact: the inverse gives back every
+    /// bit), or a loop of them indexed by its variable. No statement freezes `q`.
+    fn fixed_point(&mut self, op: &str) -> Vec<String> {
+        let a = self.rng.below(NQ);
+        let b = (a + 1 + self.rng.below(NQ - 1)) % NQ;
+        let c = (0..NQ).find(|&c| c != a && c != b).expect("NQ >= 3");
+        match self.rng.below(5) {
+            0 => vec![format!("q[{a}] {op} q[{b}];")],
+            1 => vec![format!("q[{a}] {op} q[{b}] * q[{c}];")],
+            2 => vec![format!("q[{a}] {op} q[{b}] - q[{c}];")],
+            3 => vec![format!(
+                "q[{a}] {op} {}(q[{b}]);",
+                self.rng.pick(&["square", "abs"])
+            )],
+            _ => {
+                let k = self.fresh("k");
+                vec![
+                    format!("for {k} in 0..q.len() {{"),
+                    format!("q[({k} + 1) % q.len()] {op} q[{k}] * q[({k} + 2) % q.len()];"),
+                    "}".into(),
+                ]
+            }
+        }
+    }
 }
 
 /// Two reversible functions every program may call.
@@ -329,7 +371,11 @@ pub fn function(seed: u64, features: Features) -> String {
         zeroed: Vec::new(),
     };
     let body = g.block(&free, 1, 6).join("\n        ");
+    let q = match features.fixed_point {
+        true => ", q: &mut [nilang::numbers::I21F43]",
+        false => "",
+    };
     format!(
-        "    #[i]\n    fn f<T: Real>(x: &mut [T], n: &mut [i64], st: &mut Vec<T>) {{\n        {body}\n    }}\n"
+        "    #[i]\n    fn f<T: Real>(x: &mut [T], n: &mut [i64], st: &mut Vec<T>{q}) {{\n        {body}\n    }}\n"
     )
 }
