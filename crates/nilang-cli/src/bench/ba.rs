@@ -1,8 +1,7 @@
 //! Table: bundle adjustment (ADBench definition) — objective and sparse Jacobian.
 
 use super::measure::{sci, Group, Ratio, Verdict};
-use super::plot::{line_plot, XAxis};
-use super::{write_plot, Ctx, Section, Table};
+use super::{ratio_plot, Ctx, Section, Table};
 use nilang::Loss;
 use nilang_apps::adbench::ba_residual;
 use nilang_apps::plain::peers;
@@ -193,20 +192,14 @@ pub fn run(ctx: &Ctx) -> Section {
         ));
     }
     notes.extend(missing.into_iter().map(|m| format!("not measured: {m}")));
-    let plots = if ratios[0].1.is_empty() {
-        vec![]
-    } else {
-        write_plot(ctx, "ba.svg", |path| {
-            line_plot(
-                path,
-                "BA: Jacobian time ÷ native objective time",
-                "observations",
-                "Jacobian ÷ objective",
-                &ratios,
-                XAxis::Log,
-            )
-        })
-    };
+    let plots = ratio_plot(
+        ctx,
+        "ba.svg",
+        "BA: Jacobian time ÷ native objective time",
+        "observations",
+        "Jacobian ÷ objective",
+        &ratios,
+    );
     Section {
         title: "Bundle adjustment (ADBench)".into(),
         intro: format!(

@@ -2,8 +2,7 @@
 //! engine, gradient ÷ objective, and peak heap memory.
 
 use super::measure::{sci, Group, Ratio, Verdict};
-use super::plot::{line_plot, XAxis};
-use super::{write_plot, Ctx, Section, Table};
+use super::{ratio_plot, Ctx, Section, Table};
 use nilang_apps::adbench::{gmm_objective, GmmData};
 use nilang_apps::plain::peers;
 use nilang_gradbench::evals::gmm::Problem;
@@ -153,20 +152,14 @@ pub fn run(ctx: &Ctx) -> Section {
         ));
     }
     notes.extend(missing.into_iter().map(|m| format!("not measured: {m}")));
-    let plots = if ratios[0].1.is_empty() {
-        vec![]
-    } else {
-        write_plot(ctx, "gmm.svg", |path| {
-            line_plot(
-                path,
-                "GMM: gradient time ÷ native objective time",
-                "parameters",
-                "gradient ÷ objective",
-                &ratios,
-                XAxis::Log,
-            )
-        })
-    };
+    let plots = ratio_plot(
+        ctx,
+        "gmm.svg",
+        "GMM: gradient time ÷ native objective time",
+        "parameters",
+        "gradient ÷ objective",
+        &ratios,
+    );
     Section {
         title: "Gaussian mixture model (ADBench)".into(),
         intro: format!(

@@ -80,6 +80,24 @@ pub fn write_plot(
     }
 }
 
+/// A plot of time ratios against the problem size (log-log), one series per engine, as
+/// `name` in the output directory; none where no instance was measured.
+pub fn ratio_plot(
+    ctx: &Ctx,
+    name: &str,
+    title: &str,
+    size: &str,
+    ratio: &str,
+    series: &[plot::Series],
+) -> Vec<String> {
+    if series.iter().all(|(_, points)| points.is_empty()) {
+        return vec![];
+    }
+    write_plot(ctx, name, |path| {
+        plot::line_plot(path, title, size, ratio, series, plot::XAxis::Log)
+    })
+}
+
 /// Markdown text as a plot's plain label (no `**`, no backticks).
 pub fn plain(markdown: &str) -> String {
     markdown.replace("**", "").replace('`', "")

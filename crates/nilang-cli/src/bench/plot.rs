@@ -259,30 +259,26 @@ mod tests {
                     .replace("&lt;", "<")
                     .replace("&gt;", ">")
                     .replace("&amp;", "&");
-                let attr = |name: &str| -> Option<f64> {
-                    attrs
-                        .split(format!(" {name}=\"").as_str())
-                        .nth(1)?
-                        .split('"')
-                        .next()?
-                        .parse()
-                        .ok()
-                };
-                Some((attr("x")?, attr("y")?, label))
+                Some((number_attr(attrs, "x")?, number_attr(attrs, "y")?, label))
             })
             .collect()
     }
 
+    /// The number in attribute `name` of an SVG element (`x="12.5"`).
+    fn number_attr(element: &str, name: &str) -> Option<f64> {
+        let key = format!(" {name}=\"");
+        element
+            .split(key.as_str())
+            .nth(1)?
+            .split('"')
+            .next()?
+            .parse()
+            .ok()
+    }
+
     /// The width of an SVG picture.
     fn width(svg: &str) -> f64 {
-        svg.split("width=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
+        number_attr(svg, "width").expect("a width")
     }
 
     fn temp(name: &str) -> std::path::PathBuf {
@@ -336,17 +332,7 @@ mod tests {
                     .is_some_and(|(_, r)| r.trim_start().starts_with("seconds"))
             })
             .expect("a y axis description");
-        let attr = |name: &str| -> f64 {
-            let key = format!(" {name}=\"");
-            desc.split(key.as_str())
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
+        let attr = |name: &str| number_attr(desc, name).expect("an attribute");
         assert!(
             attr("x") - attr("font-size") > 0.0,
             "y label at x = {}",
