@@ -1,9 +1,10 @@
 //! The corpus of random programs compiled by `#[i]` (see the crate doc): for each program and
 //! a random input, the real generated code is checked.
 //!
-//! - `f_inv(f(x)) == x`: integers bit for bit, floats within 1e-6 relatively (rotations by
-//!   angles that are state amplify round-off; as at IR level, runs whose floats grow past 1e3
-//!   compare integers only, and runs that overflow to infinity or NaN nothing);
+//! - `f_inv(f(x)) == x`: integers bit for bit, floats within 1e-4 relatively (`ROUND_TRIP`:
+//!   rotations by angles that are state and floats that grow and shrink again amplify
+//!   round-off; as at IR level, runs whose floats end past 1e3 compare integers only, and runs
+//!   that overflow to infinity or NaN nothing);
 //! - the shadow gradient of a random linear loss `L = Σ w·x` (`f_vjp`, the adjoint programs)
 //!   equals the `GVar` gradient (`f_grad`, one output at a time, combined with `w`), within
 //!   1e-9 relatively;
@@ -43,6 +44,13 @@ enum Compared {
     Gradients { sharp: bool },
 }
 
+/// How closely a round trip restores the floats, relatively. Loops of sums can grow the floats
+/// past 1e3 and back before the end (seed 8449976239126413222: restored within 1e-5, bit for
+/// bit as the interpreter of the IR does, so round-off); the compiled code cannot be watched
+/// on the way as the interpreter is (which compares integers only in such runs). A wrong
+/// inverse is off by O(1).
+const ROUND_TRIP: f64 = 1e-4;
+
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0)
 }
@@ -73,14 +81,14 @@ fn check(p: &Program) -> Result<Compared, String> {
     if grew {
         return Ok(Compared::IntegersOnly);
     }
-    if x.iter().zip(&x0).any(|(a, b)| !close(*a, *b, 1e-6)) {
+    if x.iter().zip(&x0).any(|(a, b)| !close(*a, *b, ROUND_TRIP)) {
         return fail(format!("f_inv(f(x)) != x: {x0:?} -> {x:?}"));
     }
     // the shadow gradient: f_vjp seeded with w
     let (mut x, mut xg, mut n, mut st) = (x0.clone(), w.clone(), n0.clone(), Vec::new());
     let (mut ng, mut stg) = (n0.clone(), Vec::new());
     (p.f_vjp)(&mut x, &mut xg, &mut n, &mut ng, &mut st, &mut stg);
-    if n != n0 || x.iter().zip(&x0).any(|(a, b)| !close(*a, *b, 1e-6)) {
+    if n != n0 || x.iter().zip(&x0).any(|(a, b)| !close(*a, *b, ROUND_TRIP)) {
         return fail(format!("f_vjp did not restore the input: {x:?}, {n:?}"));
     }
     // the GVar gradient: one output at a time, combined with w
