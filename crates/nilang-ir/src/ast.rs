@@ -175,6 +175,39 @@ impl Stmt {
 }
 
 impl Stmt {
+    /// The dataviews this statement names itself, not those of its nested blocks: an
+    /// instruction's target and operands, a builtin's places and angle, a stack and its value,
+    /// the places handed to a call, the target of `^=`.
+    pub fn views(&self) -> Vec<&Dataview> {
+        fn operand(o: &Operand) -> Option<&Dataview> {
+            match o {
+                Operand::View(v) => Some(v),
+                Operand::Const(_) => None,
+            }
+        }
+        match &self.kind {
+            StmtKind::Instr(i) => std::iter::once(&i.target)
+                .chain(i.args.iter().filter_map(operand))
+                .collect(),
+            StmtKind::XorExpr { target, .. } => vec![target],
+            StmtKind::Builtin {
+                args, operand: o, ..
+            } => args.iter().chain(o.iter().filter_map(operand)).collect(),
+            StmtKind::Stack { stack, value, .. } => vec![stack, value],
+            StmtKind::Call { call, .. } => call
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    CallArg::View(v) => Some(v),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Stmt {
     /// The blocks nested in this statement, mutably, in the order of [`Stmt::blocks`].
     pub fn blocks_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
         match &mut self.kind {

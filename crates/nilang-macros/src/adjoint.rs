@@ -145,6 +145,12 @@ impl Gen {
         local: &syn::Ident,
     ) -> (TokenStream, TokenStream) {
         let p = private();
+        let span = match o {
+            Operand::View(v) => v.span,
+            Operand::Const(e) => syn::spanned::Spanned::span(e),
+        };
+        let like = like.to_token_stream();
+        let load = |value: TokenStream| crate::codegen::load_call(span, &like, &value);
         match o {
             // read by every iteration of a parallel loop: the value is read-only, the gradient
             // goes to the chunk's own shadow (`crate::parallel`)
@@ -152,10 +158,11 @@ impl Gen {
                 let pair = format_ident!("{}_pair", local);
                 let (place, shadow) = (self.place(v), self.shadow_place(v));
                 let lane = self.lane();
+                let load = load(pair.to_token_stream());
                 (
                     quote!(
                         let mut #pair = #p::join::<_, #lane>(#p::copy(&#place), #p::copy(&#shadow));
-                        let mut #local = #p::load(&#like, &#pair);
+                        let mut #local = #load;
                     ),
                     quote!(
                         #p::store(&mut #pair, #local);
@@ -165,12 +172,17 @@ impl Gen {
             }
             Operand::View(v) if self.writable(v) => {
                 let pair = format_ident!("{}_pair", local);
-                let load = self.load_pair(v, &pair);
+                let load_pair = self.load_pair(v, &pair);
                 let store = self.store_pair(v, &pair);
-                (
-                    quote!(#load let mut #local = #p::load(&#like, &#pair);),
-                    quote!(#p::store(&mut #pair, #local); #store),
-                )
+                let load = load(pair.to_token_stream());
+                (quote!(#load_pair let mut #local = #load;), {
+                    let store_local = crate::codegen::store_call(
+                        span,
+                        &pair.to_token_stream(),
+                        &local.to_token_stream(),
+                    );
+                    quote!(#store_local #store)
+                })
             }
             Operand::View(v) => {
                 let place = self.place(v);
@@ -184,22 +196,21 @@ impl Gen {
                 } else {
                     quote!(#p::copy(&#place))
                 };
-                (
-                    quote!(let mut #local = #p::load(&#like, &#value);),
-                    TokenStream::new(),
-                )
+                let load = load(value);
+                (quote!(let mut #local = #load;), TokenStream::new())
             }
             // a constant of the scalar type (`T::lit(c)`) pairs with a zero gradient; other
             // constants (`2.0`, integers) convert on load as in the plain program
             Operand::Const(e) if self.shadow.as_ref().is_some_and(|s| s.names_scalar(e)) => {
                 let lane = self.lane();
-                (
-                    quote!(let mut #local = #p::load(&#like, &#p::join_constant::<_, #lane>(#e));),
-                    TokenStream::new(),
-                )
+                let load = load(quote!(#p::join_constant::<_, #lane>(#e)));
+                (quote!(let mut #local = #load;), TokenStream::new())
             }
             Operand::Const(e) => (
-                quote!(let mut #local = #p::load(&#like, &(#e));),
+                {
+                    let load = load(e.to_token_stream());
+                    quote!(let mut #local = #load;)
+                },
                 TokenStream::new(),
             ),
         }

@@ -174,6 +174,9 @@ pub(crate) struct Gen {
     pub(crate) par_gate: Option<TokenStream>,
     /// Inside a parallel loop's chunk: state that the chunk's code sees differently.
     pub(crate) par: ParState,
+    /// The index expressions of the statement being generated that were evaluated into
+    /// locals before it borrows anything ([`Gen::with_bound_indices`]).
+    indices: Vec<(syn::Expr, syn::Ident)>,
 }
 
 /// How places are reached inside the chunk closure of a parallel loop.
@@ -215,6 +218,7 @@ impl Gen {
             dead_uncompute: DeadUncompute::of(f),
             par_gate: par_gate(f),
             par: ParState::default(),
+            indices: Vec::new(),
         }
     }
 
@@ -252,7 +256,7 @@ impl Gen {
                         && !self.checked
                         && nilang_ir::adjoint::released_before_dealloc(stmts, i) =>
                 {
-                    self.adjoint_released(s, instr)
+                    self.with_bound_indices(s, |g| g.adjoint_released(s, instr))
                 }
                 _ => self.stmt(s),
             });
@@ -380,10 +384,14 @@ impl Gen {
         };
         let unchecked = self.hoisted.iter().any(|h| h.matches(v));
         for (k, a) in v.path.iter().enumerate() {
+            let i = match a {
+                Access::Index(e) => self.index_tokens(e),
+                Access::Field(_) => TokenStream::new(),
+            };
             ts = match a {
                 // SAFETY: the element (or sub-slice) is an owned slot of this iteration of a
                 // parallel loop (`nilang_ir::parallel`): no other iteration touches it.
-                Access::Index(i) if k == 0 && cell => match i {
+                Access::Index(e) if k == 0 && cell => match e {
                     syn::Expr::Range(_) => quote!((*unsafe { #ts.range(#i) })),
                     // SAFETY (also): the enclosing unchecked loop checked the index's range
                     // before it started (`nilang_ir::bounds`)
@@ -391,7 +399,7 @@ impl Gen {
                     _ => quote!((*unsafe { #ts.at(#i) })),
                 },
                 Access::Field(m) => quote!(#ts.#m),
-                Access::Index(i) if k == 0 && unchecked => {
+                Access::Index(_) if k == 0 && unchecked => {
                     // a chunk's own shadow of a place a parallel loop only reads is writable
                     let own_shadow =
                         *root != v.root && self.par.local_shadows.contains(&v.root.to_string());
@@ -405,7 +413,7 @@ impl Gen {
                     // not resize the variable (nilang_ir::bounds).
                     quote!((*unsafe { #ts.#get(#i) }))
                 }
-                Access::Index(i) => quote!(#ts[#i]),
+                Access::Index(_) => quote!(#ts[#i]),
             };
         }
         ts
@@ -430,7 +438,61 @@ impl Gen {
         out
     }
 
+    /// The code of one statement, its index expressions evaluated first.
     pub(crate) fn stmt(&mut self, s: &Stmt) -> TokenStream {
+        self.with_bound_indices(s, |g| g.stmt_code(s))
+    }
+
+    /// The code `generate` gives for statement `s`, preceded by the evaluation of each of its
+    /// index expressions that reads more than a variable (`x[(k + 1) % x.len()]`) into a local,
+    /// which its places then use. Generated statements take `&mut` borrows of their places
+    /// (`split_into(&mut x[i], &mut x_grad[i], ..)`, a call's `pass(&mut x[i])`): an index
+    /// that reads a variable borrowed by an earlier argument would not compile, and each index
+    /// is now evaluated once.
+    fn with_bound_indices(
+        &mut self,
+        s: &Stmt,
+        generate: impl FnOnce(&mut Gen) -> TokenStream,
+    ) -> TokenStream {
+        let outer = self.indices.len();
+        let mut lets = TokenStream::new();
+        for v in s.views() {
+            for a in &v.path {
+                match a {
+                    Access::Index(e) if needs_binding(e) && self.bound_index(e).is_none() => {
+                        let local = self.fresh("index");
+                        lets.extend(quote!(let #local = #e;));
+                        self.indices.push((e.clone(), local));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let code = generate(self);
+        self.indices.truncate(outer);
+        if lets.is_empty() {
+            code
+        } else {
+            quote!({ #lets #code })
+        }
+    }
+
+    /// The local holding an index expression of the current statement, if it was bound.
+    fn bound_index(&self, e: &syn::Expr) -> Option<&syn::Ident> {
+        self.indices.iter().find(|(b, _)| b == e).map(|(_, l)| l)
+    }
+
+    /// An index expression as the code of a place reads it: its local if it was bound (a
+    /// range's local is cloned: `Range` is not `Copy`), else the expression.
+    fn index_tokens(&self, e: &syn::Expr) -> TokenStream {
+        match (self.bound_index(e), e) {
+            (Some(local), syn::Expr::Range(_)) => quote!(::core::clone::Clone::clone(&#local)),
+            (Some(local), _) => local.to_token_stream(),
+            (None, _) => e.to_token_stream(),
+        }
+    }
+
+    fn stmt_code(&mut self, s: &Stmt) -> TokenStream {
         let p = private();
         let site = self.site(s);
         if self.shadow.is_some() {
@@ -737,22 +799,22 @@ impl Gen {
         like: TokenStream,
         local: TokenStream,
     ) -> (TokenStream, TokenStream) {
-        let p = private();
         match o {
             Operand::View(v) => {
                 let place = self.place(v);
-                let load = quote!(let mut #local = #p::load(&#like, &#place););
+                let load = load_call(v.span, &like, &place);
+                let load = quote!(let mut #local = #load;);
                 let store = if self.writable(v) {
-                    quote!(#p::store(&mut #place, #local);)
+                    store_call(v.span, &place, &local)
                 } else {
                     TokenStream::new()
                 };
                 (load, store)
             }
-            Operand::Const(e) => (
-                quote!(let mut #local = #p::load(&#like, &(#e));),
-                TokenStream::new(),
-            ),
+            Operand::Const(e) => {
+                let load = load_call(syn::spanned::Spanned::span(e), &like, &e.to_token_stream());
+                (quote!(let mut #local = #load;), TokenStream::new())
+            }
         }
     }
 
@@ -918,6 +980,33 @@ impl Gen {
             },
             CallArg::Value(e) => e.to_token_stream(),
         }
+    }
+}
+
+/// `Accepts::load_like(&like, &value)`, spanned at an operand: an operand whose type the
+/// target (`like`) does not accept is an error at the operand, naming the two types and the
+/// trait (not a helper of `__private`).
+pub(crate) fn load_call(operand: Span, like: &TokenStream, value: &TokenStream) -> TokenStream {
+    quote_spanned!(operand=> ::nilang::__private::Accepts::load_like(&(#like), &(#value)))
+}
+
+/// `Accepts::store(&mut place, local)`, spanned at the operand (see [`load_call`]).
+pub(crate) fn store_call(operand: Span, place: &TokenStream, local: &TokenStream) -> TokenStream {
+    quote_spanned!(operand=> ::nilang::__private::Accepts::store(&mut #place, ::core::convert::identity(#local));)
+}
+
+/// Does an index expression read more than a literal or one variable (so that evaluating it
+/// while its statement holds borrows could conflict with them)?
+fn needs_binding(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(_) => false,
+        syn::Expr::Path(p) => p.path.get_ident().is_none(),
+        syn::Expr::Paren(p) => needs_binding(&p.expr),
+        syn::Expr::Range(r) => [&r.start, &r.end]
+            .into_iter()
+            .flatten()
+            .any(|e| needs_binding(e)),
+        _ => true,
     }
 }
 

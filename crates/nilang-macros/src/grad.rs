@@ -246,7 +246,7 @@ impl<'f> Params<'f> {
                     Role::Diff(ty) => {
                         quote!(let mut #b = #s::zero_shadow::<#scalar, #ty, #lane>(&*#name);)
                     }
-                    Role::State => quote!(let mut #b = ::core::clone::Clone::clone(&*#name);),
+                    Role::State => quote!(let mut #b = #s::state_copy(&*#name);),
                     _ => TokenStream::new(),
                 }
             })
@@ -281,7 +281,10 @@ impl<'f> Params<'f> {
                         let #name = #s::as_value_mut::<#scalar, #ty>(&mut #v);
                         let #g = &mut #b;
                     },
-                    Role::State => quote!(let #name = &mut #v; let #g = &mut #b;),
+                    Role::State => quote! {
+                        let #name = #s::state_mut(&mut #v, &*#name);
+                        let #g = #s::state_mut(&mut #b, &*#name);
+                    },
                     _ => TokenStream::new(),
                 }
             })
@@ -300,7 +303,7 @@ impl<'f> Params<'f> {
                     Role::Diff(ty) => {
                         quote!(let mut #v = #s::copy_values::<#scalar, #ty>(&*#name);)
                     }
-                    Role::State => quote!(let mut #v = ::core::clone::Clone::clone(&*#name);),
+                    Role::State => quote!(let mut #v = #s::state_copy(&*#name);),
                     _ => TokenStream::new(),
                 }
             })
@@ -749,7 +752,7 @@ fn gradient_generics(p: &Params) -> syn::Generics {
 }
 
 fn allow() -> TokenStream {
-    quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, non_snake_case, clippy::all)])
+    quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, non_snake_case, clippy::all)])
 }
 
 /// `f_grad`: forward on plain scalars, seed, adjoint into gradient buffers, and the values
@@ -955,7 +958,7 @@ fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
                     let mut #w = #s::lift::<#scalar, #ty>(&*#name, __off, __j);
                     __off += <#ty as #n::Scalars<#scalar>>::count(&*#name);
                 },
-                Role::State => quote!(let mut #w = ::core::clone::Clone::clone(&*#name);),
+                Role::State => quote!(let mut #w = #s::state_copy(&*#name);),
                 Role::ValueScalar(ty) => {
                     quote!(let #w = #s::constant_dual::<#scalar, #ty>(&#name);)
                 }

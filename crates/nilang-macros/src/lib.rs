@@ -40,9 +40,10 @@ pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error().into(),
     };
     match item {
+        syn::Item::Fn(f) if in_impl(&f.sig) => method(&options, impl_item(f)).into(),
         syn::Item::Fn(f) => function(&options, f).into(),
         syn::Item::Impl(imp) => impl_block(&options, imp).into(),
-        // A method inside an `impl` arrives as a verbatim item when it has a receiver.
+        // A method that does not parse as a function item arrives verbatim.
         syn::Item::Verbatim(ts) => match syn::parse2::<syn::ImplItemFn>(ts) {
             Ok(m) => method(&options, m),
             Err(e) => e.to_compile_error(),
@@ -54,6 +55,34 @@ pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
         )
         .to_compile_error()
         .into(),
+    }
+}
+
+/// Is a function marked `#[i]` on its own certainly an associated function of an `impl`
+/// block: does it take `self` or name `Self` in its signature? Such a function gets what a
+/// method of an `#[i]` impl block gets (forward and inverse, no effects struct and no gradient
+/// functions, items an `impl` cannot hold). An attribute sees only the function's tokens: an
+/// associated function without either looks like a free function, so it needs `#[i]` on its
+/// `impl` block (the guide says so).
+fn in_impl(sig: &syn::Signature) -> bool {
+    fn names_self(ts: TokenStream2) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "Self",
+            proc_macro2::TokenTree::Group(g) => names_self(g.stream()),
+            _ => false,
+        })
+    }
+    sig.receiver().is_some() || names_self(sig.to_token_stream())
+}
+
+/// A function item as the method of an `impl` block.
+fn impl_item(f: syn::ItemFn) -> syn::ImplItemFn {
+    syn::ImplItemFn {
+        attrs: f.attrs,
+        vis: f.vis,
+        defaultness: None,
+        sig: f.sig,
+        block: *f.block,
     }
 }
 

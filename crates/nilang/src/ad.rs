@@ -523,6 +523,25 @@ impl<T: Float, X: Scalars<T, Map<T> = X>> Scalars<T> for NoGrad<X> {
 pub mod support {
     use super::*;
 
+    /// A copy of a `&mut` argument that has no gradient (integers, a stack of them, a user
+    /// type), for one sweep of a gradient function: a `Vec<i64>` for an `[i64]`, a clone of
+    /// a sized `Clone` type.
+    #[inline]
+    pub fn state_copy<X: ToOwned + ?Sized>(x: &X) -> X::Owned {
+        x.to_owned()
+    }
+
+    /// A [`state_copy`] as the argument's own type (`&mut [i64]` for a `Vec<i64>` copy);
+    /// `like` is the argument, only for its type.
+    #[inline]
+    pub fn state_mut<'a, X: ToOwned + ?Sized>(copy: &'a mut X::Owned, like: &X) -> &'a mut X
+    where
+        X::Owned: core::borrow::BorrowMut<X>,
+    {
+        let _ = like;
+        core::borrow::BorrowMut::borrow_mut(copy)
+    }
+
     /// Wraps a differentiable argument's values in `GVar` with zero gradients.
     #[inline]
     pub fn wrap<T: Float, X: Scalars<T> + ?Sized>(x: &X) -> X::Map<GVar<T>> {

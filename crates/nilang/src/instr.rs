@@ -107,6 +107,14 @@ pub trait Accepts<X>: Sized {
     fn load(x: &X) -> Self;
     /// Writes the operand back after the instruction.
     fn store(x: &mut X, v: Self);
+    /// [`load`](Accepts::load) as a value of the type of `target`: what generated code calls,
+    /// so that an operand of a type the target does not accept is an error naming this trait
+    /// and the two types.
+    #[inline(always)]
+    fn load_like(target: &Self, x: &X) -> Self {
+        let _ = target;
+        Self::load(x)
+    }
 }
 
 /// `neg(x)`: x ← −x (its own inverse).

@@ -10,12 +10,6 @@ use crate::stack::Stack;
 use core::fmt::Debug;
 pub use num_traits::PrimInt;
 
-/// Loads an operand as a value of the target's type.
-#[inline(always)]
-pub fn load<Y: Accepts<X>, X>(_target: &Y, x: &X) -> Y {
-    Y::load(x)
-}
-
 /// Stores an operand back after an instruction.
 #[inline(always)]
 pub fn store<Y: Accepts<X>, X>(x: &mut X, v: Y) {

@@ -1,7 +1,7 @@
 //! Table: bundle adjustment (ADBench definition) — objective and sparse Jacobian.
 
 use super::measure::{sci, Group, Ratio, Verdict};
-use super::{Ctx, Section, Table};
+use super::{ratio_plot, Ctx, Section, Table};
 use nilang::Loss;
 use nilang_apps::adbench::ba_residual;
 use nilang_apps::plain::peers;
@@ -89,6 +89,12 @@ pub fn run(ctx: &Ctx) -> Section {
     let mut verdicts = Vec::new();
     let mut missing = Vec::new();
     let mut buffer = Vec::new();
+    // Jacobian ÷ native objective against the number of observations, per engine
+    let mut ratios: Vec<(String, Vec<(f64, f64)>)> =
+        ["reversal", "forward dual (num-dual)", "nilang-dualrev"]
+            .iter()
+            .map(|name| (name.to_string(), Vec::new()))
+            .collect();
     for file in files(ctx.quick) {
         let path = Path::new(&ctx.data).join("ba").join(file);
         let (problem, source) = match std::fs::read_to_string(&path)
@@ -162,6 +168,9 @@ pub fn run(ctx: &Ctx) -> Section {
             worst = Some(ratio);
         }
         verdicts.push(ratio.verdict(5.0));
+        for ((_, points), id) in ratios.iter_mut().zip([reversal, num_dual, dualrev]) {
+            points.push((problem.obs.len() as f64, m.ratio(id, native).median));
+        }
         t.row(vec![
             format!("{source} ({})", problem.obs.len()),
             sci(m.get(native).seconds),
@@ -183,6 +192,14 @@ pub fn run(ctx: &Ctx) -> Section {
         ));
     }
     notes.extend(missing.into_iter().map(|m| format!("not measured: {m}")));
+    let plots = ratio_plot(
+        ctx,
+        "ba.svg",
+        "BA: Jacobian time ÷ native objective time",
+        "observations",
+        "Jacobian ÷ objective",
+        &ratios,
+    );
     Section {
         title: "Bundle adjustment (ADBench)".into(),
         intro: format!(
@@ -194,6 +211,6 @@ pub fn run(ctx: &Ctx) -> Section {
         ),
         tables: vec![t],
         notes,
-        plots: vec![],
+        plots,
     }
 }

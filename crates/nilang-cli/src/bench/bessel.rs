@@ -2,7 +2,8 @@
 //! gradient by every engine (the arXiv paper's Bessel table).
 
 use super::measure::Group;
-use super::{Ctx, Section, Table};
+use super::plot::bar_plot;
+use super::{plain, write_plot, Ctx, Section, Table};
 use nilang::special::{
     besselj_series, ibesselj_nocheck, ibesselj_nocheck_grad, ibesselj_nocheck_inv,
     ibesselj_nocheck_vjp, ibesselj_terms_nocheck, ibesselj_terms_nocheck_vjp,
@@ -137,6 +138,13 @@ pub fn run(ctx: &Ctx) -> Section {
             hessian,
         ),
     ];
+    let bars: Vec<(String, f64)> = rows
+        .iter()
+        .map(|&(what, engine, id)| (plain(&format!("{what}: {engine}")), m.get(id).seconds))
+        .collect();
+    let plots = write_plot(ctx, "bessel.svg", |path| {
+        bar_plot(path, "Bessel J₂(1.0): time per call", "seconds", &bars)
+    });
     for (what, engine, id) in rows {
         let timing = m.get(id);
         t.row(vec![
@@ -171,6 +179,6 @@ pub fn run(ctx: &Ctx) -> Section {
             format!("reversal gradient ÷ fastest tape peer = {}", over_peer.cell()),
             format!("the reversal gradient allocates {} times per call (no tape)", m.get(reversal).allocations),
         ],
-        plots: vec![],
+        plots,
     }
 }

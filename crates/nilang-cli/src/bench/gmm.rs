@@ -2,7 +2,7 @@
 //! engine, gradient ÷ objective, and peak heap memory.
 
 use super::measure::{sci, Group, Ratio, Verdict};
-use super::{Ctx, Section, Table};
+use super::{ratio_plot, Ctx, Section, Table};
 use nilang_apps::adbench::{gmm_objective, GmmData};
 use nilang_apps::plain::peers;
 use nilang_gradbench::evals::gmm::Problem;
@@ -57,6 +57,12 @@ pub fn run(ctx: &Ctx) -> Section {
     let mut verdicts = Vec::new();
     let mut worst: Option<Ratio> = None;
     let mut missing = Vec::new();
+    // gradient ÷ native objective against the number of parameters, per engine
+    let mut ratios: Vec<(String, Vec<(f64, f64)>)> =
+        ["reversal", "nilang-dualrev", "easy-ml", "echidna"]
+            .iter()
+            .map(|name| (name.to_string(), Vec::new()))
+            .collect();
     for (dir, file) in files(ctx.quick) {
         let path = Path::new(&ctx.data).join("gmm").join(dir).join(file);
         let (problem, source) = match std::fs::read_to_string(&path)
@@ -114,6 +120,9 @@ pub fn run(ctx: &Ctx) -> Section {
             worst = Some(ratio);
         }
         verdicts.push(ratio.verdict(3.0));
+        for ((_, points), id) in ratios.iter_mut().zip([reversal, dualrev, easy, echidna]) {
+            points.push((params.len() as f64, m.ratio(id, native).median));
+        }
         t.row(vec![
             format!("{source} ({})", problem.n),
             params.len().to_string(),
@@ -143,6 +152,14 @@ pub fn run(ctx: &Ctx) -> Section {
         ));
     }
     notes.extend(missing.into_iter().map(|m| format!("not measured: {m}")));
+    let plots = ratio_plot(
+        ctx,
+        "gmm.svg",
+        "GMM: gradient time ÷ native objective time",
+        "parameters",
+        "gradient ÷ objective",
+        &ratios,
+    );
     Section {
         title: "Gaussian mixture model (ADBench)".into(),
         intro: format!(
@@ -154,6 +171,6 @@ pub fn run(ctx: &Ctx) -> Section {
         ),
         tables: vec![t],
         notes,
-        plots: vec![],
+        plots,
     }
 }

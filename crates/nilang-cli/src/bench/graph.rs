@@ -2,7 +2,8 @@
 //! inverse, gradients of every engine and Hessians, for embedding dimensions k.
 
 use super::measure::{sci, Group, Ratio, Verdict};
-use super::{line_plot, Ctx, Section, Table};
+use super::plot::{line_plot, XAxis};
+use super::{write_plot, Ctx, Section, Table};
 use nilang_apps::graph::*;
 use nilang_apps::plain::peers;
 use std::hint::black_box;
@@ -132,19 +133,16 @@ pub fn run(ctx: &Ctx) -> Section {
             )
         })
         .collect();
-    let plots = match line_plot(
-        &ctx.out.join(plot),
-        "Petersen graph embedding: objective and gradients",
-        "k",
-        "seconds",
-        &series,
-    ) {
-        Ok(()) => vec![plot.to_string()],
-        Err(e) => {
-            eprintln!("warning: could not write {plot}: {e}");
-            vec![]
-        }
-    };
+    let plots = write_plot(ctx, plot, |path| {
+        line_plot(
+            path,
+            "Petersen graph embedding: objective and gradients",
+            "k",
+            "seconds",
+            &series,
+            XAxis::Linear,
+        )
+    });
     Section {
         title: "Graph embedding of the Petersen graph".into(),
         intro: "Seconds per call for the loss of the paper's Eq. (7) at random positions (seed 0). The reversible \

@@ -6,6 +6,7 @@ mod bessel;
 mod gmm;
 mod graph;
 pub mod measure;
+pub mod plot;
 mod sparse;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -61,6 +62,45 @@ impl Table {
         }
         s
     }
+}
+
+/// Writes a plot with `draw` as `name` in the output directory: the names of the plots
+/// written (none, with a warning, where it fails).
+pub fn write_plot(
+    ctx: &Ctx,
+    name: &str,
+    draw: impl FnOnce(&Path) -> Result<(), Box<dyn std::error::Error>>,
+) -> Vec<String> {
+    match draw(&ctx.out.join(name)) {
+        Ok(()) => vec![name.to_string()],
+        Err(e) => {
+            eprintln!("warning: could not write {name}: {e}");
+            vec![]
+        }
+    }
+}
+
+/// A plot of time ratios against the problem size (log-log), one series per engine, as
+/// `name` in the output directory; none where no instance was measured.
+pub fn ratio_plot(
+    ctx: &Ctx,
+    name: &str,
+    title: &str,
+    size: &str,
+    ratio: &str,
+    series: &[plot::Series],
+) -> Vec<String> {
+    if series.iter().all(|(_, points)| points.is_empty()) {
+        return vec![];
+    }
+    write_plot(ctx, name, |path| {
+        plot::line_plot(path, title, size, ratio, series, plot::XAxis::Log)
+    })
+}
+
+/// Markdown text as a plot's plain label (no `**`, no backticks).
+pub fn plain(markdown: &str) -> String {
+    markdown.replace("**", "").replace('`', "")
 }
 
 /// One section of the report.
@@ -232,150 +272,4 @@ fn render(s: &Section) -> String {
         out += &format!("\n![{p}]({p})\n");
     }
     out + "\n"
-}
-
-/// Writes a line plot (log-scale y) of several series over a shared x axis.
-pub fn line_plot(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: &[(String, Vec<(f64, f64)>)],
-) -> Result<(), Box<dyn std::error::Error>> {
-    use plotters::prelude::*;
-    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let xs = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
-    let ys = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
-    let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
-        (a.min(x), b.max(x))
-    });
-    let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
-        (a.min(y), b.max(y))
-    });
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(50)
-        .y_label_area_size(95)
-        .build_cartesian_2d(x0..x1, (y0 * 0.8..y1 * 1.25).log_scale())?;
-    // an axis of integers (k) gets a tick at integers only
-    let integral = series
-        .iter()
-        .all(|(_, p)| p.iter().all(|q| q.0.fract() == 0.0));
-    let x_ticks = if integral {
-        ((x1 - x0) as usize + 1).min(12)
-    } else {
-        10
-    };
-    let x_format = |x: &f64| match integral {
-        true if x.fract() != 0.0 => String::new(),
-        true => format!("{x:.0}"),
-        false => format!("{x}"),
-    };
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .x_labels(x_ticks)
-        .x_label_formatter(&x_format)
-        .y_label_formatter(&|y: &f64| format!("{y:.0e}"))
-        .axis_desc_style(("sans-serif", 16))
-        .draw()?;
-    for (i, (name, points)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().copied(),
-                color.stroke_width(2),
-            ))?
-            .label(name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::line_plot;
-
-    /// The x tick labels of a plot whose x values are integers (k = 2..=10).
-    fn x_tick_labels(svg: &str) -> Vec<String> {
-        // plotters writes tick labels as <text …>label</text>; the x labels sit below the plot
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| {
-                let (attrs, rest) = t.split_once('>')?;
-                let label = rest.split_once("</text>")?.0.trim().to_string();
-                let y: f64 = attrs
-                    .split("y=\"")
-                    .nth(1)?
-                    .split('"')
-                    .next()?
-                    .parse()
-                    .ok()?;
-                (y > 430.0 && y < 470.0).then_some(label)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn an_integral_axis_has_integer_ticks_and_the_labels_fit() {
-        let dir = std::env::temp_dir().join(format!("nilang-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("k.svg");
-        let series = vec![
-            (
-                "objective".to_string(),
-                (2..=10).map(|k| (k as f64, 1e-6 * k as f64)).collect(),
-            ),
-            (
-                "gradient".to_string(),
-                (2..=10).map(|k| (k as f64, 3e-6 * k as f64)).collect(),
-            ),
-        ];
-        line_plot(&path, "a plot over k", "k", "seconds", &series).unwrap();
-        let svg = std::fs::read_to_string(&path).unwrap();
-        let labels = x_tick_labels(&svg);
-        assert!(labels.len() >= 5, "x tick labels: {labels:?}\n{svg}");
-        for l in &labels {
-            assert!(
-                l.parse::<i64>().is_ok(),
-                "a tick label that is not an integer: {l:?}"
-            );
-        }
-        // the y axis description (rotated, centred on x) lies inside the picture
-        let desc = svg
-            .split("<text")
-            .find(|t| {
-                t.split_once('>')
-                    .is_some_and(|(_, r)| r.trim_start().starts_with("seconds"))
-            })
-            .expect("a y axis description");
-        let attr = |name: &str| -> f64 {
-            let key = format!(" {name}=\"");
-            desc.split(key.as_str())
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
-        assert!(
-            attr("x") - attr("font-size") > 0.0,
-            "y label at x = {}",
-            attr("x")
-        );
-        std::fs::remove_dir_all(&dir).ok();
-    }
 }

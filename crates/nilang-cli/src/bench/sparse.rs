@@ -1,7 +1,8 @@
 //! Table: sparse matrices (arXiv paper, sparse table) — Frobenius dot and complex sparse × dense.
 
 use super::measure::{sci, Group};
-use super::{Ctx, Section, Table};
+use super::plot::bar_plot;
+use super::{write_plot, Ctx, Section, Table};
 use nilang_apps::sparse::*;
 use num_complex::Complex;
 use std::hint::black_box;
@@ -113,6 +114,26 @@ pub fn run(ctx: &Ctx) -> Section {
         mul.ratio(backward_mul, native_mul).cell(),
     ]);
     let dot_ratio = dot.ratio(backward_dot, native_dot);
+    let mut bars = Vec::new();
+    for (name, results, ids) in [
+        ("dot", &dot, [native_dot, forward_dot, backward_dot]),
+        ("mul!", &mul, [native_mul, forward_mul, backward_mul]),
+    ] {
+        for (what, id) in ["native objective", "reversible objective", "backward pass"]
+            .into_iter()
+            .zip(ids)
+        {
+            bars.push((format!("{name}: {what}"), results.get(id).seconds));
+        }
+    }
+    let plots = write_plot(ctx, "sparse.svg", |path| {
+        bar_plot(
+            path,
+            &format!("Sparse matrices ({n}×{n}): time per call"),
+            "seconds",
+            &bars,
+        )
+    });
     Section {
         title: format!("Sparse matrices ({n}×{n}, density {density})"),
         intro: "Seconds per call. `dot` is the Frobenius product of two CSC matrices (`nilang_apps::sparse::isparse_dot`, \
@@ -132,6 +153,6 @@ pub fn run(ctx: &Ctx) -> Section {
             dot_ratio.verdict(1.3).short(),
             dot_ratio.verdict(1.5).words("the reversible merge takes one step per entry of both lists (the native merge moves both pointers on a match and stops at the end of either list), and the backward pass walks each column once on values and gradients")
         )],
-        plots: vec![],
+        plots,
     }
 }
