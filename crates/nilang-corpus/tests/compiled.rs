@@ -42,6 +42,9 @@ enum Compared {
     /// Inverse, shadow and GVar gradients; `sharp` when every finite difference's error bound
     /// was below 1e-4.
     Gradients { sharp: bool },
+    /// Inverse, shadow and GVar gradients, not finite differences: a gradient past 1e6, where
+    /// differences of the forward's round-off dominate (seed 8449976239126413222: 1e11).
+    AdModes,
 }
 
 /// How closely a round trip restores the floats, relatively. Loops of sums can grow the floats
@@ -105,6 +108,9 @@ fn check(p: &Program) -> Result<Compared, String> {
     if xg.iter().zip(&by_gvar).any(|(a, b)| !close(*a, *b, 1e-9)) {
         return fail(format!("f_vjp {xg:?} != f_grad {by_gvar:?}"));
     }
+    if xg.iter().any(|g| g.abs() > 1e6) {
+        return Ok(Compared::AdModes);
+    }
     // central differences at two steps
     let loss = |x: &[f64]| run(x).0.iter().zip(&w).map(|(v, w)| v * w).sum::<f64>();
     let central = |k: usize, h: f64| {
@@ -130,13 +136,14 @@ fn check(p: &Program) -> Result<Compared, String> {
 #[test]
 fn compiled_random_programs() {
     let start = std::time::Instant::now();
-    let (mut gradients, mut sharp) = (0, 0);
+    let (mut gradients, mut sharp, mut ad_modes) = (0, 0, 0);
     for program in PROGRAMS {
         match check(&program()) {
             Ok(Compared::Gradients { sharp: s }) => {
                 gradients += 1;
                 sharp += s as usize;
             }
+            Ok(Compared::AdModes) => ad_modes += 1,
             Ok(Compared::IntegersOnly | Compared::Nothing) => {}
             Err(e) => panic!("{e}"),
         }
@@ -144,7 +151,8 @@ fn compiled_random_programs() {
     eprintln!(
         "{} compiled random programs: the inverse checked on all, on floats and the gradients \
          (f_vjp = f_grad = central differences) on {gradients}, {sharp} of them with every \
-         difference sharp (error bound < 1e-4), in {:.1?}",
+         difference sharp (error bound < 1e-4), f_vjp = f_grad alone on {ad_modes} (gradients \
+         past 1e6), in {:.1?}",
         PROGRAMS.len(),
         start.elapsed()
     );
