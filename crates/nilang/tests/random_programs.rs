@@ -696,6 +696,15 @@ fn run_many(count: u64, first_seed: u64) {
             // every failure is reported (the first in full), not only the first
             Err(e) => failures.push((seed, e)),
         }
+        // a long run says how far it got (a killed run printed nothing before)
+        if (k + 1) % 50_000 == 0 {
+            eprintln!(
+                "{} programs, {} failed, {:.1?}",
+                k + 1,
+                failures.len(),
+                start.elapsed()
+            );
+        }
     }
     eprintln!(
         "{count} random programs: reverse(reverse) and the inverse on integers checked on all, \
