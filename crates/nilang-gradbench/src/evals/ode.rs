@@ -9,9 +9,9 @@
 //! stages compute for a linear right-hand side, up to rounding — and `A` shifts by one component, so
 //! `M` is a lower band of width five. The program computes its diagonals once
 //! ([`rk4_coefficients`]), then applies `M` in every step ([`rk4_step`]: two passes whose
-//! iterations are independent, so they vectorise, and whose gradient passes update each
-//! gradient at one position per iteration); the intermediate points of a step are never
-//! stored. The solution at every step is kept (`ys`, `s + 1` slots of `PAD + n`, the [`PAD`]
+//! iterations are independent, compiled to packed SSE2 arithmetic (seen in the assembly); the
+//! gradient's passes stay scalar, updating `y`'s gradient at positions two apart); the
+//! intermediate points of a step are never stored. The solution at every step is kept (`ys`, `s + 1` slots of `PAD + n`, the [`PAD`]
 //! leading entries of every slot `1`: `y₋₁`, and the positions the band reaches before the
 //! first component). The gradient is the generated [`ode_solve_vjp`], seeded on the last
 //! entry of `ys`: the forward program, then its adjoint on buffers of its own, fused (the
@@ -23,8 +23,8 @@ use nilang::{i, Real};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-/// Leading entries of every slot of `ys` and every block of `c` (the stencil reaches back four
-/// components).
+/// Leading entries of every slot of `ys` and every block of `c` (the band of the step's
+/// matrix reaches back four components).
 pub const PAD: usize = 4;
 
 /// Sizes and step of the integration.
