@@ -62,8 +62,10 @@ pub fn logsumexp<T: Real>(out: &mut T, x: &mut [T]) {
     dealloc!(s = T::zero(), a = T::lit(max_value(x)));
 }
 
-/// `out += log Σᵢ exp(x[i])` as [`logsumexp`], with each shifted exponential moved into `e`
-/// (zero on entry, an output): in the gradient's reverse sweep, `exp(x[i] − a)` comes back
+/// `out += log Σᵢ exp(x[i])` as [`logsumexp`], shifted by the caller's `a` (the maximum of
+/// `x`, [`max_value`], computed once per run rather than again by the reverse sweep; holding it
+/// constant gives the exact gradient), with each shifted exponential moved into `e` (zero on
+/// entry, an output): in the gradient's reverse sweep, `exp(x[i] − a)` comes back
 /// from `e` into an ancilla that is deallocated as zero right after, so the adjoint takes
 /// the exponential's derivative from the ancilla's value instead of evaluating it again
 /// (`Acc1::sub1_released`): a gradient evaluates `n` exponentials, as a hand-written one.
