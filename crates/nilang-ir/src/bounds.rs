@@ -113,7 +113,7 @@ fn affine(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
 }
 
 /// Is `e` built from literals and names the loop cannot change (read-only parameters,
-/// enclosing loop variables, constants) with `+ - * /`?
+/// enclosing loop variables, constants) with `+ - * /`, fields and indexing?
 fn invariant(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
     match e {
         Expr::Lit(_) => true,
@@ -130,6 +130,10 @@ fn invariant(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
             ) && invariant(&b.left, var, scope)
                 && invariant(&b.right, var, scope)
         }
+        // a field or an element of something the loop cannot change (`PAIRS[p].0`, `idx[j]`
+        // of a read-only parameter, `dims.n`)
+        Expr::Field(f) => invariant(&f.base, var, scope),
+        Expr::Index(ix) => invariant(&ix.expr, var, scope) && invariant(&ix.index, var, scope),
         _ => false,
     }
 }
@@ -262,6 +266,41 @@ mod tests {
             }
         });
         assert_eq!(h, ["y[i]", "x[d * i + 1]", "y[i + d]", "x[(i - 1) * 2]"]);
+    }
+
+    #[test]
+    fn fields_and_elements_of_invariant_places_are_invariant() {
+        // a pair table indexed by an outer loop variable, a read-only index slice, a field
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &[T], idx: &[usize], k: usize) {
+                for c in 0..k {
+                    y[PAIRS[3].0 * k + c] += x[idx[2] * k + c];
+                    y[c] += x[DIMS.n + c];
+                }
+            }
+        });
+        assert_eq!(
+            h,
+            [
+                "y[PAIRS [3] . 0 * k + c]",
+                "x[idx [2] * k + c]",
+                "y[c]",
+                "x[DIMS . n + c]"
+            ]
+        );
+    }
+
+    #[test]
+    fn elements_of_places_the_loop_writes_are_not_invariant() {
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &[T], idx: &mut [usize], k: usize) {
+                for c in 0..k {
+                    y[c] += x[idx[2] * k + c];
+                    y[c] += x[idx[c] + 1];
+                }
+            }
+        });
+        assert_eq!(h, ["y[c]"]);
     }
 
     #[test]

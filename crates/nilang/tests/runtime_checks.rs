@@ -516,6 +516,42 @@ fn shifted_add<T: nilang::Real>(y: &mut [T], x: &mut [T]) {
     }
 }
 
+/// Rows of `x` picked by a table of row numbers (an element of a read-only slice times the row
+/// length, plus the loop variable): the index is hoisted out of the inner loop, checked once
+/// per row.
+#[i(nocheck)]
+fn picked_rows<T: nilang::Real>(y: &mut [T], x: &mut [T], rows: &[usize], k: usize) {
+    for r in 0..rows.len() {
+        for c in 0..k {
+            y[r * k + c] += x[rows[r] * k + c];
+        }
+    }
+}
+
+#[test]
+fn hoisted_indices_through_a_row_table_are_checked_once_per_row() {
+    let (mut y, mut x) = (vec![0.0; 4], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    picked_rows(&mut y, &mut x, &[2, 0], 2);
+    assert_eq!(y, vec![5.0, 6.0, 1.0, 2.0]);
+    picked_rows_inv(&mut y, &mut x, &[2, 0], 2);
+    assert_eq!(y, vec![0.0; 4]);
+    let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        picked_rows(&mut y, &mut x, &[1, 3], 2)
+    }))
+    .unwrap_err();
+    let m = e.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(m.contains("index out of range in `picked_rows`"), "{m}");
+    assert!(
+        m.contains("x[rows[r] * k + c]") && m.contains("Some(6) to Some(7)"),
+        "{m}"
+    );
+    assert_eq!(
+        y,
+        vec![3.0, 4.0, 0.0, 0.0],
+        "the first row ran, the second stopped before"
+    );
+}
+
 #[test]
 fn hoisted_bounds_checks_fail_before_the_loop() {
     let message = |f: &mut dyn FnMut()| {
