@@ -2,7 +2,8 @@
 //!
 //! In `for i in a..b { … x[e] … }`, an index `e` that is a non-decreasing affine function of
 //! `i` (`i`, `i + c`, `c + i`, `i - c`, `c * i`, `c * i + d`, … with `c`, `d` not changed by
-//! the loop) lies between its values at the first and the last iteration. When both are in
+//! the loop; or no function of `i` at all) lies between its values at the first and the last
+//! iteration. When both are in
 //! range of `x` — checked once before the loop — every access in the loop is, provided `x`
 //! keeps its length: it is declared before the loop and the loop never hands it to a call or a
 //! stack operation, and runs no `safe!` block. Code generation then indexes without checks,
@@ -51,7 +52,18 @@ pub fn hoistable(var: &Ident, range: &RangeSpec, body: &[Stmt], outer: &Scope) -
     // to the next: they are not invariant even where the scope at the loop does not know them
     let mut inner = moved.clone();
     body.iter().for_each(|s| collect_bound(s, &mut inner));
-    let scope = &Invariants { scope, inner };
+    // (the function's own name only tells how its recursive calls write: every root handed to
+    // any call counts as written here)
+    let own = Ident::new("__nilang_loop", proc_macro2::Span::call_site());
+    let written = crate::effects::writes(body, &own)
+        .into_iter()
+        .map(|w| w.root)
+        .collect();
+    let scope = &Invariants {
+        scope,
+        inner,
+        written,
+    };
     let mut out: Vec<Hoisted> = Vec::new();
     for v in views {
         let Some(Access::Index(index)) = v.path.first() else {
@@ -61,7 +73,7 @@ pub fn hoistable(var: &Ident, range: &RangeSpec, body: &[Stmt], outer: &Scope) -
         let keeps_length = !moved.contains(&v.root.to_string());
         if declared_before
             && keeps_length
-            && affine(index, var, scope)
+            && (affine(index, var, scope) || invariant(index, var, scope))
             && !out.iter().any(|h| h.matches(v))
         {
             out.push(Hoisted {
@@ -113,36 +125,59 @@ fn affine(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
 }
 
 /// Is `e` built from literals and names the loop cannot change (read-only parameters,
-/// enclosing loop variables, constants) with `+ - * /`, fields and indexing?
+/// enclosing loop variables, constants, variables the body does not write) with `+ - * /`, fields, indexing, casts and `len()`?
 fn invariant(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
     match e {
         Expr::Lit(_) => true,
         Expr::Paren(p) => invariant(&p.expr, var, scope),
         Expr::Path(p) => match p.path.get_ident() {
             Some(id) if id == var || scope.inner.contains(&id.to_string()) => false,
-            Some(id) => scope.scope.lookup(id).is_none_or(|k| !k.writable()),
+            Some(id) => {
+                scope.scope.lookup(id).is_none_or(|k| !k.writable())
+                    || !scope.written.contains(&id.to_string())
+            }
             None => true,
         },
         Expr::Binary(b) => {
             matches!(
                 b.op,
-                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_)
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_)
             ) && invariant(&b.left, var, scope)
                 && invariant(&b.right, var, scope)
         }
         // a field or an element of something the loop cannot change (`PAIRS[p].0`, `idx[j]`
         // of a read-only parameter, `dims.n`)
         Expr::Field(f) => invariant(&f.base, var, scope),
+        Expr::Cast(c) => invariant(&c.expr, var, scope),
+        // the length of something the loop cannot resize
+        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+            keeps_length(&m.receiver, var, scope) || invariant(&m.receiver, var, scope)
+        }
         Expr::Index(ix) => invariant(&ix.expr, var, scope) && invariant(&ix.index, var, scope),
         _ => false,
     }
 }
 
+/// Is `e` a variable whose length the loop cannot change (one it does not bind, resize, swap
+/// whole or hand to a call or stack; writing its elements keeps the length)?
+fn keeps_length(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
+    match e {
+        Expr::Paren(p) => keeps_length(&p.expr, var, scope),
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|id| id != var && !scope.inner.contains(&id.to_string())),
+        _ => false,
+    }
+}
+
 /// What a loop body cannot change: the scope at the loop, less the names bound or handed
-/// to calls and stacks inside it.
+/// to calls and stacks inside it (`inner`); a writable variable is unchanged when the body
+/// never writes it (`written`: the roots its statements write).
 struct Invariants<'s> {
     scope: &'s Scope,
     inner: Vec<String>,
+    written: Vec<String>,
 }
 
 /// The names a body binds: ancillas and loop variables, at any depth.
@@ -291,16 +326,71 @@ mod tests {
     }
 
     #[test]
+    fn indices_that_do_not_change_in_the_loop_are_hoisted() {
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &[T], m: &Model, k: usize) {
+                for c in 0..k {
+                    y[k] += x[x.len() + c];
+                    y[2 * k + 1] += x[m.parents[k] as usize];
+                }
+            }
+        });
+        assert_eq!(
+            h,
+            [
+                "y[k]",
+                "x[x . len () + c]",
+                "y[2 * k + 1]",
+                "x[m . parents [k] as usize]"
+            ]
+        );
+    }
+
+    #[test]
+    fn variables_the_loop_does_not_write_are_invariant() {
+        // a writable offset that the loop leaves alone, a length of a slice whose elements it
+        // writes, a remainder
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &mut [T], s: &mut usize, l: usize) {
+                let base = 3;
+                for c in 0..l {
+                    y[base + c] += x[y.len() + c];
+                    x[2 * c + 1 - l % 2] += 1.0;
+                }
+                dealloc!(base = 3);
+            }
+        });
+        assert_eq!(
+            h,
+            ["y[base + c]", "x[y . len () + c]", "x[2 * c + 1 - l % 2]"]
+        );
+        // the same offset written in the loop is not
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], l: usize) {
+                let base = 3;
+                for c in 0..l {
+                    y[base + c] += 1.0;
+                    base += 1;
+                }
+                base -= l;
+                dealloc!(base = 3);
+            }
+        });
+        assert!(h.is_empty(), "{h:?}");
+    }
+
+    #[test]
     fn elements_of_places_the_loop_writes_are_not_invariant() {
         let h = hoisted_of(syn::parse_quote! {
             fn f<T: Real>(y: &mut [T], x: &[T], idx: &mut [usize], k: usize) {
                 for c in 0..k {
                     y[c] += x[idx[2] * k + c];
                     y[c] += x[idx[c] + 1];
+                    idx[2] += 1;
                 }
             }
         });
-        assert_eq!(h, ["y[c]"]);
+        assert_eq!(h, ["y[c]", "idx[2]"]);
     }
 
     #[test]
