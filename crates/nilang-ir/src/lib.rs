@@ -28,6 +28,7 @@
 pub mod adjoint;
 pub mod ast;
 pub mod bounds;
+pub mod broadcast;
 pub mod check;
 pub mod dropped;
 pub mod effects;

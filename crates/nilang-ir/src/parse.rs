@@ -225,7 +225,7 @@ struct Parser<'a> {
     /// Names of state: `&mut` parameters and every ancilla allocated so far. An expression
     /// that mentions none of them is a constant operand, however it is computed.
     state_names: std::collections::HashSet<String>,
-    #[allow(dead_code)]
+    /// The function's name, for the runtime errors of broadcast statements.
     fn_name: String,
 }
 
@@ -532,7 +532,8 @@ impl Parser<'_> {
                 );
                 return;
             }
-            out.push(stmt(StmtKind::XorExpr { target, expr }, whole));
+            let xor = stmt(StmtKind::XorExpr { target, expr }, whole);
+            out.extend(self.lowered(xor));
             return;
         }
         let mut pre = Vec::new();
@@ -549,14 +550,29 @@ impl Parser<'_> {
             whole,
         );
         if pre.is_empty() {
-            out.push(instr);
+            out.extend(self.lowered(instr));
         } else {
             // compute the ancillas, use them, uncompute them.
             let routine = StmtKind::Routine {
                 compute: pre,
                 body: vec![instr],
             };
-            out.push(stmt(routine, whole));
+            let routine = stmt(routine, whole);
+            out.extend(self.lowered(routine));
+        }
+    }
+
+    /// The statement, or its loop when it is a broadcast over whole slices (`y[..] += x[..]`,
+    /// [`crate::broadcast`]); `None` after an error.
+    fn lowered(&mut self, s: Stmt) -> Option<Stmt> {
+        match crate::broadcast::lower(s, &self.fn_name) {
+            Ok(s) => Some(s),
+            Err(errors) => {
+                for (span, message) in errors {
+                    self.errors.push(span, message);
+                }
+                None
+            }
         }
     }
 
@@ -596,7 +612,7 @@ impl Parser<'_> {
             let info = primitive(name).expect("sin and cos are primitives");
             let arg = self.operand(&c.args[0], &target, &mut Vec::new());
             let Some(arg) = arg else { return };
-            out.push(stmt(
+            let instr = stmt(
                 StmtKind::Instr(Instr {
                     target,
                     op,
@@ -604,7 +620,8 @@ impl Parser<'_> {
                     args: vec![arg],
                 }),
                 whole,
-            ));
+            );
+            out.extend(self.lowered(instr));
         }
     }
 
@@ -1036,7 +1053,7 @@ impl Parser<'_> {
             None
         };
         let op = if uncall { op.inverse() } else { op };
-        Some(stmt(StmtKind::Builtin { op, args, operand }, whole))
+        self.lowered(stmt(StmtKind::Builtin { op, args, operand }, whole))
     }
 
     fn call_arg(&self, a: &Expr) -> CallArg {

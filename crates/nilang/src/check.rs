@@ -213,6 +213,8 @@ pub enum CheckKind {
     /// In an adjoint program, an instruction turned a finite value or gradient into a NaN or an
     /// infinity: a primitive at a singular point, or an overflow (see `nilang::prims`).
     NonFinite,
+    /// A broadcast statement (`y[..] += a * x[..]`) over slices of different lengths.
+    BroadcastLength,
 }
 
 impl CheckKind {
@@ -239,6 +241,10 @@ impl CheckKind {
             }
             CheckKind::Aliasing => "copy one of the two places into an ancilla first",
             CheckKind::BadStep => "use a positive step, and `.rev()` to count down",
+            CheckKind::BroadcastLength => {
+                "a statement over whole slices (`x[..]`) runs once per element: pass slices of \
+                 one length, or write a `for` loop over the part you mean"
+            }
             CheckKind::DroppedGradient => {
                 "allocate the ancilla as a constant and copy with an instruction (`let x = \
                  T::zero(); x += identity(y);` … `x -= identity(y); dealloc!(x = T::zero());`): \
@@ -271,6 +277,7 @@ impl fmt::Display for CheckKind {
                  allocation would drop"
             }
             CheckKind::NonFinite => "an instruction produced a NaN or an infinity",
+            CheckKind::BroadcastLength => "the slices of a broadcast have different lengths",
         })
     }
 }

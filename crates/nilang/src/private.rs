@@ -66,6 +66,47 @@ fn hoisted_index_out_of_range(
     )
 }
 
+/// The length of the whole slices of a broadcast statement (`y[..] += a * x[..]`, lowered by
+/// `nilang_ir::broadcast` to a loop up to this length), checked once before the loop in
+/// checked and unchecked programs alike: slices of different lengths fail with
+/// [`CheckKind::BroadcastLength`], naming each slice (`lens`: its text and length).
+#[inline(always)]
+pub fn broadcast_len(
+    function: &'static str,
+    statement: &'static str,
+    lens: &[(&'static str, usize)],
+) -> usize {
+    let n = lens.first().map_or(0, |&(_, n)| n);
+    if lens.iter().any(|&(_, m)| m != n) {
+        broadcast_lengths_differ(function, statement, lens);
+    }
+    n
+}
+
+#[cold]
+#[inline(never)]
+fn broadcast_lengths_differ(
+    function: &'static str,
+    statement: &'static str,
+    lens: &[(&'static str, usize)],
+) -> ! {
+    let names: Vec<&str> = lens.iter().map(|&(name, _)| name).collect();
+    let found: Vec<String> = lens
+        .iter()
+        .map(|(name, n)| format!("{name}.len() = {n}"))
+        .collect();
+    fail(
+        &Site {
+            function,
+            statement,
+        },
+        CheckKind::BroadcastLength,
+        &names.join(", "),
+        "one length".to_string(),
+        found.join(", "),
+    )
+}
+
 /// Checks an ancilla's value at deallocation.
 #[inline]
 pub fn check_dealloc<X: Check>(found: &X, expected: &X, site: &Site, variable: &'static str) {
