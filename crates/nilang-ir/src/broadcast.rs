@@ -81,6 +81,33 @@ pub fn lower(s: Stmt, function: &str) -> Result<Stmt, Vec<(Span, String)>> {
     })
 }
 
+/// The index variable of a loop made by [`lower`] (recognised by its range's end, the call of
+/// `broadcast_len`); `None` for any other statement.
+pub fn loop_index(s: &Stmt) -> Option<&Ident> {
+    let StmtKind::For { var, range, .. } = &s.kind else {
+        return None;
+    };
+    let Expr::Call(c) = &range.end else {
+        return None;
+    };
+    let Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    (names == ["nilang", "__private", "broadcast_len"]).then_some(var)
+}
+
+/// A dataview of an element statement as the user wrote it: `[var]` shown as `[..]`.
+pub fn user_text(v: &Dataview, var: &Ident) -> String {
+    let mut shown = v.clone();
+    for a in &mut shown.path {
+        if matches!(a, Access::Index(Expr::Path(p)) if p.path.is_ident(var)) {
+            *a = Access::Index(syn::parse_quote!(..));
+        }
+    }
+    shown.text()
+}
+
 /// The places a statement changes: an instruction's target, a builtin's places (for a
 /// routine made by `expand!`, those of the statements that use the computed ancillas).
 fn changed_places(s: &Stmt) -> Vec<&Dataview> {
@@ -101,19 +128,32 @@ fn has_whole_slice(v: &Dataview) -> bool {
 
 /// Every place a broadcast changes must be a whole slice.
 fn form_errors(s: &Stmt) -> Result<(), Vec<(Span, String)>> {
+    let mut probe = Lowering::new(Ident::new("i", Span::call_site()));
+    probe.stmt(&mut s.clone());
+    let slice = probe.bases.first().map_or("x".to_string(), |(t, _)| t.clone());
     let errors: Vec<(Span, String)> = changed_places(s)
         .into_iter()
         .filter(|v| !has_whole_slice(v))
         .map(|v| {
             let name = v.text();
+            let help = match &s.kind {
+                StmtKind::Builtin { op, .. } => format!(
+                    "write `{name}[..]`: a broadcast `{}` changes each element of every place \
+                     it is given",
+                    op.name()
+                ),
+                _ => format!(
+                    "write `{name}[..]` to apply the statement to each element of `{name}`; to \
+                     accumulate a slice into one place (a reduction), write the loop: \
+                     `for i in 0..{slice}.len() {{ {name} += … {slice}[i] …; }}`"
+                ),
+            };
             (
                 v.span,
                 format!(
-                    "`{name}` is not a whole slice, but this statement reads whole slices \
-                     (`x[..]`): a broadcast changes every element of the slices it writes\n\
-                     help: write `{name}[..]` to apply the statement to each element of \
-                     `{name}`; to accumulate a slice into one place (a reduction), write the \
-                     loop: `for i in 0..x.len() {{ {name} += x[i]; }}`"
+                    "`{name}` is not a whole slice, but this statement names whole slices \
+                     (`{slice}[..]`): a broadcast changes every element of the slices it \
+                     writes\nhelp: {help}"
                 ),
             )
         })

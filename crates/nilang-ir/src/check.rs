@@ -131,6 +131,7 @@ pub fn check_function(f: &Function) -> syn::Result<()> {
     let mut checker = Checker {
         errors: &mut errors,
         dead: Vec::new(),
+        broadcast: None,
     };
     checker.block(&f.body, &mut scope);
     errors.finish(())
@@ -139,6 +140,9 @@ pub fn check_function(f: &Function) -> syn::Result<()> {
 struct Checker<'a> {
     errors: &'a mut Errors,
     dead: Vec<String>,
+    /// The index of the broadcast loop being checked (`crate::broadcast`): its element
+    /// statements are reported with `[..]`, as the user wrote them.
+    broadcast: Option<Ident>,
 }
 
 fn describe(kind: Option<VarKind>, name: &Ident) -> String {
@@ -161,6 +165,14 @@ fn describe(kind: Option<VarKind>, name: &Ident) -> String {
 }
 
 impl Checker<'_> {
+    /// A dataview as the user wrote it.
+    fn shown(&self, v: &Dataview) -> String {
+        match &self.broadcast {
+            Some(var) => crate::broadcast::user_text(v, var),
+            None => v.text(),
+        }
+    }
+
     fn block(&mut self, stmts: &[Stmt], scope: &mut Scope) {
         scope.push();
         for s in stmts {
@@ -219,8 +231,9 @@ impl Checker<'_> {
                             v.span,
                             format!(
                                 "`{}` is both the target and an operand of this instruction, \
-                                 which would not be reversible; copy it into an ancilla first",
-                                v.text()
+                                 which would not be reversible\n\
+                                 help: copy it into an ancilla first",
+                                self.shown(v)
                             ),
                         );
                     }
@@ -241,9 +254,10 @@ impl Checker<'_> {
                                 vb.span,
                                 format!(
                                     "`{}` is used twice in one instruction: its gradient would be \
-                                     written twice (shared write); use `pow({0}, 2)` for a \
-                                     square, or copy it into an ancilla",
-                                    vb.text()
+                                     written twice (shared write)\n\
+                                     help: use `pow({0}, 2)` for a square, or copy it into an \
+                                     ancilla",
+                                    self.shown(vb)
                                 ),
                             );
                         }
@@ -293,7 +307,12 @@ impl Checker<'_> {
                 }
                 scope.push();
                 scope.declare(var, VarKind::LoopVar);
+                let outer = self.broadcast.clone();
+                if let Some(index) = crate::broadcast::loop_index(s) {
+                    self.broadcast = Some(index.clone());
+                }
                 self.block(body, scope);
+                self.broadcast = outer;
                 scope.pop();
             }
             StmtKind::Call { call, .. } => {

@@ -1,0 +1,143 @@
+//! Broadcast statements (`y[..] += a * x[..]`) are lowered by the parser to a `for` loop of
+//! the element statement, so that every view — reversal, the printed program, bounds
+//! hoisting, the static checks — reads an ordinary loop.
+
+use nilang_ir::ast::{Stmt, StmtKind};
+use nilang_ir::bounds::hoistable;
+use nilang_ir::broadcast::loop_index;
+use nilang_ir::check::Scope;
+use nilang_ir::print::{block_tokens, expr_text, tokens_text};
+use nilang_ir::reverse::reverse_block;
+use nilang_ir::Function;
+
+fn parse(src: &str) -> Function {
+    let mut functions = nilang_ir::parse_file(src).unwrap();
+    assert_eq!(functions.len(), 1);
+    functions.pop().unwrap()
+}
+
+fn errors(src: &str) -> String {
+    let e = nilang_ir::parse_file(src).unwrap_err();
+    e.into_iter().map(|e| e.to_string() + "\n").collect()
+}
+
+fn text(stmts: &[Stmt]) -> String {
+    tokens_text(&block_tokens(stmts))
+}
+
+/// The loop variable, the range's end and the body of a broadcast loop.
+fn lowered(s: &Stmt) -> (String, String, String) {
+    let StmtKind::For { var, range, body } = &s.kind else {
+        panic!("not a loop: {:?}", s.kind)
+    };
+    assert_eq!(loop_index(s), Some(var));
+    assert!(range.step.is_none() && !range.inclusive && !range.parallel);
+    assert_eq!(expr_text(&range.start), "0");
+    (var.to_string(), expr_text(&range.end), text(body))
+}
+
+const AXPY: &str = r#"
+    #[i(nocheck)]
+    fn axpy<T: Real>(y: &mut [T], a: &T, x: &[T], z: &mut [T], i: usize) {
+        y[..] += a * x[..];
+        swap(y[..], z[..]);
+        rot(y[..], z[..], x[i]);
+        g(y[..]);
+    }
+"#;
+
+#[test]
+fn a_broadcast_is_a_loop_of_its_element_statement() {
+    let f = parse(AXPY);
+    let (var, end, body) = lowered(&f.body[0]);
+    assert_eq!(var, "i");
+    assert_eq!(body, "y[i] += a * x[i];");
+    assert_eq!(
+        end,
+        r#"::nilang::__private::broadcast_len( "axpy", "y[..] += a * x[..];", &[("y", y.len()), ("x", x.len())], )"#
+    );
+    // the loop keeps the user's statement as its source (runtime errors name it)
+    assert_eq!(f.body[0].source, "y[..] += a * x[..];");
+    let (_, _, body) = lowered(&f.body[1]);
+    assert_eq!(body, "swap(y[i], z[i]);");
+    // a statement that reads `i` itself gets another index
+    let (var, _, body) = lowered(&f.body[2]);
+    assert_eq!((var.as_str(), body.as_str()), ("j", "rot(y[j], z[j], x[i]);"));
+    // a call's `x[..]` is the whole slice, as in Rust
+    assert!(matches!(f.body[3].kind, StmtKind::Call { .. }));
+}
+
+#[test]
+fn the_inverse_runs_the_inverse_element_statement_backwards() {
+    let f = parse(AXPY);
+    let inv = reverse_block(&f.body[..3]);
+    let bodies: Vec<String> = inv.iter().map(|s| lowered(s).2).collect();
+    assert_eq!(
+        bodies,
+        ["irot(y[j], z[j], x[i]);", "swap(y[i], z[i]);", "y[i] -= a * x[i];"]
+    );
+    assert!(inv.iter().all(|s| matches!(&s.kind, StmtKind::For { range, .. } if range.rev)));
+    assert_eq!(text(&reverse_block(&inv)), text(&f.body[..3]));
+}
+
+#[test]
+fn bounds_checks_of_the_element_statement_are_hoisted() {
+    let f = parse(AXPY);
+    let StmtKind::For { var, range, body } = &f.body[0].kind else { unreachable!() };
+    let hoisted: Vec<String> = hoistable(var, range, body, &Scope::for_function(&f))
+        .iter()
+        .map(|h| format!("{}[{}]", h.root, expr_text(&h.index)))
+        .collect();
+    assert_eq!(hoisted, ["y[i]", "x[i]"]);
+}
+
+#[test]
+fn fields_rows_constants_and_expand() {
+    let f = parse(
+        r#"
+        #[i]
+        fn f<T: Real>(z: &mut [Complex<T>], m: &mut [Vec<T>], x: &[T], k: usize) {
+            z[..].re += square(x[..]);
+            m[k][..] -= identity(x[..] * 2.0);
+            expand! { m[0][..] += sin(z[..].im) * x[..]; }
+        }
+    "#,
+    );
+    let (_, end, body) = lowered(&f.body[0]);
+    assert_eq!(body, "z[i].re += square(x[i]);");
+    assert!(end.ends_with(r#"&[("z", z.len()), ("x", x.len())], )"#), "{end}");
+    let (_, end, body) = lowered(&f.body[1]);
+    assert_eq!(body, "m[k][i] -= identity((x[i] * 2.0));");
+    assert!(end.contains(r#"("m[k]", m [k].len())"#) || end.contains(r#"("m[k]", m[k].len())"#), "{end}");
+    // a constant operand reading a slice is an expression of the index too
+    // expand!: the routine computing the product's ancilla is the loop's body
+    let StmtKind::For { body, .. } = &f.body[2].kind else { panic!() };
+    assert!(matches!(body[0].kind, StmtKind::Routine { .. }));
+    assert!(!text(body).contains(".."), "{}", text(body));
+}
+
+#[test]
+fn malformed_broadcasts_are_rejected_with_help() {
+    let e = errors(
+        r#"
+        #[i]
+        fn f(s: &mut f64, a: &mut [f64], b: &mut f64, m: &mut [Vec<f64>], y: &mut [f64]) {
+            s += sin(a[..]);
+            swap(a[..], b);
+            m[..][..] += identity(a[..]);
+            y[..] += a[..] * y[..];
+            y[..] += a[..] * a[..];
+        }
+    "#,
+    );
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 10, "{e}");
+    assert!(lines[0].starts_with("`s` is not a whole slice, but this statement names whole slices (`a[..]`)"));
+    assert!(lines[1].starts_with("help: write `s[..]`"));
+    assert!(lines[1].contains("`for i in 0..a.len() { s += … a[i] …; }`"), "{}", lines[1]);
+    assert!(lines[3].starts_with("help: write `b[..]`: a broadcast `swap` changes each element"));
+    assert!(lines[4].starts_with("`m[..][..]` takes whole slices twice"));
+    assert_eq!(lines[6], "`y[..]` is both the target and an operand of this instruction, which would not be reversible");
+    assert_eq!(lines[7], "help: copy it into an ancilla first");
+    assert_eq!(lines[8], "`a[..]` is used twice in one instruction: its gradient would be written twice (shared write)");
+}
