@@ -624,6 +624,9 @@ impl<'a> Translator<'a> {
                 format!("{f}({})", all.join(", "))
             }
             Expr::Call(c) => {
+                if let Some(lengths) = nilang_ir::broadcast::slice_lengths(e) {
+                    return self.same_length(&lengths);
+                }
                 let Expr::Path(p) = &*c.func else {
                     return bad("call");
                 };
@@ -654,6 +657,16 @@ impl<'a> Translator<'a> {
             }
             _ => return bad("expression"),
         })
+    }
+}
+
+impl Translator<'_> {
+    /// The length of a broadcast's slices (`nilang_ir::broadcast`): `nl_same_len` stops the
+    /// kernel when two differ, as `broadcast_len` fails in Rust.
+    fn same_length(&self, lengths: &[&Expr]) -> R<String> {
+        let mut lengths = lengths.iter().map(|l| self.expr(l));
+        let first = lengths.next().unwrap_or_else(|| Ok("0LL".to_string()))?;
+        lengths.try_fold(first, |all, l| Ok(format!("nl_same_len({all}, {})", l?)))
     }
 }
 

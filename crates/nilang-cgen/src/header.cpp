@@ -15,6 +15,7 @@
     if (i < (n))
 #else
 #include <math.h>
+#include <stdlib.h>
 #define NL_FN static inline
 #define NL_M inline
 #define NL_KERNEL extern "C"
@@ -278,6 +279,18 @@ NL_FN gvar nl_private(const gvar& v) {
     return r;
 }
 NL_FN long long nl_private(long long x) { return x; }
+/// The common length of a broadcast's slices (nilang::__private::broadcast_len); slices of
+/// different lengths stop the kernel (a trap on the device, abort on the host).
+NL_FN long long nl_same_len(long long a, long long b) {
+    if (a != b) {
+#if defined(__CUDACC__)
+        __trap();
+#else
+        abort();
+#endif
+    }
+    return a;
+}
 NL_FN void nl_atomic_add(double* p, double v) {
 #if defined(__CUDACC__)
     atomicAdd(p, v);

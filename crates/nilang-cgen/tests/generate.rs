@@ -213,3 +213,22 @@ fn parallel_loops_are_sequential_in_cpp() {
     );
     assert_eq!(strip(p), strip(s));
 }
+
+#[test]
+fn broadcasts_are_loops_with_one_length_check() {
+    let src = r#"
+        #[i]
+        fn axpy<T: Real>(y: &mut [T], a: &mut T, x: &mut [T], z: &mut [T]) {
+            y[..] += a * x[..];
+            swap(x[..], z[..]);
+        }
+    "#;
+    let fs = parse(src);
+    let mut m = Module::new();
+    m.function(&fs[0]).unwrap();
+    m.kernel(&fs[0], &KernelSpec::new()).unwrap();
+    let src = m.source();
+    assert!(src.contains("nl_same_len(y_len, x_len)"), "{src}");
+    assert!(src.contains("nl_same_len(x_len, z_len)"), "{src}");
+    gxx_syntax_check(&src, "broadcast");
+}

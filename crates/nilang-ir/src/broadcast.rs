@@ -84,17 +84,31 @@ pub fn lower(s: Stmt, function: &str) -> Result<Stmt, Vec<(Span, String)>> {
 /// The index variable of a loop made by [`lower`] (recognised by its range's end, the call of
 /// `broadcast_len`); `None` for any other statement.
 pub fn loop_index(s: &Stmt) -> Option<&Ident> {
-    let StmtKind::For { var, range, .. } = &s.kind else {
-        return None;
-    };
-    let Expr::Call(c) = &range.end else {
-        return None;
-    };
-    let Expr::Path(p) = &*c.func else {
-        return None;
-    };
+    match &s.kind {
+        StmtKind::For { var, range, .. } => slice_lengths(&range.end).map(|_| var),
+        _ => None,
+    }
+}
+
+/// The lengths a broadcast loop's end checks (`y.len()`, `x.len()`), when `end` is the call of
+/// `broadcast_len` that [`lower`] writes; `None` for any other expression.
+pub fn slice_lengths(end: &Expr) -> Option<Vec<&Expr>> {
+    let Expr::Call(c) = end else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
     let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    (names == ["nilang", "__private", "broadcast_len"]).then_some(var)
+    if names != ["nilang", "__private", "broadcast_len"] {
+        return None;
+    }
+    let Some(Expr::Reference(r)) = c.args.last() else { return None };
+    let Expr::Array(pairs) = &*r.expr else { return None };
+    pairs
+        .elems
+        .iter()
+        .map(|pair| match pair {
+            Expr::Tuple(t) if t.elems.len() == 2 => Some(&t.elems[1]),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A dataview of an element statement as the user wrote it: `[var]` shown as `[..]`.

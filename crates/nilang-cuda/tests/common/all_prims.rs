@@ -59,4 +59,7 @@ pub fn all_prims<T: Real>(y: &mut [T], x: &mut [T], n: i64) {
         k += i;
     }
     dealloc!(k = n * (n - 1) / 2);
+    // broadcasts: loops of the element statement
+    y[..] += x[0] * x[1];
+    neg(y[..]);
 }
