@@ -230,3 +230,16 @@ fn slices_of_different_lengths_are_a_runtime_error() {
     let err = catch(|| mix_fast(&mut y, &mut x, &mut z, &mut a)).unwrap_err();
     assert_eq!(err.found, "z.len() = 5, x.len() = 2, y.len() = 2");
 }
+
+#[test]
+fn stdlib_axpy_is_a_broadcast() {
+    let (mut a, mut x, mut y) = (2.0, vec![1.0, -1.0, 0.5], vec![0.0, 1.0, 2.0]);
+    nilang::blas::i_axpy(&mut a, &mut x, &mut y);
+    assert_eq!(y, [2.0, -1.0, 3.0]);
+    nilang::blas::i_axpy_inv(&mut a, &mut x, &mut y);
+    assert_eq!(y, [0.0, 1.0, 2.0]);
+    let mut short = vec![0.0; 2];
+    let err = catch(|| nilang::blas::i_axpy(&mut a, &mut x, &mut short)).unwrap_err();
+    assert_eq!(err.kind, CheckKind::BroadcastLength);
+    assert_eq!((err.function, err.found.as_str()), ("i_axpy", "y.len() = 2, x.len() = 3"));
+}

@@ -198,15 +198,11 @@ pub fn iqr<T: Real>(q: &mut [T], r: &mut [T], a: &mut [T], m: usize, n: usize) {
     );
 }
 
-/// `y += a·x` for vectors of the same length (NiLang's `i_axpy!`).
+/// `y += a·x` for vectors of the same length (NiLang's `i_axpy!`), one broadcast: vectors of
+/// different lengths are a runtime error ([`CheckKind::BroadcastLength`](crate::CheckKind)).
 #[i]
 pub fn i_axpy<T: Real>(a: &mut T, x: &mut [T], y: &mut [T]) {
-    safe! {
-        assert_eq!(x.len(), y.len(), "i_axpy: x and y have different lengths");
-    }
-    for i in 0..y.len() {
-        y[i] += a * x[i];
-    }
+    y[..] += a * x[..];
 }
 
 /// `dist += Σᵢ (x1[i] − x2[i])²`, the squared Euclidean distance (NiLang's `i_sqdistance`).
