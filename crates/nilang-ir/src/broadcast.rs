@@ -95,12 +95,21 @@ pub fn loop_index(s: &Stmt) -> Option<&Ident> {
 pub fn slice_lengths(end: &Expr) -> Option<Vec<&Expr>> {
     let Expr::Call(c) = end else { return None };
     let Expr::Path(p) = &*c.func else { return None };
-    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
     if names != ["nilang", "__private", "broadcast_len"] {
         return None;
     }
-    let Some(Expr::Reference(r)) = c.args.last() else { return None };
-    let Expr::Array(pairs) = &*r.expr else { return None };
+    let Some(Expr::Reference(r)) = c.args.last() else {
+        return None;
+    };
+    let Expr::Array(pairs) = &*r.expr else {
+        return None;
+    };
     pairs
         .elems
         .iter()
@@ -144,7 +153,10 @@ fn has_whole_slice(v: &Dataview) -> bool {
 fn form_errors(s: &Stmt) -> Result<(), Vec<(Span, String)>> {
     let mut probe = Lowering::new(Ident::new("i", Span::call_site()));
     probe.stmt(&mut s.clone());
-    let slice = probe.bases.first().map_or("x".to_string(), |(t, _)| t.clone());
+    let slice = probe
+        .bases
+        .first()
+        .map_or("x".to_string(), |(t, _)| t.clone());
     let errors: Vec<(Span, String)> = changed_places(s)
         .into_iter()
         .filter(|v| !has_whole_slice(v))

@@ -2,11 +2,12 @@
 //! the element statement, so that every view — reversal, the printed program, bounds
 //! hoisting, the static checks — reads an ordinary loop.
 
+use nilang_ir::adjoint::adjoint_text;
 use nilang_ir::ast::{Stmt, StmtKind};
 use nilang_ir::bounds::hoistable;
 use nilang_ir::broadcast::loop_index;
 use nilang_ir::check::Scope;
-use nilang_ir::print::{block_tokens, expr_text, tokens_text};
+use nilang_ir::print::{block_tokens, expr_text, function_text, tokens_text};
 use nilang_ir::reverse::reverse_block;
 use nilang_ir::Function;
 
@@ -62,7 +63,10 @@ fn a_broadcast_is_a_loop_of_its_element_statement() {
     assert_eq!(body, "swap(y[i], z[i]);");
     // a statement that reads `i` itself gets another index
     let (var, _, body) = lowered(&f.body[2]);
-    assert_eq!((var.as_str(), body.as_str()), ("j", "rot(y[j], z[j], x[i]);"));
+    assert_eq!(
+        (var.as_str(), body.as_str()),
+        ("j", "rot(y[j], z[j], x[i]);")
+    );
     // a call's `x[..]` is the whole slice, as in Rust
     assert!(matches!(f.body[3].kind, StmtKind::Call { .. }));
 }
@@ -74,16 +78,51 @@ fn the_inverse_runs_the_inverse_element_statement_backwards() {
     let bodies: Vec<String> = inv.iter().map(|s| lowered(s).2).collect();
     assert_eq!(
         bodies,
-        ["irot(y[j], z[j], x[i]);", "swap(y[i], z[i]);", "y[i] -= a * x[i];"]
+        [
+            "irot(y[j], z[j], x[i]);",
+            "swap(y[i], z[i]);",
+            "y[i] -= a * x[i];"
+        ]
     );
-    assert!(inv.iter().all(|s| matches!(&s.kind, StmtKind::For { range, .. } if range.rev)));
+    assert!(inv
+        .iter()
+        .all(|s| matches!(&s.kind, StmtKind::For { range, .. } if range.rev)));
     assert_eq!(text(&reverse_block(&inv)), text(&f.body[..3]));
+}
+
+#[test]
+fn the_printed_program_and_adjoint_show_the_loop() {
+    let f = parse(AXPY);
+    let program = function_text(&f);
+    for line in [
+        "for i in 0..::nilang::__private::broadcast_len(",
+        "        y[i] += a * x[i];",
+        "        swap(y[i], z[i]);",
+        "        irot(y[j], z[j], x[i]);",
+        "        y[i] -= a * x[i];",
+    ] {
+        assert!(program.contains(line), "{line}\n{program}");
+    }
+    // the adjoint names the element instruction's rule
+    let f = parse(
+        "#[i] fn mul<T: Real>(y: &mut [T], x: &mut [T], w: &mut [T]) { y[..] += x[..] * w[..]; }",
+    );
+    let adjoint = adjoint_text(&f);
+    for line in [
+        "        y[i] -= x[i] * w[i];",
+        "        x_grad[i] += y_grad[i] * d0_mul(x[i], w[i]);",
+        "        w_grad[i] += y_grad[i] * d1_mul(x[i], w[i]);",
+    ] {
+        assert!(adjoint.contains(line), "{line}\n{adjoint}");
+    }
 }
 
 #[test]
 fn bounds_checks_of_the_element_statement_are_hoisted() {
     let f = parse(AXPY);
-    let StmtKind::For { var, range, body } = &f.body[0].kind else { unreachable!() };
+    let StmtKind::For { var, range, body } = &f.body[0].kind else {
+        unreachable!()
+    };
     let hoisted: Vec<String> = hoistable(var, range, body, &Scope::for_function(&f))
         .iter()
         .map(|h| format!("{}[{}]", h.root, expr_text(&h.index)))
@@ -105,13 +144,21 @@ fn fields_rows_constants_and_expand() {
     );
     let (_, end, body) = lowered(&f.body[0]);
     assert_eq!(body, "z[i].re += square(x[i]);");
-    assert!(end.ends_with(r#"&[("z", z.len()), ("x", x.len())], )"#), "{end}");
+    assert!(
+        end.ends_with(r#"&[("z", z.len()), ("x", x.len())], )"#),
+        "{end}"
+    );
     let (_, end, body) = lowered(&f.body[1]);
     assert_eq!(body, "m[k][i] -= identity((x[i] * 2.0));");
-    assert!(end.contains(r#"("m[k]", m [k].len())"#) || end.contains(r#"("m[k]", m[k].len())"#), "{end}");
+    assert!(
+        end.contains(r#"("m[k]", m [k].len())"#) || end.contains(r#"("m[k]", m[k].len())"#),
+        "{end}"
+    );
     // a constant operand reading a slice is an expression of the index too
     // expand!: the routine computing the product's ancilla is the loop's body
-    let StmtKind::For { body, .. } = &f.body[2].kind else { panic!() };
+    let StmtKind::For { body, .. } = &f.body[2].kind else {
+        panic!()
+    };
     assert!(matches!(body[0].kind, StmtKind::Routine { .. }));
     assert!(!text(body).contains(".."), "{}", text(body));
 }
@@ -132,9 +179,14 @@ fn malformed_broadcasts_are_rejected_with_help() {
     );
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 10, "{e}");
-    assert!(lines[0].starts_with("`s` is not a whole slice, but this statement names whole slices (`a[..]`)"));
+    assert!(lines[0]
+        .starts_with("`s` is not a whole slice, but this statement names whole slices (`a[..]`)"));
     assert!(lines[1].starts_with("help: write `s[..]`"));
-    assert!(lines[1].contains("`for i in 0..a.len() { s += … a[i] …; }`"), "{}", lines[1]);
+    assert!(
+        lines[1].contains("`for i in 0..a.len() { s += … a[i] …; }`"),
+        "{}",
+        lines[1]
+    );
     assert!(lines[3].starts_with("help: write `b[..]`: a broadcast `swap` changes each element"));
     assert!(lines[4].starts_with("`m[..][..]` takes whole slices twice"));
     assert_eq!(lines[6], "`y[..]` is both the target and an operand of this instruction, which would not be reversible");

@@ -70,6 +70,13 @@ fn rows<T: Real>(m: &mut [Vec<T>], x: &mut [T], c: &mut [T]) {
     }
 }
 
+/// Integer and boolean slices: `^=` and `flip` broadcast too.
+#[i]
+fn toggle_all(b: &mut [u64], c: &[u64], f: &mut [bool]) {
+    b[..] ^= c[..];
+    flip(f[..]);
+}
+
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * 1f64.max(a.abs()).max(b.abs())
 }
@@ -198,7 +205,12 @@ proptest! {
 #[test]
 fn f_grad_of_a_broadcast_element() {
     // ∂y[1]/∂(y, x, z, a) for mix at a fixed point, against central differences
-    let (y0, x0, z0, a0) = (vec![0.3, -0.2, 0.9], vec![0.1, 0.7, -0.4], vec![1.1, 0.2, -0.6], 0.8);
+    let (y0, x0, z0, a0) = (
+        vec![0.3, -0.2, 0.9],
+        vec![0.1, 0.7, -0.4],
+        vec![1.1, 0.2, -0.6],
+        0.8,
+    );
     let (mut y, mut x, mut z, mut a) = (y0.clone(), x0.clone(), z0.clone(), a0);
     let (gy, gx, gz, ga) = mix_grad(Loss::elem(0, 1), &mut y, &mut x, &mut z, &mut a).unwrap();
     let mut grad: Vec<f64> = gy.iter().chain(&gx).chain(&gz).map(|v| v.g).collect();
@@ -241,5 +253,17 @@ fn stdlib_axpy_is_a_broadcast() {
     let mut short = vec![0.0; 2];
     let err = catch(|| nilang::blas::i_axpy(&mut a, &mut x, &mut short)).unwrap_err();
     assert_eq!(err.kind, CheckKind::BroadcastLength);
-    assert_eq!((err.function, err.found.as_str()), ("i_axpy", "y.len() = 2, x.len() = 3"));
+    assert_eq!(
+        (err.function, err.found.as_str()),
+        ("i_axpy", "y.len() = 2, x.len() = 3")
+    );
+}
+
+#[test]
+fn xor_and_flip_broadcast() {
+    let (mut b, c, mut f) = (vec![0b1010u64, 7], vec![0b0110u64, 7], vec![true, false]);
+    toggle_all(&mut b, &c, &mut f);
+    assert_eq!((b.clone(), f.clone()), (vec![0b1100, 0], vec![false, true]));
+    toggle_all_inv(&mut b, &c, &mut f);
+    assert_eq!((b, f), (vec![0b1010, 7], vec![true, false]));
 }
