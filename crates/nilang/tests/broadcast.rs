@@ -70,6 +70,12 @@ fn rows<T: Real>(m: &mut [Vec<T>], x: &mut [T], c: &mut [T]) {
     }
 }
 
+/// A part of a slice: `y[1..]` is a slice, and `y[1..][..]` each of its elements.
+#[i]
+fn shifted_add<T: Real>(y: &mut [T], x: &mut [T]) {
+    y[1..][..] += identity(x[..]);
+}
+
 /// Integer and boolean slices: `^=` and `flip` broadcast too.
 #[i]
 fn toggle_all(b: &mut [u64], c: &[u64], f: &mut [bool]) {
@@ -266,4 +272,15 @@ fn xor_and_flip_broadcast() {
     assert_eq!((b.clone(), f.clone()), (vec![0b1100, 0], vec![false, true]));
     toggle_all_inv(&mut b, &c, &mut f);
     assert_eq!((b, f), (vec![0b1010, 7], vec![true, false]));
+}
+
+#[test]
+fn a_part_of_a_slice_broadcasts_through_its_range() {
+    let (mut y, mut x) = (vec![1.0, 2.0, 3.0], vec![10.0, 20.0]);
+    shifted_add(&mut y, &mut x);
+    assert_eq!(y, [1.0, 12.0, 23.0]);
+    shifted_add_inv(&mut y, &mut x);
+    assert_eq!(y, [1.0, 2.0, 3.0]);
+    let err = catch(|| shifted_add(&mut y, &mut vec![0.0; 3])).unwrap_err();
+    assert_eq!(err.found, "y[1..].len() = 2, x.len() = 3");
 }
