@@ -418,6 +418,10 @@ impl<'a> Translator<'a> {
                 "stacks allocate memory: no C++ translation (kernels use ancillas only)",
             ),
             StmtKind::Safe(_) => unsupported("`safe!` blocks hold plain Rust: no C++ translation"),
+            StmtKind::Fields(_) => unsupported(
+                "reversible constructors (`new!`, `fields!`): no C++ translation (kernels use \
+                 scalar ancillas only)",
+            ),
             StmtKind::If { .. }
             | StmtKind::While { .. }
             | StmtKind::For { .. }

@@ -72,6 +72,8 @@ fn visit_views(s: &Stmt, which: Views, f: &mut dyn FnMut(&Dataview)) {
             f(stack);
             f(value);
         }
+        // a constructor moves gradients with values: all its names have shadows or none
+        StmtKind::Fields(fields) => fields.names().into_iter().for_each(|n| f(&Dataview::of(n))),
         StmtKind::Call { call, .. } => call.args.iter().for_each(|a| {
             if let CallArg::View(v) = a {
                 f(v)
@@ -431,6 +433,13 @@ impl Printer {
                     self.scope.remove_ancilla(&b.name);
                 }
                 stmt_tokens(s)
+            }
+            // the gradients are built and taken apart beside the values
+            StmtKind::Fields(f) => {
+                self.scope.move_fields(f);
+                let own = stmt_tokens(s);
+                let grads = crate::constructors::fields_text_tokens(&f.renamed(shadow_name));
+                quote!(#own #grads)
             }
             StmtKind::Stack {
                 stack,

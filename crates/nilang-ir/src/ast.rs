@@ -133,6 +133,11 @@ pub enum StmtKind {
         /// `true` for the copy forms (`push_copy!`, `pop_copy!`).
         copy: bool,
     },
+    /// `let z = new!(S { re: a, im: b });` (a reversible constructor: builds the ancilla `z`
+    /// from the ancillas `a`, `b`, which it consumes) or `let S { re: a, im: b } = fields!(z);`
+    /// (the destructor: takes `z` apart into new ancillas, consuming `z`). Each is the other's
+    /// inverse; see [`Fields`].
+    Fields(Fields),
     /// `safe! { … }`: plain Rust run unchanged in both directions.
     Safe(TokenStream),
     /// `nocheck! { … }`: no runtime reversibility checks inside.
@@ -169,6 +174,7 @@ impl Stmt {
             | StmtKind::Dealloc(_)
             | StmtKind::Call { .. }
             | StmtKind::Stack { .. }
+            | StmtKind::Fields(_)
             | StmtKind::Safe(_) => Vec::new(),
         }
     }
@@ -248,6 +254,83 @@ pub fn routine_steps(compute: &[Stmt], body: &[Stmt]) -> Vec<Stmt> {
     out.extend_from_slice(body);
     out.extend(crate::reverse::reverse_block(compute));
     out
+}
+
+/// A reversible constructor or destructor (the papers' `x ← new(x, g)` and its inverse): a
+/// value `whole` of a struct or tuple and the ancillas holding its fields. Nothing is copied
+/// or computed, so both directions are exact and need no runtime check.
+#[derive(Clone, Debug)]
+pub struct Fields {
+    /// The struct or tuple value.
+    pub whole: Ident,
+    /// Its type's shape: a struct with named fields, or a tuple.
+    pub shape: Shape,
+    /// Each field and the ancilla holding it, in the order written.
+    pub parts: Vec<Part>,
+    /// `true` for the constructor (`parts` are consumed, `whole` is created), `false` for the
+    /// destructor (`whole` is consumed, `parts` are created).
+    pub construct: bool,
+}
+
+impl Fields {
+    /// The names this statement consumes.
+    pub fn consumed(&self) -> Vec<&Ident> {
+        if self.construct {
+            self.parts.iter().map(|p| &p.var).collect()
+        } else {
+            vec![&self.whole]
+        }
+    }
+
+    /// The names this statement creates.
+    pub fn created(&self) -> Vec<&Ident> {
+        if self.construct {
+            vec![&self.whole]
+        } else {
+            self.parts.iter().map(|p| &p.var).collect()
+        }
+    }
+
+    /// The same statement on other names (the shadows, in an adjoint program).
+    pub fn renamed(&self, name: impl Fn(&Ident) -> Ident) -> Fields {
+        Fields {
+            whole: name(&self.whole),
+            parts: self
+                .parts
+                .iter()
+                .map(|p| Part {
+                    member: p.member.clone(),
+                    var: name(&p.var),
+                })
+                .collect(),
+            ..self.clone()
+        }
+    }
+
+    /// Every name the statement moves, the whole first.
+    pub fn names(&self) -> Vec<&Ident> {
+        std::iter::once(&self.whole)
+            .chain(self.parts.iter().map(|p| &p.var))
+            .collect()
+    }
+}
+
+/// The shape of a value built by a reversible constructor.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    /// A struct with named fields, by its path (`Complex`, `Point`).
+    Struct(syn::Path),
+    /// A tuple: fields `.0`, `.1`, ….
+    Tuple,
+}
+
+/// One field of a [`Fields`] statement and the ancilla holding it.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// The field (`re`, or `0` for a tuple).
+    pub member: Member,
+    /// The ancilla.
+    pub var: Ident,
 }
 
 /// A variable bound by an ancilla allocation or deallocation.
@@ -613,6 +696,15 @@ pub struct Dataview {
 }
 
 impl Dataview {
+    /// The whole variable `name`, with no field or index access.
+    pub fn of(name: &Ident) -> Dataview {
+        Dataview {
+            root: name.clone(),
+            path: Vec::new(),
+            span: name.span(),
+        }
+    }
+
     /// True when the dataview contains an index access (whose value is only known at run time).
     pub fn has_index(&self) -> bool {
         self.path.iter().any(|a| matches!(a, Access::Index(_)))

@@ -111,6 +111,21 @@ impl Scope {
         }
     }
 
+    /// Applies a constructor or destructor: its consumed ancillas leave the innermost block,
+    /// the ancillas it creates enter it. Returns the consumed names that were not live
+    /// ancillas of that block.
+    pub fn move_fields<'f>(&mut self, f: &'f Fields) -> Vec<&'f Ident> {
+        let missing = f
+            .consumed()
+            .into_iter()
+            .filter(|n| !self.remove_ancilla(n))
+            .collect();
+        for n in f.created() {
+            self.declare(n, VarKind::Ancilla);
+        }
+        missing
+    }
+
     /// What a name is, innermost binding first; `None` for names from outside the function
     /// (constants, statics).
     pub fn lookup(&self, name: &Ident) -> Option<VarKind> {
@@ -139,10 +154,47 @@ pub fn check_function(f: &Function) -> syn::Result<()> {
 
 struct Checker<'a> {
     errors: &'a mut Errors,
-    dead: Vec<String>,
+    /// Ancillas no longer alive: deallocated, or consumed by a constructor or destructor.
+    dead: Vec<Dead>,
     /// The index of the broadcast loop being checked (`crate::broadcast`): its element
     /// statements are reported with `[..]`, as the user wrote them.
     broadcast: Option<Ident>,
+}
+
+/// An ancilla that is no longer alive.
+struct Dead {
+    name: String,
+    /// `None` when deallocated; the statement that consumed it otherwise.
+    consumed_by: Option<Fields>,
+}
+
+impl Dead {
+    /// Why a use of the ancilla at this point is an error (`what` is the use).
+    fn message(&self, what: &str) -> String {
+        let name = &self.name;
+        let Some(f) = &self.consumed_by else {
+            return format!("ancilla `{name}` was deallocated before {what}");
+        };
+        let by = crate::constructors::fields_text(f);
+        let undo = crate::constructors::fields_text(&crate::reverse::reverse_fields(f));
+        let whole = &f.whole;
+        if f.construct {
+            let member = f.parts.iter().find(|p| p.var == *name).map(|p| &p.member);
+            let member = member
+                .map(crate::constructors::member_text)
+                .unwrap_or_default();
+            format!(
+                "`{name}` was moved into `{whole}` by `{by}` and cannot be used after it\n\
+                 help: use the field `{whole}.{member}` instead, or take `{whole}` apart first: \
+                 `{undo}`"
+            )
+        } else {
+            format!(
+                "`{name}` was taken apart by `{by}` and cannot be used after it\n\
+                 help: use its fields' ancillas instead, or build it again first: `{undo}`"
+            )
+        }
+    }
 }
 
 fn describe(kind: Option<VarKind>, name: &Ident) -> String {
@@ -165,6 +217,56 @@ fn describe(kind: Option<VarKind>, name: &Ident) -> String {
 }
 
 impl Checker<'_> {
+    /// A constructor consumes live ancillas of this block (each once) and creates `whole`; a
+    /// destructor the other way round.
+    fn fields(&mut self, f: &Fields, scope: &mut Scope) {
+        let what = if f.construct { "`new!`" } else { "`fields!`" };
+        let mut seen: Vec<&Ident> = Vec::new();
+        let mut twice: Vec<&Ident> = Vec::new();
+        for n in f.consumed() {
+            if seen.contains(&n) {
+                twice.push(n);
+                self.errors.push(
+                    n.span(),
+                    format!(
+                        "`{n}` is consumed twice by this {what}: each field needs its own ancilla"
+                    ),
+                );
+            }
+            seen.push(n);
+            self.dead_use(n, n.span(), scope, &format!("this {what}"));
+        }
+        for n in scope.move_fields(f) {
+            let kind = scope.lookup(n);
+            if twice.contains(&n)
+                || kind.is_none() && self.dead.iter().any(|d| d.name == n.to_string())
+            {
+                continue; // reported above
+            }
+            let why = match kind {
+                Some(VarKind::Ancilla) => format!("`{n}` is an ancilla of an enclosing block"),
+                Some(VarKind::MutRef) => {
+                    format!("`{n}` is a `&mut` parameter, owned by the caller")
+                }
+                other => describe(other, n),
+            };
+            self.errors.push(
+                n.span(),
+                format!(
+                    "{what} consumes `{n}`, so it must be a live ancilla allocated in this block: \
+                     {why}\nhelp: copy it into a new ancilla first (`let c = zero; c += \
+                     identity({n});`) and consume that"
+                ),
+            );
+        }
+        for n in f.consumed() {
+            self.bury(n, Some(f));
+        }
+        for n in f.created() {
+            self.dead.retain(|d| d.name != n.to_string());
+        }
+    }
+
     /// A dataview as the user wrote it.
     fn shown(&self, v: &Dataview) -> String {
         match &self.broadcast {
@@ -192,13 +294,29 @@ impl Checker<'_> {
         }
     }
 
+    /// Reports a use of a dead ancilla (`what`: "this instruction"); true when it was dead.
+    fn dead_use(&mut self, name: &Ident, span: Span, scope: &Scope, what: &str) -> bool {
+        if scope.lookup(name).is_some() {
+            return false;
+        }
+        let key = name.to_string();
+        let Some(dead) = self.dead.iter().rev().find(|d| d.name == key) else {
+            return false;
+        };
+        self.errors.push(span, dead.message(what));
+        true
+    }
+
+    fn bury(&mut self, name: &Ident, consumed_by: Option<&Fields>) {
+        self.dead.push(Dead {
+            name: name.to_string(),
+            consumed_by: consumed_by.cloned(),
+        });
+    }
+
     fn writable(&mut self, v: &Dataview, scope: &Scope, what: &str) {
         let kind = scope.lookup(&v.root);
-        if kind.is_none() && self.dead.contains(&v.root.to_string()) {
-            self.errors.push(
-                v.span,
-                format!("ancilla `{}` was deallocated before this {what}", v.root),
-            );
+        if self.dead_use(&v.root, v.span, scope, what) {
             return;
         }
         if !kind.map(VarKind::writable).unwrap_or(false) {
@@ -237,15 +355,7 @@ impl Checker<'_> {
                             ),
                         );
                     }
-                    if scope.lookup(&v.root).is_none() && self.dead.contains(&v.root.to_string()) {
-                        self.errors.push(
-                            v.span,
-                            format!(
-                                "ancilla `{}` was deallocated before this instruction",
-                                v.root
-                            ),
-                        );
-                    }
+                    self.dead_use(&v.root, v.span, scope, "this instruction");
                 }
                 for (a, va) in views.iter().enumerate() {
                     for vb in &views[a + 1..] {
@@ -273,11 +383,14 @@ impl Checker<'_> {
             StmtKind::Alloc(bindings) => {
                 for b in bindings {
                     scope.declare(&b.name, VarKind::Ancilla);
-                    self.dead.retain(|d| *d != b.name.to_string());
+                    self.dead.retain(|d| d.name != b.name.to_string());
                 }
             }
             StmtKind::Dealloc(bindings) => {
                 for b in bindings {
+                    if self.dead_use(&b.name, b.name.span(), scope, "this deallocation") {
+                        continue;
+                    }
                     if !scope.remove_ancilla(&b.name) {
                         self.errors.push(
                             b.name.span(),
@@ -288,7 +401,7 @@ impl Checker<'_> {
                             ),
                         );
                     } else {
-                        self.dead.push(b.name.to_string());
+                        self.bury(&b.name, None);
                     }
                 }
             }
@@ -319,14 +432,7 @@ impl Checker<'_> {
                 // Views rooted at writable names are passed `&mut`; read-only ones by value.
                 for a in &call.args {
                     if let CallArg::View(v) = a {
-                        if scope.lookup(&v.root).is_none()
-                            && self.dead.contains(&v.root.to_string())
-                        {
-                            self.errors.push(
-                                v.span,
-                                format!("ancilla `{}` was deallocated before this call", v.root),
-                            );
-                        }
+                        self.dead_use(&v.root, v.span, scope, "this call");
                     }
                 }
             }
@@ -334,6 +440,7 @@ impl Checker<'_> {
                 self.writable(stack, scope, "a stack operation");
                 self.writable(value, scope, "a stack operation");
             }
+            StmtKind::Fields(f) => self.fields(f, scope),
             StmtKind::Safe(_) => {}
             StmtKind::NoCheck(body) => {
                 // the block shares the enclosing scope: it only turns checks off.

@@ -58,6 +58,7 @@ fn stmt_writes(s: &Stmt, own: &Ident, out: &mut Vec<Write>) {
             direct(stack);
             direct(value);
         }
+        StmtKind::Fields(f) => f.names().into_iter().for_each(|n| direct(&Dataview::of(n))),
         StmtKind::Call { call, .. } => {
             let path = effects_path(&call.callee, own);
             for (k, a) in call.args.iter().enumerate() {

@@ -30,6 +30,7 @@ pub mod ast;
 pub mod bounds;
 pub mod broadcast;
 pub mod check;
+pub mod constructors;
 pub mod dropped;
 pub mod effects;
 pub mod parallel;

@@ -710,6 +710,10 @@ impl Walker<'_> {
                     }
                 }
             }
+            // only the iteration's own ancillas can be consumed: the names stay local
+            StmtKind::Fields(f) => self
+                .locals
+                .extend(f.created().into_iter().map(Ident::to_string)),
             StmtKind::If {
                 pre,
                 post,

@@ -10,6 +10,7 @@
 //! error points at the user's tokens and says how to fix it.
 
 use crate::ast::*;
+use crate::constructors::{parse_fields, Parsed};
 use crate::print::tokens_text;
 use crate::reverse::reverse_block;
 use proc_macro2::{Span, TokenStream};
@@ -340,6 +341,10 @@ impl Parser<'_> {
     }
 
     fn local(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) {
+        let init = local.init.as_ref().filter(|i| i.diverge.is_none());
+        if let Some(parsed) = init.and_then(|i| parse_fields(&local.pat, &i.expr)) {
+            return self.fields(parsed, local, out);
+        }
         let bindings = match &local.init {
             None => {
                 self.errors.spanned(
@@ -366,6 +371,18 @@ impl Parser<'_> {
             .extend(bindings.iter().map(|b| b.name.to_string()));
         if !bindings.is_empty() {
             out.push(stmt(StmtKind::Alloc(bindings), local));
+        }
+    }
+
+    /// A reversible constructor or destructor (`crate::constructors`).
+    fn fields(&mut self, parsed: Parsed, local: &syn::Local, out: &mut Vec<Stmt>) {
+        if let Some(e) = parsed.errors {
+            self.errors.add(e);
+        }
+        if let Some(f) = parsed.fields {
+            let created = f.created().into_iter().map(Ident::to_string);
+            self.state_names.extend(created);
+            out.push(stmt(StmtKind::Fields(f), local));
         }
     }
 

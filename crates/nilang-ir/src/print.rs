@@ -116,6 +116,7 @@ pub fn header_text(kind: &StmtKind) -> String {
         }
         StmtKind::NoCheck(_) => "nocheck! { … }".to_string(),
         StmtKind::Routine { .. } => "routine! { … }".to_string(),
+        StmtKind::Fields(f) => crate::constructors::fields_text(f),
         _ => {
             let ts = stmt_tokens(&s);
             pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts))
@@ -308,6 +309,7 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             let (s, v) = (view_tokens(stack), view_tokens(value));
             quote!(#name!(#s, #v);)
         }
+        StmtKind::Fields(f) => crate::constructors::fields_text_tokens(f),
         StmtKind::Safe(ts) => quote!(safe! { #ts }),
         StmtKind::NoCheck(body) => {
             let b = block_tokens(body);

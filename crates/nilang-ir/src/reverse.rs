@@ -10,6 +10,14 @@ pub fn reverse_block(stmts: &[Stmt]) -> Vec<Stmt> {
     stmts.iter().rev().map(reverse_stmt).collect()
 }
 
+/// The inverse of a constructor (the destructor on the same names) and of a destructor.
+pub fn reverse_fields(f: &Fields) -> Fields {
+    Fields {
+        construct: !f.construct,
+        ..f.clone()
+    }
+}
+
 /// The inverse of one statement (the papers' table of reversible statements).
 pub fn reverse_stmt(s: &Stmt) -> Stmt {
     let kind = match &s.kind {
@@ -67,6 +75,8 @@ pub fn reverse_stmt(s: &Stmt) -> Stmt {
             push: !push,
             copy: *copy,
         },
+        // the constructor and the destructor undo each other; nothing is computed
+        StmtKind::Fields(f) => StmtKind::Fields(reverse_fields(f)),
         StmtKind::NoCheck(body) => StmtKind::NoCheck(reverse_block(body)),
         // `~(P X ~P)` is `P ~X ~P`: the computation stays, only its use is undone.
         StmtKind::Routine { compute, body } => StmtKind::Routine {

@@ -81,6 +81,13 @@ impl Gen {
                 self.adjoint_builtin(*op, args, operand.as_ref(), site)
             }
             StmtKind::Alloc(bindings) => self.adjoint_alloc(bindings),
+            // values and gradients are built and taken apart side by side
+            StmtKind::Fields(f) => {
+                self.scope.move_fields(f);
+                let values = crate::codegen::fields_code(f, false);
+                let grads = crate::codegen::fields_code(&f.renamed(shadow_name), true);
+                quote!(#values #grads)
+            }
             StmtKind::Stack {
                 stack,
                 value,

@@ -330,10 +330,14 @@ impl Gen {
         match (self.dead_uncompute.clone(), callees) {
             (DeadUncompute::Skip, None) => {
                 for s in undo {
-                    if let StmtKind::Dealloc(bindings) = &s.kind {
-                        bindings.iter().for_each(|b| {
+                    match &s.kind {
+                        StmtKind::Dealloc(bindings) => bindings.iter().for_each(|b| {
                             self.scope.remove_ancilla(&b.name);
-                        });
+                        }),
+                        StmtKind::Fields(f) => {
+                            self.scope.move_fields(f);
+                        }
+                        _ => {}
                     }
                 }
                 TokenStream::new()
@@ -563,6 +567,10 @@ impl Gen {
                     self.scope.declare(&b.name, VarKind::Ancilla);
                 }
                 out
+            }
+            StmtKind::Fields(f) => {
+                self.scope.move_fields(f);
+                fields_code(f, false)
             }
             StmtKind::Dealloc(bindings) => {
                 let mut out = TokenStream::new();
@@ -1066,4 +1074,19 @@ pub fn statements(
         g.scope.declare(a, VarKind::Ancilla);
     }
     g.stmts(stmts)
+}
+
+/// A reversible constructor (`let mut z = Complex { re: a, im: b };`) or destructor
+/// (`let Complex { re: mut a, im: mut b } = z;`): Rust moves the values. For the shadows of an
+/// adjoint program (`gradients`), the struct's path loses its generic arguments.
+pub(crate) fn fields_code(f: &Fields, gradients: bool) -> TokenStream {
+    let whole = &f.whole;
+    let var = |v: &syn::Ident| quote!(mut #v);
+    let value = nilang_ir::constructors::build_tokens(f, &var, gradients);
+    if f.construct {
+        let plain = nilang_ir::constructors::build_tokens(f, &|v| v.to_token_stream(), gradients);
+        quote!(let mut #whole = #plain;)
+    } else {
+        quote!(let #value = #whole;)
+    }
 }

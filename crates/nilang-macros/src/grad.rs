@@ -1072,6 +1072,11 @@ fn split_guarded(f: &Function, may_write: &[String]) -> Option<(Split, Vec<Strin
     let mut head: Vec<Stmt> = shape.allocs.to_vec();
     head.extend_from_slice(shape.compute);
     head.extend_from_slice(shape.body);
+    // live ancillas get zero gradients at the split from their type (`Shadow`), which a
+    // value built by a constructor (a user struct) may lack: such bodies are not fused
+    if head.iter().any(|s| matches!(s.kind, StmtKind::Fields(_))) {
+        return None;
+    }
     let tail = reverse_block(&head[shape.allocs.len()..]);
     let mut live: Vec<syn::Ident> = Vec::new();
     for s in &head {
