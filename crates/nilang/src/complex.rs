@@ -5,7 +5,9 @@
 //! `Complex<T>` for any `T: Real` supports `y += x`, `y += -x`, `y += a + b`, `y += a - b`,
 //! `y += a * b`, `y += a / b`, `y += pow(a, b)`, `y += exp(x)`, `y += log(x)` (the arXiv
 //! paper's Listing 5),
-//! `neg`, `conj`, `swap` and `hadamard`; real constants convert to complex ones. The modulus
+//! `neg`, `conj`, `swap`, `hadamard` and `inv` (`z ← 1/z`: the one complex instruction with
+//! an adjoint rule of its own, [`InvertComplex`] in `gvar.rs`, since an in-place reciprocal
+//! is not a sequence of exact real instructions); real constants convert to complex ones. The modulus
 //! and its square go into a real target through the fields: `r += hypot(z.re, z.im)`,
 //! `r += square(z.re); r += square(z.im)` (NiLang's `abs` and `abs2` of a complex number).
 
@@ -163,6 +165,15 @@ impl<T: Real> Conjugate for Complex<T> {
     #[inline]
     fn conjugate(&mut self) {
         self.im.negate();
+    }
+}
+
+impl<T: Real> Invert for Complex<T> {
+    /// `z ← 1/z`: the rule of the field type ([`InvertComplex`]; its adjoint in `gvar.rs`).
+    /// Like `inv` on floats it rounds, so it is its own inverse up to rounding.
+    #[inline]
+    fn invert(&mut self) {
+        T::invert_complex(&mut self.re, &mut self.im);
     }
 }
 

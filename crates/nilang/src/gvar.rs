@@ -205,6 +205,29 @@ impl<T: Float, G: Grad<T>> Invert for GVar<T, G> {
     }
 }
 
+impl<T: Float, G: Grad<T>> InvertComplex for GVar<T, G> {
+    /// Adjoint rule of `inv(z)` on complex numbers (its own inverse): `z ↦ 1/z` is
+    /// holomorphic, so with the gradient `ḡ = ∂L/∂re + i ∂L/∂im` of the output `w = 1/z`,
+    /// the input's gradient is `ḡ · conj(f′(z))`, `f′(z) = −1/z²`. Run in the adjoint program
+    /// on `(w, ḡ)`, the value is inverted back to `z` and the gradient becomes
+    /// `ḡ · conj(f′(z))` at that recovered `z` (`prims::complex_recip_derivative`); run twice
+    /// it gives the gradient back: `conj(f′(z) f′(1/z)) = 1`.
+    #[inline(always)]
+    fn invert_complex(re: &mut Self, im: &mut Self) {
+        let (zr, zi) = crate::prims::complex_recip(re.x, im.x);
+        let (a, b) = crate::prims::complex_recip_derivative(zr, zi);
+        let (gr, gi) = (re.g, im.g);
+        *re = GVar {
+            x: zr,
+            g: gr * a + gi * b,
+        };
+        *im = GVar {
+            x: zi,
+            g: gi * a - gr * b,
+        };
+    }
+}
+
 impl<T: Float, G: Grad<T>> Hadamard for GVar<T, G> {
     /// Adjoint rule: the transform is linear, symmetric and orthogonal, so the gradients
     /// transform with the same matrix as the values.

@@ -160,11 +160,20 @@ pub trait Flip {
 /// stored value is negated); on floats `1/(1/x)` is `x` up to one rounding each way.
 #[diagnostic::on_unimplemented(
     message = "`inv` (x ← 1/x) is not an instruction on `{Self}`",
-    note = "it is defined on floats, `GVar`, `Dual`, `ULog` and `Tropical`; integers have no reciprocal"
+    note = "it is defined on floats, `GVar`, `Dual`, `ULog`, `Tropical` and complex numbers; integers have no reciprocal"
 )]
 pub trait Invert {
     /// x ← 1/x
     fn invert(&mut self);
+}
+
+/// `inv(z)` on a complex number whose fields are of this type: `(re, im)` ← the fields of
+/// `1/z`. Each scalar type has its rule — plain floats compute [`prims::complex_recip`],
+/// [`crate::GVar`] its adjoint rule (in `gvar.rs`) — so that `Complex<T>: Invert` holds for
+/// every [`crate::Real`] `T`; [`crate::Real`] requires it. Its own inverse, up to rounding.
+pub trait InvertComplex: Sized {
+    /// `(re, im)` ← the fields of `1/(re + i·im)`.
+    fn invert_complex(re: &mut Self, im: &mut Self);
 }
 
 /// `hadamard(a, b)`: (a, b) ← ((a + b)/√2, (a − b)/√2), the Hadamard transform of a pair
@@ -255,6 +264,13 @@ impl<T: Float> Invert for T {
     #[inline(always)]
     fn invert(&mut self) {
         *self = T::f_one() / *self;
+    }
+}
+
+impl<T: Float> InvertComplex for T {
+    #[inline(always)]
+    fn invert_complex(re: &mut T, im: &mut T) {
+        (*re, *im) = prims::complex_recip(*re, *im);
     }
 }
 

@@ -49,8 +49,8 @@ pub use dual::{Dual, DualN};
 pub use float::Float;
 pub use gvar::GVar;
 pub use instr::{
-    Acc1, Acc2, Accepts, Conjugate, Flip, Hadamard, Invert, Negate, Rotate, Scale1, Scale2, Step,
-    Zeroable,
+    Acc1, Acc2, Accepts, Conjugate, Flip, Hadamard, Invert, InvertComplex, Negate, Rotate, Scale1,
+    Scale2, Step, Zeroable,
 };
 pub use lanes::{Grad, Lanes};
 /// # Example

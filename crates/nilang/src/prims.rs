@@ -256,3 +256,20 @@ fn pow_partials<T: Float>(a: T, b: T) -> (T, T) {
     };
     (da, db)
 }
+
+/// The complex reciprocal on the fields, `1/z = (re − i·im)/(re² + im²)`: the math of `inv(z)`
+/// on complex numbers (`Complex<T>: Invert`). Infinite or NaN at `z = 0`, like `1/x` on floats.
+#[inline(always)]
+pub fn complex_recip<T: Float>(re: T, im: T) -> (T, T) {
+    let d = re * re + im * im;
+    (re / d, -im / d)
+}
+
+/// The derivative of `z ↦ 1/z` (holomorphic): `−1/z²` on the fields, `−(re² − im² −
+/// 2i·re·im)/(re² + im²)²`.
+#[inline(always)]
+pub fn complex_recip_derivative<T: Float>(re: T, im: T) -> (T, T) {
+    let (wr, wi) = complex_recip(re, im);
+    // −w² for w = 1/z
+    (wi * wi - wr * wr, -(T::from_f64(2.0) * wr * wi))
+}

@@ -76,6 +76,7 @@ pub trait Real:
     + Conjugate
     + Rotate
     + Invert
+    + InvertComplex
     + Hadamard
     + Send
     + Sync
