@@ -148,7 +148,7 @@ impl Gen {
     fn adjoint_operand(
         &self,
         o: &Operand,
-        like: &syn::Ident,
+        like: &TokenStream,
         local: &syn::Ident,
     ) -> (TokenStream, TokenStream) {
         let p = private();
@@ -156,8 +156,7 @@ impl Gen {
             Operand::View(v) => v.span,
             Operand::Const(e) => syn::spanned::Spanned::span(e),
         };
-        let like = like.to_token_stream();
-        let load = |value: TokenStream| crate::codegen::load_call(span, &like, &value);
+        let load = |value: TokenStream| crate::codegen::load_call(span, like, &value);
         match o {
             // read by every iteration of a parallel loop: the value is read-only, the gradient
             // goes to the chunk's own shadow (`crate::parallel`)
@@ -248,7 +247,8 @@ impl Gen {
         let (mut loads, mut stores, mut locals) = (TokenStream::new(), TokenStream::new(), vec![]);
         for (k, arg) in instr.args.iter().enumerate() {
             let local = format_ident!("__a{}", k);
-            let (l, s) = self.adjoint_operand(arg, &y, &local);
+            let like = crate::codegen::operand_like(instr, k, &y.to_token_stream());
+            let (l, s) = self.adjoint_operand(arg, &like, &local);
             loads.extend(l);
             stores.extend(s);
             locals.push(local);
@@ -376,7 +376,8 @@ impl Gen {
                     ),
                     (_, Some(theta)) => {
                         let method = format_ident!("{}", op.name());
-                        let (load_t, store_t) = self.adjoint_operand(theta, &a, &t);
+                        let (load_t, store_t) =
+                            self.adjoint_operand(theta, &a.to_token_stream(), &t);
                         let call = quote!(<_ as #p::Rotate>::#method(&mut #a, &mut #b, &mut #t));
                         (load_t, store_t, call)
                     }

@@ -845,7 +845,8 @@ impl Gen {
         let mut locals = Vec::new();
         for (k, arg) in instr.args.iter().enumerate() {
             let local = format_ident!("__a{}", k);
-            let (l, s) = self.load_store(arg, quote!(__y), local.to_token_stream());
+            let like = operand_like(instr, k, &quote!(__y));
+            let (l, s) = self.load_store(arg, like, local.to_token_stream());
             loads.extend(l);
             stores.extend(s);
             locals.push(local);
@@ -1015,6 +1016,19 @@ fn needs_binding(e: &syn::Expr) -> bool {
             .flatten()
             .any(|e| needs_binding(e)),
         _ => true,
+    }
+}
+
+/// What operand `k` of an instruction is loaded like ([`load_call`]): the target `y`, except
+/// the second operand of `y *= f(a, b)` / `y /= f(a, b)`, loaded as the instruction's
+/// `Scale2::Second` (the real exponent of `pow` on `ULog`).
+pub(crate) fn operand_like(instr: &Instr, k: usize, y: &TokenStream) -> TokenStream {
+    match (instr.op, k, instruction_trait(instr)) {
+        (AccOp::Mul | AccOp::Div, 1, Some((tr, _, prim))) => {
+            let p = private();
+            quote!(<_ as #p::#tr<#prim>>::second_like(&#y))
+        }
+        _ => y.clone(),
     }
 }
 

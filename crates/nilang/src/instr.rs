@@ -84,12 +84,21 @@ pub trait Scale1<F>: Sized {
 }
 
 /// `y *= f(a, b)` and `y /= f(a, b)` in multiplicative number systems.
-#[diagnostic::on_unimplemented(message = "`*=` and `/=` are not reversible on `{Self}`")]
+#[diagnostic::on_unimplemented(
+    message = "`*=` and `/=` by `{F}` of two operands are not instructions on `{Self}`",
+    note = "on `ULog`: `y *= a * b`, `a / b`, `a + b`, `a - b` and `pow(a, r)` (a real `r`); on `Tropical`: `a * b` and `a + b`; floats have no reversible `*=` (accumulate with `+=` into an ancilla)"
+)]
 pub trait Scale2<F>: Sized {
+    /// The type the second operand is loaded as: `Self` for sums, products and quotients, the
+    /// real exponent `T` for `y *= pow(a, r)` on `ULog<T>`.
+    type Second;
     /// `y *= f(a, b)`
-    fn mul2(y: &mut Self, a: &mut Self, b: &mut Self);
+    fn mul2(y: &mut Self, a: &mut Self, b: &mut Self::Second);
     /// `y /= f(a, b)`
-    fn div2(y: &mut Self, a: &mut Self, b: &mut Self);
+    fn div2(y: &mut Self, a: &mut Self, b: &mut Self::Second);
+    /// A value of the second operand's type, which generated code loads the operand like
+    /// ([`Accepts::load_like`]); only its type matters.
+    fn second_like(y: &Self) -> Self::Second;
 }
 
 /// How an operand of type `X` enters an instruction whose target has type `Self`.

@@ -35,4 +35,4 @@ pub use fixed::types::I21F43;
 #[cfg(feature = "fixed")]
 pub use fixedpoint::FixedPoint;
 pub use tropical::{Tropical, TropicalBase};
-pub use ulog::{mypower, mypower_grad, mypower_inv, QLog, QLogAddExp, QLogSubExp, ULog};
+pub use ulog::{mypower, mypower_grad, mypower_inv, QLog, QLogAddExp, QLogPow, QLogSubExp, ULog};

@@ -163,6 +163,11 @@ impl<T: TropicalBase + Acc1<prims::Identity>> Scale1<prims::Identity> for Tropic
 }
 
 impl<T: TropicalBase + Acc2<prims::Add>> Scale2<prims::Mul> for Tropical<T> {
+    type Second = Self;
+    #[inline(always)]
+    fn second_like(y: &Self) -> Self {
+        *y
+    }
     /// `y += a + b`
     #[inline]
     fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {
@@ -182,6 +187,11 @@ impl<T: TropicalBase + Acc2<prims::Add>> Scale2<prims::Mul> for Tropical<T> {
 }
 
 impl<T: TropicalBase + Acc1<prims::Identity>> Scale2<prims::Add> for Tropical<T> {
+    type Second = Self;
+    #[inline(always)]
+    fn second_like(y: &Self) -> Self {
+        *y
+    }
     /// `y += max(a, b)` (the gradient goes to the larger operand, `a` on ties).
     #[inline]
     fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {

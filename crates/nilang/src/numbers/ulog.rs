@@ -22,15 +22,22 @@
 //! | `y *= a + b`, `y /= a + b` | `ln y ± = ln(eᵃ + eᵇ)` (rounded to the grid: [`QLogAddExp`]) |
 //! | `y *= a - b`, `y /= a - b` | `ln y ± = ln(eᵃ − eᵇ)` for `a > b` ([`QLogSubExp`]) |
 //! | `y *= 2.0` (a constant) | `ln y ± = ln 2` (rounded to the grid) |
+//! | `y *= pow(a, r)`, `y /= pow(a, r)` (`r` real) | `ln y ± = r · ln a` (rounded to the grid: [`QLogPow`]) |
 //! | `inv(y)` | `ln y = −ln y` |
 //!
 //! Every one of these is exactly undone by its inverse, because the amount added to `ln y` is
 //! a grid value computed from the operands alone. Exactness ends at the value: a sum or
 //! difference is rounded to the grid (relative error up to 2⁻⁴⁴), and a difference of nearly
 //! equal numbers loses the digits that cancel, as in any floating-point subtraction. A power
-//! `y *= pow(a, r)` (NiLang's `x.log += a.log * r`) is not provided: the exponent would be
-//! loaded as a `ULog` (positive, rounded); an integer power is `y *= a` repeated, as in
-//! [`mypower`].
+//! `y *= pow(a, r)` (NiLang's `x.log += a.log * r`) takes a real exponent `r` — a variable of
+//! the logarithm's type `T` or a constant, loaded as `T` rather than as a `ULog`
+//! (`Scale2::Second`) — and adds `r · ln a` rounded to the grid ([`QLogPow`]). It is exact as
+//! an instruction (`y /= pow(a, r)` subtracts the same grid value and restores `y` bit for bit,
+//! while the logarithms stay below 2¹⁰), but not in its value: `aʳ` carries the grid's
+//! rounding (relative error up to 2⁻⁴⁴) and the product's (2⁻⁵³ of `|r ln a|`), whereas an
+//! integer power by repeated `y *= a` (as in [`mypower`]) is exact in the value too. Using it
+//! in a function generic over `T` needs the bound `T: Acc2<QLogPow>` (as `QLog` needs
+//! `Acc1<QLog>`).
 //!
 //! `y += x` has no reversible meaning on a `ULog` (it is a compile error): add in the linear
 //! domain instead, e.g. `out += exp(y.ln)` on a real `out`, as [`mypower`] does.
@@ -119,7 +126,12 @@ impl<T: Acc1<prims::Identity>> Scale1<prims::Identity> for ULog<T> {
     }
 }
 
-impl<T: Acc2<prims::Add>> Scale2<prims::Mul> for ULog<T> {
+impl<T: Copy + Acc2<prims::Add>> Scale2<prims::Mul> for ULog<T> {
+    type Second = Self;
+    #[inline(always)]
+    fn second_like(y: &Self) -> Self {
+        *y
+    }
     /// `ln y += ln a + ln b`
     #[inline(always)]
     fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {
@@ -132,7 +144,12 @@ impl<T: Acc2<prims::Add>> Scale2<prims::Mul> for ULog<T> {
     }
 }
 
-impl<T: Acc2<prims::Sub>> Scale2<prims::Div> for ULog<T> {
+impl<T: Copy + Acc2<prims::Sub>> Scale2<prims::Div> for ULog<T> {
+    type Second = Self;
+    #[inline(always)]
+    fn second_like(y: &Self) -> Self {
+        *y
+    }
     /// `ln y += ln a − ln b`
     #[inline(always)]
     fn mul2(y: &mut Self, a: &mut Self, b: &mut Self) {
@@ -274,7 +291,12 @@ impl<F: crate::Float> prims::Binary<F> for QLogSubExp {
     }
 }
 
-impl<T: Acc2<QLogAddExp>> Scale2<prims::Add> for ULog<T> {
+impl<T: Copy + Acc2<QLogAddExp>> Scale2<prims::Add> for ULog<T> {
+    type Second = Self;
+    #[inline(always)]
+    fn second_like(y: &Self) -> Self {
+        *y
+    }
     /// `ln y += ln(a + b)`, the sum's logarithm rounded to the grid ([`QLogAddExp`]): exactly
     /// undone by `y /= a + b`.
     #[inline(always)]
@@ -299,6 +321,11 @@ fn assert_positive_difference<T: Real>(a: &ULog<T>, b: &ULog<T>) {
 }
 
 impl<T: Real + Acc2<QLogSubExp>> Scale2<prims::Sub> for ULog<T> {
+    type Second = Self;
+    #[inline(always)]
+    fn second_like(y: &Self) -> Self {
+        *y
+    }
     /// `ln y += ln(a − b)` for `a > b` (panics otherwise), rounded to the grid
     /// ([`QLogSubExp`]): exactly undone by `y /= a - b`.
     #[inline(always)]
@@ -311,6 +338,46 @@ impl<T: Real + Acc2<QLogSubExp>> Scale2<prims::Sub> for ULog<T> {
     fn div2(y: &mut Self, a: &mut Self, b: &mut Self) {
         assert_positive_difference(a, b);
         <T as Acc2<QLogSubExp>>::sub2(&mut y.ln, &mut a.ln, &mut b.ln);
+    }
+}
+
+/// `r · ln a` rounded to the grid of [`ULog`] logarithms: the logarithm of the power `aʳ` of
+/// a logarithmic number `a` (stored as `ln a`) to a real exponent `r`. Partials `r` and
+/// `ln a` (the rounding, below 2⁻⁴⁴, is invisible to gradients). It is what `y *= pow(a, r)`
+/// adds to `y.ln` (NiLang's `out.log += a.log * r`, here on the grid so that `y /= pow(a, r)`
+/// undoes it exactly).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QLogPow;
+
+impl<F: crate::Float> prims::Binary<F> for QLogPow {
+    #[inline]
+    fn value(la: F, r: F) -> F {
+        on_grid(la * r)
+    }
+    #[inline]
+    fn partials(la: F, r: F) -> (F, F) {
+        (r, la)
+    }
+}
+
+impl<T: Copy + Acc2<QLogPow>> Scale2<prims::Pow> for ULog<T> {
+    /// The exponent is a real number of the logarithm's type (a variable, or a constant
+    /// converted to it), not a logarithmic number.
+    type Second = T;
+    /// `ln y += r · ln a`, rounded to the grid ([`QLogPow`]): exactly undone by
+    /// `y /= pow(a, r)`.
+    #[inline(always)]
+    fn mul2(y: &mut Self, a: &mut Self, r: &mut T) {
+        <T as Acc2<QLogPow>>::add2(&mut y.ln, &mut a.ln, r);
+    }
+    /// `ln y -= r · ln a`
+    #[inline(always)]
+    fn div2(y: &mut Self, a: &mut Self, r: &mut T) {
+        <T as Acc2<QLogPow>>::sub2(&mut y.ln, &mut a.ln, r);
+    }
+    #[inline(always)]
+    fn second_like(y: &Self) -> T {
+        y.ln
     }
 }
 
