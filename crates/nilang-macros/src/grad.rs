@@ -8,7 +8,7 @@
 
 use crate::adjoint::Shadows;
 use nilang_ir::adjoint::shadow_name;
-use nilang_ir::ast::{Function, ParamKind, Stmt, StmtKind};
+use nilang_ir::ast::{AccOp, Function, ParamKind, Prim, Stmt, StmtKind};
 use nilang_ir::reverse::reverse_block;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -741,10 +741,61 @@ fn dropped_gradient_errors(p: &Params) -> TokenStream {
 /// to the bounds of the scalar type (the first type parameter).
 pub fn with_base_bound(f: &Function) -> syn::Generics {
     let mut generics = f.sig.generics.clone();
-    if let Some(t) = generics.type_params_mut().next() {
-        t.bounds.push(syn::parse_quote!(::nilang::Base));
+    let Some(t) = generics.type_params_mut().next() else {
+        return generics;
+    };
+    t.bounds.push(syn::parse_quote!(::nilang::Base));
+    let scalar = t.ident.to_token_stream();
+    let bounds = primitive_param_bounds(f, &scalar);
+    if !bounds.is_empty() {
+        generics.make_where_clause().predicates.extend(bounds);
     }
     generics
+}
+
+/// Bounds for the primitives of `f`'s body that are type parameters of `f` (`anc += M(x)` in
+/// a function generic over `M`, such as `stdlib::mapreduce::i_mapfoldl`): `M:
+/// nilang::Unary<S>` (`Binary` for two operands) for the scalar type `S` the generated code
+/// runs on. The user's function has `T: Acc1<M>` (`add_primitive_bounds`), which its
+/// adjoint programs cannot turn into `GVar<T, G>: Acc1<M>` for their pairs; `M: Unary<T>` gives
+/// that for every gradient type `G` (the blanket rule in `gvar.rs`). A concrete primitive
+/// needs none of this: its `impl<T: Float> Unary<T>` proves the bound for every float.
+pub fn primitive_param_bounds(f: &Function, scalar: &TokenStream) -> Vec<syn::WherePredicate> {
+    fn collect(
+        stmts: &[Stmt],
+        params: &[&syn::Ident],
+        scalar: &TokenStream,
+        out: &mut Vec<String>,
+    ) {
+        for s in stmts {
+            if let StmtKind::Instr(instr) = &s.kind {
+                let param = match &instr.prim {
+                    Prim::User(path) => path.get_ident().filter(|id| params.contains(id)),
+                    Prim::Builtin(_) => None,
+                };
+                let kind = match (instr.op, instr.args.len()) {
+                    (AccOp::Add | AccOp::Sub, 1) => Some(quote!(Unary)),
+                    (AccOp::Add | AccOp::Sub, 2) => Some(quote!(Binary)),
+                    _ => None,
+                };
+                if let (Some(m), Some(kind)) = (param, kind) {
+                    let bound = quote!(#m: ::nilang::#kind<#scalar>).to_string();
+                    if !out.contains(&bound) {
+                        out.push(bound);
+                    }
+                }
+            }
+            for block in s.blocks() {
+                collect(block, params, scalar, out);
+            }
+        }
+    }
+    let params: Vec<&syn::Ident> = f.sig.generics.type_params().map(|p| &p.ident).collect();
+    let mut out = Vec::new();
+    collect(&f.body, &params, scalar, &mut out);
+    out.iter()
+        .map(|b| syn::parse_str(b).expect("a bound"))
+        .collect()
 }
 
 fn gradient_generics(p: &Params) -> syn::Generics {
@@ -943,7 +994,12 @@ fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
     let name_str = f.sig.ident.to_string();
     let (grad_name, hess_name) = (&names.grad, &names.hessian);
     let loss = p.added_param("loss");
-    let generics = gradient_generics(p);
+    let mut generics = gradient_generics(p);
+    // `f_grad` runs on dual numbers: primitives passed as type parameters need their rule there
+    let dual_bounds = primitive_param_bounds(f, &quote!(#n::Dual<#scalar>));
+    if !dual_bounds.is_empty() {
+        generics.make_where_clause().predicates.extend(dual_bounds);
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (vis, inputs) = (&f.vis, &f.sig.inputs);
     let diff = p.diff();

@@ -10,6 +10,24 @@
 //! i_filter_inv(&mut out, &mut x, &positive);
 //! assert!(out.is_empty());
 //! ```
+//!
+//! [`i_mapfoldl`] takes its map and fold as primitives passed by type (`Unary` types, such
+//! as your own `struct Softplus;` or [`crate::prims::Identity`]):
+//!
+//! ```
+//! use nilang::prims::{Identity, Square};
+//! use nilang::stdlib::mapreduce::{i_mapfoldl, i_mapfoldl_grad, i_mapfoldl_inv};
+//! use nilang::Loss;
+//!
+//! // out += Σ xᵢ²  (NiLang: i_mapfoldl(abs2, PlusEq(identity), out, x))
+//! let (mut out, mut x) = (0.0, vec![1.0, -2.0, 3.0]);
+//! i_mapfoldl::<f64, Square, Identity>(&mut out, &mut x);
+//! assert_eq!(out, 14.0);
+//! i_mapfoldl_inv::<f64, Square, Identity>(&mut out, &mut x);
+//! assert_eq!(out, 0.0);
+//! let (_, gx) = i_mapfoldl_grad::<f64, Square, Identity>(Loss::arg(0), &mut 0.0, &mut x).unwrap();
+//! assert_eq!(gx.iter().map(|g| g.g).collect::<Vec<_>>(), vec![2.0, -4.0, 6.0]);
+//! ```
 
 use crate::{i, Real};
 
@@ -31,4 +49,29 @@ pub fn i_filter<T: Real, F: Fn(f64) -> bool>(out: &mut Vec<T>, x: &mut [T], keep
             dealloc!(y = T::zero());
         }
     }
+}
+
+/// NiLang's `i_mapfoldl(map, fold, out, xs)` with an additive fold: `out += F(M(x₀)) +
+/// F(M(x₁)) + …`, one element at a time — `anc += M(xᵢ)`, `out += F(anc)`, `anc -= M(xᵢ)`
+/// — so only one ancilla is live. `M` and `F` are primitives passed by type
+/// (`i_mapfoldl::<T, M, F>`): types implementing [`crate::Unary`] for every float, as for
+/// `y += MyPrim(x)` (NiLang's `i_sum(out, f, x)` is `F = Identity`). A primitive rather
+/// than a reversible function, because the generated adjoint programs need the rule of `M`
+/// on value–gradient pairs: the macro adds `M: Unary<T>` to them (and `M: Unary<Dual<T>>` to
+/// `f_hessian`), which a primitive satisfies for every float; a reversible function passed by
+/// type would need the four programs of a function (`f`, `f_inv`, `f_adjoint`,
+/// `f_adjoint_inv`) behind one trait, which Rust cannot state for a function generic over its
+/// scalar. Folds that multiply (NiLang's `*=` on `ULogarithmic`) are a loop of `y *= …`.
+///
+/// Inverse: the same scan with `out -= F(anc)`. Adjoint: one scan, evaluating `M` twice and
+/// `F` once per element, with their derivatives.
+#[i]
+pub fn i_mapfoldl<T: Real, M, F>(out: &mut T, x: &mut [T]) {
+    let anc = T::zero();
+    for i in 0..x.len() {
+        anc += M(x[i]);
+        out += F(anc);
+        anc -= M(x[i]);
+    }
+    dealloc!(anc = T::zero());
 }
