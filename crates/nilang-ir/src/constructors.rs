@@ -92,14 +92,7 @@ fn constructor(pat: &Pat, mac: &syn::Macro) -> Parsed {
             let fields = s.fields.iter().map(|f| (f.member.clone(), &f.expr));
             (Shape::Struct(s.path.clone()), fields.collect())
         }
-        Expr::Tuple(t) => {
-            let fields = t
-                .elems
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (Member::from(i), e));
-            (Shape::Tuple, fields.collect())
-        }
+        Expr::Tuple(t) => (Shape::Tuple, numbered(t.elems.iter())),
         other => return Parsed::failed(syn::Error::new_spanned(other, NEW_FORM)),
     };
     let mut parts = Vec::new();
@@ -148,14 +141,7 @@ fn destructor(pat: &Pat, mac: &syn::Macro) -> Parsed {
             let fields = s.fields.iter().map(|f| (f.member.clone(), &*f.pat));
             (Shape::Struct(s.path.clone()), fields.collect())
         }
-        Pat::Tuple(t) => {
-            let fields = t
-                .elems
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (Member::from(i), p));
-            (Shape::Tuple, fields.collect())
-        }
+        Pat::Tuple(t) => (Shape::Tuple, numbered(t.elems.iter())),
         other => return Parsed::failed(syn::Error::new_spanned(other, FIELDS_FORM)),
     };
     let mut parts: Vec<Part> = Vec::new();
@@ -180,6 +166,14 @@ fn destructor(pat: &Pat, mac: &syn::Macro) -> Parsed {
         add_error(&mut errors, error);
     }
     finish(whole, shape, parts, false, errors, pat)
+}
+
+/// A tuple's elements with their fields `.0`, `.1`, ….
+fn numbered<'a, X>(elems: impl Iterator<Item = &'a X>) -> Vec<(Member, &'a X)> {
+    elems
+        .enumerate()
+        .map(|(i, e)| (Member::from(i), e))
+        .collect()
 }
 
 fn finish(
