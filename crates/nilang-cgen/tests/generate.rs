@@ -232,3 +232,20 @@ fn broadcasts_are_loops_with_one_length_check() {
     assert!(src.contains("nl_same_len(x_len, z_len)"), "{src}");
     gxx_syntax_check(&src, "broadcast");
 }
+
+#[test]
+fn constructors_name_the_statement() {
+    let src = r#"
+        #[i]
+        fn f<T: Real>(y: &mut T, x: &mut T) {
+            let (a, b) = (T::zero(), T::zero());
+            let t = new!((a, b));
+            y += sin(x);
+            let (a, b) = fields!(t);
+            dealloc!(a = T::zero(), b = T::zero());
+        }
+    "#;
+    let e = generate(&parse(src)[0]).unwrap_err();
+    assert_eq!(e.statement(), "let t = new!((a, b));");
+    assert!(e.message().contains("reversible constructors"), "{e}");
+}

@@ -373,6 +373,9 @@ impl Printer {
             StmtKind::Dealloc(b) => b.iter().for_each(|b| {
                 self.scope.remove_ancilla(&b.name);
             }),
+            StmtKind::Fields(f) => {
+                self.scope.move_fields(f);
+            }
             _ => {}
         }
         stmt_tokens(s)

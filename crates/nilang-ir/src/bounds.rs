@@ -184,6 +184,7 @@ struct Invariants<'s> {
 fn collect_bound(s: &Stmt, out: &mut Vec<String>) {
     match &s.kind {
         StmtKind::Alloc(b) => out.extend(b.iter().map(|b| b.name.to_string())),
+        StmtKind::Fields(f) => out.extend(f.created().into_iter().map(|n| n.to_string())),
         StmtKind::For { var, .. } => out.push(var.to_string()),
         _ => {}
     }
@@ -235,7 +236,8 @@ fn collect_views<'a>(s: &'a Stmt, var: &Ident, out: &mut Vec<&'a Dataview>) {
 }
 
 /// The variables a body might resize or replace: stacks, whole variables moved by stack
-/// operations or swapped, call arguments, and names it allocates.
+/// operations, swapped, or moved by a constructor or destructor, call arguments, and names it
+/// allocates.
 fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
     match &s.kind {
         StmtKind::Stack { stack, value, .. } => {
@@ -249,6 +251,8 @@ fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
             _ => None,
         })),
         StmtKind::Alloc(b) => out.extend(b.iter().map(|b| b.name.to_string())),
+        // a constructor or destructor moves whole values
+        StmtKind::Fields(f) => out.extend(f.names().into_iter().map(|n| n.to_string())),
         // a whole variable swapped or rotated with another may change its length
         StmtKind::Builtin { args, .. } => out.extend(
             args.iter()
