@@ -408,7 +408,9 @@ impl<'p> Machine<'p> {
                 self.block(frame, &nilang_ir::ast::routine_steps(compute, body))
             }
             StmtKind::NoCheck(b) => self.block(frame, b),
-            StmtKind::XorExpr { .. } | StmtKind::Safe(_) => panic!("not generated"),
+            StmtKind::XorExpr { .. } | StmtKind::Safe(_) | StmtKind::Fields(_) => {
+                panic!("not generated")
+            }
         }
     }
 
