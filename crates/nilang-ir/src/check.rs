@@ -16,6 +16,11 @@
 //!    that the body writes is owned by one iteration or is a reduction; see
 //!    [`crate::parallel`] for the rules.
 //!
+//! 6. **Constructors consume** (`let z = new!(…)`, `let … = fields!(z)`,
+//!    [`crate::constructors`]): what they consume must be a live ancilla of the same block,
+//!    named once; afterwards it is dead like a deallocated ancilla, and a use names the
+//!    statement that consumed it and how to get it back.
+//!
 //! Rules that need values (deallocation values, `if`/`while` conditions, `for` ranges, stack
 //! zero-clearing, index aliasing) are checked at run time by the generated code.
 
