@@ -628,6 +628,40 @@ impl<L, X: Shadow<L>> Shadow<L> for num_complex::Complex<X> {
     }
 }
 
+/// Tuples pair field by field (a tuple built by `new!` and swapped or stacked whole).
+macro_rules! shadow_tuple {
+    ($($x:ident $i:tt),+) => {
+        impl<L, $($x: Shadow<L>),+> Shadow<L> for ($($x,)+) {
+            type Grad = ($($x::Grad,)+);
+            type Pair = ($($x::Pair,)+);
+            #[inline(always)]
+            fn join(x: Self, g: Self::Grad) -> Self::Pair {
+                ($($x::join(x.$i, g.$i),)+)
+            }
+            #[inline(always)]
+            fn split(p: Self::Pair) -> (Self, Self::Grad) {
+                let parts = ($($x::split(p.$i),)+);
+                (($(parts.$i.0,)+), ($(parts.$i.1,)+))
+            }
+            #[inline(always)]
+            fn zero_grad(&self) -> Self::Grad {
+                ($(self.$i.zero_grad(),)+)
+            }
+            fn grad_is_zero(g: &Self::Grad) -> bool {
+                true $(&& $x::grad_is_zero(&g.$i))+
+            }
+            #[inline(always)]
+            fn add_grad(g: &mut Self::Grad, d: Self::Grad) {
+                $($x::add_grad(&mut g.$i, d.$i);)+
+            }
+        }
+    };
+}
+shadow_tuple!(A 0);
+shadow_tuple!(A 0, B 1);
+shadow_tuple!(A 0, B 1, C 2);
+shadow_tuple!(A 0, B 1, C 2, D 3);
+
 impl<L, X: Shadow<L>, const N: usize> Shadow<L> for [X; N] {
     type Grad = [X::Grad; N];
     type Pair = [X::Pair; N];

@@ -121,6 +121,61 @@ fn tuple_exchange_plain(x: &[f64]) -> f64 {
     x[1] * (x[0] + 1.0).sin()
 }
 
+/// Rotates `z` by `θ` in the plane of its fields.
+#[i]
+fn spin<T: Real>(z: &mut Complex<T>, theta: &mut T) {
+    rot(z.re, z.im, theta);
+}
+
+/// A value built by a constructor passed on to a call (`&mut`, with its gradient in the
+/// adjoint): `out += Re(w)·Im(w)` for `w = e^{iθ}(x₀ + i x₁)`, `θ = x₂`.
+#[i]
+fn passed_on<T: Real>(out: &mut T, x: &mut [T]) {
+    let a = T::zero();
+    let b = T::zero();
+    a += identity(x[0]);
+    b += identity(x[1]);
+    let z = new!(Complex { re: a, im: b });
+    spin(z, x[2]);
+    out += z.re * z.im;
+    uncall!(spin(z, x[2]));
+    let Complex { re: a, im: b } = fields!(z);
+    b -= identity(x[1]);
+    a -= identity(x[0]);
+    dealloc!(a = T::zero(), b = T::zero());
+}
+
+fn passed_on_plain(x: &[f64]) -> f64 {
+    let w = Complex::new(x[0], x[1]) * Complex::new(x[2].cos(), x[2].sin());
+    w.re * w.im
+}
+
+/// Two tuples built by constructors and swapped whole (their gradients pair field by
+/// field): `out += x₁·x₀`.
+#[i]
+fn tuples_swapped<T: Real>(out: &mut T, x: &mut [T]) {
+    let a = T::zero();
+    let b = T::zero();
+    let c = T::zero();
+    let d = T::zero();
+    a += identity(x[0]);
+    d += identity(x[1]);
+    let t = new!((a, b));
+    let u = new!((c, d));
+    swap(t, u);
+    out += t.1 * u.0;
+    swap(t, u);
+    let (c, d) = fields!(u);
+    let (a, b) = fields!(t);
+    d -= identity(x[1]);
+    a -= identity(x[0]);
+    dealloc!(a = T::zero(), b = T::zero(), c = T::zero(), d = T::zero());
+}
+
+fn tuples_swapped_plain(x: &[f64]) -> f64 {
+    x[1] * x[0]
+}
+
 fn wrap(x: &[f64]) -> Vec<GVar<f64>> {
     x.iter().map(|&v| GVar::new(v)).collect()
 }
@@ -173,6 +228,18 @@ proptest! {
     fn complex_built_from_ancillas(x in vector(3)) {
         check_loss!(x, through_complex, through_complex_inv, through_complex_vjp,
             through_complex_grad, through_complex_plain);
+    }
+
+    #[test]
+    fn a_built_value_passed_to_a_call(x in vector(3)) {
+        check_loss!(x, passed_on, passed_on_inv, passed_on_vjp, passed_on_grad,
+            passed_on_plain);
+    }
+
+    #[test]
+    fn tuples_swapped_whole(x in vector(2)) {
+        check_loss!(x, tuples_swapped, tuples_swapped_inv, tuples_swapped_vjp,
+            tuples_swapped_grad, tuples_swapped_plain);
     }
 
     #[test]
