@@ -366,6 +366,60 @@ impl<'f> Params<'f> {
         }
     }
 
+    /// `let __labels = …`: the label of every differentiable scalar, arguments in signature
+    /// order (`x` for a parameter of the scalar type, `x[k]` for scalar `k` of any other).
+    fn labels(&self) -> TokenStream {
+        let s = quote!(::nilang::ad::support);
+        let scalar = &self.scalar;
+        let push: TokenStream = self
+            .diff()
+            .iter()
+            .map(|(_, name, ty)| {
+                let (name_str, one) = (name.to_string(), is_ident(ty, scalar));
+                quote!(#s::push_labels::<#scalar, #ty>(#name_str, #one, &*#name, &mut __labels);)
+            })
+            .collect();
+        quote! {
+            let mut __labels = ::std::vec::Vec::new();
+            #push
+        }
+    }
+
+    /// The label of the (validated) loss `__loss`, as in [`Params::labels`].
+    fn loss_label(&self) -> TokenStream {
+        let s = quote!(::nilang::ad::support);
+        let arms: TokenStream = self
+            .diff()
+            .iter()
+            .map(|(i, name, ty)| {
+                let (name_str, one) = (name.to_string(), is_ident(ty, &self.scalar));
+                quote!(#i => #s::label(#name_str, #one, __loss.index),)
+            })
+            .collect();
+        quote!(match __loss.arg { #arms _ => unreachable!() })
+    }
+
+    /// The labelled layout of Jacobian columns and Hessian rows and columns, for the generated
+    /// docs: "`out`, `x[0]`, `x[1]`, …, `w`".
+    fn layout_doc(&self) -> String {
+        let parts: Vec<String> = self
+            .diff()
+            .iter()
+            .map(|(_, name, ty)| {
+                if is_ident(ty, &self.scalar) {
+                    format!("`{name}`")
+                } else {
+                    format!("`{name}[0]`, `{name}[1]`, …")
+                }
+            })
+            .collect();
+        format!(
+            "Rows and columns are labelled (`{{}}` prints the labels, `m.at(row, col)` reads an \
+             entry by them); the flat order is {}.",
+            parts.join(", ")
+        )
+    }
+
     /// The number of differentiable scalars of each differentiable argument.
     fn counts(&self) -> Vec<TokenStream> {
         let n = quote!(::nilang);
@@ -893,6 +947,7 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
     let tf = p.turbofish(scalar.to_token_stream());
     let forward = halves(p, Sweep::Copies, &scalar.to_token_stream()).forward;
     let validate = p.validate();
+    let (labels, loss_label) = (p.labels(), p.loss_label());
     // one sweep for one row on plain gradients, for two rows on 2 lanes, else 4 rows on 4
     let one = lane_sweep(p, &scalar.to_token_stream());
     let two = lane_sweep(p, &quote!(#n::Lanes<#scalar, 2>));
@@ -900,13 +955,15 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
     let jac_doc = format!(
         "Jacobian of [`{name_str}`]: `J[i][j] = ∂output_i/∂input_j` over the flat list of its \
          differentiable scalars, one adjoint sweep per four outputs. The arguments are left holding \
-         the outputs. See `nilang::ad`."
+         the outputs. {} See `nilang::ad`.",
+        p.layout_doc()
     );
     let jac_of_doc = format!(
         "Rows of the Jacobian of [`{name_str}`] for the chosen outputs only: row `i` is the \
          gradient of `outputs[i]` over the flat list of differentiable inputs. One forward run, \
          one adjoint sweep per four rows (gradients in `Lanes`). The arguments are left holding the \
-         outputs. See `nilang::ad`."
+         outputs. {} See `nilang::ad`.",
+        p.layout_doc()
     );
     let allow = allow();
     quote! {
@@ -932,6 +989,8 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
             #forward
             let __n = 0usize #(+ #counts)*;
             let mut __jac = #n::ad::Matrix::filled(__outputs.len(), __n, <#scalar as #n::Float>::f_zero());
+            #labels
+            let __rows = __outputs.iter().map(|&__loss| #loss_label);
             let mut __row = ::std::vec::Vec::with_capacity(__n);
             let mut __i = 0usize;
             while __i < __outputs.len() {
@@ -948,7 +1007,7 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
                 }
                 __i += __width;
             }
-            ::core::result::Result::Ok(__jac)
+            ::core::result::Result::Ok(__jac.with_labels(__rows, __labels))
         }
     }
 }
@@ -1046,10 +1105,12 @@ fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
         .collect();
     let tf_dual = p.turbofish(quote!(#n::Dual<#scalar>));
     let validate = p.validate();
+    let labels = p.labels();
     let doc = format!(
         "Hessian of the loss of [`{name_str}`] over its differentiable scalars, by dual numbers \
          through `{name_str}_grad` (one column per pass). The arguments are not changed. See \
-         `nilang::ad`."
+         `nilang::ad`. {}",
+        p.layout_doc()
     );
     let allow = allow();
     quote! {
@@ -1073,7 +1134,8 @@ fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
                     __hess.set(__i, __j, *__v);
                 }
             }
-            ::core::result::Result::Ok(__hess)
+            #labels
+            ::core::result::Result::Ok(__hess.with_labels(__labels.clone(), __labels))
         }
     }
 }
