@@ -1,5 +1,4 @@
-//! The NiLang papers' applications, written in nilang's reversible language, with the plain-Rust
-//! objectives and the peers they are measured against (`nilang bench` prints the tables).
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 pub mod adbench;

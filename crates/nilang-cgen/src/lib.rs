@@ -1,41 +1,4 @@
-//! C++/CUDA code generation from nilang's reversible IR.
-//!
-//! A reversible function is written once, in the language of the `#[i]` attribute; this crate
-//! translates its IR ([`nilang_ir::Function`]) into C++ that compiles both for the host (g++)
-//! and for NVIDIA GPUs (NVRTC). Nothing is written twice:
-//!
-//! - the **forward** program is the IR's body;
-//! - the **inverse** program is [`nilang_ir::reverse::reverse_block`] of it (the same function
-//!   the Rust code generator uses);
-//! - the **adjoint** (gradient) program is the inverse program instantiated on the [`HEADER`]'s
-//!   `gvar` struct (value + gradient), whose instructions carry the adjoint rules exactly as
-//!   `nilang::GVar` does in Rust.
-//!
-//! Each function becomes a pair of C++ function templates over the scalar type (`double` for
-//! values, `gvar` for gradients). [`Module`] assembles a translation unit: the header, the
-//! functions (callees first or in any order: prototypes come first) and batched kernels
-//! ([`KernelSpec`]) with one thread (or host loop iteration) per independent instance.
-//!
-//! ```
-//! let src = r#"
-//!     #[i]
-//!     fn f<T: Real>(y: &mut T, x: &mut T) {
-//!         y += sin(x);
-//!     }
-//! "#;
-//! let f = &nilang_ir::parse_file(src).unwrap()[0];
-//! let cpp = nilang_cgen::generate(f).unwrap();
-//! assert!(cpp.contains("nl_add1<nl_Sin>(__y, __a0);"));
-//! assert!(cpp.contains("nl_sub1<nl_Sin>(__y, __a0);")); // in f_inv
-//! ```
-//!
-//! **Supported subset.** Instructions with the built-in primitives, `swap`/`neg`/`inc`/`dec`/
-//! `conj`/`rot`/`irot`, `y ^= expr`, ancillas (`let`/`dealloc!`), routines (expanded by the
-//! parser), `if`/`while`/`for`, calls and uncalls of other reversible functions (by name),
-//! parameters `&mut T`, `&T`, `&mut [T]`, `&[T]` and by-value scalars, with `T` the scalar type
-//! parameter, `f64` or an integer type. Anything else (stacks, `safe!`, fields, methods, user
-//! primitives, `*=`) is rejected with a [`CgenError`] naming the statement. The runtime
-//! reversibility checks of the Rust code are not generated (the C++ is the `nocheck` program).
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod gen;

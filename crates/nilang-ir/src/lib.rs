@@ -1,28 +1,4 @@
-//! The statement IR of nilang's reversible language.
-//!
-//! A reversible function goes through four stages, each a module of this crate except the
-//! last: [`parse`] (syn → IR, expanding shortcuts), [`check`] (static rules), [`reverse`]
-//! (the inverse of every statement) and code generation (in `nilang-macros`). [`print`](mod@print)
-//! renders any IR back into the language's syntax; [`expand_source`] is the papers'
-//! `macroexpand`: it prints, for every reversible function of a Rust file, its forward and
-//! its inverse program, and its adjoint program ([`adjoint`]: the inverse run on values and
-//! gradients).
-//!
-//! ```
-//! let src = r#"
-//!     #[i]
-//!     fn f<T: Real>(y: &mut T, x: &mut T) {
-//!         let a = T::zero();
-//!         a += sin(x);
-//!         y += a * x;
-//!         a -= sin(x);
-//!         dealloc!(a = T::zero());
-//!     }
-//! "#;
-//! let text = nilang_ir::expand_source(src).unwrap();
-//! assert!(text.contains("fn f_inv"));
-//! assert!(text.contains("y -= a * x;"));
-//! ```
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 pub mod adjoint;

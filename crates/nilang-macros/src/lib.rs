@@ -1,7 +1,4 @@
-//! The `#[i]` attribute of nilang: a reversible function written once gives a forward and an
-//! inverse Rust function. This crate is the thin entry point: parsing, checking and reversal
-//! live in `nilang-ir`, and code generation in [`codegen`](crate). Use it through the `nilang`
-//! crate, which re-exports [`i`] and [`rev!`].
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod adjoint;
@@ -25,8 +22,8 @@ use quote::{format_ident, quote, ToTokens};
 /// checks off (its calls still call the checked callees), `#[i(nograd)]` skips the gradient
 /// functions, and `#[i(grad = name, vjp = name, jacobian = name, hessian = name)]` name the
 /// gradient functions (default `f_grad`, `f_vjp`, `f_jacobian` with `f_jacobian_of`,
-/// `f_hessian`; `jacobian = j` names `j` and `j_of`). The statements of the language are listed in the `nilang` crate's README,
-/// among them the parallel loop `for i in (a..b).par() { … }`, whose iterations write disjoint
+/// `f_hessian`; `jacobian = j` names `j` and `j_of`). The statements of the language are listed
+/// in the `nilang` crate's guide (`nilang::guide::language`), among them the parallel loop `for i in (a..b).par() { … }`, whose iterations write disjoint
 /// places (checked at compile time) and run on rayon's pool (`nilang::parallel`).
 #[proc_macro_attribute]
 pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {

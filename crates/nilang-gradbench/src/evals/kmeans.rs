@@ -40,7 +40,7 @@ pub fn nearest<T: Real>(points: &[f64], centroids: &[T], i: usize, d: usize) -> 
 const LANES: usize = 8;
 
 /// The centroids' primal values for the nearest-centroid search, transposed (`d × k`: row `e`
-/// holds coordinate `e` of every centroid), so that the distances to [`LANES`] consecutive
+/// holds coordinate `e` of every centroid), so that the distances to `LANES` (8) consecutive
 /// centroids are accumulated side by side from contiguous values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Centroids {
