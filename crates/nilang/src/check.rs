@@ -118,11 +118,21 @@ thread_local! {
 }
 
 /// Sets the tolerance of float checks for every thread (default `1e-8`).
+///
+/// ```
+/// nilang::set_tolerance(1e-6);
+/// assert_eq!(nilang::tolerance(), 1e-6);
+/// nilang::set_tolerance(1e-8); // the default again
+/// ```
 pub fn set_tolerance(tol: f64) {
     GLOBAL_TOLERANCE.store(tol.to_bits(), Ordering::Relaxed);
 }
 
 /// The tolerance in force on this thread.
+///
+/// ```
+/// assert_eq!(nilang::tolerance(), 1e-8); // the default
+/// ```
 pub fn tolerance() -> f64 {
     LOCAL_TOLERANCE
         .with(|t| t.get())
@@ -130,6 +140,22 @@ pub fn tolerance() -> f64 {
 }
 
 /// Runs `f` with a tolerance for this thread only.
+///
+/// ```
+/// use nilang::{catch, i, with_tolerance, Real};
+///
+/// #[i]
+/// fn drift<T: Real>(y: &mut T, x: &mut T) {
+///     let a = T::zero();
+///     a += x * 1e-7;
+///     y += identity(a);
+///     y -= identity(a);
+///     dealloc!(a = T::zero()); // off by 1e-7 · x
+/// }
+/// assert!(catch(|| drift(&mut 0.0, &mut 1.0)).is_err()); // 1e-7 > the default 1e-8
+/// assert!(with_tolerance(1e-6, || catch(|| drift(&mut 0.0, &mut 1.0))).is_ok());
+/// assert_eq!(nilang::tolerance(), 1e-8); // restored
+/// ```
 pub fn with_tolerance<R>(tol: f64, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<f64>);
     impl Drop for Restore {
@@ -184,6 +210,21 @@ pub(crate) fn set_last_error(err: ReversibilityError) {
 }
 
 /// Which runtime check failed.
+///
+/// ```
+/// use nilang::{catch, i, CheckKind, Real};
+///
+/// #[i]
+/// fn leak<T: Real>(y: &mut T, x: &mut T) {
+///     let a = T::zero();
+///     a += identity(x);
+///     y += identity(a);
+///     dealloc!(a = T::zero()); // a still holds x
+/// }
+/// let err = catch(|| leak(&mut 0.0, &mut 2.0)).unwrap_err();
+/// assert_eq!(err.kind, CheckKind::Dealloc);
+/// assert!(err.kind.hint().contains("uncomputed before its deallocation"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CheckKind {
     /// An ancilla did not hold its declared value at deallocation.
@@ -219,6 +260,11 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// How such a failure is usually fixed, printed as the error's `hint:` line.
+    ///
+    /// ```
+    /// use nilang::CheckKind;
+    /// assert_eq!(CheckKind::BadStep.hint(), "use a positive step, and `.rev()` to count down");
+    /// ```
     pub fn hint(&self) -> &'static str {
         match self {
             CheckKind::Dealloc => {
@@ -283,6 +329,22 @@ impl fmt::Display for CheckKind {
 }
 
 /// A runtime reversibility violation.
+///
+/// ```
+/// use nilang::{catch, i, CheckKind, Real};
+///
+/// #[i]
+/// fn leak<T: Real>(y: &mut T, x: &mut T) {
+///     let a = T::zero();
+///     a += identity(x);
+///     y += identity(a);
+///     dealloc!(a = T::zero());
+/// }
+/// let err = catch(|| leak(&mut 0.0, &mut 2.0)).unwrap_err();
+/// assert_eq!((err.function, err.variable.as_str()), ("leak", "a"));
+/// assert_eq!((err.expected.as_str(), err.found.as_str()), ("0.0", "2.0"));
+/// println!("{err}"); // function, statement, variable, expected, found and a hint, one a line
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReversibilityError {
     /// Which check failed.

@@ -8,6 +8,19 @@ use core::fmt::Debug;
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 /// A real number type the primitives can be evaluated on.
+///
+/// ```
+/// use nilang::{Dual, Float};
+///
+/// // generic code over every number type the primitives run on
+/// fn softplus<T: Float>(x: T) -> T {
+///     (T::f_one() + x.exp()).ln()
+/// }
+/// assert_eq!(softplus(0.0f64), 2f64.ln());
+/// let d = softplus(Dual::new(0.0, 1.0));
+/// assert_eq!((d.re, d.eps), (2f64.ln(), 0.5)); // the derivative is the logistic function
+/// assert_eq!(f64::from_f64(1.5).to_f64(), 1.5);
+/// ```
 pub trait Float:
     Copy
     + Debug

@@ -41,21 +41,41 @@ pub struct GVar<T, G = T> {
 
 impl<T: Float> GVar<T> {
     /// A value with a zero gradient.
+    ///
+    /// ```
+    /// use nilang::GVar;
+    /// let x = GVar::new(2.0);
+    /// assert_eq!((x.x, x.g), (2.0, 0.0));
+    /// ```
     pub fn new(x: T) -> Self {
         GVar { x, g: T::f_zero() }
     }
 
     /// A value with a given gradient.
+    ///
+    /// ```
+    /// use nilang::GVar;
+    /// let y = GVar::with_grad(8.0, 1.0); // an output 8, seeded with ∂loss/∂y = 1
+    /// assert_eq!((y.x, y.g), (8.0, 1.0));
+    /// ```
     pub fn with_grad(x: T, g: T) -> Self {
         GVar { x, g }
     }
 
     /// The value.
+    ///
+    /// ```
+    /// assert_eq!(nilang::GVar::with_grad(8.0, 1.0).value(), 8.0);
+    /// ```
     pub fn value(&self) -> T {
         self.x
     }
 
     /// The gradient.
+    ///
+    /// ```
+    /// assert_eq!(nilang::GVar::with_grad(8.0, 1.0).grad(), 1.0);
+    /// ```
     pub fn grad(&self) -> T {
         self.g
     }

@@ -59,6 +59,24 @@ impl<T: Float> Grad<T> for T {
 }
 
 /// `N` gradients of one scalar, one per loss (lane `k` belongs to loss `k`).
+///
+/// ```
+/// use nilang::{i, GVar, Lanes, Real};
+///
+/// #[i]
+/// fn split<T: Real>(y: &mut [T], x: &mut T) {
+///     y[0] += sin(x);
+///     y[1] += cos(x);
+/// }
+/// // the gradients of y[0] (lane 0) and y[1] (lane 1) with respect to x, in one inverse run
+/// let mut y = vec![
+///     GVar { x: 0.5f64.sin(), g: Lanes::unit(0, 1.0) },
+///     GVar { x: 0.5f64.cos(), g: Lanes::unit(1, 1.0) },
+/// ];
+/// let mut x = GVar { x: 0.5, g: Lanes([0.0; 2]) };
+/// split_inv(&mut y, &mut x);
+/// assert_eq!(x.g, Lanes([0.5f64.cos(), -0.5f64.sin()]));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lanes<T, const N: usize>(pub [T; N]);
 
@@ -70,6 +88,10 @@ impl<T: Float, const N: usize> Default for Lanes<T, N> {
 
 impl<T: Float, const N: usize> Lanes<T, N> {
     /// Lane `k` set to `v`, the others zero (a seed).
+    ///
+    /// ```
+    /// assert_eq!(nilang::Lanes::<f64, 3>::unit(1, 2.0).0, [0.0, 2.0, 0.0]);
+    /// ```
     pub fn unit(k: usize, v: T) -> Self {
         let mut l = [T::f_zero(); N];
         l[k] = v;

@@ -25,6 +25,21 @@
 //! ```
 
 /// A reversible function of arguments `A` (a tuple of references), callable both ways.
+///
+/// ```
+/// use nilang::{i, rev, Reversible};
+///
+/// #[i]
+/// fn add<T: nilang::Real>(y: &mut T, x: &mut T) {
+///     y += identity(x);
+/// }
+/// let r = rev!(add::<f64>);
+/// let (mut y, mut x) = (1.0, 2.0);
+/// r.call((&mut y, &mut x));
+/// assert_eq!(y, 3.0);
+/// r.uncall((&mut y, &mut x));
+/// assert_eq!(y, 1.0);
+/// ```
 pub trait Reversible<A> {
     /// Runs the forward program.
     fn call(&self, args: A);
@@ -33,6 +48,19 @@ pub trait Reversible<A> {
 }
 
 /// A forward function and its inverse, paired.
+///
+/// ```
+/// use nilang::{i, Rev, Reversible};
+///
+/// #[i]
+/// fn add<T: nilang::Real>(y: &mut T, x: &mut T) {
+///     y += identity(x);
+/// }
+/// let r = Rev::new(add::<f64>, add_inv::<f64>); // what rev!(add::<f64>) writes
+/// let mut y = 1.0;
+/// r.call((&mut y, &mut 2.0));
+/// assert_eq!(y, 3.0);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Rev<F, G> {
     /// The forward program.
@@ -43,11 +71,37 @@ pub struct Rev<F, G> {
 
 impl<F, G> Rev<F, G> {
     /// Pairs a function with its inverse.
+    ///
+    /// ```
+    /// use nilang::{i, Rev, Reversible};
+    ///
+    /// #[i]
+    /// fn add<T: nilang::Real>(y: &mut T, x: &mut T) {
+    ///     y += identity(x);
+    /// }
+    /// let r = Rev::new(add::<f64>, add_inv::<f64>);
+    /// let mut y = 1.0;
+    /// r.uncall((&mut y, &mut 2.0));
+    /// assert_eq!(y, -1.0);
+    /// ```
     pub fn new(forward: F, inverse: G) -> Self {
         Rev { forward, inverse }
     }
 
     /// The same pair with the directions exchanged (the papers' `~f`).
+    ///
+    /// ```
+    /// use nilang::{i, rev, Reversible};
+    ///
+    /// #[i]
+    /// fn add<T: nilang::Real>(y: &mut T, x: &mut T) {
+    ///     y += identity(x);
+    /// }
+    /// let sub = rev!(add::<f64>).inverted(); // ~add: calling it subtracts
+    /// let mut y = 1.0;
+    /// sub.call((&mut y, &mut 2.0));
+    /// assert_eq!(y, -1.0);
+    /// ```
     pub fn inverted(self) -> Rev<G, F> {
         Rev {
             forward: self.inverse,

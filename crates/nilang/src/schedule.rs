@@ -47,6 +47,24 @@ use crate::rev::Rev;
 use crate::Zeroable;
 
 /// One step `s_{i+1} = f_i(s_i)` of a computation, as a reversible function.
+///
+/// ```
+/// use nilang::schedule::{Bennett, Transition};
+///
+/// /// s_{i+1} = s_i + 1, written by hand (an `#[i]` function paired by `rev!` is one too)
+/// struct Increment;
+/// impl Transition<f64> for Increment {
+///     fn call(&self, out: &mut f64, inp: &mut f64) {
+///         *out += *inp + 1.0;
+///     }
+///     fn uncall(&self, out: &mut f64, inp: &mut f64) {
+///         *out -= *inp + 1.0;
+///     }
+/// }
+/// let mut b = Bennett::new(2, 0.0, 4);
+/// b.run(&[Increment, Increment, Increment, Increment]);
+/// assert_eq!(b.final_state(), Some(&4.0));
+/// ```
 pub trait Transition<S> {
     /// Computes the next state into `out` (zero on entry) from `inp`.
     fn call(&self, out: &mut S, inp: &mut S);
@@ -70,6 +88,20 @@ where
 }
 
 /// How a level of Bennett's recursion splits its `len` steps into sectors.
+///
+/// ```
+/// use nilang::schedule::{Bennett, Split};
+/// use nilang::{i, rev, Real};
+///
+/// #[i]
+/// fn double<T: Real>(out: &mut T, inp: &mut T) {
+///     out += 2.0 * inp;
+/// }
+/// let steps = vec![rev!(double::<f64>); 10];
+/// let mut b = Bennett::new(3, 1.0, 10).with_split(Split::CeilSized); // sectors 4 + 4 + 2
+/// b.run(&steps);
+/// assert_eq!(b.final_state(), Some(&1024.0));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Split {
     /// `min(k, len)` sectors as equal as can be (lengths differ by at most one, the longer
@@ -92,6 +124,22 @@ pub enum Split {
 /// instructions leaves round-off), which is checked (a
 /// [`ReversibilityError`](crate::ReversibilityError) of kind [`CheckKind::Dealloc`] naming the
 /// state and the step, with the state found, otherwise).
+///
+/// ```
+/// use nilang::schedule::Bennett;
+/// use nilang::{i, rev, Real};
+///
+/// #[i]
+/// fn double<T: Real>(out: &mut T, inp: &mut T) {
+///     out += 2.0 * inp;
+/// }
+/// let steps = vec![rev!(double::<f64>); 9];
+/// let mut b = Bennett::new(3, 1.0, steps.len());
+/// b.run(&steps);
+/// assert_eq!(b.final_state(), Some(&512.0));
+/// assert_eq!(b.state(4), None); // uncomputed
+/// assert_eq!((b.live_states(), b.peak_live_states(), b.program_counter()), (2, 6, 25));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Bennett<S> {
     k: usize,
@@ -110,6 +158,12 @@ const SITE_INV: Site = Site {
 impl<S: Zeroable + Check> Bennett<S> {
     /// A schedule with `k ≥ 2` sectors per level for a computation of `n_steps` steps starting
     /// at state `s0`.
+    ///
+    /// ```
+    /// let b = nilang::schedule::Bennett::new(2, vec![1.0, 0.0], 8);
+    /// assert_eq!(b.state(0), Some(&vec![1.0, 0.0]));
+    /// assert_eq!(b.live_states(), 1);
+    /// ```
     pub fn new(k: usize, s0: S, n_steps: usize) -> Self {
         assert!(k >= 2, "Bennett's scheme needs k ≥ 2 sectors");
         let mut states: Vec<Option<S>> = (0..=n_steps).map(|_| None).collect();
@@ -128,12 +182,41 @@ impl<S: Zeroable + Check> Bennett<S> {
     /// states in between have been uncomputed. `N` need not be a power of `k` (sectors then
     /// differ in length by at most one); the counts of the module documentation hold for
     /// `N = kⁿ`.
+    ///
+    /// ```
+    /// use nilang::schedule::Bennett;
+    /// use nilang::{i, rev, Real};
+    ///
+    /// #[i]
+    /// fn double<T: Real>(out: &mut T, inp: &mut T) {
+    ///     out += 2.0 * inp;
+    /// }
+    /// let steps = vec![rev!(double::<f64>); 5]; // not a power of k: sectors of 3 and 2
+    /// let mut b = Bennett::new(2, 1.0, 5);
+    /// b.run(&steps);
+    /// assert_eq!((b.final_state(), b.live_states()), (Some(&32.0), 2));
+    /// ```
     pub fn run<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
         self.forward(steps, 0, steps.len());
     }
 
     /// The inverse of [`run`](Bennett::run): uncomputes `s_N`, leaving `s₀` alone.
+    ///
+    /// ```
+    /// use nilang::schedule::Bennett;
+    /// use nilang::{i, rev, Real};
+    ///
+    /// #[i]
+    /// fn double<T: Real>(out: &mut T, inp: &mut T) {
+    ///     out += 2.0 * inp;
+    /// }
+    /// let steps = vec![rev!(double::<f64>); 4];
+    /// let mut b = Bennett::new(2, 1.0, 4);
+    /// b.run(&steps);
+    /// b.run_inv(&steps);
+    /// assert_eq!((b.final_state(), b.live_states()), (None, 1));
+    /// ```
     pub fn run_inv<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
         self.backward(steps, 0, steps.len());
@@ -150,6 +233,24 @@ impl<S: Zeroable + Check> Bennett<S> {
     /// sector and `s_N` are live. It saves the calls that would uncompute those sector ends:
     /// for `N = kⁿ`, `k(2k−1)ⁿ⁻¹` calls instead of `(2k−1)ⁿ`, for `k + 1` live states at the
     /// end instead of 2; the peak is the same, `n(k−1) + 2`.
+    ///
+    /// ```
+    /// use nilang::schedule::Bennett;
+    /// use nilang::{i, rev, Real};
+    ///
+    /// #[i]
+    /// fn double<T: Real>(out: &mut T, inp: &mut T) {
+    ///     out += 2.0 * inp;
+    /// }
+    /// let steps = vec![rev!(double::<f64>); 9];
+    /// let mut b = Bennett::new(3, 1.0, 9);
+    /// b.run_keeping_sectors(&steps);
+    /// // s₀, the sector ends s₃ and s₆, and s₉; k(2k−1)ⁿ⁻¹ = 3·5 calls
+    /// assert_eq!((b.state(3), b.state(6), b.final_state()), (Some(&8.0), Some(&64.0), Some(&512.0)));
+    /// assert_eq!((b.live_states(), b.program_counter()), (4, 15));
+    /// b.run_keeping_sectors_inv(&steps);
+    /// assert_eq!(b.live_states(), 1);
+    /// ```
     pub fn run_keeping_sectors<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
         for j in 0..self.parts(steps.len()) {
@@ -194,6 +295,19 @@ impl<S: Zeroable + Check> Bennett<S> {
     }
 
     /// The states `s₀ … s_N` (`None` where not live).
+    ///
+    /// ```
+    /// use nilang::schedule::Bennett;
+    /// use nilang::{i, rev, Real};
+    ///
+    /// #[i]
+    /// fn double<T: Real>(out: &mut T, inp: &mut T) {
+    ///     out += 2.0 * inp;
+    /// }
+    /// let mut b = Bennett::new(2, 1.0, 2);
+    /// b.run(&vec![rev!(double::<f64>); 2]);
+    /// assert_eq!(b.into_states(), vec![Some(1.0), None, Some(4.0)]);
+    /// ```
     pub fn into_states(self) -> Vec<Option<S>> {
         self.states
     }

@@ -1,6 +1,26 @@
 //! Stacks for `push!`/`pop!`: any type with push and pop; `Vec` is one.
 
 /// A last-in first-out store that `push!` and `pop!` move values to and from.
+///
+/// ```
+/// use nilang::{i, Real, Stack};
+///
+/// // a Vec is a stack
+/// let mut s: Vec<f64> = Vec::new();
+/// s.push_value(1.5);
+/// assert_eq!((s.depth(), s.pop_value(), s.pop_value()), (1, Some(1.5), None));
+///
+/// // push! moves a value onto a stack (zeroing it), pop! moves it back
+/// #[i]
+/// fn stash<T: Real>(x: &mut T, s: &mut Vec<T>) {
+///     push!(s, x);
+/// }
+/// let (mut x, mut s) = (2.0, Vec::new());
+/// stash(&mut x, &mut s);
+/// assert_eq!((x, s.clone()), (0.0, vec![2.0]));
+/// stash_inv(&mut x, &mut s);
+/// assert_eq!((x, s.len()), (2.0, 0));
+/// ```
 pub trait Stack<T> {
     /// Pushes a value.
     fn push_value(&mut self, v: T);

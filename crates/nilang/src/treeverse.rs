@@ -45,6 +45,26 @@
 use crate::gvar::GVar;
 
 /// A chain of steps `x_{i+1} = f_i(x_i)` with the vector–Jacobian product of each step.
+///
+/// ```
+/// use nilang::treeverse::{treeverse, Chain};
+///
+/// /// x_{i+1} = x_i², written by hand
+/// struct Squares;
+/// impl Chain for Squares {
+///     type State = f64;
+///     type Grad = f64;
+///     fn step(&self, _: usize, x: &f64) -> f64 {
+///         x * x
+///     }
+///     fn vjp(&self, _: usize, x: &f64, g: &mut f64) {
+///         *g *= 2.0 * x;
+///     }
+/// }
+/// // x₃ = x₀⁸: d x₃ / d x₀ = 8 x₀⁷
+/// let r = treeverse(&Squares, &1.5, 3, 2, |_| 1.0);
+/// assert_eq!((r.final_state, r.gradient), (1.5f64.powi(8), 8.0 * 1.5f64.powi(7)));
+/// ```
 pub trait Chain {
     /// A state `xᵢ`.
     type State: Clone;
@@ -58,6 +78,21 @@ pub trait Chain {
 }
 
 /// What a run of [`treeverse`] cost.
+///
+/// ```
+/// use nilang::treeverse::{optimal_forward_steps, treeverse, ReversalChain};
+/// use nilang::{i, GVar, Real};
+///
+/// #[i]
+/// fn step<T: Real>(out: &mut [T], inp: &mut [T]) {
+///     out[0] += sin(inp[0]);
+/// }
+/// let chain = ReversalChain::new(1, step::<f64>, step_inv::<GVar<f64>>);
+/// let r = treeverse(&chain, &vec![0.5], 100, 5, |_| vec![1.0]);
+/// assert_eq!(r.stats.vjps, 100);
+/// assert_eq!(r.stats.forward_steps, optimal_forward_steps(100, 5));
+/// assert!(r.stats.peak_snapshots <= 5);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Forward steps spent advancing from stored states (the `t` of Griewank's formula): the
@@ -71,6 +106,19 @@ pub struct Stats {
 }
 
 /// The result of [`treeverse`].
+///
+/// ```
+/// use nilang::treeverse::{treeverse, ReversalChain};
+/// use nilang::{i, GVar, Real};
+///
+/// #[i]
+/// fn step<T: Real>(out: &mut [T], inp: &mut [T]) {
+///     out[0] += 2.0 * inp[0];
+/// }
+/// let chain = ReversalChain::new(1, step::<f64>, step_inv::<GVar<f64>>);
+/// let r = treeverse(&chain, &vec![1.0], 10, 3, |_| vec![1.0]);
+/// assert_eq!((r.final_state, r.gradient), (vec![1024.0], vec![1024.0]));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Gradient<S, G> {
     /// The final state `x_T`.
@@ -82,6 +130,12 @@ pub struct Gradient<S, G> {
 }
 
 /// `η(τ, δ) = C(τ + δ, δ)`, the binomial function of Figure 1 (saturating at `usize::MAX`).
+///
+/// ```
+/// use nilang::treeverse::eta;
+/// assert_eq!(eta(2, 3), 10); // C(5, 3)
+/// assert_eq!(eta(0, 7), 1);
+/// ```
 pub fn eta(tau: usize, delta: usize) -> usize {
     let (n, k) = (tau + delta, tau.min(delta));
     let mut r: u128 = 1;
@@ -95,6 +149,12 @@ pub fn eta(tau: usize, delta: usize) -> usize {
 }
 
 /// The number of sweeps `r`: the least integer with `η(r, snapshots) ≥ steps`.
+///
+/// ```
+/// use nilang::treeverse::sweeps;
+/// assert_eq!(sweeps(10, 3), 2); // η(1, 3) = 4 < 10 ≤ η(2, 3) = 10
+/// assert_eq!(sweeps(11, 3), 3);
+/// ```
 pub fn sweeps(steps: usize, snapshots: usize) -> usize {
     let mut r = 0;
     while eta(r, snapshots) < steps {
@@ -105,6 +165,12 @@ pub fn sweeps(steps: usize, snapshots: usize) -> usize {
 
 /// The optimal number of forward steps to reverse `steps` steps with `snapshots` stored
 /// states: `r·T − η(r − 1, S + 1)` (Griewank & Walther 2000, Proposition 1), `0` for `T ≤ 1`.
+///
+/// ```
+/// use nilang::treeverse::optimal_forward_steps;
+/// assert_eq!(optimal_forward_steps(10, 10), 9); // every state stored: T − 1
+/// assert_eq!(optimal_forward_steps(10, 1), 45); // one state: T(T − 1)/2
+/// ```
 pub fn optimal_forward_steps(steps: usize, snapshots: usize) -> usize {
     assert!(snapshots >= 1, "treeverse needs at least one stored state");
     if steps <= 1 {
@@ -212,6 +278,21 @@ impl<C: Chain, F: FnOnce(&C::State) -> C::Grad> Run<'_, C, F> {
 /// (`x₀` included; `snapshots ≥ 1`): `seed(x_T)` gives the gradient of the loss with respect
 /// to the final state, and the result holds `x_T`, the gradient with respect to `x₀`, and the
 /// cost. The forward step count is [`optimal_forward_steps`]`(steps, snapshots)`.
+///
+/// ```
+/// use nilang::treeverse::{treeverse, ReversalChain};
+/// use nilang::{i, GVar, Real};
+///
+/// #[i]
+/// fn step<T: Real>(out: &mut [T], inp: &mut [T]) {
+///     out[0] += inp[0] * inp[1];
+///     out[1] += identity(inp[1]);
+/// }
+/// // x_T[0] = x₀[0] · x₀[1]^T: the gradient of x_T[0] is (x₀[1]^T, T x₀[0] x₀[1]^(T−1))
+/// let chain = ReversalChain::new(2, step::<f64>, step_inv::<GVar<f64>>);
+/// let r = treeverse(&chain, &vec![3.0, 0.5], 20, 4, |_x_t| vec![1.0, 0.0]);
+/// assert_eq!(r.gradient, vec![0.5f64.powi(20), 20.0 * 3.0 * 0.5f64.powi(19)]);
+/// ```
 pub fn treeverse<C: Chain>(
     chain: &C,
     x0: &C::State,
@@ -246,6 +327,21 @@ pub fn treeverse<C: Chain>(
 ///
 /// `step` runs the forward function on a zero `out`; `vjp` runs it again, wraps `out` with
 /// the incoming gradient and `inp` with zero, and runs the inverse: `inp.g` is `Jᵀ ḡ`.
+///
+/// ```
+/// use nilang::treeverse::{Chain, ReversalChain};
+/// use nilang::{i, GVar, Real};
+///
+/// #[i]
+/// fn step<T: Real>(out: &mut [T], inp: &mut [T]) {
+///     out[0] += square(inp[0]);
+/// }
+/// let chain = ReversalChain::new(1, step::<f64>, step_inv::<GVar<f64>>);
+/// assert_eq!(chain.step(0, &vec![3.0]), vec![9.0]);
+/// let mut g = vec![1.0];
+/// chain.vjp(0, &vec![3.0], &mut g); // ∂x²/∂x = 2x
+/// assert_eq!(g, vec![6.0]);
+/// ```
 pub struct ReversalChain<F, G> {
     dim: usize,
     forward: F,
@@ -258,6 +354,19 @@ where
     G: Fn(&mut [GVar<f64>], &mut [GVar<f64>]),
 {
     /// The chain of `forward` (on `f64`) with its inverse on `GVar<f64>`.
+    ///
+    /// ```
+    /// use nilang::treeverse::ReversalChain;
+    /// use nilang::{i, GVar, Real};
+    ///
+    /// #[i]
+    /// fn step<T: Real>(out: &mut [T], inp: &mut [T]) {
+    ///     out[0] += sin(inp[1]);
+    ///     out[1] += cos(inp[0]);
+    /// }
+    /// // states of dimension 2, the forward step on f64, its inverse on GVar<f64>
+    /// let _chain = ReversalChain::new(2, step::<f64>, step_inv::<GVar<f64>>);
+    /// ```
     pub fn new(dim: usize, forward: F, inverse: G) -> Self {
         ReversalChain {
             dim,
