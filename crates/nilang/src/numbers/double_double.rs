@@ -8,6 +8,17 @@
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
 /// `hi + lo` with `|lo| ≤ ulp(hi)/2`.
+///
+/// ```
+/// use nilang::numbers::DoubleDouble;
+///
+/// // the f64 numbers nearest 0.1, 0.2 and 0.3: their exact sum 0.1 + 0.2 − 0.3 is 2⁻⁵⁵
+/// // (Python's fractions: Fraction(0.1) + Fraction(0.2) − Fraction(0.3)); f64 arithmetic
+/// // rounds 0.1 + 0.2 first and gives 2⁻⁵⁴
+/// let s = DoubleDouble::new(0.1) + DoubleDouble::new(0.2) - DoubleDouble::new(0.3);
+/// assert_eq!(s.to_f64(), 2f64.powi(-55));
+/// assert_eq!(0.1 + 0.2 - 0.3, 2f64.powi(-54));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DoubleDouble {
     /// The leading part (the value rounded to `f64`).
@@ -37,16 +48,31 @@ fn two_prod(a: f64, b: f64) -> (f64, f64) {
 
 impl DoubleDouble {
     /// An `f64` as a double-double.
+    ///
+    /// ```
+    /// let d = nilang::numbers::DoubleDouble::new(1.5);
+    /// assert_eq!((d.hi, d.lo), (1.5, 0.0));
+    /// ```
     pub fn new(x: f64) -> Self {
         DoubleDouble { hi: x, lo: 0.0 }
     }
 
     /// The value rounded to `f64`.
+    ///
+    /// ```
+    /// assert_eq!(nilang::numbers::DoubleDouble::new(0.25).to_f64(), 0.25);
+    /// ```
     pub fn to_f64(self) -> f64 {
         self.hi + self.lo
     }
 
     /// Square root (one Newton step from the `f64` square root).
+    ///
+    /// ```
+    /// let r = nilang::numbers::DoubleDouble::new(2.0).sqrt();
+    /// assert_eq!(r.hi, 2f64.sqrt());
+    /// assert!(((r * r) - nilang::numbers::DoubleDouble::new(2.0)).to_f64().abs() < 1e-30);
+    /// ```
     pub fn sqrt(self) -> Self {
         if self.hi <= 0.0 {
             return DoubleDouble::new(self.hi.sqrt());

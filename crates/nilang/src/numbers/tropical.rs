@@ -86,19 +86,45 @@ impl<T: crate::Float + TropicalBase> TropicalBase for GVar<T> {
 }
 
 /// A number of the max-plus semiring.
+///
+/// ```
+/// use nilang::numbers::Tropical;
+///
+/// // ⊕ is max, ⊗ is +
+/// let (a, b) = (Tropical(2.0), Tropical(5.0));
+/// assert_eq!(a + b, Tropical(5.0));
+/// assert_eq!(a * b, Tropical(7.0));
+/// assert_eq!(a + Tropical::zero(), a);
+/// assert_eq!(a * Tropical::one(), a);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tropical<T>(pub T);
 
 impl<T: TropicalBase> Tropical<T> {
     /// The tropical zero, −∞ (neutral for ⊕, absorbing for ⊗).
+    ///
+    /// ```
+    /// use nilang::numbers::Tropical;
+    /// assert_eq!(Tropical::<f64>::zero(), Tropical(f64::NEG_INFINITY));
+    /// ```
     pub fn zero() -> Self {
         Tropical(T::neg_inf())
     }
     /// The tropical one, 0 (neutral for ⊗).
+    ///
+    /// ```
+    /// use nilang::numbers::Tropical;
+    /// assert_eq!(Tropical::<f64>::one(), Tropical(0.0));
+    /// ```
     pub fn one() -> Self {
         Tropical(T::zero())
     }
     /// Whether this is the tropical zero.
+    ///
+    /// ```
+    /// use nilang::numbers::Tropical;
+    /// assert!(Tropical::<f64>::zero().is_zero() && !Tropical(1.0).is_zero());
+    /// ```
     pub fn is_zero(&self) -> bool {
         self.0.is_neg_inf()
     }

@@ -55,12 +55,35 @@ const SCALE: f64 = (1u64 << LN_FRAC_BITS) as f64;
 
 /// Rounds a logarithm to the grid of multiples of 2⁻⁴³ (exact scaling by powers of two, then
 /// round to nearest).
+///
+/// ```
+/// use nilang::numbers::ulog::quantize_ln;
+/// let l = quantize_ln(0.1);
+/// assert_eq!(l * 2f64.powi(43), (l * 2f64.powi(43)).round()); // on the grid
+/// assert!((l - 0.1).abs() <= 2f64.powi(-44));
+/// ```
 #[inline]
 pub fn quantize_ln(l: f64) -> f64 {
     (l * SCALE).round() / SCALE
 }
 
 /// A positive number stored as its logarithm `ln` (on the grid of multiples of 2⁻⁴³).
+///
+/// ```
+/// use nilang::i;
+/// use nilang::numbers::ULog;
+///
+/// #[i]
+/// fn scale(y: &mut ULog<f64>, x: &mut ULog<f64>) {
+///     y *= x; // ln y += ln x, exactly
+/// }
+/// let (mut y, mut x) = (ULog::new(3.0), ULog::new(0.7));
+/// let before = y;
+/// scale(&mut y, &mut x);
+/// assert!((y.to_f64() - 2.1).abs() < 1e-12);
+/// scale_inv(&mut y, &mut x);
+/// assert_eq!(y, before); // bit for bit
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ULog<T = f64> {
     /// The natural logarithm of the number.
@@ -69,6 +92,10 @@ pub struct ULog<T = f64> {
 
 impl<T: Real> ULog<T> {
     /// The number one (logarithm zero): the cleared state of a `ULog` ancilla.
+    ///
+    /// ```
+    /// assert_eq!(nilang::numbers::ULog::<f64>::one().to_f64(), 1.0);
+    /// ```
     #[inline]
     pub fn one() -> Self {
         ULog { ln: T::zero() }
@@ -76,6 +103,11 @@ impl<T: Real> ULog<T> {
 
     /// The number `x > 0` (its logarithm rounded to the grid). Panics if `x` is not positive
     /// and finite: zero has no logarithm, and a logarithmic number is positive.
+    ///
+    /// ```
+    /// let y = nilang::numbers::ULog::<f64>::new(2.0);
+    /// assert!((y.ln - 2f64.ln()).abs() <= 2f64.powi(-44));
+    /// ```
     #[inline]
     pub fn new(x: f64) -> Self {
         assert!(
@@ -86,6 +118,11 @@ impl<T: Real> ULog<T> {
     }
 
     /// The number `e^l` (with `l` rounded to the grid).
+    ///
+    /// ```
+    /// let e = nilang::numbers::ULog::<f64>::from_ln(1.0);
+    /// assert!((e.to_f64() - std::f64::consts::E).abs() < 1e-12);
+    /// ```
     #[inline]
     pub fn from_ln(l: f64) -> Self {
         ULog {
@@ -94,6 +131,10 @@ impl<T: Real> ULog<T> {
     }
 
     /// The value as `f64` (`exp(ln)`).
+    ///
+    /// ```
+    /// assert!((nilang::numbers::ULog::<f64>::new(5.0).to_f64() - 5.0).abs() < 1e-12);
+    /// ```
     #[inline]
     pub fn to_f64(&self) -> f64 {
         self.ln.val().exp()
@@ -388,6 +429,17 @@ impl<T: Copy + Acc2<QLogPow>> Scale2<prims::Pow> for ULog<T> {
 ///
 /// `T = f64` computes; `T = GVar<f64>` differentiates (`mypower_grad`):
 /// `∂out/∂x = n xⁿ⁻¹`.
+///
+/// ```
+/// use nilang::numbers::{mypower, mypower_grad};
+/// use nilang::Loss;
+///
+/// let mut out = 0.0f64;
+/// mypower(&mut out, &mut 2.0, 10);
+/// assert!((out - 1024.0).abs() < 1e-9);
+/// let (_, dx) = mypower_grad(Loss::arg(0), &mut 0.0f64, &mut 2.0, 10).unwrap();
+/// assert!((dx.g - 10.0 * 512.0).abs() < 1e-8); // n xⁿ⁻¹
+/// ```
 #[i]
 pub fn mypower<T: Real>(out: &mut T, x: &mut T, n: usize)
 where

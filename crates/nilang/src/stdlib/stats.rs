@@ -35,6 +35,19 @@ use crate::{i, Real};
 /// lets the inverse walk back to the previous maximum. After `y += x[k]` the whole sweep is
 /// uncomputed, clearing the keeper and `k`. Time `O(n)` (the walks add up to at most `n`),
 /// scratch `n` bits. The gradient goes to the selected element.
+///
+/// ```
+/// use nilang::stats::{imax, imax_grad, imax_inv};
+/// use nilang::Loss;
+///
+/// let (mut y, mut x) = (0.0, vec![1.0, 4.0, -2.0, 4.0]);
+/// imax(&mut y, &mut x);
+/// assert_eq!(y, 4.0);
+/// imax_inv(&mut y, &mut x);
+/// assert_eq!(y, 0.0);
+/// let (_, dx) = imax_grad(Loss::arg(0), &mut 0.0, &mut x).unwrap();
+/// assert_eq!(dx.iter().map(|v| v.g).collect::<Vec<_>>(), [0.0, 1.0, 0.0, 0.0]); // the first maximum
+/// ```
 #[i]
 pub fn imax<T: Real>(y: &mut T, x: &mut [T]) {
     safe! {
@@ -63,6 +76,21 @@ pub fn imax<T: Real>(y: &mut T, x: &mut [T]) {
 /// `a` is an ancilla computed by [`imax`] (its decisions branch-kept) and uncomputed at the
 /// end, like the shifted terms. The result does not depend on `a`, so its gradient through
 /// `a` vanishes (up to rounding) and the gradient is the softmax of `x`.
+///
+/// ```
+/// use nilang::stats::{ilogsumexp, ilogsumexp_grad};
+/// use nilang::Loss;
+///
+/// let x = [1.0f64, 2.0, 3.0];
+/// let lse = x.iter().map(|v| v.exp()).sum::<f64>().ln();
+/// let mut out = 0.0;
+/// ilogsumexp(&mut out, &mut x.to_vec());
+/// assert!((out - lse).abs() < 1e-15);
+/// let (_, dx) = ilogsumexp_grad(Loss::arg(0), &mut 0.0, &mut x.to_vec()).unwrap();
+/// for (d, v) in dx.iter().zip(x) {
+///     assert!((d.g - (v - lse).exp()).abs() < 1e-15); // the softmax
+/// }
+/// ```
 #[i]
 pub fn ilogsumexp<T: Real>(out: &mut T, x: &mut [T]) {
     let a = T::zero();
@@ -84,6 +112,20 @@ pub fn ilogsumexp<T: Real>(out: &mut T, x: &mut [T]) {
 
 /// `loss += −log softmax(x)[label] = LSE(x) − x[label]`, the cross-entropy of the logits `x`
 /// against the class `label` (`label < x.len()`).
+///
+/// ```
+/// use nilang::stats::{isoftmax_cross_entropy, isoftmax_cross_entropy_grad};
+/// use nilang::Loss;
+///
+/// let logits = vec![0.5f64, 2.0, -1.0];
+/// let z: f64 = logits.iter().map(|v| v.exp()).sum();
+/// let mut loss = 0.0;
+/// isoftmax_cross_entropy(&mut loss, &mut logits.clone(), 1);
+/// assert!((loss - (z.ln() - 2.0)).abs() < 1e-15);
+/// // ∂loss/∂x = softmax(x) − onehot(label)
+/// let (_, dx) = isoftmax_cross_entropy_grad(Loss::arg(0), &mut 0.0, &mut logits.clone(), 1).unwrap();
+/// assert!((dx[1].g - (2f64.exp() / z - 1.0)).abs() < 1e-15);
+/// ```
 #[i]
 pub fn isoftmax_cross_entropy<T: Real>(loss: &mut T, x: &mut [T], label: usize) {
     safe! {
@@ -99,6 +141,16 @@ pub fn isoftmax_cross_entropy<T: Real>(loss: &mut T, x: &mut [T], label: usize) 
 /// The sum and the mean `x̄` are ancillas (so the variance uses the mean of `x` even when
 /// `mean` is not zero on entry); each deviation `x[i] − x̄` is computed into one ancilla,
 /// squared into the sum of squares and subtracted back, which restores the ancilla exactly.
+///
+/// ```
+/// use nilang::stats::{imean_var, imean_var_inv};
+///
+/// let (mut mean, mut var, mut x) = (0.0, 0.0, vec![1.0, 2.0, 3.0, 6.0]);
+/// imean_var(&mut mean, &mut var, &mut x);
+/// assert_eq!((mean, var), (3.0, 3.5)); // (4 + 1 + 0 + 9) / 4
+/// imean_var_inv(&mut mean, &mut var, &mut x);
+/// assert_eq!((mean, var), (0.0, 0.0));
+/// ```
 #[i]
 pub fn imean_var<T: Real>(mean: &mut T, var: &mut T, x: &mut [T]) {
     safe! {
@@ -127,6 +179,14 @@ pub fn imean_var<T: Real>(mean: &mut T, var: &mut T, x: &mut [T]) {
 /// `i_mean_sum`). With `sum` zero on entry, `sum` and `mean` receive the sum and the mean;
 /// otherwise the mean is that of the accumulated `sum`, as in NiLang. Inverse and adjoint:
 /// one pass over `x` each.
+///
+/// ```
+/// use nilang::stats::i_mean_sum;
+///
+/// let (mut mean, mut sum) = (0.0, 0.0);
+/// i_mean_sum(&mut mean, &mut sum, &mut vec![1.0, 2.0, 6.0]);
+/// assert_eq!((mean, sum), (3.0, 9.0));
+/// ```
 #[i]
 pub fn i_mean_sum<T: Real>(mean: &mut T, sum: &mut T, x: &mut [T]) {
     safe! {
@@ -149,6 +209,14 @@ fn degrees_of_freedom(n: usize) -> usize {
 ///
 /// Each deviation is computed into one ancilla and subtracted back, which clears it exactly.
 /// Inverse: the same two passes backwards. Adjoint: two passes, no scratch but that ancilla.
+///
+/// ```
+/// use nilang::stats::i_var_mean_sum;
+///
+/// let (mut var, mut varsum, mut mean, mut sum) = (0.0, 0.0, 0.0, 0.0);
+/// i_var_mean_sum(&mut var, &mut varsum, &mut mean, &mut sum, &mut vec![1.0, 2.0, 6.0]);
+/// assert_eq!((mean, sum, varsum, var), (3.0, 9.0, 14.0, 7.0)); // 14 / (3 − 1)
+/// ```
 #[i]
 pub fn i_var_mean_sum<T: Real>(
     var: &mut T,
@@ -179,6 +247,15 @@ pub fn i_var_mean_sum<T: Real>(
 /// uncomputed (a `routine!`), so the inverse costs what the forward costs (four passes over
 /// the data) and the adjoint about three times that (the fused `f_vjp` two). Constant vectors
 /// have no correlation: `ρ` is then not finite, and a checked gradient reports the division.
+///
+/// ```
+/// use nilang::stats::i_cor_cov;
+///
+/// let (mut rho, mut cov) = (0.0f64, 0.0);
+/// i_cor_cov(&mut rho, &mut cov, &mut vec![1.0, 2.0, 3.0], &mut vec![2.0, 4.0, 6.0]);
+/// assert!((rho - 1.0).abs() < 1e-15); // b = 2a
+/// assert!((cov - 2.0).abs() < 1e-15);
+/// ```
 #[i]
 pub fn i_cor_cov<T: Real>(rho: &mut T, cov: &mut T, a: &mut [T], b: &mut [T]) {
     safe! {
@@ -218,6 +295,18 @@ pub const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 ///
 /// The standardised value `z = (x − μ)/σ` and `z²` are ancillas, computed, used and
 /// uncomputed; the inverse costs what the forward costs, the adjoint about twice.
+///
+/// ```
+/// use nilang::stats::{i_normal_logpdf, i_normal_logpdf_grad, LN_SQRT_2PI};
+/// use nilang::Loss;
+///
+/// let mut out = 0.0;
+/// i_normal_logpdf(&mut out, &mut 1.0, &mut 0.0, &mut 2.0);
+/// assert!((out - (-0.125 - 2f64.ln() - LN_SQRT_2PI)).abs() < 1e-15);
+/// // ∂/∂x = −(x − μ)/σ²
+/// let (_, dx, _, _) = i_normal_logpdf_grad(Loss::arg(0), &mut 0.0f64, &mut 1.0, &mut 0.0, &mut 2.0).unwrap();
+/// assert!((dx.g + 0.25).abs() < 1e-15);
+/// ```
 #[i]
 pub fn i_normal_logpdf<T: Real>(out: &mut T, x: &mut T, mu: &mut T, sigma: &mut T) {
     let (d, z, z2) = (T::zero(), T::zero(), T::zero());
