@@ -50,6 +50,18 @@ fn twiddle(j: usize, m: usize) -> f64 {
 /// butterflies backwards. The adjoint (`i_fft_adjoint`, the gradient) is one more such pass:
 /// each instruction's rule transforms the gradients with the values (the angles are
 /// constants, so they get none).
+///
+/// ```
+/// use nilang::stdlib::fft::{i_fft, i_fft_inv};
+/// use num_complex::Complex;
+///
+/// // the unitary DFT of an impulse is flat: every entry 1/√n
+/// let mut x = vec![Complex::new(1.0f64, 0.0), Complex::new(0.0, 0.0), Complex::new(0.0, 0.0), Complex::new(0.0, 0.0)];
+/// i_fft(&mut x);
+/// assert!(x.iter().all(|v| (v.re - 0.5).abs() < 1e-15 && v.im.abs() < 1e-15));
+/// i_fft_inv(&mut x);
+/// assert!((x[0].re - 1.0).abs() < 1e-15 && x[1..].iter().all(|v| v.norm() < 1e-15));
+/// ```
 #[i]
 pub fn i_fft<T: Real>(x: &mut [Complex<T>]) {
     safe! {

@@ -47,6 +47,19 @@ fn pivot_row<T: Real>(w: &[T], k: usize, n: usize) -> usize {
 /// scratch to within round-off, and a checked program's deallocations compare within the
 /// tolerance ([`crate::set_tolerance`]); an ill-conditioned `A` can exceed it. A singular `A`
 /// divides by zero: `out` is then not finite, and a checked gradient names the division.
+///
+/// ```
+/// use nilang::stdlib::linalg::{i_inv, i_inv_grad};
+/// use nilang::Loss;
+///
+/// // A = [[2, 1], [1, 1]]: A⁻¹ = [[1, −1], [−1, 2]]
+/// let mut out = vec![0.0f64; 4];
+/// i_inv(&mut out, &mut vec![2.0, 1.0, 1.0, 1.0], 2);
+/// assert!(out.iter().zip([1.0, -1.0, -1.0, 2.0]).all(|(a, b)| (a - b).abs() < 1e-14));
+/// // ∂(A⁻¹)₀₀/∂A = −(A⁻ᵀ)[:, 0] (A⁻ᵀ)[0, :] = −[[1, −1], [−1, 1]]
+/// let (_, da) = i_inv_grad(Loss::elem(0, 0), &mut vec![0.0; 4], &mut vec![2.0, 1.0, 1.0, 1.0], 2).unwrap();
+/// assert!(da.iter().map(|v| v.g).zip([-1.0f64, 1.0, 1.0, -1.0]).all(|(a, b)| (a - b).abs() < 1e-14));
+/// ```
 #[i]
 pub fn i_inv<T: Real>(out: &mut [T], a: &mut [T], n: usize) {
     safe! {

@@ -39,6 +39,17 @@ use crate::{i, Real};
 /// stack, so the gradient of a pushed value flows back to its element of `x`. Inverse: one
 /// scan backwards, popping and checking each popped value against its element. Adjoint: one
 /// scan.
+///
+/// ```
+/// use nilang::stdlib::mapreduce::{i_filter, i_filter_inv};
+///
+/// let (mut out, mut x) = (Vec::new(), vec![1.0, -2.0, 3.0]);
+/// let positive = |v: f64| v > 0.0;
+/// i_filter(&mut out, &mut x, &positive);
+/// assert_eq!(out, [1.0, 3.0]);
+/// i_filter_inv(&mut out, &mut x, &positive);
+/// assert!(out.is_empty());
+/// ```
 #[i]
 pub fn i_filter<T: Real, F: Fn(f64) -> bool>(out: &mut Vec<T>, x: &mut [T], keep: &F) {
     for i in 0..x.len() {

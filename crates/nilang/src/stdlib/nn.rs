@@ -22,6 +22,16 @@ use crate::{i, Real};
 /// changed by the branch, so it is its own postcondition. Gradient: 1 for `x > 0`, 0 for
 /// `x ≤ 0` (at 0, the subgradient 0). Inverse and adjoint: one comparison and at most one
 /// instruction each.
+///
+/// ```
+/// use nilang::stdlib::nn::i_relu_grad;
+/// use nilang::Loss;
+///
+/// let (_, dx) = i_relu_grad(Loss::arg(0), &mut 0.0, &mut 2.5).unwrap();
+/// assert_eq!(dx.g, 1.0);
+/// let (_, dx) = i_relu_grad(Loss::arg(0), &mut 0.0, &mut -2.5).unwrap();
+/// assert_eq!(dx.g, 0.0);
+/// ```
 #[i]
 pub fn i_relu<T: Real>(out: &mut T, x: &mut T) {
     if *x > T::zero() {
@@ -30,6 +40,12 @@ pub fn i_relu<T: Real>(out: &mut T, x: &mut T) {
 }
 
 /// `y[i] += max(x[i], 0)` for every element (NiLang: `i_relu.(y, x)` broadcast).
+///
+/// ```
+/// let mut y = vec![0.0; 3];
+/// nilang::stdlib::nn::i_relu_each(&mut y, &mut vec![-1.0, 0.0, 2.0]);
+/// assert_eq!(y, [0.0, 0.0, 2.0]);
+/// ```
 #[i]
 pub fn i_relu_each<T: Real>(y: &mut [T], x: &mut [T]) {
     safe! {

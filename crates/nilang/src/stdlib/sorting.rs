@@ -26,6 +26,14 @@ use crate::{i, Real};
 ///
 /// Inverse: one scan backwards, popping. Adjoint: one scan, no scratch beyond the stacks.
 /// An empty `a` pushes nothing.
+///
+/// ```
+/// use nilang::stdlib::sorting::i_ascending;
+///
+/// let (mut xs, mut inds) = (Vec::new(), Vec::new());
+/// i_ascending(&mut xs, &mut inds, &mut vec![3.0, 1.0, 5.0, 5.0]);
+/// assert_eq!((xs, inds), (vec![3.0, 5.0], vec![0, 2])); // the first 5 only
+/// ```
 #[i]
 pub fn i_ascending<T: Real>(xs: &mut Vec<T>, inds: &mut Vec<usize>, a: &mut [T]) {
     if !a.is_empty() {

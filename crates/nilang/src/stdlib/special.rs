@@ -31,6 +31,17 @@ use crate::{i, Real};
 /// `anc += out · x` computes the product, `out -= anc / x` uncomputes the old value
 /// arithmetically (leaving a round-off residual), and `swap` puts the product in `out` and the
 /// residual in `anc`. Requires `x ≠ 0`. (arXiv paper, §5, `imul`.)
+///
+/// ```
+/// use nilang::special::{imul, imul_inv};
+///
+/// let (mut out, mut x, mut anc) = (3.0f64, 0.1, 0.0f64);
+/// imul(&mut out, &mut x, &mut anc);
+/// assert!((out - 0.3).abs() < 1e-15);
+/// assert!(anc.abs() < 1e-15); // the round-off residual of uncomputing 3 by division
+/// imul_inv(&mut out, &mut x, &mut anc);
+/// assert_eq!((out, anc), (3.0, 0.0));
+/// ```
 #[i]
 #[inline]
 pub fn imul<T: Real>(out: &mut T, x: &mut T, anc: &mut T) {
@@ -41,6 +52,16 @@ pub fn imul<T: Real>(out: &mut T, x: &mut T, anc: &mut T) {
 
 /// The reversible multiplier on integers: `out ← out · x` exactly (wrapping), with `anc` as
 /// scratch: 0 on entry, and 0 again on exit for `x ≠ 0`.
+///
+/// ```
+/// use nilang::special::{imul_int, imul_int_inv};
+///
+/// let (mut out, mut anc) = (6, 0);
+/// imul_int(&mut out, 7, &mut anc);
+/// assert_eq!((out, anc), (42, 0));
+/// imul_int_inv(&mut out, 7, &mut anc);
+/// assert_eq!(out, 6);
+/// ```
 #[i]
 #[inline]
 pub fn imul_int(out: &mut i64, x: i64, anc: &mut i64) {
@@ -51,6 +72,16 @@ pub fn imul_int(out: &mut i64, x: i64, anc: &mut i64) {
 
 /// `out += n!` (for `out = 0` on entry; in general `out ← (out + 1) · n!`), by repeated
 /// [`imul_int`] with one ancilla. (arXiv paper, §5, `ifactorial`.)
+///
+/// ```
+/// use nilang::special::{ifactorial, ifactorial_inv};
+///
+/// let mut out = 0;
+/// ifactorial(&mut out, 5);
+/// assert_eq!(out, 120);
+/// ifactorial_inv(&mut out, 5);
+/// assert_eq!(out, 0);
+/// ```
 #[i]
 pub fn ifactorial(out: &mut i64, n: i64) {
     let anc = 0i64;
@@ -75,6 +106,17 @@ pub fn ifactorial(out: &mut i64, n: i64) {
 /// `atol` well above that, e.g. `1e-8` for `|x| ≤ 2`; with the paper's `atol = 1e-14` the
 /// residuals take over and the loop diverges (the checked program then reports a
 /// `while`-postcondition error in the uncomputation).
+///
+/// ```
+/// use nilang::special::{iexp, iexp_grad};
+/// use nilang::Loss;
+///
+/// let mut out = 0.0f64;
+/// iexp(&mut out, &mut 1.0, 1e-8);
+/// assert!((out - 1f64.exp()).abs() < 1e-8);
+/// let (_, dx) = iexp_grad(Loss::arg(0), &mut 0.0f64, &mut 1.0, 1e-8).unwrap();
+/// assert!((dx.g - 1f64.exp()).abs() < 1e-7); // (eˣ)' = eˣ
+/// ```
 #[i]
 pub fn iexp<T: Real>(out: &mut T, x: &mut T, atol: f64) {
     let anc1 = T::zero();
@@ -118,6 +160,18 @@ pub fn iexp<T: Real>(out: &mut T, x: &mut T, atol: f64) {
 /// largest term). Measured for `ν = 0…5`: at most `2e-9` for `|z| ≤ 2`, `1e-8` for `|z| ≤ 4`,
 /// `4e-6` for `|z| ≤ 8`. This is why the paper stops at `1e-8` and also stops when the dirty
 /// ancilla `anc4` grows past it.
+///
+/// ```
+/// use nilang::special::{besselj_series, ibesselj, ibesselj_grad};
+/// use nilang::Loss;
+///
+/// let mut out = 0.0f64;
+/// ibesselj(&mut out, 2, &mut 1.5);
+/// assert!((out - besselj_series(2, 1.5)).abs() < 2e-9);
+/// // J₂' = (J₁ − J₃) / 2
+/// let (_, dz) = ibesselj_grad(Loss::arg(0), &mut 0.0f64, 2, &mut 1.5).unwrap();
+/// assert!((dz.g - (besselj_series(1, 1.5) - besselj_series(3, 1.5)) / 2.0).abs() < 1e-8);
+/// ```
 #[i(unchecked = ibesselj_nocheck)]
 pub fn ibesselj<T: Real>(out: &mut T, nu: i64, z: &mut T) {
     let k = 0i64;
@@ -196,6 +250,18 @@ fn series_coefficient(k: usize, nu: i64) -> f64 {
 /// `(n aⁿ⁻¹, 0)`: the exponent is a constant, so no logarithm is computed for it. Used by
 /// [`ibesselj_terms`] for `(z/2)^ν`: with the general `pow` (a call of `powi` for the value,
 /// and again for the derivative in the adjoint) the gradient took about a sixth longer.
+///
+/// ```
+/// use nilang::special::PowInt;
+/// use nilang::{i, Loss, Real};
+///
+/// #[i]
+/// fn cube<T: Real>(y: &mut T, x: &mut T) {
+///     y += PowInt(x, 3.0); // the exponent is a constant: no logarithm in the derivative
+/// }
+/// let (_, dx) = cube_grad(Loss::arg(0), &mut 0.0, &mut 2.0).unwrap();
+/// assert_eq!(dx.g, 12.0);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct PowInt;
 
@@ -247,6 +313,16 @@ impl<T: crate::Float> crate::Binary<T> for PowInt {
 /// to round-off (its terms are the same numbers, computed in another order).
 ///
 /// Checked; [`ibesselj_terms_nocheck`] is the same program without the runtime checks.
+///
+/// ```
+/// use nilang::special::{besselj_series, ibesselj_terms, ibesselj_terms_inv};
+///
+/// let (mut out, mut z) = (0.0f64, 1.5);
+/// ibesselj_terms(&mut out, 2, &mut z);
+/// assert!((out - besselj_series(2, 1.5)).abs() < 1e-15);
+/// ibesselj_terms_inv(&mut out, 2, &mut z);
+/// assert!(out.abs() < 1e-15);
+/// ```
 #[i(unchecked = ibesselj_terms_nocheck)]
 pub fn ibesselj_terms<T: Real>(out: &mut T, nu: i64, z: &mut T)
 where
@@ -299,6 +375,12 @@ where
 /// The plain (irreversible) Rust series for `J_ν(z)` that [`ibesselj`] computes: the paper's
 /// `besselj(ν, z; atol=1e-8)`, term by term the same arithmetic, so the two agree to the last
 /// bits. Used as the reference in tests and benchmarks.
+///
+/// ```
+/// use nilang::special::besselj_series;
+/// assert!((besselj_series(0, 0.0) - 1.0).abs() < 1e-15); // J₀(0) = 1
+/// assert!(besselj_series(0, 2.404825557695773).abs() < 1e-8); // J₀'s first zero
+/// ```
 pub fn besselj_series(nu: i64, z: f64) -> f64 {
     let halfz = z / 2.0;
     let halfz_power_2 = halfz.powi(2);
