@@ -25,6 +25,20 @@ use crate::float::Float;
 use crate::prims::{self, Binary, Unary};
 
 /// `y += f(x)` and `y -= f(x)` for a primitive `F`.
+///
+/// ```
+/// use nilang::prims::Sin;
+/// use nilang::{Acc1, GVar};
+///
+/// // what `y += sin(x)` and `y -= sin(x)` run
+/// let (mut y, mut x) = (1.0, 0.5);
+/// <f64 as Acc1<Sin>>::add1(&mut y, &mut x);
+/// assert_eq!(y, 1.0 + 0.5f64.sin());
+/// // on a GVar, the inverse instruction also moves the gradient: x̄ += ȳ cos x
+/// let (mut y, mut x) = (GVar::with_grad(y, 1.0), GVar::new(0.5));
+/// <GVar<f64> as Acc1<Sin>>::sub1(&mut y, &mut x);
+/// assert_eq!((y.x, x.g), (1.0, 0.5f64.cos()));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no instruction `y += {F}(x)`",
     note = "integers support identity, neg, add, sub, mul and div; floats, `GVar` and complex numbers support every primitive",
@@ -53,6 +67,18 @@ pub trait Acc1<F>: Sized {
 }
 
 /// `y += f(a, b)` and `y -= f(a, b)` for a primitive `F`.
+///
+/// ```
+/// use nilang::prims::Mul;
+/// use nilang::Acc2;
+///
+/// // what `y += a * b` runs
+/// let (mut y, mut a, mut b) = (1.0, 2.0, 3.0);
+/// <f64 as Acc2<Mul>>::add2(&mut y, &mut a, &mut b);
+/// assert_eq!(y, 7.0);
+/// <f64 as Acc2<Mul>>::sub2(&mut y, &mut a, &mut b);
+/// assert_eq!(y, 1.0);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no instruction `y += {F}(a, b)`",
     note = "a primitive of your own is `impl<T: nilang::Float> nilang::Binary<T> for {F}`: for every float type, so that its gradient (on `GVar`) and Hessian (on `Dual`) exist too"
@@ -72,6 +98,22 @@ pub trait Acc2<F>: Sized {
 }
 
 /// `y *= f(x)` and `y /= f(x)`: reversible only in multiplicative number systems.
+///
+/// ```
+/// use nilang::i;
+/// use nilang::numbers::ULog;
+///
+/// // `y *= x` is an instruction of logarithmic numbers, not of floats
+/// #[i]
+/// fn scale(y: &mut ULog<f64>, x: &mut ULog<f64>) {
+///     y *= x;
+///     y /= x;
+///     y *= x;
+/// }
+/// let (mut y, mut x) = (ULog::new(2.0), ULog::new(4.0));
+/// scale(&mut y, &mut x);
+/// assert!((y.to_f64() - 8.0).abs() < 1e-12);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`*=` and `/=` are not reversible on `{Self}`",
     note = "use a multiplicative number system (`nilang::numbers::ULog`, `nilang::numbers::Tropical`), or `+=` on an ancilla"
@@ -84,6 +126,19 @@ pub trait Scale1<F>: Sized {
 }
 
 /// `y *= f(a, b)` and `y /= f(a, b)` in multiplicative number systems.
+///
+/// ```
+/// use nilang::i;
+/// use nilang::numbers::ULog;
+///
+/// #[i]
+/// fn scale(y: &mut ULog<f64>, a: &mut ULog<f64>, b: &mut ULog<f64>) {
+///     y *= a * b; // ln y += ln a + ln b
+/// }
+/// let (mut y, mut a, mut b) = (ULog::one(), ULog::new(2.0), ULog::new(3.0));
+/// scale(&mut y, &mut a, &mut b);
+/// assert!((y.to_f64() - 6.0).abs() < 1e-12);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`*=` and `/=` by `{F}` of two operands are not instructions on `{Self}`",
     note = "on `ULog`: `y *= a * b`, `a / b`, `a + b`, `a - b` and `pow(a, r)` (a real `r`); on `Tropical`: `a * b` and `a + b`; floats have no reversible `*=` (accumulate with `+=` into an ancilla)"
@@ -107,6 +162,14 @@ pub trait Scale2<F>: Sized {
 /// the instruction when the instruction may have changed it (a gradient accumulated into a
 /// `GVar`); plain numbers are never changed by being an operand, so their store does nothing.
 /// Any other `X` is a constant: converted on load, never stored.
+///
+/// ```
+/// use nilang::{Accepts, GVar};
+///
+/// // a constant f64 operand of an instruction on GVars: converted, never written back
+/// let c: GVar<f64> = <GVar<f64> as Accepts<f64>>::load(&2.5);
+/// assert_eq!((c.x, c.g), (2.5, 0.0));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "an operand of type `{X}` cannot be used in an instruction on `{Self}`",
     note = "operands must have the target's type, or be integer or float constants"
@@ -127,12 +190,36 @@ pub trait Accepts<X>: Sized {
 }
 
 /// `neg(x)`: x ← −x (its own inverse).
+///
+/// ```
+/// use nilang::{i, Negate, Real};
+///
+/// let mut x = 2.0;
+/// x.negate();
+/// assert_eq!(x, -2.0);
+/// #[i]
+/// fn flip_sign<T: Real>(x: &mut T) {
+///     neg(x);
+/// }
+/// flip_sign(&mut x);
+/// assert_eq!(x, 2.0);
+/// ```
 pub trait Negate {
     /// x ← −x
     fn negate(&mut self);
 }
 
 /// `inc(x)` and `dec(x)`: x ← x ± 1.
+///
+/// ```
+/// use nilang::Step;
+///
+/// let mut n = 5i64;
+/// n.inc();
+/// n.inc();
+/// n.dec();
+/// assert_eq!(n, 6);
+/// ```
 pub trait Step {
     /// x ← x + 1
     fn inc(&mut self);
@@ -141,12 +228,34 @@ pub trait Step {
 }
 
 /// `conj(x)`: complex conjugation (the identity on real numbers).
+///
+/// ```
+/// use nilang::Conjugate;
+/// use num_complex::Complex;
+///
+/// let mut z = Complex::new(1.0, 2.0);
+/// z.conjugate();
+/// assert_eq!(z, Complex::new(1.0, -2.0));
+/// let mut r = 3.0;
+/// r.conjugate();
+/// assert_eq!(r, 3.0);
+/// ```
 pub trait Conjugate {
     /// x ← x̄
     fn conjugate(&mut self);
 }
 
 /// `rot(a, b, θ)`: (a, b) ← (a cos θ − b sin θ, b cos θ + a sin θ), and its inverse `irot`.
+///
+/// ```
+/// use nilang::Rotate;
+///
+/// let (mut a, mut b, mut theta) = (1.0f64, 0.0f64, std::f64::consts::FRAC_PI_2);
+/// f64::rot(&mut a, &mut b, &mut theta);
+/// assert!(a.abs() < 1e-15 && (b - 1.0).abs() < 1e-15); // (1, 0) turned by 90°
+/// f64::irot(&mut a, &mut b, &mut theta);
+/// assert!((a - 1.0).abs() < 1e-15 && b.abs() < 1e-15);
+/// ```
 pub trait Rotate: Sized {
     /// `rot(a, b, θ)`
     fn rot(a: &mut Self, b: &mut Self, theta: &mut Self);
@@ -155,6 +264,14 @@ pub trait Rotate: Sized {
 }
 
 /// `flip(b)`: b ← ¬b (its own inverse), on booleans.
+///
+/// ```
+/// use nilang::Flip;
+///
+/// let mut b = false;
+/// b.flip();
+/// assert!(b);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`flip` is an instruction on `bool`, not on `{Self}`",
     note = "on integers, `x ^= mask` flips bits"
@@ -167,6 +284,14 @@ pub trait Flip {
 /// `inv(x)`: x ← 1/x (its own inverse). Exact in the multiplicative number systems
 /// ([`crate::numbers::ULog`]: the logarithm is negated; [`crate::numbers::Tropical`]: the
 /// stored value is negated); on floats `1/(1/x)` is `x` up to one rounding each way.
+///
+/// ```
+/// use nilang::Invert;
+///
+/// let mut x = 4.0;
+/// x.invert();
+/// assert_eq!(x, 0.25);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`inv` (x ← 1/x) is not an instruction on `{Self}`",
     note = "it is defined on floats, `GVar`, `Dual`, `ULog`, `Tropical` and complex numbers; integers have no reciprocal"
@@ -187,6 +312,16 @@ pub trait InvertComplex: Sized {
 
 /// `hadamard(a, b)`: (a, b) ← ((a + b)/√2, (a − b)/√2), the Hadamard transform of a pair
 /// (its own inverse: the matrix is symmetric and orthogonal).
+///
+/// ```
+/// use nilang::Hadamard;
+///
+/// let (mut a, mut b) = (1.0f64, 1.0f64);
+/// f64::hadamard(&mut a, &mut b);
+/// assert!((a - 2f64.sqrt()).abs() < 1e-15 && b == 0.0);
+/// f64::hadamard(&mut a, &mut b); // its own inverse
+/// assert!((a - 1.0).abs() < 1e-15 && (b - 1.0).abs() < 1e-15);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`hadamard` is not an instruction on `{Self}`",
     note = "it is defined on floats, `GVar`, `Dual` and complex numbers (not on integers: √2)"
@@ -197,6 +332,14 @@ pub trait Hadamard: Sized {
 }
 
 /// Values that have a zero of their own shape (for stacks and generated ancillas).
+///
+/// ```
+/// use nilang::Zeroable;
+///
+/// let x = vec![1.0, 2.0];
+/// assert_eq!(x.zero_like(), vec![0.0, 0.0]);
+/// assert!(!x.is_zero() && x.zero_like().is_zero());
+/// ```
 pub trait Zeroable {
     /// A zero of the same type (and shape) as `self`.
     fn zero_like(&self) -> Self;
