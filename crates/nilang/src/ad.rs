@@ -83,11 +83,33 @@ pub struct Loss {
 
 impl Loss {
     /// The scalar argument at position `arg`.
+    ///
+    /// ```
+    /// use nilang::{i, Loss, Real};
+    ///
+    /// #[i]
+    /// fn f<T: Real>(y: &mut T, x: &mut T) {
+    ///     y += square(x);
+    /// }
+    /// let (_, dx) = f_grad(Loss::arg(0), &mut 0.0, &mut 3.0).unwrap(); // the loss is y
+    /// assert_eq!(dx.g, 6.0);
+    /// ```
     pub fn arg(arg: usize) -> Loss {
         Loss { arg, index: 0 }
     }
 
     /// Element `index` of the argument at position `arg`.
+    ///
+    /// ```
+    /// use nilang::{i, Loss, Real};
+    ///
+    /// #[i]
+    /// fn f<T: Real>(y: &mut [T], x: &mut T) {
+    ///     y[1] += square(x);
+    /// }
+    /// let (_, dx) = f_grad(Loss::elem(0, 1), &mut vec![0.0; 2], &mut 3.0).unwrap(); // the loss is y[1]
+    /// assert_eq!(dx.g, 6.0);
+    /// ```
     pub fn elem(arg: usize, index: usize) -> Loss {
         Loss { arg, index }
     }
@@ -223,26 +245,52 @@ pub struct Matrix<T> {
 
 impl<T: Copy> Matrix<T> {
     /// A matrix filled with `value`, without labels.
+    ///
+    /// ```
+    /// let m = nilang::Matrix::filled(2, 3, 1.0);
+    /// assert_eq!((m.rows, m.cols, m.data.len()), (2, 3, 6));
+    /// ```
     pub fn filled(rows: usize, cols: usize, value: T) -> Self {
         Matrix::from_data(rows, cols, vec![value; rows * cols])
     }
 
     /// Entry `(i, j)`.
+    ///
+    /// ```
+    /// let m = nilang::Matrix::from_data(2, 2, vec![1.0, 2.0, 3.0, 4.0]);
+    /// assert_eq!(m.get(0, 1), 2.0);
+    /// ```
     pub fn get(&self, i: usize, j: usize) -> T {
         self.data[i * self.cols + j]
     }
 
     /// Sets entry `(i, j)`.
+    ///
+    /// ```
+    /// let mut m = nilang::Matrix::filled(2, 2, 0.0);
+    /// m.set(1, 0, 5.0);
+    /// assert_eq!(m[(1, 0)], 5.0);
+    /// ```
     pub fn set(&mut self, i: usize, j: usize, v: T) {
         self.data[i * self.cols + j] = v;
     }
 
     /// Row `i`.
+    ///
+    /// ```
+    /// let m = nilang::Matrix::from_data(2, 2, vec![1.0, 2.0, 3.0, 4.0]);
+    /// assert_eq!(m.row(1), [3.0, 4.0]);
+    /// ```
     pub fn row(&self, i: usize) -> &[T] {
         &self.data[i * self.cols..(i + 1) * self.cols]
     }
 
     /// The rows as vectors.
+    ///
+    /// ```
+    /// let m = nilang::Matrix::from_data(2, 2, vec![1.0, 2.0, 3.0, 4.0]);
+    /// assert_eq!(m.to_rows(), vec![vec![1.0, 2.0], vec![3.0, 4.0]]);
+    /// ```
     pub fn to_rows(&self) -> Vec<Vec<T>> {
         (0..self.rows).map(|i| self.row(i).to_vec()).collect()
     }
@@ -334,6 +382,12 @@ impl<T> Matrix<T> {
     }
 
     /// Whether the rows and columns are labelled.
+    ///
+    /// ```
+    /// let m = nilang::Matrix::filled(1, 1, 0.0);
+    /// assert!(!m.is_labelled());
+    /// assert!(m.with_labels(["y"], ["x"]).is_labelled());
+    /// ```
     pub fn is_labelled(&self) -> bool {
         self.row_labels.len() == self.rows
             && self.col_labels.len() == self.cols
@@ -341,21 +395,41 @@ impl<T> Matrix<T> {
     }
 
     /// The row labels (empty for an unlabelled matrix).
+    ///
+    /// ```
+    /// let m = nilang::Matrix::filled(2, 1, 0.0).with_labels(["a", "b"], ["x"]);
+    /// assert_eq!(m.row_labels(), ["a", "b"]);
+    /// ```
     pub fn row_labels(&self) -> &[String] {
         &self.row_labels
     }
 
     /// The column labels (empty for an unlabelled matrix).
+    ///
+    /// ```
+    /// let m = nilang::Matrix::filled(1, 2, 0.0).with_labels(["y"], ["x[0]", "x[1]"]);
+    /// assert_eq!(m.col_labels(), ["x[0]", "x[1]"]);
+    /// ```
     pub fn col_labels(&self) -> &[String] {
         &self.col_labels
     }
 
     /// The index of the row labelled `label`.
+    ///
+    /// ```
+    /// let m = nilang::Matrix::filled(2, 1, 0.0).with_labels(["a", "b"], ["x"]);
+    /// assert_eq!((m.row_index("b"), m.row_index("c")), (Some(1), None));
+    /// ```
     pub fn row_index(&self, label: &str) -> Option<usize> {
         self.row_labels.iter().position(|l| l == label)
     }
 
     /// The index of the column labelled `label`.
+    ///
+    /// ```
+    /// let m = nilang::Matrix::filled(1, 2, 0.0).with_labels(["y"], ["x[0]", "x[1]"]);
+    /// assert_eq!(m.col_index("x[1]"), Some(1));
+    /// ```
     pub fn col_index(&self, label: &str) -> Option<usize> {
         self.col_labels.iter().position(|l| l == label)
     }
@@ -470,6 +544,21 @@ fn write_cells(f: &mut fmt::Formatter<'_>, cells: &[String], widths: &[usize]) -
 /// What `f_grad` returns for a differentiable argument of type `X` with scalars `T`: the
 /// same shape holding [`GVar`]s (`Vec<GVar<f64>>` for `x: &mut [f64]` or `&mut Vec<f64>`,
 /// `GVar<f64>` for `y: &mut f64`, `P<GVar<f64>>` for a `#[derive(Scalars)] struct P<T>`).
+///
+/// ```
+/// use nilang::ad::WithGrad;
+/// use nilang::{i, GVar, Loss, Real};
+///
+/// #[i]
+/// fn f<T: Real>(y: &mut T, x: &mut [T]) {
+///     y += x[0] * x[1];
+/// }
+/// // the return type of f_grad, spelled readably
+/// let (dy, dx): (WithGrad<f64, f64>, WithGrad<[f64], f64>) =
+///     f_grad(Loss::arg(0), &mut 0.0, &mut vec![2.0, 3.0]).unwrap();
+/// let _: (GVar<f64>, Vec<GVar<f64>>) = (dy, dx.clone());
+/// assert_eq!((dx[0].g, dx[1].g), (3.0, 2.0));
+/// ```
 pub type WithGrad<X, T> = <X as Scalars<T>>::Map<GVar<T>>;
 
 /// A value made of scalars of type `T`, visited in a fixed flat order: a scalar, a slice, a
@@ -477,6 +566,20 @@ pub type WithGrad<X, T> = <X as Scalars<T>>::Map<GVar<T>>;
 /// `#[derive(nilang::Scalars)]` (its fields in declaration order).
 ///
 /// `Map<U>` is the same shape with scalars of type `U` (e.g. [`GVar`] for gradients).
+///
+/// ```
+/// use nilang::{GVar, Scalars};
+///
+/// let x = vec![1.0, 2.0, 3.0];
+/// assert_eq!(x.count(), 3);
+/// // the same shape holding GVars, e.g. what f_grad returns for a Vec argument
+/// let w: Vec<GVar<f64>> = x.map(&mut |i, v| GVar::with_grad(v, i as f64));
+/// assert_eq!(w[2].g, 2.0);
+/// assert_eq!(<Vec<f64> as Scalars<f64>>::get_mapped(&w, 1).x, 2.0);
+/// // an array of complex numbers flattens element by element, real part first
+/// let z = [num_complex::Complex::new(1.0, 2.0)];
+/// assert_eq!(Scalars::<f64>::count(&z[..]), 2);
+/// ```
 pub trait Scalars<T> {
     /// The same shape holding `U` instead of `T`.
     type Map<U: Copy>;
@@ -994,6 +1097,16 @@ pub fn numeric_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], h: f64) -> Vec<f64
 }
 
 /// A gradient component that disagrees with central differences.
+///
+/// ```
+/// use nilang::ad::check_gradient;
+///
+/// let err = check_gradient(|x| x[0] * x[0], &[3.0], &[5.0], 1e-6, 1e-6).unwrap_err();
+/// assert_eq!(err.index, 0);
+/// assert_eq!(err.given, 5.0);
+/// assert!((err.numeric - 6.0).abs() < 1e-6);
+/// assert!(err.to_string().starts_with("gradient component 0 is 5 but central differences give 6"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct GradientMismatch {
     /// Component index.

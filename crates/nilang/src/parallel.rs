@@ -17,6 +17,11 @@ use crate::check::Site;
 
 /// Whether parallel loops run in chunks: the current rayon pool has more than one thread.
 /// On one thread they run as sequential loops, bit for bit the program without `.par()`.
+///
+/// ```
+/// let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert!(!one.install(nilang::parallel::several_threads));
+/// ```
 pub fn several_threads() -> bool {
     rayon::current_num_threads() > 1
 }
@@ -30,12 +35,34 @@ static MIN_ITERATIONS: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_PARALLEL_ITERA
 /// [`DEFAULT_MIN_PARALLEL_ITERATIONS`]): shorter loops run as the sequential loop (bit for
 /// bit), since forking and joining a pool costs more than a few thousand short iterations
 /// (measured: kmeans' 1 000 points, a LogSumExp over 5 weights inside gmm).
+///
+/// ```
+/// use nilang::parallel::{min_parallel_iterations, DEFAULT_MIN_PARALLEL_ITERATIONS};
+/// assert_eq!(min_parallel_iterations(), DEFAULT_MIN_PARALLEL_ITERATIONS);
+/// ```
 pub fn min_parallel_iterations() -> usize {
     MIN_ITERATIONS.load(Ordering::Relaxed)
 }
 
 /// Sets [`min_parallel_iterations`] for the whole process (tests use 1, so that short loops
 /// exercise the chunked code).
+///
+/// ```
+/// use nilang::parallel::{min_parallel_iterations, set_min_parallel_iterations};
+/// use nilang::{i, Real};
+///
+/// #[i]
+/// fn double_each<T: Real>(y: &mut [T], x: &mut [T]) {
+///     for k in (0..x.len()).par() {
+///         y[k] += 2.0 * x[k];
+///     }
+/// }
+/// set_min_parallel_iterations(1); // split even a short loop across rayon's threads
+/// assert_eq!(min_parallel_iterations(), 1);
+/// let (mut y, mut x) = (vec![0.0; 8], (0..8).map(f64::from).collect::<Vec<_>>());
+/// double_each(&mut y, &mut x);
+/// assert_eq!(y[7], 14.0);
+/// ```
 pub fn set_min_parallel_iterations(n: usize) {
     MIN_ITERATIONS.store(n, Ordering::Relaxed);
 }
@@ -44,6 +71,13 @@ pub fn set_min_parallel_iterations(n: usize) {
 /// chunks: when the current pool has [`several_threads`] and the range has at least
 /// [`min_parallel_iterations`] iterations; otherwise the sequential loop runs. The one rule for
 /// generated loops and for hand-written chunked code alike.
+///
+/// ```
+/// use nilang::parallel::worth_splitting;
+///
+/// // a loop of 10 iterations is shorter than the default threshold: it runs sequentially
+/// assert!(!worth_splitting(0usize, 10, false));
+/// ```
 #[inline]
 pub fn worth_splitting<I: PrimInt>(start: I, end: I, inclusive: bool) -> bool {
     if !several_threads() {

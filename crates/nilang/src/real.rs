@@ -145,6 +145,22 @@ impl<T: Float + Check, G: crate::Grad<T>> Real for GVar<T, G> {
 }
 
 /// Integer scalars of reversible programs (exact, wrapping arithmetic).
+///
+/// ```
+/// use nilang::{i, Int};
+///
+/// #[i]
+/// fn count_up<N: Int>(n: &mut N, steps: i64) {
+///     for _k in 0..steps {
+///         inc(n);
+///     }
+/// }
+/// let mut n = 3i32;
+/// count_up(&mut n, 4);
+/// assert_eq!(n, 7);
+/// count_up_inv(&mut n, 4);
+/// assert_eq!(n, 3);
+/// ```
 pub trait Int:
     Copy
     + Debug
@@ -193,6 +209,16 @@ impl<T> Int for T where
 /// The scalar types that gradient programs are generated for: a [`Float`] on which both the
 /// program (`T: Real`) and its gradient program (`GVar<T>: Real`) run. `f64`, `f32`,
 /// [`crate::Dual`] and [`crate::DualN`] are `Base`.
+///
+/// ```
+/// use nilang::{Base, Dual, DualN};
+///
+/// fn gradient_ready<T: Base>() {}
+/// gradient_ready::<f64>();
+/// gradient_ready::<f32>();
+/// gradient_ready::<Dual<f64>>();
+/// gradient_ready::<DualN<f64, 4>>();
+/// ```
 pub trait Base: Float + Check + Real {}
 
 impl<T: Float + Check + Real> Base for T {}

@@ -223,6 +223,12 @@ impl<S: Zeroable + Check> Bennett<S> {
     }
 
     /// The same schedule with another way of splitting each level into sectors.
+    ///
+    /// ```
+    /// use nilang::schedule::{Bennett, Split};
+    /// let b = Bennett::new(3, 1.0, 10).with_split(Split::CeilSized);
+    /// assert_eq!(b.live_states(), 1);
+    /// ```
     pub fn with_split(mut self, split: Split) -> Self {
         self.split = split;
         self
@@ -260,6 +266,22 @@ impl<S: Zeroable + Check> Bennett<S> {
     }
 
     /// The inverse of [`run_keeping_sectors`](Bennett::run_keeping_sectors).
+    ///
+    /// ```
+    /// use nilang::schedule::Bennett;
+    /// use nilang::{i, rev, Real};
+    ///
+    /// #[i]
+    /// fn double<T: Real>(out: &mut T, inp: &mut T) {
+    ///     out += 2.0 * inp;
+    /// }
+    /// let steps = vec![rev!(double::<f64>); 4];
+    /// let mut b = Bennett::new(2, 1.0, 4);
+    /// b.run_keeping_sectors(&steps);
+    /// assert_eq!(b.live_states(), 3); // s₀, s₂, s₄
+    /// b.run_keeping_sectors_inv(&steps);
+    /// assert_eq!(b.live_states(), 1);
+    /// ```
     pub fn run_keeping_sectors_inv<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
         for j in (0..self.parts(steps.len())).rev() {
@@ -269,27 +291,67 @@ impl<S: Zeroable + Check> Bennett<S> {
     }
 
     /// State `sᵢ`, if it is live.
+    ///
+    /// ```
+    /// let b = nilang::schedule::Bennett::new(2, 1.0, 4);
+    /// assert_eq!((b.state(0), b.state(1)), (Some(&1.0), None));
+    /// ```
     pub fn state(&self, i: usize) -> Option<&S> {
         self.states.get(i).and_then(Option::as_ref)
     }
 
     /// The final state `s_N`, if it is live (after [`run`](Bennett::run)).
+    ///
+    /// ```
+    /// let b = nilang::schedule::Bennett::new(2, 1.0, 4);
+    /// assert_eq!(b.final_state(), None); // not run yet
+    /// ```
     pub fn final_state(&self) -> Option<&S> {
         self.states.last().and_then(Option::as_ref)
     }
 
     /// How many states are live now.
+    ///
+    /// ```
+    /// assert_eq!(nilang::schedule::Bennett::new(2, 1.0, 4).live_states(), 1);
+    /// ```
     pub fn live_states(&self) -> usize {
         self.live
     }
 
     /// The most states that were live at once (the listing's `PEAK_MEM`).
+    ///
+    /// ```
+    /// use nilang::schedule::Bennett;
+    /// use nilang::{i, rev, Real};
+    ///
+    /// #[i]
+    /// fn double<T: Real>(out: &mut T, inp: &mut T) {
+    ///     out += 2.0 * inp;
+    /// }
+    /// let mut b = Bennett::new(2, 1.0, 4);
+    /// b.run(&vec![rev!(double::<f64>); 4]);
+    /// assert_eq!(b.peak_live_states(), 4); // n(k−1) + 2 with n = 2, k = 2
+    /// ```
     pub fn peak_live_states(&self) -> usize {
         self.peak_live_states
     }
 
     /// How many step calls and uncalls have run (the listing's `PROG_COUNTER`), summed over
     /// all runs of this schedule.
+    ///
+    /// ```
+    /// use nilang::schedule::Bennett;
+    /// use nilang::{i, rev, Real};
+    ///
+    /// #[i]
+    /// fn double<T: Real>(out: &mut T, inp: &mut T) {
+    ///     out += 2.0 * inp;
+    /// }
+    /// let mut b = Bennett::new(2, 1.0, 4);
+    /// b.run(&vec![rev!(double::<f64>); 4]);
+    /// assert_eq!(b.program_counter(), 9); // (2k − 1)ⁿ = 3²
+    /// ```
     pub fn program_counter(&self) -> usize {
         self.program_counter
     }
