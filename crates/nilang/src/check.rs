@@ -17,6 +17,13 @@ use core::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Equality as the runtime checks see it: exact for integers, within a tolerance for floats.
+///
+/// ```
+/// use nilang::check::Check;
+///
+/// assert!(1.0.check_eq(&(1.0 + 1e-12), 1e-8)); // floats: within the tolerance
+/// assert!(!3i64.check_eq(&4, 1.0)); // integers: exactly
+/// ```
 pub trait Check: fmt::Debug {
     /// Whether `self` and `other` are equal within `tol`.
     fn check_eq(&self, other: &Self, tol: f64) -> bool;
@@ -30,6 +37,12 @@ pub trait Check: fmt::Debug {
 }
 
 /// Float comparison used by the checks.
+///
+/// ```
+/// use nilang::check::close;
+/// assert!(close(1e6, 1e6 + 1e-3, 1e-8)); // relative above 1
+/// assert!(!close(0.0, 1e-7, 1e-8)); // absolute below 1
+/// ```
 pub fn close(a: f64, b: f64, tol: f64) -> bool {
     if a == b {
         return true;

@@ -7,6 +7,16 @@ use crate::float::Float;
 use core::ops::{Add, Mul, Neg, Sub};
 
 /// A gradient of scalars of type `T`: added, subtracted, negated and scaled by a `T`.
+///
+/// ```
+/// use nilang::{Grad, Lanes};
+///
+/// let mut g = Lanes::<f64, 2>::zero();
+/// g.set_lane(1, 3.0);
+/// assert_eq!((g.lane(0), g.lane(1), g.is_zero()), (0.0, 3.0, false));
+/// let plain: f64 = Grad::<f64>::zero(); // one loss: a plain number
+/// assert!(Grad::<f64>::is_zero(&plain));
+/// ```
 pub trait Grad<T>:
     Copy
     + core::fmt::Debug

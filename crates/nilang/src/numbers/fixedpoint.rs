@@ -39,6 +39,21 @@ use fixed::{FixedI32, FixedI64};
 
 /// The bound of reversible functions over fixed-point numbers: every exact instruction,
 /// constants, and conversions to and from `f64`.
+///
+/// ```
+/// use nilang::numbers::{FixedPoint, I21F43};
+/// use nilang::i;
+///
+/// #[i]
+/// fn axpy<Q: FixedPoint>(y: &mut Q, a: &mut Q, x: &mut Q) {
+///     y += a * x;
+/// }
+/// let (mut y, mut a, mut x) = (I21F43::from_num(1), I21F43::from_num(0.5), I21F43::from_num(3));
+/// axpy(&mut y, &mut a, &mut x);
+/// assert_eq!(y, I21F43::from_num(2.5));
+/// axpy_inv(&mut y, &mut a, &mut x);
+/// assert_eq!(y, I21F43::from_num(1)); // exactly: fixed-point arithmetic has no rounding here
+/// ```
 pub trait FixedPoint:
     Copy
     + Debug

@@ -26,6 +26,15 @@ use core::ops::{Add, Mul};
 
 /// The contents of a tropical number: a totally ordered additive group with a bottom element
 /// standing for −∞.
+///
+/// ```
+/// use nilang::numbers::{Tropical, TropicalBase};
+///
+/// // integers are tropical contents too: MIN stands for −∞
+/// assert_eq!(<i64 as TropicalBase>::neg_inf(), i64::MIN);
+/// assert_eq!(Tropical(3i64) * Tropical(4), Tropical(7));
+/// assert!(Tropical::<i64>::zero().is_zero());
+/// ```
 pub trait TropicalBase: Copy + Debug {
     /// The bottom element (−∞; `MIN` for integers).
     fn neg_inf() -> Self;

@@ -49,6 +49,13 @@ use crate::real::Real;
 use nilang_macros::i;
 
 /// Number of fractional bits of the logarithm's grid.
+///
+/// ```
+/// use nilang::numbers::ulog::{quantize_ln, LN_FRAC_BITS};
+/// let step = 2f64.powi(-LN_FRAC_BITS);
+/// assert_eq!(quantize_ln(step * 0.4), 0.0);
+/// assert_eq!(quantize_ln(step * 0.6), step);
+/// ```
 pub const LN_FRAC_BITS: i32 = 43;
 
 const SCALE: f64 = (1u64 << LN_FRAC_BITS) as f64;
@@ -260,6 +267,19 @@ ulog_accepts_constant!(f64, f32, i32, i64, u32, u64, usize);
 /// `ln x` rounded to the grid of [`ULog`] logarithms, as a primitive: `lx.ln += QLog(x)`
 /// converts a positive real into a logarithmic number. Its derivative is taken as `1/x` (the
 /// rounding is below 2⁻⁴⁴, invisible to gradients).
+///
+/// ```
+/// use nilang::numbers::{QLog, ULog};
+/// use nilang::{i, Real};
+///
+/// #[i]
+/// fn to_log(lx: &mut ULog<f64>, x: &mut f64) {
+///     lx.ln += QLog(x);
+/// }
+/// let (mut lx, mut x) = (ULog::one(), 5.0);
+/// to_log(&mut lx, &mut x);
+/// assert!((lx.to_f64() - 5.0).abs() < 1e-12);
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct QLog;
 
@@ -284,6 +304,19 @@ impl<F: crate::Float> prims::Unary<F> for QLog {
 /// logarithmic numbers, computed as `max + ln(1 + e^{−|a − b|})`. Partials: the weights
 /// `eᵃ/(eᵃ + eᵇ)` and `eᵇ/(eᵃ + eᵇ)` (the rounding, below 2⁻⁴⁴, is invisible to gradients).
 /// It is what `y *= a + b` adds to `y.ln`.
+///
+/// ```
+/// use nilang::i;
+/// use nilang::numbers::ULog;
+///
+/// #[i]
+/// fn times_sum(y: &mut ULog<f64>, a: &mut ULog<f64>, b: &mut ULog<f64>) {
+///     y *= a + b; // y.ln += QLogAddExp(a.ln, b.ln)
+/// }
+/// let (mut y, mut a, mut b) = (ULog::new(2.0), ULog::new(1.0), ULog::new(3.0));
+/// times_sum(&mut y, &mut a, &mut b);
+/// assert!((y.to_f64() - 8.0).abs() < 1e-12);
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct QLogAddExp;
 
@@ -317,6 +350,19 @@ impl<F: crate::Float> prims::Binary<F> for QLogAddExp {
 /// `ln(eᵃ − eᵇ)` rounded to the grid, for `a > b`: the logarithm of the difference of two
 /// logarithmic numbers, `a + ln(−expm1(b − a))`. Partials `eᵃ/(eᵃ − eᵇ)` and
 /// `−eᵇ/(eᵃ − eᵇ)`. It is what `y *= a - b` adds to `y.ln`; `a ≤ b` has no logarithm.
+///
+/// ```
+/// use nilang::i;
+/// use nilang::numbers::ULog;
+///
+/// #[i]
+/// fn times_difference(y: &mut ULog<f64>, a: &mut ULog<f64>, b: &mut ULog<f64>) {
+///     y *= a - b; // y.ln += QLogSubExp(a.ln, b.ln), a > b
+/// }
+/// let (mut y, mut a, mut b) = (ULog::new(2.0), ULog::new(3.0), ULog::new(1.0));
+/// times_difference(&mut y, &mut a, &mut b);
+/// assert!((y.to_f64() - 4.0).abs() < 1e-12);
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct QLogSubExp;
 

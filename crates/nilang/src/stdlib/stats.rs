@@ -288,6 +288,10 @@ pub fn i_cor_cov<T: Real>(rho: &mut T, cov: &mut T, a: &mut [T], b: &mut [T]) {
 }
 
 /// `ln √(2π)`, the normal density's constant term (Python: `math.log(2 * math.pi) / 2`).
+///
+/// ```
+/// assert!((nilang::stats::LN_SQRT_2PI - (2.0 * std::f64::consts::PI).sqrt().ln()).abs() < 1e-15);
+/// ```
 pub const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 
 /// `out += ln N(x; μ, σ) = −((x − μ)/σ)²/2 − ln σ − ln √(2π)`, the log-density of the normal
