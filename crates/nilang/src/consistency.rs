@@ -7,6 +7,14 @@
 use crate::{i, Real};
 
 /// `y += x; out += e^y − e^x`, keeping `x`: running it backward cannot move `y`.
+///
+/// ```
+/// use nilang::consistency::{f1, f1_inv, train};
+///
+/// // x is kept: setting the output and running backwards cannot move y
+/// let (_, y) = train(|o, x, y| f1(o, *x, y), |o, x, y| f1_inv(o, *x, y), 10);
+/// assert_eq!(y, 1.6);
+/// ```
 #[i]
 pub fn f1<T: Real>(out: &mut T, x: T, y: &mut T) {
     y += x;
@@ -16,6 +24,15 @@ pub fn f1<T: Real>(out: &mut T, x: T, y: &mut T) {
 
 /// The same output, with `x` uncomputed as `x −= log(−out)`: running it backward from a
 /// target output updates `y`.
+///
+/// ```
+/// use nilang::consistency::{f2, f2_inv, fixed_point, train};
+///
+/// // x is uncomputed from the output: running backwards from the target output moves y
+/// let (outs, y) = train(f2, f2_inv, 50);
+/// assert!((y - fixed_point()).abs() < 1e-6);
+/// assert!((outs[49] - 1.0).abs() < 1e-6);
+/// ```
 #[i]
 pub fn f2<T: Real>(out: &mut T, x: &mut T, y: &mut T) {
     y += x;
@@ -30,6 +47,14 @@ pub fn f2<T: Real>(out: &mut T, x: &mut T, y: &mut T) {
 /// The paper's training loop from `y = 1.6`, `x = 0.3`: `steps` times run `f` forward, set
 /// the output to the target 1 and run `finv`. Returns the forward output of every step and the
 /// final `y`.
+///
+/// ```
+/// use nilang::consistency::{f2, f2_inv, train};
+///
+/// let (outs, _) = train(f2, f2_inv, 3);
+/// assert_eq!(outs.len(), 3);
+/// assert!((outs[0] - ((0.3f64 + 1.6).exp() - 0.3f64.exp())).abs() < 1e-12); // f at y = 1.6
+/// ```
 pub fn train(
     f: impl Fn(&mut f64, &mut f64, &mut f64),
     finv: impl Fn(&mut f64, &mut f64, &mut f64),
@@ -48,6 +73,11 @@ pub fn train(
 }
 
 /// The fixed point `y*` with `e^(0.3 + y*) − e^0.3 = 1`.
+///
+/// ```
+/// let y = nilang::consistency::fixed_point();
+/// assert!(((0.3 + y).exp() - 0.3f64.exp() - 1.0).abs() < 1e-15);
+/// ```
 pub fn fixed_point() -> f64 {
     (1.0 + 0.3f64.exp()).ln() - 0.3
 }

@@ -28,6 +28,14 @@ pub const DT: f64 = 0.01;
 const DAYS_PER_YEAR: f64 = 365.24;
 
 /// Positions, velocities and masses of a system of bodies.
+///
+/// ```
+/// use nilang::leapfrog::solar_system;
+///
+/// let b = solar_system();
+/// assert_eq!((b.x.len(), b.v.len(), b.m.len()), (5, 5, 5)); // the Sun and four planets
+/// assert_eq!(b.x[0], [0.0; 3]); // heliocentric
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bodies<T> {
     /// Positions (AU).
@@ -40,6 +48,12 @@ pub struct Bodies<T> {
 
 /// The Sun, Jupiter, Saturn, Uranus and Neptune (the Benchmarks Game's n-body table), with the
 /// Sun's velocity set so that the total momentum is zero.
+///
+/// ```
+/// let b = nilang::leapfrog::solar_system();
+/// let p: f64 = (0..5).map(|i| b.m[i] * b.v[i][0]).sum();
+/// assert!(p.abs() < 1e-15); // no total momentum
+/// ```
 pub fn solar_system() -> Bodies<f64> {
     #[rustfmt::skip]
     let table: [([f64; 3], [f64; 3], f64); 4] = [
@@ -82,6 +96,14 @@ pub fn solar_system() -> Bodies<f64> {
 
 impl Bodies<f64> {
     /// The same system in another precision.
+    ///
+    /// ```
+    /// use nilang::leapfrog::solar_system;
+    /// use nilang::numbers::DoubleDouble;
+    ///
+    /// let b = solar_system().convert(DoubleDouble::new);
+    /// assert_eq!(b.x[1][0].to_f64(), solar_system().x[1][0]);
+    /// ```
     pub fn convert<T>(&self, f: impl Fn(f64) -> T) -> Bodies<T> {
         Bodies {
             x: self.x.iter().map(|p| p.map(&f)).collect(),
@@ -93,6 +115,17 @@ impl Bodies<f64> {
 
 /// `y += G m_b r / |r|³`, the gravitational pull along a separation `r`, every intermediate in
 /// an ancilla uncomputed exactly. Both listings below compute `r = r_b − r_a` and call this.
+///
+/// ```
+/// use nilang::leapfrog::{pull, pull_inv};
+///
+/// // a unit mass at distance 2 along x, G = 1: a pull of 1/4 towards it
+/// let (mut y, mut r) = ([0.0; 3], [2.0, 0.0, 0.0]);
+/// pull(&mut y, &mut r, 1.0, 1.0);
+/// assert_eq!(y, [0.25, 0.0, 0.0]);
+/// pull_inv(&mut y, &mut r, 1.0, 1.0);
+/// assert_eq!(y, [0.0; 3]);
+/// ```
 #[i(nocheck)]
 pub fn pull<T: Real>(y: &mut [T; 3], r: &mut [T; 3], mb: f64, g: f64) {
     let (d, anc1, sq, anc2, anc3, anc4) = (
@@ -129,6 +162,16 @@ pub fn pull<T: Real>(y: &mut [T; 3], r: &mut [T; 3], mb: f64, g: f64) {
 
 /// Listing 25: `y += G m_b (r_b − r_a) / |r_b − r_a|³`, with `r_b − r_a` in an ancilla `rc`,
 /// uncomputed exactly.
+///
+/// ```
+/// use nilang::leapfrog::{acceleration, acceleration_inv};
+///
+/// let (mut y, mut ra, mut rb) = ([0.0f64; 3], [1.0, 0.0, 0.0], [1.0, 3.0, 0.0]);
+/// acceleration(&mut y, &mut ra, &mut rb, 2.0, 1.0);
+/// assert!((y[1] - 2.0 / 9.0).abs() < 1e-15); // G m / d² towards b
+/// acceleration_inv(&mut y, &mut ra, &mut rb, 2.0, 1.0);
+/// assert_eq!((y, rb), ([0.0; 3], [1.0, 3.0, 0.0])); // r_b untouched: the difference was an ancilla
+/// ```
 #[i(nocheck)]
 pub fn acceleration<T: Real>(y: &mut [T; 3], ra: &mut [T; 3], rb: &mut [T; 3], mb: f64, g: f64) {
     let rc = [T::zero(); 3];
@@ -145,6 +188,16 @@ pub fn acceleration<T: Real>(y: &mut [T; 3], ra: &mut [T; 3], rb: &mut [T; 3], m
 /// Listing 26: the same, but `r_b − r_a` is computed in place in `r_b` and uncomputed by
 /// `r_b += r_a`, which does not give `r_b` back exactly: the round-off accumulates in the
 /// positions.
+///
+/// ```
+/// use nilang::leapfrog::acceleration_cumulative;
+///
+/// let (mut y, mut ra, mut rb) = ([0.0; 3], [0.7, 0.0, 0.0], [0.1, 3.0, 0.0]);
+/// acceleration_cumulative(&mut y, &mut ra, &mut rb, 2.0, 1.0);
+/// // r_b was turned into r_b − r_a and back: (0.1 − 0.7) + 0.7 is not 0.1 in f64
+/// assert_eq!(rb[0], 0.1f64 - 0.7 + 0.7);
+/// assert_ne!(rb[0], 0.1);
+/// ```
 #[i(nocheck)]
 pub fn acceleration_cumulative<T: Real>(
     y: &mut [T; 3],
@@ -164,6 +217,16 @@ pub fn acceleration_cumulative<T: Real>(
 
 /// One reversible leapfrog step (kick, then drift) with the acceleration of Listing 25, or of
 /// Listing 26 when `cumulative`. `gdt` is `G·dt`.
+///
+/// ```
+/// use nilang::leapfrog::{leapfrog_step, leapfrog_step_inv, solar_system, DT, G};
+///
+/// let mut b = solar_system();
+/// leapfrog_step(&mut b.x, &mut b.v, &b.m, G * DT, DT, false);
+/// assert_ne!(b.x, solar_system().x);
+/// leapfrog_step_inv(&mut b.x, &mut b.v, &b.m, G * DT, DT, false);
+/// assert!(b.x.iter().flatten().zip(solar_system().x.iter().flatten()).all(|(a, c)| (a - c).abs() < 1e-14));
+/// ```
 #[i(nocheck, nograd)]
 pub fn leapfrog_step<T: Real>(
     x: &mut [[T; 3]],
@@ -192,6 +255,16 @@ pub fn leapfrog_step<T: Real>(
 }
 
 /// `steps` reversible steps forward.
+///
+/// ```
+/// use nilang::leapfrog::{max_state_difference, run_reversible, run_reversible_inv, solar_system};
+///
+/// // Listing 25 (ancilla): 100 steps forward and back give the start again, to round-off
+/// let mut b = solar_system();
+/// run_reversible(&mut b, 100, false);
+/// run_reversible_inv(&mut b, 100, false);
+/// assert!(max_state_difference(&b, &solar_system()) < 1e-12);
+/// ```
 pub fn run_reversible<T: Real>(b: &mut Bodies<T>, steps: usize, cumulative: bool) {
     for _ in 0..steps {
         leapfrog_step(&mut b.x, &mut b.v, &b.m, G * DT, DT, cumulative);
@@ -199,6 +272,15 @@ pub fn run_reversible<T: Real>(b: &mut Bodies<T>, steps: usize, cumulative: bool
 }
 
 /// `steps` reversible steps backward (the inverse program).
+///
+/// ```
+/// use nilang::leapfrog::{run_reversible, run_reversible_inv, solar_system};
+///
+/// let mut b = solar_system();
+/// run_reversible_inv(&mut b, 10, false); // 0.1 years into the past
+/// run_reversible(&mut b, 10, false);
+/// assert!((b.x[1][0] - solar_system().x[1][0]).abs() < 1e-12);
+/// ```
 pub fn run_reversible_inv<T: Real>(b: &mut Bodies<T>, steps: usize, cumulative: bool) {
     for _ in 0..steps {
         leapfrog_step_inv(&mut b.x, &mut b.v, &b.m, G * DT, DT, cumulative);
@@ -206,6 +288,15 @@ pub fn run_reversible_inv<T: Real>(b: &mut Bodies<T>, steps: usize, cumulative: 
 }
 
 /// The arithmetic the irreversible integrator needs.
+///
+/// ```
+/// use nilang::leapfrog::{regular_step, solar_system, Arith};
+///
+/// // the irreversible integrator in single precision
+/// let mut b = solar_system().convert(|v| v as f32);
+/// regular_step(&mut b);
+/// assert_eq!(<f32 as Arith>::to_f64(b.m[0] as f32), 1.0);
+/// ```
 pub trait Arith:
     Copy
     + core::ops::Add<Output = Self>
@@ -258,6 +349,18 @@ impl Arith for DoubleDouble {
 }
 
 /// One irreversible step, the same operations in the same order as the reversible ones.
+///
+/// ```
+/// use nilang::leapfrog::{regular_step, run_reversible, solar_system};
+///
+/// // Listing 25's forward run is bit for bit the irreversible integrator
+/// let (mut a, mut b) = (solar_system(), solar_system());
+/// for _ in 0..20 {
+///     regular_step(&mut a);
+/// }
+/// run_reversible(&mut b, 20, false);
+/// assert_eq!(a, b);
+/// ```
 pub fn regular_step<T: Arith>(b: &mut Bodies<T>) {
     let n = b.m.len();
     let (gdt, dt) = (T::from_f64(G * DT), T::from_f64(DT));
@@ -285,6 +388,19 @@ pub fn regular_step<T: Arith>(b: &mut Bodies<T>) {
 
 /// The mean over the planets (not the Sun) of the distance between their positions in `a`
 /// and in `reference`.
+///
+/// ```
+/// use nilang::leapfrog::{mean_position_error, regular_step, solar_system};
+/// use nilang::numbers::DoubleDouble;
+///
+/// let (mut a, mut reference) = (solar_system(), solar_system().convert(DoubleDouble::new));
+/// for _ in 0..100 {
+///     regular_step(&mut a);
+///     regular_step(&mut reference);
+/// }
+/// let err = mean_position_error(&a, &reference, |v| v, |v| v.to_f64());
+/// assert!(err > 0.0 && err < 1e-12); // f64 round-off against double-double
+/// ```
 pub fn mean_position_error<A: Copy, B: Copy>(
     a: &Bodies<A>,
     reference: &Bodies<B>,
@@ -303,6 +419,11 @@ pub fn mean_position_error<A: Copy, B: Copy>(
 }
 
 /// The largest difference of any coordinate of position or velocity between `a` and `b`.
+///
+/// ```
+/// use nilang::leapfrog::{max_state_difference, solar_system};
+/// assert_eq!(max_state_difference(&solar_system(), &solar_system()), 0.0);
+/// ```
 pub fn max_state_difference<T: Real>(a: &Bodies<T>, b: &Bodies<T>) -> f64 {
     let mut e: f64 = 0.0;
     for (p, q) in a.x.iter().chain(&a.v).zip(b.x.iter().chain(&b.v)) {
