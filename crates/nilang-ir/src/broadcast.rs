@@ -69,6 +69,7 @@ pub fn lower(s: Stmt, function: &str) -> Result<Stmt, Vec<(Span, String)>> {
         step: None,
         rev: false,
         parallel: false,
+        weight: None,
     };
     Ok(Stmt {
         kind: StmtKind::For {

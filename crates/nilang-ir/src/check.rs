@@ -152,9 +152,28 @@ pub fn check_function(f: &Function) -> syn::Result<()> {
         errors: &mut errors,
         dead: Vec::new(),
         broadcast: None,
+        own: &f.sig.ident,
+        call_reads: Vec::new(),
     };
     checker.block(&f.body, &mut scope);
     errors.finish(())
+}
+
+/// The places the parallel loops of a (checked) function hand to calls that must not write
+/// them (`crate::parallel::Plan::call_reads`), for compile-time conditions on the callees'
+/// effects.
+pub fn parallel_call_reads(f: &Function) -> Vec<crate::parallel::CallRead> {
+    let mut errors = Errors::default();
+    let mut scope = Scope::for_function(f);
+    let mut checker = Checker {
+        errors: &mut errors,
+        dead: Vec::new(),
+        broadcast: None,
+        own: &f.sig.ident,
+        call_reads: Vec::new(),
+    };
+    checker.block(&f.body, &mut scope);
+    checker.call_reads
 }
 
 struct Checker<'a> {
@@ -164,6 +183,10 @@ struct Checker<'a> {
     /// The index of the broadcast loop being checked (`crate::broadcast`): its element
     /// statements are reported with `[..]`, as the user wrote them.
     broadcast: Option<Ident>,
+    /// The function being checked.
+    own: &'a Ident,
+    /// What its parallel loops hand to calls that must not write it.
+    call_reads: Vec<crate::parallel::CallRead>,
 }
 
 /// An ancilla that is no longer alive.
@@ -417,9 +440,12 @@ impl Checker<'_> {
             StmtKind::While { body, .. } => self.block(body, scope),
             StmtKind::For { var, body, range } => {
                 if range.parallel {
-                    if let Err(errors) = crate::parallel::plan(var, range, body, scope) {
-                        for (span, message) in errors {
-                            self.errors.push(span, message);
+                    match crate::parallel::plan(var, range, body, scope, self.own) {
+                        Ok(plan) => self.call_reads.extend(plan.call_reads),
+                        Err(errors) => {
+                            for (span, message) in errors {
+                                self.errors.push(span, message);
+                            }
                         }
                     }
                 }

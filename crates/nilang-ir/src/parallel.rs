@@ -19,12 +19,18 @@
 //!    added to `out` in chunk order after the loop. A reduction place is written only by
 //!    `+=`/`-=` and not read in the body.
 //! 3. **Ancillas** allocated inside the body are per iteration and unrestricted.
-//! 4. Places the body only reads are unrestricted (they are shared by all iterations).
+//! 4. Places the body only reads are unrestricted (they are shared by all iterations). A
+//!    place handed to a call (`g(mu[c*d..(c+1)*d])`) at other than an owned slot is read
+//!    through the call: the callee must not write that parameter, which its published effects
+//!    (`g::WRITES`, [`crate::effects`]) decide at compile time ([`Plan::call_reads`]); a callee
+//!    whose effects are unknown (a method, a path through a type) counts as writing it.
 //! 5. Expressions (conditions, indices, ancilla values, arguments by value) may read a written
 //!    place only at this iteration's owned slots (`if y[i] > 0.0`) or its length (`y.len()`);
 //!    a reduction target not at all.
 //! 6. Not allowed in a parallel body: `safe!` blocks, nested parallel loops, stacks declared
 //!    outside the loop, `.step_by`.
+//! 7. A weight (`(a..b).par().weight(w)`, the work of one iteration) reads only names the
+//!    loop does not write, and not the loop variable: it is evaluated once, before the loop.
 //!
 //! General index expressions (`y[perm[i]]`) cannot be proven disjoint and are rejected.
 
@@ -47,6 +53,23 @@ pub struct Plan {
     pub shared_reads: Vec<SharedRead>,
     /// Conditions checked before the loop that make the owned slots disjoint.
     pub slot_checks: Vec<SlotCheck>,
+    /// Places handed to calls that must not write them (shared reads through calls): each is
+    /// a compile-time condition on the callee's published effects.
+    pub call_reads: Vec<CallRead>,
+}
+
+/// A place declared outside a parallel loop, handed to a call by every iteration, which the
+/// callee must not write (a compile-time condition on `callee::WRITES`).
+#[derive(Clone, Debug)]
+pub struct CallRead {
+    /// The path under which the callee publishes its effects.
+    pub callee: syn::Path,
+    /// The argument's position.
+    pub arg: usize,
+    /// The argument as written.
+    pub text: String,
+    /// Where it is written.
+    pub span: Span,
 }
 
 /// A writable place declared outside the loop that every iteration may read.
@@ -62,6 +85,10 @@ pub struct SharedRead {
     /// too, and the shadow can be shared by all chunks (cells) after `checks` (its slots' offset
     /// checks), instead of a zeroed copy per chunk.
     pub owned_slots: Option<Vec<SlotCheck>>,
+    /// Whether the body hands it to a call (which takes it `&mut` but does not write it): then
+    /// each chunk runs on its own copy of the value, since `&mut` borrows cannot be shared
+    /// between threads.
+    pub through_calls: bool,
 }
 
 /// `0 <= lo <= hi <= stride` (with `lo < hi` for an element: `hi` is `None`), checked before
@@ -215,10 +242,13 @@ struct Use {
     all_reads: Vec<Dataview>,
     /// Mentioned in an expression (span).
     in_expr: Vec<Span>,
+    /// Handed to calls that must not write it.
+    call_reads: Vec<CallRead>,
 }
 
 struct Walker<'a> {
     var: &'a Ident,
+    own: &'a Ident,
     scope: &'a Scope,
     locals: Vec<String>,
     inner: Vec<Inner>,
@@ -227,16 +257,18 @@ struct Walker<'a> {
     checks: Vec<SlotCheck>,
 }
 
-/// The plan of a parallel loop over `var` with `body`, in `scope` (the names at the loop);
-/// `Err` with every broken rule (span, message).
+/// The plan of a parallel loop over `var` with `body`, in `scope` (the names at the loop) of
+/// the function `own`; `Err` with every broken rule (span, message).
 pub fn plan(
     var: &Ident,
     range: &RangeSpec,
     body: &[Stmt],
     scope: &Scope,
+    own: &Ident,
 ) -> Result<Plan, Vec<(Span, String)>> {
     let mut w = Walker {
         var,
+        own,
         scope,
         locals: Vec::new(),
         inner: Vec::new(),
@@ -254,6 +286,21 @@ pub fn plan(
              instead (`y[2*i]`)"
                 .to_string(),
         ));
+    }
+    if let Some(weight) = &range.weight {
+        if !w.invariant(weight) {
+            w.errors.push((
+                weight
+                    .to_token_stream()
+                    .into_iter()
+                    .next()
+                    .map_or(var.span(), |t| t.span()),
+                format!(
+                    "the weight of a parallel loop is evaluated once, before the loop: it can \
+                     read only names the loop does not write and not `{var}` (`.weight(k * d)`)"
+                ),
+            ));
+        }
     }
     for s in body {
         w.stmt(s);
@@ -283,7 +330,9 @@ pub fn plan(
                     root,
                     indexed,
                     owned_slots,
+                    through_calls: !u.call_reads.is_empty(),
                 });
+                plan.call_reads.extend(u.call_reads);
             }
             continue;
         }
@@ -649,6 +698,27 @@ impl Walker<'_> {
         }
     }
 
+    /// Is the first index of `v` an owned slot (then a call writes it there)?
+    fn owned_slot_arg(&mut self, v: &Dataview) -> bool {
+        let slot = match v.path.first() {
+            Some(Access::Index(e)) => self.owned_slot(e, &v.text()).is_some(),
+            _ => false,
+        };
+        self.checks.clear();
+        slot
+    }
+
+    /// `v` handed to `callee` as argument `k`, which must not write it: a shared read.
+    fn call_read(&mut self, v: &Dataview, callee: &syn::Path, k: usize) {
+        self.read(v);
+        self.root_use(&v.root).call_reads.push(CallRead {
+            callee: callee.clone(),
+            arg: k,
+            text: v.text(),
+            span: v.span,
+        });
+    }
+
     fn read(&mut self, v: &Dataview) {
         if !self.outer(&v.root) {
             self.indices(v, false);
@@ -756,15 +826,21 @@ impl Walker<'_> {
                 if let Callee::Method { receiver, .. } = &call.callee {
                     self.expr(receiver);
                 }
-                for a in &call.args {
+                let effects = crate::effects::effects_path(&call.callee, self.own);
+                for (k, a) in call.args.iter().enumerate() {
                     match a {
                         CallArg::View(v) => {
-                            if self.scope.lookup(&v.root).is_some_and(VarKind::writable)
-                                || self.is_local(&v.root)
+                            if !self.scope.lookup(&v.root).is_some_and(VarKind::writable)
+                                && !self.is_local(&v.root)
                             {
-                                self.write(v, "this call", false)
-                            } else {
                                 self.read(v)
+                            } else if let Some(callee) = effects
+                                .as_ref()
+                                .filter(|_| self.outer(&v.root) && !self.owned_slot_arg(v))
+                            {
+                                self.call_read(v, callee, k)
+                            } else {
+                                self.write(v, "this call", false)
                             }
                         }
                         // a `&` argument carries no gradient (its shadow is `()`): a value read

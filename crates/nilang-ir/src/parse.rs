@@ -893,7 +893,8 @@ impl Parser<'_> {
             self.errors.spanned(
                 &f.expr,
                 "a reversible `for` iterates over a range: `a..b`, `a..=b`, `(a..b).rev()`, \
-                 `(a..b).step_by(s)`, or `(a..b).par()` for a parallel loop",
+                 `(a..b).step_by(s)`, or `(a..b).par()` for a parallel loop (`(a..b).par().weight(w)` \
+                 with the work `w` of one iteration)",
             );
             return;
         };
@@ -918,6 +919,7 @@ impl Parser<'_> {
                 step: None,
                 rev: false,
                 parallel: false,
+                weight: None,
             }),
             Expr::MethodCall(m) if m.method == "par" && m.args.is_empty() => {
                 let mut r = self.range(&m.receiver)?;
@@ -925,6 +927,14 @@ impl Parser<'_> {
                     return None;
                 }
                 r.parallel = true;
+                Some(r)
+            }
+            Expr::MethodCall(m) if m.method == "weight" && m.args.len() == 1 => {
+                let mut r = self.range(&m.receiver)?;
+                if !r.parallel || r.weight.is_some() {
+                    return None;
+                }
+                r.weight = Some(m.args[0].clone());
                 Some(r)
             }
             Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {

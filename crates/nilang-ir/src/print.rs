@@ -156,6 +156,7 @@ pub fn range_tokens(r: &RangeSpec) -> TokenStream {
         step,
         rev,
         parallel,
+        weight,
     } = r;
     let range = if *inclusive {
         quote!(#start..=#end)
@@ -174,6 +175,9 @@ pub fn range_tokens(r: &RangeSpec) -> TokenStream {
     }
     if *parallel {
         ts = quote!(#ts.par());
+    }
+    if let Some(w) = weight {
+        ts = quote!(#ts.weight(#w));
     }
     ts
 }

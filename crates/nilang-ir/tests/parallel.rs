@@ -17,6 +17,28 @@ fn printing_and_reversal_keep_the_loop_parallel() {
     assert!(text.contains("out -= square(x[i]);"), "{text}");
 }
 
+/// A stated weight is kept by printing and reversal.
+#[test]
+fn printing_and_reversal_keep_the_weight() {
+    let src = r#"
+        #[i]
+        fn f<T: Real>(out: &mut T, x: &mut [T], d: usize) {
+            for i in (0..x.len()).par().weight(4 * d) {
+                out += square(x[i]);
+            }
+        }
+    "#;
+    let text = nilang_ir::expand_source(src).unwrap();
+    assert!(
+        text.contains("for i in (0..x.len()).par().weight(4 * d)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("for i in (0..x.len()).rev().par().weight(4 * d)"),
+        "{text}"
+    );
+}
+
 fn errors(src: &str) -> String {
     // parsing runs the static checks
     match nilang_ir::parse_file(src) {
@@ -42,6 +64,7 @@ fn accepted_parallel_bodies() {
         "fn f(out: &mut [f64], x: &mut [f64]) { for i in (0..x.len()).par() { out[0] += sin(x[i]); } }",
         "fn f(y: &mut [f64], x: &mut [f64]) { for i in (0..x.len()).par() { let t = 0.0; t += sin(x[i]); y[i] += exp(t); t -= sin(x[i]); dealloc!(t = 0.0); } }",
         "fn f(y: &mut [f64], m: &mut [f64]) { for i in (0..y.len()).par() { y[i + 1] += sin(m[0]); } }",
+        "fn f(y: &mut [f64], m: &mut [f64], d: usize) { for i in (0..y.len()).par().weight(4 * d) { for c in 0..4 { g(y[i], m[c * d..(c + 1) * d]); } } }",
         "fn f(z: &mut [f64], y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); if y[i] > 0.0 { z[i] += identity(y[i]); } } }",
         "fn f(z: &mut [f64], y: &mut [f64], d: usize) { for i in (0..z.len()).par() { y[d * i] += identity(1.0); let t = y[d * i] + y.len() as f64; z[i] += identity(t); dealloc!(t = y[d * i] + y.len() as f64); } }",
     ];
@@ -59,7 +82,10 @@ fn rejected_parallel_bodies() {
         ("fn f(y: &mut [f64], p: &[usize]) { for i in (0..y.len()).par() { y[p[i]] += identity(1.0); } }", "cannot prove"),
         ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); y[i + 1] += identity(1.0); } }", "incompatible"),
         ("fn f(y: &mut [f64], x: &mut [f64]) { for i in (0..y.len()).par() { x[i] += sin(y[0]); y[i] += identity(1.0); } }", "written by other iterations"),
-        ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { g(y); } }", "every iteration"),
+        ("fn f(y: &mut [f64], s: &mut S) { for i in (0..y.len()).par() { s.g(y); } }", "every iteration"),
+        ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); g(y); } }", "written by other iterations"),
+        ("fn f(y: &mut [f64], n: usize) { for i in (0..y.len()).par().weight(i * n) { y[i] += identity(1.0); } }", "weight"),
+        ("fn f(y: &mut [f64], n: &mut usize) { for i in (0..y.len()).par().weight(n) { y[i] += identity(1.0); } }", "weight"),
         ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o += sin(y[i]); y[i] += sin(o); } }", "reduction"),
         ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o *= sin(y[i]); } }", "every iteration"),
         ("fn f(y: &mut [f64], s: &mut Vec<f64>) { for i in (0..y.len()).par() { push!(s, y[i]); } }", "stack"),

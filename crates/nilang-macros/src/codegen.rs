@@ -156,7 +156,7 @@ pub(crate) struct Gen {
     pub(crate) function: String,
     /// The reversible function whose program this is (its calls of itself have unknown
     /// effects, `nilang_ir::effects`).
-    own: syn::Ident,
+    pub(crate) own: syn::Ident,
     pub(crate) scope: Scope,
     pub(crate) checked: bool,
     counter: usize,

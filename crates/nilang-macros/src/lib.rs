@@ -98,6 +98,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
             let names = grad::Names::of(options, &ir.sig.ident);
             let mut out = with_gradients(options, &ir, &names);
             out.extend(effects_of(&ir));
+            out.extend(parallel::call_read_assertions(&ir));
             if let Some(name) = &options.unchecked {
                 // The same IR with checks off, under another name: one source, two programs.
                 let mut twin = ir.clone();

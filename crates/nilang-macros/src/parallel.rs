@@ -40,6 +40,7 @@ impl Gen {
         };
         let mut seq_range = range.clone();
         seq_range.parallel = false;
+        seq_range.weight = None;
         let seq_stmt = Stmt {
             kind: StmtKind::For {
                 var: var.clone(),
@@ -52,7 +53,7 @@ impl Gen {
         let Some(gate) = self.par_gate.clone() else {
             return seq;
         };
-        let Ok(plan) = nilang_ir::parallel::plan(var, range, body, &self.scope) else {
+        let Ok(plan) = nilang_ir::parallel::plan(var, range, body, &self.scope, &self.own) else {
             return seq;
         };
         let Some(par) = self.par_chunks(var, range, body, site, &plan) else {
@@ -60,7 +61,8 @@ impl Gen {
         };
         let p = private();
         let (start, end, inclusive) = (&range.start, &range.end, range.inclusive);
-        let split = quote!(#p::par::worth_splitting(#start, #end, #inclusive));
+        let weight = range.weight.clone().unwrap_or_else(|| syn::parse_quote!(1));
+        let split = quote!(#p::par::worth_splitting(#start, #end, #inclusive, #weight));
         quote!({ if #gate && #split { #par } else { #seq } })
     }
 
@@ -88,9 +90,11 @@ impl Gen {
         let (mut local, mut slot_shadows) = (Vec::new(), Vec::new());
         for sr in &plan.shared_reads {
             if shadow && self.has_shadow(&whole(&sr.root)) {
-                match &sr.owned_slots {
-                    Some(checks) => slot_shadows.push((sr.root.clone(), checks)),
-                    None => local.push((sr.root.clone(), sr.indexed?)),
+                match (&sr.owned_slots, sr.indexed?) {
+                    (Some(checks), _) => slot_shadows.push((sr.root.clone(), checks)),
+                    // handed whole to a call: a slice's gradient has no zeroed copy here
+                    (None, false) if sr.through_calls => return None,
+                    (None, indexed) => local.push((sr.root.clone(), indexed)),
                 }
             }
         }
@@ -101,10 +105,23 @@ impl Gen {
             readonly: plan
                 .shared_reads
                 .iter()
+                .filter(|s| !s.through_calls)
                 .map(|s| s.root.to_string())
                 .collect(),
             ..ParState::default()
         };
+        for sr in plan.shared_reads.iter().filter(|s| s.through_calls) {
+            // a callee takes it `&mut` (and does not write it): each chunk runs on its own copy
+            let (root, place) = (&sr.root, self.place(&whole(&sr.root)));
+            let own = self.fresh("values");
+            enter.extend(quote!(
+                let mut #own = #p::par::own_copy(&#place);
+                let #root = #p::par::reborrow_like(&#place, &mut #own);
+            ));
+            if !self.kind(&whole(root)).is_some_and(|k| k.is_reference()) {
+                state.deref.push(root.to_string());
+            }
+        }
         let slot_checks = slot_shadows.iter().flat_map(|(_, checks)| checks.iter());
         for c in plan.slot_checks.iter().chain(slot_checks) {
             let (lo, stride, text) = (&c.lo, &c.stride, &c.text);
@@ -217,6 +234,7 @@ impl Gen {
                 step: None,
                 rev: *rev,
                 parallel: false,
+                weight: None,
             };
             self.unchecked_for(var, &chunk_range, body, site)
         };
@@ -246,4 +264,32 @@ impl Gen {
             #check
         }))
     }
+}
+
+/// For every place a parallel loop of `f` hands to a call that must not write it
+/// (`nilang_ir::parallel::CallRead`), a constant item that fails to compile, at the argument,
+/// when the callee's published effects say it may write it. Emitted once per function, beside
+/// its effects.
+pub(crate) fn call_read_assertions(f: &nilang_ir::Function) -> TokenStream {
+    let p = private();
+    nilang_ir::check::parallel_call_reads(f)
+        .iter()
+        .map(|c| {
+            let (callee, k) = (&c.callee, c.arg);
+            let name = callee
+                .segments
+                .last()
+                .map_or(String::new(), |s| s.ident.to_string());
+            let message = format!(
+                "in `{}`: a parallel loop hands `{}` to `{name}` (argument {k}), which may write \
+                 it, and every iteration would: hand `{name}` an owned slot of the loop variable \
+                 (`x[s*i .. s*(i+1)]`), a copy allocated inside the loop, or use a sequential \
+                 loop",
+                f.sig.ident, c.text
+            );
+            quote::quote_spanned!(c.span=>
+                const _: () = if #p::writes(#callee::WRITES, #k) { ::core::panic!(#message) };
+            )
+        })
+        .collect()
 }

@@ -26,29 +26,32 @@ pub fn several_threads() -> bool {
     rayon::current_num_threads() > 1
 }
 
-/// The default of [`min_parallel_iterations`].
-pub const DEFAULT_MIN_PARALLEL_ITERATIONS: usize = 2048;
+/// The default of [`min_parallel_work`].
+pub const DEFAULT_MIN_PARALLEL_WORK: usize = 2048;
 
-static MIN_ITERATIONS: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_PARALLEL_ITERATIONS);
+static MIN_WORK: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_PARALLEL_WORK);
 
-/// The fewest iterations a parallel loop splits into chunks (default
-/// [`DEFAULT_MIN_PARALLEL_ITERATIONS`]): shorter loops run as the sequential loop (bit for
-/// bit), since forking and joining a pool costs more than a few thousand short iterations
-/// (measured: kmeans' 1 000 points, a LogSumExp over 5 weights inside gmm).
+/// The least work a parallel loop splits into chunks (default [`DEFAULT_MIN_PARALLEL_WORK`]),
+/// counted in iterations of a short body: a loop's work is its iteration count times its
+/// weight (`(a..b).par().weight(w)`; `1` when not stated, as for a body of a few
+/// floating-point operations). Loops with less work run as the sequential loop (bit for bit),
+/// since forking and joining a pool costs more than a few thousand short iterations
+/// (measured: kmeans' 1 000 points, a LogSumExp over 5 weights inside gmm); a loop over a few
+/// dozen blocks of heavy work states their weight and still splits.
 ///
 /// ```
-/// use nilang::parallel::{min_parallel_iterations, DEFAULT_MIN_PARALLEL_ITERATIONS};
-/// assert_eq!(min_parallel_iterations(), DEFAULT_MIN_PARALLEL_ITERATIONS);
+/// use nilang::parallel::{min_parallel_work, DEFAULT_MIN_PARALLEL_WORK};
+/// assert_eq!(min_parallel_work(), DEFAULT_MIN_PARALLEL_WORK);
 /// ```
-pub fn min_parallel_iterations() -> usize {
-    MIN_ITERATIONS.load(Ordering::Relaxed)
+pub fn min_parallel_work() -> usize {
+    MIN_WORK.load(Ordering::Relaxed)
 }
 
-/// Sets [`min_parallel_iterations`] for the whole process (tests use 1, so that short loops
+/// Sets [`min_parallel_work`] for the whole process (tests use 1, so that short loops
 /// exercise the chunked code).
 ///
 /// ```
-/// use nilang::parallel::{min_parallel_iterations, set_min_parallel_iterations};
+/// use nilang::parallel::{min_parallel_work, set_min_parallel_work};
 /// use nilang::{i, Real};
 ///
 /// #[i]
@@ -57,29 +60,30 @@ pub fn min_parallel_iterations() -> usize {
 ///         y[k] += 2.0 * x[k];
 ///     }
 /// }
-/// set_min_parallel_iterations(1); // split even a short loop across rayon's threads
-/// assert_eq!(min_parallel_iterations(), 1);
+/// set_min_parallel_work(1); // split even a short loop across rayon's threads
+/// assert_eq!(min_parallel_work(), 1);
 /// let (mut y, mut x) = (vec![0.0; 8], (0..8).map(f64::from).collect::<Vec<_>>());
 /// double_each(&mut y, &mut x);
 /// assert_eq!(y[7], 14.0);
 /// ```
-pub fn set_min_parallel_iterations(n: usize) {
-    MIN_ITERATIONS.store(n, Ordering::Relaxed);
+pub fn set_min_parallel_work(n: usize) {
+    MIN_WORK.store(n, Ordering::Relaxed);
 }
 
-/// Whether a parallel loop over `start..end` (`start..=end` when `inclusive`) is split into
-/// chunks: when the current pool has [`several_threads`] and the range has at least
-/// [`min_parallel_iterations`] iterations; otherwise the sequential loop runs. The one rule for
-/// generated loops and for hand-written chunked code alike.
+/// Whether a parallel loop over `start..end` (`start..=end` when `inclusive`) whose
+/// iterations each do `weight` units of work is split into chunks: when the current pool has
+/// [`several_threads`], at least two iterations, and the iterations times `weight` reach
+/// [`min_parallel_work`]; otherwise the sequential loop runs. The one rule for generated loops
+/// and for hand-written chunked code alike.
 ///
 /// ```
 /// use nilang::parallel::worth_splitting;
 ///
-/// // a loop of 10 iterations is shorter than the default threshold: it runs sequentially
-/// assert!(!worth_splitting(0usize, 10, false));
+/// // 10 short iterations are less work than the default threshold: the loop runs sequentially
+/// assert!(!worth_splitting(0usize, 10, false, 1));
 /// ```
 #[inline]
-pub fn worth_splitting<I: PrimInt>(start: I, end: I, inclusive: bool) -> bool {
+pub fn worth_splitting<I: PrimInt>(start: I, end: I, inclusive: bool, weight: usize) -> bool {
     if !several_threads() {
         return false;
     }
@@ -87,7 +91,7 @@ pub fn worth_splitting<I: PrimInt>(start: I, end: I, inclusive: bool) -> bool {
         return true;
     };
     let n = if inclusive { e + 1 - s } else { e - s };
-    n >= min_parallel_iterations() as i128
+    n >= 2 && n.saturating_mul(weight as i128) >= min_parallel_work() as i128
 }
 
 /// How many chunks a parallel loop makes per thread of the pool (with more than one thread):
@@ -297,4 +301,52 @@ pub fn add_grads<G: Copy + Add<Output = G>>(to: &mut [G], from: &[G]) {
 /// Adds a chunk's gradient into the real shadow.
 pub fn add_grad<G: Copy + Add<Output = G>>(to: &mut G, from: G) {
     *to = *to + from;
+}
+
+/// A chunk's own copy of a place that the loop's iterations hand to calls which take it
+/// `&mut` without writing it (`g(mu[c*d..(c+1)*d])`): `&mut` borrows cannot be shared between
+/// threads, so each chunk hands out borrows of its copy.
+pub fn own_copy<X: ToOwned + ?Sized>(x: &X) -> X::Owned {
+    x.to_owned()
+}
+
+/// The copy made by [`own_copy`] borrowed as the original's type (`&mut [T]` for a slice's
+/// `Vec<T>`); `like` only names that type.
+pub fn reborrow_like<'a, X>(like: &X, own: &'a mut X::Owned) -> &'a mut X
+where
+    X: ToOwned + ?Sized,
+    X::Owned: core::borrow::BorrowMut<X>,
+{
+    let _ = like;
+    core::borrow::BorrowMut::borrow_mut(own)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(n: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .expect("a thread pool")
+    }
+
+    /// A loop splits when its iterations times its weight reach `min_parallel_work`, and
+    /// never on one thread.
+    #[test]
+    fn the_weight_scales_the_work() {
+        assert_eq!(min_parallel_work(), DEFAULT_MIN_PARALLEL_WORK);
+        pool(2).install(|| {
+            assert!(!worth_splitting(0, 10, false, 1));
+            assert!(worth_splitting(0, 10, false, 205));
+            assert!(!worth_splitting(0, 10, false, 204));
+            assert!(worth_splitting(0, 2048, false, 1));
+            assert!(!worth_splitting(0, 2047, false, 1));
+            assert!(worth_splitting(0usize, 1, true, 1024));
+            assert!(!worth_splitting(5, 5, false, usize::MAX));
+            assert!(!worth_splitting(5, 6, false, usize::MAX), "one iteration");
+        });
+        pool(1).install(|| assert!(!worth_splitting(0, 1 << 20, false, 1 << 20)));
+    }
 }

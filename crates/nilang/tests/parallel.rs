@@ -297,6 +297,87 @@ fn slot_reads_seq<T: Real>(out: &mut T, x: &mut [T], w: &mut [T], d: usize) {
     }
 }
 
+/// `y += Σⱼ x[j]·(m[j] + w[j])`: reads `m` and `w` (the callee does not write them).
+#[i]
+fn dot_shifted<T: Real>(y: &mut T, x: &mut [T], m: &mut [T], w: &mut [T]) {
+    for j in 0..x.len() {
+        y += x[j] * m[j];
+        y += x[j] * w[j];
+    }
+}
+
+/// The GMM shape: each iteration, a block of `x` and `k` outputs, hands every component's
+/// sub-slice of the shared parameters `mu` and of the ancilla `w = exp(mu)` to a call that
+/// only reads them (shared reads through calls: each chunk calls on its own copy of the values
+/// and adds their gradients to its own zeroed copy), with a stated weight.
+#[i(unchecked = via_calls_fast)]
+fn via_calls<T: Real>(y: &mut [T], x: &mut [T], mu: &mut [T], k: usize, d: usize) {
+    let w = vec![T::zero(); k * d];
+    routine! {
+        for j in 0..k * d {
+            w[j] += exp(mu[j]);
+        }
+    }
+    for i in (0..y.len() / k).par().weight(k * d) {
+        for c in 0..k {
+            dot_shifted(
+                y[k * i + c],
+                x[d * i..d * (i + 1)],
+                mu[c * d..(c + 1) * d],
+                w[c * d..(c + 1) * d],
+            );
+        }
+    }
+    uncompute!();
+    dealloc!(w = vec![T::zero(); k * d]);
+}
+
+#[i]
+fn via_calls_seq<T: Real>(y: &mut [T], x: &mut [T], mu: &mut [T], k: usize, d: usize) {
+    let w = vec![T::zero(); k * d];
+    routine! {
+        for j in 0..k * d {
+            w[j] += exp(mu[j]);
+        }
+    }
+    for i in 0..y.len() / k {
+        for c in 0..k {
+            dot_shifted(
+                y[k * i + c],
+                x[d * i..d * (i + 1)],
+                mu[c * d..(c + 1) * d],
+                w[c * d..(c + 1) * d],
+            );
+        }
+    }
+    uncompute!();
+    dealloc!(w = vec![T::zero(); k * d]);
+}
+
+/// The threads that ran [`read_noting`] (with a pause, so that a pool spreads the chunks).
+static NOTED: std::sync::Mutex<Vec<std::thread::ThreadId>> = std::sync::Mutex::new(Vec::new());
+
+fn note_thread() {
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    NOTED.lock().unwrap().push(std::thread::current().id());
+}
+
+#[i]
+fn read_noting<T: Real>(y: &mut T, m: &mut [T]) {
+    safe! {
+        note_thread();
+    }
+    y += sin(m[0]);
+}
+
+/// A shared sub-slice through a call, whose callee notes its thread.
+#[i]
+fn noted<T: Real>(y: &mut [T], m: &mut [T]) {
+    for i in (0..y.len()).par() {
+        read_noting(y[i], m[0..1]);
+    }
+}
+
 // ---- helpers ----
 
 fn bits(x: &[f64]) -> Vec<u64> {
@@ -313,7 +394,7 @@ fn all_close(a: &[f64], b: &[f64]) -> bool {
 
 fn with_threads<R: Send>(n: usize, f: impl FnOnce() -> R + Send) -> R {
     // short loops too are split, so that the chunked code is what these tests run
-    nilang::parallel::set_min_parallel_iterations(1);
+    nilang::parallel::set_min_parallel_work(1);
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .build()
@@ -767,4 +848,107 @@ fn hessians_and_jacobians_match_the_sequential_program() {
         let js = axpy_seq_jacobian(&mut y, &mut xx, &mut a).unwrap();
         assert_eq!(bits(&j.data), bits(&js.data));
     });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Shared sub-slices handed to calls (the GMM shape): forward and inverse bit for bit the
+    /// sequential program's (each output is written by one iteration), gradients within 1e-12
+    /// of it (bit for bit on one thread) and the same bits run to run, against the `GVar`
+    /// path and central differences too.
+    #[test]
+    fn shared_reads_through_calls_match_the_sequential_program(x in vector(0, 40), threads in 1usize..5) {
+        with_threads(threads, || -> Result<(), TestCaseError> {
+            let (k, d) = (3, 2);
+            let points = x.len() / d;
+            let x: Vec<f64> = x[..points * d].to_vec();
+            let mu0 = vec![0.3, -0.2, 0.5, 0.1, -0.6, 0.25];
+            let y0: Vec<f64> = (0..points * k).map(|j| j as f64 * 0.1).collect();
+            let (mut y, mut xp, mut mu) = (y0.clone(), x.clone(), mu0.clone());
+            let (mut ys, mut xs, mut mus) = (y0.clone(), x.clone(), mu0.clone());
+            let (mut yf, mut xf, mut muf) = (y0.clone(), x.clone(), mu0.clone());
+            via_calls(&mut y, &mut xp, &mut mu, k, d);
+            via_calls_seq(&mut ys, &mut xs, &mut mus, k, d);
+            via_calls_fast(&mut yf, &mut xf, &mut muf, k, d);
+            prop_assert_eq!(bits(&y), bits(&ys));
+            prop_assert_eq!(bits(&yf), bits(&ys));
+            prop_assert_eq!(bits(&mu), bits(&mu0));
+            via_calls_inv(&mut y, &mut xp, &mut mu, k, d);
+            via_calls_seq_inv(&mut ys, &mut xs, &mut mus, k, d);
+            via_calls_fast_inv(&mut yf, &mut xf, &mut muf, k, d);
+            prop_assert_eq!(bits(&y), bits(&ys));
+            prop_assert_eq!(bits(&yf), bits(&ys));
+
+            let yg0: Vec<f64> = (0..points * k).map(|j| 1.0 - 0.05 * j as f64).collect();
+            let vjp = |f: &dyn Fn(&mut [f64], &mut [f64], &mut [f64], &mut [f64], &mut [f64], &mut [f64])| {
+                let (mut y, mut xp, mut mu) = (y0.clone(), x.clone(), mu0.clone());
+                let (mut yg, mut xg, mut mg) = (yg0.clone(), vec![0.0; x.len()], vec![0.0; mu0.len()]);
+                f(&mut y, &mut yg, &mut xp, &mut xg, &mut mu, &mut mg);
+                (xg, mg)
+            };
+            let par = |y: &mut [f64], yg: &mut [f64], xp: &mut [f64], xg: &mut [f64], mu: &mut [f64], mg: &mut [f64]| {
+                via_calls_vjp(y, yg, xp, xg, mu, mg, k, (), d, ())
+            };
+            let fast = |y: &mut [f64], yg: &mut [f64], xp: &mut [f64], xg: &mut [f64], mu: &mut [f64], mg: &mut [f64]| {
+                via_calls_fast_vjp(y, yg, xp, xg, mu, mg, k, (), d, ())
+            };
+            let seq = |y: &mut [f64], yg: &mut [f64], xp: &mut [f64], xg: &mut [f64], mu: &mut [f64], mg: &mut [f64]| {
+                via_calls_seq_vjp(y, yg, xp, xg, mu, mg, k, (), d, ())
+            };
+            let (xg, mg) = vjp(&par);
+            let (_, mgf) = vjp(&fast);
+            let (xgs, mgs) = vjp(&seq);
+            prop_assert_eq!(bits(&xg), bits(&xgs));
+            prop_assert!(all_close(&mg, &mgs), "{:?} {:?}", mg, mgs);
+            prop_assert!(all_close(&mgf, &mgs), "{:?} {:?}", mgf, mgs);
+            prop_assert_eq!(bits(&vjp(&par).1), bits(&mg));
+            if threads == 1 {
+                prop_assert_eq!(bits(&mg), bits(&mgs));
+            }
+            // the GVar path (the generic inverse, sequential)
+            let (mut yv, mut xv, mut mv) = (wrap(&y0), wrap(&x), wrap(&mu0));
+            via_calls(&mut yv, &mut xv, &mut mv, k, d);
+            for (v, g) in yv.iter_mut().zip(&yg0) {
+                *v = GVar::with_grad(v.val(), *g);
+            }
+            via_calls_inv(&mut yv, &mut xv, &mut mv, k, d);
+            let mgv: Vec<f64> = mv.iter().map(|v| v.grad()).collect();
+            prop_assert!(all_close(&mg, &mgv), "{:?} {:?}", mg, mgv);
+            // central differences of Σ yg·y in mu[j]
+            let loss = |mu: &[f64]| {
+                let (mut y, mut xp, mut m) = (y0.clone(), x.clone(), mu.to_vec());
+                via_calls_seq(&mut y, &mut xp, &mut m, k, d);
+                y.iter().zip(&yg0).map(|(a, b)| a * b).sum::<f64>()
+            };
+            for j in 0..mu0.len() {
+                let h = 1e-6;
+                let (mut up, mut down) = (mu0.clone(), mu0.clone());
+                up[j] += h;
+                down[j] -= h;
+                let fd = (loss(&up) - loss(&down)) / (2.0 * h);
+                prop_assert!((fd - mg[j]).abs() <= 1e-6 * fd.abs().max(1.0), "{j}: {fd} {}", mg[j]);
+            }
+            Ok(())
+        })?;
+    }
+}
+
+/// A loop whose shared reads go through a call really runs on several threads, forward and
+/// in the adjoint program (it does not fall back to the sequential loop).
+#[test]
+fn shared_reads_through_calls_run_on_several_threads() {
+    let distinct = || {
+        let mut ids = std::mem::take(&mut *NOTED.lock().unwrap());
+        ids.sort_by_key(|id| format!("{id:?}"));
+        ids.dedup();
+        ids.len()
+    };
+    let (mut y, mut m) = (vec![0.5; 16], vec![0.25]);
+    with_threads(4, || noted(&mut y, &mut m));
+    assert!(distinct() > 1, "forward");
+    let (mut yg, mut mg) = (vec![1.0; 16], vec![0.0]);
+    with_threads(4, || noted_adjoint(&mut y, &mut yg, &mut m, &mut mg));
+    assert!(distinct() > 1, "adjoint");
+    assert!((mg[0] - 16.0 * 0.25f64.cos()).abs() < 1e-12, "{mg:?}");
 }
