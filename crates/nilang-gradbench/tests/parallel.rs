@@ -2,14 +2,16 @@
 //! 1, 2 and 4 threads: `lse` (parallel loops with reductions: within 1e-12, the same bits run
 //! to run), `ba` and `ht` (every residual and Jacobian block computed alone: the same bits for
 //! every thread count, but for the complicated `ht` objective: within 1e-12, the same bits
+//! run to run), `gmm` (parallel loops over blocks of points whose calls read shared
+//! sub-slices of the parameters, and over the points' LogSumExps: within 1e-13, the same bits
 //! run to run).
 
-use nilang_gradbench::evals::{ba, ht, lse};
+use nilang_gradbench::evals::{ba, gmm, ht, lse};
 use nilang_gradbench::seeded::uniform as lcg;
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     // short loops too are split, so that the chunked code is what these tests run
-    nilang::parallel::set_min_parallel_iterations(1);
+    nilang::parallel::set_min_parallel_work(1);
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -147,6 +149,49 @@ fn ht_parallel_matches_sequential() {
                 assert_eq!(bits(&o), bits(&o1), "{threads} threads: objective");
             }
             assert_eq!(bits(&j), bits(&j1), "{threads} threads: Jacobian");
+        }
+    }
+}
+
+/// The parallel loops of `gmm_objective` (blocks of points reading the shared `μ`, `Q`, `L`
+/// through calls; a LogSumExp reduction) against one thread: objective and gradient within
+/// 1e-13 of the one-thread program (relative to the largest value), the same bits on every
+/// run; one thread equals the plain Rust reference. Sizes with several blocks and remainders
+/// (d = 10: 100 points a block; d = 2: 512; d = 32: 32).
+#[test]
+fn gmm_parallel_matches_sequential() {
+    for (d, k, n) in [(10, 5, 307), (2, 3, 1030), (32, 2, 70)] {
+        let p = gmm::Problem::random(d, k, n, 11);
+        let run = || {
+            let (mut b, mut g) = (p.buffers(), p.zero_gradient());
+            let value = p.objective_in(&mut b);
+            p.gradient_into(&mut b, &mut g);
+            let mut flat = g.alpha.clone();
+            for part in [&g.mu, &g.q, &g.l] {
+                flat.extend_from_slice(part);
+            }
+            (value, flat)
+        };
+        let (v1, g1) = pool(1).install(run);
+        let reference = p.reference(&p.alpha, &p.mu, &p.q, &p.l);
+        assert!(
+            (v1 - reference).abs() <= 1e-12 * reference.abs(),
+            "{v1} vs {reference}"
+        );
+        let scale = g1.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for threads in [2, 4] {
+            let (v, g) = pool(threads).install(run);
+            let what = format!("d = {d}, k = {k}, n = {n}, {threads} threads");
+            assert!((v - v1).abs() <= 1e-13 * v1.abs(), "{what}: {v} vs {v1}");
+            for (j, (a, b)) in g.iter().zip(&g1).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-13 * scale,
+                    "{what}: gradient[{j}] {a} vs {b}"
+                );
+            }
+            let (again, g_again) = pool(threads).install(run);
+            assert_eq!(again.to_bits(), v.to_bits(), "{what}: run to run");
+            assert_eq!(bits(&g_again), bits(&g), "{what}: run to run");
         }
     }
 }

@@ -142,14 +142,14 @@ fn gmm_value_and_gradient_both_layouts() {
 }
 
 /// Enough points that the main terms are computed in several calls of `sub_half_sqnorms`
-/// (32 points each at d = 32: 32, 32 and 4), four points at a time, with a remainder of two
-/// points. (Central differences with a step of 1e-5: at d = 32 the objective is orders of
+/// (32 points each at d = 32: two whole blocks, then 4 points), four points at a time, with a
+/// remainder of two points. (Central differences with a step of 1e-5: at d = 32 the objective is orders of
 /// magnitude larger than its partial derivatives, and a step of 1e-6 left rounding errors of
 /// 2e-6 relative in the difference quotients.)
 #[test]
 fn gmm_points_in_several_calls_and_a_remainder() {
     let (d, k, n) = (32, 2, 70);
-    assert!(gmm::chunks(n, d) == 3 && gmm::points_per_call(d) == 32);
+    assert!(gmm::blocks(n, d) == 2 && gmm::points_per_call(d) == 32);
     for layout in [gmm::Layout::Adbench, gmm::Layout::Split] {
         let p = random_gmm(d, k, n, layout, 5);
         assert!(close(
@@ -754,7 +754,7 @@ fn kmeans_parallel_matches_sequential() {
         points: points.clone(),
         centroids: points[..k * d].iter().map(|v| v + 0.01).collect(),
     };
-    nilang::parallel::set_min_parallel_iterations(1);
+    nilang::parallel::set_min_parallel_work(1);
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()

@@ -20,14 +20,19 @@
 //!
 //! The reversible program ([`gmm_objective`]) keeps `exp q` and `Σⱼ q_cj` in ancillas for the
 //! whole run and writes the `n·k` main terms and their exponentials to outputs instead of
-//! uncomputing them. It computes the main terms component by component, so that a
-//! component's `L` stays in cache across the points, four points at a time
-//! ([`qtimes4`]: each entry of `L` read once for four points, four independent chains of
-//! multiply–adds); per point and component, `x − μ` and `Q(x − μ)` are ancillas, computed,
-//! used and uncomputed in one routine ([`sub_half_sqnorms`]), whose uncomputation the forward
-//! run skips and whose computation the gradient runs on values alone. Then each point's LogSumExp is added to the output
-//! ([`logsumexp_keep`]). The gradient is the generated `gmm_objective_grad`: the program run
-//! forward, then backward on gradient values.
+//! uncomputing them. It computes the main terms in blocks of points ([`points_per_call`]),
+//! the blocks in a parallel loop (`.par()`, on every thread of the rayon pool), each block
+//! component by component, so that a component's `L` stays in cache across the block's
+//! points, four points at a time ([`qtimes4`]: each entry of `L` read once for four points,
+//! four independent chains of multiply–adds); per point and component, `x − μ` and `Q(x − μ)`
+//! are ancillas, computed, used and uncomputed in one routine ([`sub_half_sqnorms`]), whose
+//! uncomputation the forward run skips and whose computation the gradient runs on values
+//! alone. Then each point's LogSumExp is added to the output ([`logsumexps_keep`], a parallel
+//! loop too). The gradient is the generated `gmm_objective_vjp`: the program run forward,
+//! then backward on gradient values; in its parallel loops each chunk of blocks adds the
+//! gradients of `μ`, `Q` and `L` to its own zeroed copy, summed in chunk order. On one thread
+//! (`RAYON_NUM_THREADS=1`, GradBench's default `--threads 1`) the loops are the sequential
+//! loops, bit for bit.
 //!
 use super::lse::{logsumexp, logsumexp_adjoint, logsumexp_adjoint_inv, logsumexp_inv};
 use super::{decode, flatten, rows, timed, timed_into_with, unknown_function};
@@ -304,7 +309,7 @@ pub const UNDERFLOW_BELOW: f64 = -900.0 * std::f64::consts::LN_2;
 
 /// `exp(x)`, flushed to `0` below [`UNDERFLOW_BELOW`] (where it is under `2⁻⁹⁰⁰`), with the
 /// derivative of that function (its value): the shifted exponential of a main term in
-/// [`logsumexp_keep`]. The shifted sum holds the largest term's `exp(0) = 1`, so a term under
+/// [`logsumexps_keep`]. The shifted sum holds the largest term's `exp(0) = 1`, so a term under
 /// `2⁻⁹⁰⁰` cannot change it (it is far below half its last place): the objective is the same
 /// to the bit. But such a term is the weight of its point and component in the gradient,
 /// and the reverse sweep multiplies it through every entry of `Q` and `x − μ`: IEEE
@@ -338,46 +343,54 @@ impl<T: nilang::Float> nilang::Unary<T> for ExpUnderflowing {
     }
 }
 
-/// `out += log Σ_c exp(x[c])` (shifted by the largest `x[c]`, as [`logsumexp`]), with the
-/// exponentials moved into the output `e` (zero on entry) instead of uncomputed: each is
-/// evaluated once forward, and the gradient's reverse sweep takes it back from `e` into an
-/// ancilla deallocated right after, so it reads the exponential's derivative from the value
-/// instead of evaluating it again (`Acc1::sub1_released`). The exponentials under `2⁻⁹⁰⁰`
-/// are zero ([`ExpUnderflowing`]: the same sum, and no subnormal weights in the gradient).
+/// `out += Σᵢ log Σ_c exp(x[i·k + c])` over the rows of `k` values of `x` (each row shifted
+/// by its largest value, as [`logsumexp`]), with the exponentials moved into the output `e`
+/// (zero on entry, the shape of `x`) instead of uncomputed: each is evaluated once forward,
+/// and the gradient's reverse sweep takes it back from `e` into an ancilla deallocated right
+/// after, so it reads the exponential's derivative from the value instead of evaluating it
+/// again (`Acc1::sub1_released`). The exponentials under `2⁻⁹⁰⁰` are zero
+/// ([`ExpUnderflowing`]: the same sum, and no subnormal weights in the gradient). The rows
+/// run in a parallel loop (`out` is its reduction).
 #[i(nocheck)]
 #[inline]
-pub fn logsumexp_keep<T: Real>(out: &mut T, e: &mut [T], x: &mut [T]) {
-    let a = T::lit(super::lse::max_value(x));
-    let s = T::zero();
-    for c in 0..x.len() {
-        let u = T::zero();
-        let t = T::zero();
-        u += x[c] - a;
-        t += ExpUnderflowing(u);
-        u -= x[c] - a;
-        dealloc!(u = T::zero());
-        s += identity(t);
-        swap(t, e[c]);
-        dealloc!(t = T::zero());
+pub fn logsumexps_keep<T: Real>(out: &mut T, e: &mut [T], x: &mut [T], k: usize) {
+    for i in (0..x.len() / k).par().weight(4 * k) {
+        let a = T::lit(super::lse::max_value(&x[i * k..(i + 1) * k]));
+        let s = T::zero();
+        for c in 0..k {
+            let u = T::zero();
+            let t = T::zero();
+            u += x[i * k + c] - a;
+            t += ExpUnderflowing(u);
+            u -= x[i * k + c] - a;
+            dealloc!(u = T::zero());
+            s += identity(t);
+            swap(t, e[i * k + c]);
+            dealloc!(t = T::zero());
+        }
+        out += log(s);
+        out += a;
+        for c in (0..k).rev() {
+            s -= identity(e[i * k + c]);
+        }
+        dealloc!(
+            s = T::zero(),
+            a = T::lit(super::lse::max_value(&x[i * k..(i + 1) * k]))
+        );
     }
-    out += log(s);
-    out += a;
-    for c in (0..x.len()).rev() {
-        s -= identity(e[c]);
-    }
-    dealloc!(s = T::zero(), a = T::lit(super::lse::max_value(x)));
 }
 
 /// `out += f(α, μ, q, l)` for the data `x` (`n × d`, row-major), `k` components, and into
 /// `mt` and `e` (`n·k` entries each, zero on entry) the main terms
 /// `mt[i·k + c] = α_c + Σⱼ q_cj − ½‖Q_c (x_i − μ_c)‖²` of every point `i` and component `c`
-/// and their shifted exponentials (see [`logsumexp_keep`]). `mu`, `q` are `k × d`; `l` is
+/// and their shifted exponentials (see [`logsumexps_keep`]). `mu`, `q` are `k × d`; `l` is
 /// `k × d(d−1)/2`.
 ///
 /// The main terms and exponentials are kept in outputs rather than uncomputed. They are
-/// computed component by component, so that each component's `L` stays in cache across the
-/// points, four points at a time ([`sub_half_sqnorms`]); then each point's LogSumExp is added
-/// to `out`. `exp q` and `Σⱼ q_cj` are computed once, before the points, and uncomputed at the
+/// computed in a parallel loop over blocks of [`points_per_call`] points (the points after
+/// the last whole block follow, sequentially), each block component by component, so that
+/// each component's `L` stays in cache across the block's points, four points at a time
+/// ([`sub_half_sqnorms`]); then each point's LogSumExp is added to `out`. `exp q` and `Σⱼ q_cj` are computed once, before the points, and uncomputed at the
 /// end.
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
@@ -409,25 +422,44 @@ pub fn gmm_objective<T: Real>(
         }
     }
     // point by point, so that both directions walk `mt` contiguously
-    for i in 0..x.len() / d {
+    for i in (0..x.len() / d).par().weight(k) {
         for c in 0..k {
             mt[i * k + c] += alpha[c];
             mt[i * k + c] += sumq[c];
         }
     }
-    for c in 0..k {
-        for ch in 0..chunks(x.len() / d, d) {
+    // blocks of points in parallel, each block component by component (one call per
+    // component: its `L` read once for the block's points); each block's work is about
+    // `d²` operations per point and component
+    for b in (0..blocks(x.len() / d, d))
+        .par()
+        .weight(points_per_call(d) * k * d * d)
+    {
+        for c in 0..k {
             sub_half_sqnorms(
-                mt,
-                &x[chunk_start(ch, d) * d..chunk_end(ch, x.len() / d, d) * d],
+                mt[points_per_call(d) * k * b..points_per_call(d) * k * (b + 1)],
+                &x[points_per_call(d) * d * b..points_per_call(d) * d * (b + 1)],
                 mu[c * d..(c + 1) * d],
                 qd[c * d..(c + 1) * d],
                 l[c * col(d, d)..(c + 1) * col(d, d)],
-                chunk_start(ch, d),
+                0,
                 k,
                 c,
             );
         }
+    }
+    // the points after the whole blocks: four at a time, then one at a time
+    for c in 0..k {
+        sub_half_sqnorms(
+            mt[blocks_end(x.len() / d, d) * k..x.len() / d / 4 * 4 * k],
+            &x[blocks_end(x.len() / d, d) * d..x.len() / d / 4 * 4 * d],
+            mu[c * d..(c + 1) * d],
+            qd[c * d..(c + 1) * d],
+            l[c * col(d, d)..(c + 1) * col(d, d)],
+            0,
+            k,
+            c,
+        );
         for i in 4 * (x.len() / d / 4)..x.len() / d {
             sub_half_sqnorm(
                 mt[i * k + c],
@@ -438,9 +470,7 @@ pub fn gmm_objective<T: Real>(
             );
         }
     }
-    for i in 0..x.len() / d {
-        logsumexp_keep(out, e[i * k..(i + 1) * k], mt[i * k..(i + 1) * k]);
-    }
+    logsumexps_keep(out, e, mt, k);
     // − n·LSE(α)
     logsumexp(la, alpha);
     out -= la * ((x.len() / d) as f64);
@@ -470,23 +500,17 @@ pub fn gmm_objective<T: Real>(
     dealloc!(la = T::zero(), w = T::zero());
 }
 
-/// The number of calls of [`sub_half_sqnorms`] for the `n − n mod 4` points handled four at a
-/// time, at dimension `d`.
+/// The number of whole blocks of [`points_per_call`] points among `n` points at dimension
+/// `d`: the iterations of [`gmm_objective`]'s parallel loop.
 #[inline]
-pub fn chunks(n: usize, d: usize) -> usize {
-    (n / 4 * 4).div_ceil(points_per_call(d))
+pub fn blocks(n: usize, d: usize) -> usize {
+    n / points_per_call(d)
 }
 
-/// The first point of call `ch` of [`sub_half_sqnorms`].
+/// The first point after the whole [`blocks`].
 #[inline]
-pub fn chunk_start(ch: usize, d: usize) -> usize {
-    ch * points_per_call(d)
-}
-
-/// One past the last point of call `ch` of [`sub_half_sqnorms`] (`n` points in all).
-#[inline]
-pub fn chunk_end(ch: usize, n: usize, d: usize) -> usize {
-    ((ch + 1) * points_per_call(d)).min(n / 4 * 4)
+pub fn blocks_end(n: usize, d: usize) -> usize {
+    blocks(n, d) * points_per_call(d)
 }
 
 /// The working memory of the program's runs on one problem, kept across the runs of a

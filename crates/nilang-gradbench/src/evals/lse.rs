@@ -12,13 +12,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// The largest primal value in `x` (−∞ for an empty slice). With several threads in the
-/// current rayon pool and at least `nilang::parallel::min_parallel_iterations` values, each
+/// current rayon pool and at least `nilang::parallel::min_parallel_work` values, each
 /// chunk of `nilang::parallel::chunks` finds its own maximum (the same value: the maximum is
 /// exact in any order). (gmm takes it of every point's `k` main terms: forking for those cost
 /// 100 times the objective.)
 pub fn max_value<T: Real>(x: &[T]) -> f64 {
     let max = |x: &[T]| largest(x);
-    if !nilang::parallel::worth_splitting(0, x.len(), false) {
+    if !nilang::parallel::worth_splitting(0, x.len(), false, 1) {
         return max(x);
     }
     let chunks = nilang::parallel::chunks(0, x.len(), false);

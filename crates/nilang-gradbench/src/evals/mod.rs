@@ -174,7 +174,7 @@ pub fn rows(v: &[f64], count: usize, cols: usize) -> Vec<Vec<f64>> {
 /// k)` cuts the first `k` blocks off `s`; `first` is the index of a piece's first block): on
 /// several threads of the current rayon pool the pieces are the chunks of the parallel loop
 /// (`nilang::parallel::chunks`: four per thread, boundaries from `n` and the thread count
-/// only), run in parallel; on one thread, or below `nilang::parallel::min_parallel_iterations`
+/// only), run in parallel; on one thread, or below `nilang::parallel::min_parallel_work`
 /// blocks, `f(0, whole)`, the sequential loop itself. For blocks
 /// computed independently of each other (Jacobian blocks, residuals), the result is the same
 /// bits for every thread count.
@@ -187,7 +187,7 @@ pub fn par_split<S: Send>(
     split: impl Fn(S, usize) -> (S, S),
     f: impl Fn(usize, S) + Sync,
 ) {
-    if !nilang::parallel::worth_splitting(0, n, false) {
+    if !nilang::parallel::worth_splitting(0, n, false, 1) {
         return f(0, whole);
     }
     let mut pieces = Vec::new();
