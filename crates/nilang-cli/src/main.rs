@@ -3,8 +3,9 @@
 //! * `nilang expand FILE.rs` prints, for each reversible function (`#[i]`) of a Rust file, its
 //!   forward and its inverse program in the language's own syntax (the papers' `macroexpand`).
 //! * `nilang demo` runs the papers' small examples and prints what a user would check.
-//! * `nilang bench [--quick]` measures the papers' benchmark tables against peers and writes a
-//!   markdown report with SVG plots.
+//! * `nilang bench [--quick] [--threads N]` measures the papers' benchmark tables against peers
+//!   and writes a markdown report with SVG plots (parallel loops on `N` threads, every core by
+//!   default).
 //! * `nilang gradbench` is the GradBench tool (`nilang_gradbench::serve` on stdin/stdout).
 #![warn(missing_docs)]
 
@@ -60,6 +61,10 @@ enum Command {
         /// absent.
         #[arg(long)]
         data: Option<std::path::PathBuf>,
+        /// Threads for the programs' parallel loops (default: every core). With more than one,
+        /// samples are timed by wall time instead of the thread's CPU time.
+        #[arg(long)]
+        threads: Option<usize>,
     },
 }
 
@@ -90,12 +95,17 @@ fn main() -> ExitCode {
             out,
             only,
             data,
+            threads,
         } => {
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
             match bench::run(&bench::Options {
                 quick,
                 out,
                 only,
                 data,
+                threads,
             }) {
                 Ok(path) => {
                     println!("report written to {}", path.display());

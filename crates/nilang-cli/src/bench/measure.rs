@@ -82,12 +82,27 @@ pub struct Timing {
 /// sibling hyperthread) slows the variants of one round alike and cancels in per-round
 /// ratios. Every variant measured here runs on the calling thread (a variant that started
 /// threads would need another clock), so its CPU time is its run time on a core of its own.
+///
+/// With `nilang bench --threads N` for `N > 1` the programs' parallel loops run on a pool of
+/// `N` threads, whose work the calling thread's CPU clock would not count: then the clock is
+/// wall time ([`use_wall_clock`]), with the waiting it counts on a loaded machine.
 #[derive(Clone, Copy)]
 struct Clock {
-    #[cfg(target_os = "linux")]
-    cpu: f64,
-    #[cfg(not(target_os = "linux"))]
-    wall: std::time::Instant,
+    start: f64,
+}
+
+/// Whether [`Clock`] is wall time (see [`use_wall_clock`]).
+static WALL_CLOCK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Times samples by wall time (`true`: the variants run on several threads) or by the calling
+/// thread's CPU time where there is one (`false`, the default).
+pub fn use_wall_clock(wall: bool) {
+    WALL_CLOCK.store(wall, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether samples are timed by wall time.
+pub fn wall_clock() -> bool {
+    WALL_CLOCK.load(std::sync::atomic::Ordering::Relaxed) || !cfg!(target_os = "linux")
 }
 
 #[cfg(target_os = "linux")]
@@ -117,22 +132,27 @@ mod cpu_clock {
     }
 }
 
+/// Seconds on the chosen clock since some fixed moment.
+fn seconds() -> f64 {
+    #[cfg(target_os = "linux")]
+    if !wall_clock() {
+        return cpu_clock::seconds();
+    }
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+}
+
 impl Clock {
     fn now() -> Clock {
-        Clock {
-            #[cfg(target_os = "linux")]
-            cpu: cpu_clock::seconds(),
-            #[cfg(not(target_os = "linux"))]
-            wall: std::time::Instant::now(),
-        }
+        Clock { start: seconds() }
     }
 
     /// Seconds since [`Clock::now`].
     fn elapsed(&self) -> f64 {
-        #[cfg(target_os = "linux")]
-        return cpu_clock::seconds() - self.cpu;
-        #[cfg(not(target_os = "linux"))]
-        return self.wall.elapsed().as_secs_f64();
+        seconds() - self.start
     }
 }
 
@@ -499,6 +519,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn the_clock_leaves_out_waiting() {
+        assert!(!wall_clock(), "the default clock is the thread's CPU clock");
         let t = Clock::now();
         std::thread::sleep(Duration::from_millis(50));
         let slept = t.elapsed();

@@ -24,6 +24,10 @@ pub struct Options {
     pub only: Option<String>,
     /// The ADBench data directory (`gmm/`, `ba/`); `None` for [`DEFAULT_DATA`].
     pub data: Option<PathBuf>,
+    /// Threads of the rayon pool the programs' parallel loops run on (GMM's blocks of points,
+    /// BA's observations). `1`: every program runs its sequential code, timed by the thread's
+    /// CPU clock; more: timed by wall time ([`measure::use_wall_clock`]).
+    pub threads: usize,
 }
 
 /// The ADBench data directory when `--data` is not given (relative to the working directory).
@@ -173,6 +177,13 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
             names.join(", ")
         )));
     }
+    if options.threads == 0 {
+        return Err(invalid(
+            "`--threads 0`: the programs need at least one thread (leave `--threads` out to use \
+             every core)"
+                .into(),
+        ));
+    }
     let data = match &options.data {
         Some(dir) if dir.is_dir() => dir.clone(),
         Some(dir) => {
@@ -205,17 +216,30 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
     let load_at_start = load_average();
     let mut report = String::new();
     writeln!(report, "# nilang benchmark tables").unwrap();
+    let clock = if options.threads == 1 {
+        "of CPU time (the benchmark thread's CPU clock, so that waiting for a core on a busy \
+         machine is not counted; every program runs on one thread, its sequential code)"
+            .to_string()
+    } else {
+        format!(
+            "of wall time (the programs' parallel loops run on {} threads, whose work the \
+             benchmark thread's CPU clock would not count; waiting for a core on a busy machine \
+             is counted; programs without a parallel loop, the peers among them, run on one \
+             thread)",
+            options.threads
+        )
+    };
     writeln!(
         report,
-        "\nMeasured by `nilang bench{}` on this machine ({} logical CPUs). The variants of each \
+        "\nMeasured by `nilang bench{}{}` on this machine ({} logical CPUs). The variants of each \
          comparison are all warmed up first, then timed in {} interleaved rounds ({} when one call \
          takes over {:?}), each round timing every variant once with a batch of calls lasting at \
-         least {:?} of CPU time (the benchmark thread's CPU clock, so that waiting for a core on \
-         a busy machine is not counted; every program runs on one thread). Every time is the median over the rounds; every ratio is the median of the \
+         least {:?} {clock}. Every time is the median over the rounds; every ratio is the median of the \
          per-round ratios, with their interquartile range in brackets; a target is called met or \
          missed only when the whole interquartile range lies on one side of it, and \
          \"inconclusive (noise)\" otherwise.\n",
         if options.quick { " --quick" } else { "" },
+        format_args!(" --threads {}", options.threads),
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1),
@@ -225,15 +249,16 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
         ctx.budget.sample_time
     )
     .unwrap();
-    // One thread: the clock is the benchmark thread's CPU time, which would not count the
-    // work of other threads, so every program runs its sequential code (the evals' parallel
-    // variants and `.par()` loops take one-thread pools to mean the sequential loop).
-    let one_thread = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
+    // One thread: the clock is the benchmark thread's CPU time, and every program runs its
+    // sequential code (a one-thread pool makes `.par()` loops and the evals' chunked helpers
+    // the sequential loops). Several: wall time, parallel loops on that many threads.
+    measure::use_wall_clock(options.threads > 1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
         .build()
         .map_err(std::io::Error::other)?;
     for (_, _, f) in chosen {
-        let section = one_thread.install(|| f(&ctx));
+        let section = pool.install(|| f(&ctx));
         let text = render(&section);
         ctx.progress.suspend(|| println!("{text}"));
         report += &text;
