@@ -123,3 +123,32 @@ fn only_a_name_that_matches_no_table_is_an_error_and_keeps_the_old_report() {
     let kept = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert_eq!(kept, "the previous report");
 }
+
+/// `--threads N` runs the tables on an `N`-thread pool, timed by wall time when `N > 1` and
+/// by the thread's CPU clock for `N = 1`; the report says which. `--threads 0` is an error.
+#[test]
+fn threads_choose_the_pool_and_the_clock() {
+    let tmp = std::env::temp_dir();
+    let (output, report) = bench_in(&tmp, &["--only", "gmm", "--threads", "2"], "threads2");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = report.unwrap();
+    assert!(
+        report.contains("`nilang bench --quick --threads 2`"),
+        "{report}"
+    );
+    assert!(report.contains("of wall time"), "{report}");
+    assert!(report.contains("run on 2 threads"), "{report}");
+    let (output, report) = bench_in(&tmp, &["--only", "bessel", "--threads", "1"], "threads1");
+    assert!(output.status.success());
+    let report = report.unwrap();
+    assert!(report.contains("of CPU time"), "{report}");
+    let (output, report) = bench_in(&tmp, &["--only", "bessel", "--threads", "0"], "threads0");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`--threads 0`"), "{stderr}");
+    assert!(report.is_none(), "no report is written");
+}
