@@ -13,18 +13,22 @@
 //!   an adjoint program its shadow starts as the target's gradient, which the sum hands to
 //!   every term); after the loop the partials are added to the target in chunk order (values
 //!   only);
-//! - writable places the loop only reads are read-only in the chunk; in an adjoint program the
-//!   gradients the iterations add to them go to the chunk's own zeroed copy of their shadow,
-//!   added to the real shadow in chunk order after the loop, except for places read at owned
-//!   slots only (`x[i]`): their shadow is cells, as an owned place's (each element's gradient
-//!   comes from one iteration), so a chunk neither copies nor sums a whole shadow.
+//! - writable places the loop only reads are read-only in the chunk, except those it hands to
+//!   calls (`g(mu[c*d..(c+1)*d])`, which take them `&mut`): each chunk calls on its own copy of
+//!   the value (`__private::par::own_copy`), and a constant item beside the function's effects
+//!   (`call_read_assertions`) refuses to compile when the callee may write it; in an adjoint
+//!   program the gradients the iterations add to them go to the chunk's own zeroed copy of
+//!   their shadow, added to the real shadow in chunk order after the loop, except for places
+//!   read at owned slots only (`x[i]`): their shadow is cells, as an owned place's (each
+//!   element's gradient comes from one iteration), so a chunk neither copies nor sums a whole
+//!   shadow.
 //!
 //! So results do not depend on scheduling: bit for bit the same on every run with the same
 //! thread count. Runs the sequential loop on a one-thread pool (so the program is then bit for
 //! bit the one without `.par()`), and when `Gen::par_gate` is `None` or false at run time
 //! (`GVar`, a tape type, a method, a scalar not bounded by `Real`), and, in adjoint
 //! programs, when a place the loop reads and that has a gradient is read as anything but
-//! `x[k]` or a whole `x` (fields, nested indices).
+//! `x[k]` or a whole `x` (fields, nested indices), or is handed whole to a call.
 
 use crate::codegen::{private, Gen, ParState};
 use nilang_ir::adjoint::shadow_name;
