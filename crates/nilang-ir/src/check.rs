@@ -146,23 +146,18 @@ impl Scope {
 
 /// Runs every static check on a parsed function.
 pub fn check_function(f: &Function) -> syn::Result<()> {
-    let mut errors = Errors::default();
-    let mut scope = Scope::for_function(f);
-    let mut checker = Checker {
-        errors: &mut errors,
-        dead: Vec::new(),
-        broadcast: None,
-        own: &f.sig.ident,
-        call_reads: Vec::new(),
-    };
-    checker.block(&f.body, &mut scope);
-    errors.finish(())
+    run_checks(f).0.finish(())
 }
 
 /// The places the parallel loops of a (checked) function hand to calls that must not write
 /// them (`crate::parallel::Plan::call_reads`), for compile-time conditions on the callees'
 /// effects.
 pub fn parallel_call_reads(f: &Function) -> Vec<crate::parallel::CallRead> {
+    run_checks(f).1
+}
+
+/// The static checks' errors, and what the parallel loops hand to calls.
+fn run_checks(f: &Function) -> (Errors, Vec<crate::parallel::CallRead>) {
     let mut errors = Errors::default();
     let mut scope = Scope::for_function(f);
     let mut checker = Checker {
@@ -173,7 +168,8 @@ pub fn parallel_call_reads(f: &Function) -> Vec<crate::parallel::CallRead> {
         call_reads: Vec::new(),
     };
     checker.block(&f.body, &mut scope);
-    checker.call_reads
+    let call_reads = checker.call_reads;
+    (errors, call_reads)
 }
 
 struct Checker<'a> {
