@@ -40,3 +40,16 @@ fn gradbench_answers_a_session_on_stdin() {
     assert!(point.iter().all(|v| v.as_f64().unwrap().abs() < 1e-3));
     assert_eq!(lines[3], serde_json::json!({"id": 3}));
 }
+
+/// `nilang gradbench --threads 0` is refused (rayon would read 0 as every core).
+#[test]
+fn gradbench_refuses_zero_threads() {
+    let out = Command::new(env!("CARGO_BIN_EXE_nilang"))
+        .args(["gradbench", "--threads", "0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("positive number"), "{stderr}");
+}

@@ -32,8 +32,13 @@ pub fn threads_option(args: &[String]) -> Result<usize, String> {
     Ok(threads)
 }
 
-/// Sizes rayon's global pool, on which the evals' parallel loops run.
+/// Sizes rayon's global pool, on which the evals' parallel loops run; `0` is refused (rayon
+/// would take it to mean every core, which `nilang gradbench --threads 0` must not do
+/// silently).
 pub fn use_threads(threads: usize) -> Result<(), String> {
+    if threads == 0 {
+        return Err("`--threads` takes a positive number, not `0`".into());
+    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global()
