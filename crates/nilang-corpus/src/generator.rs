@@ -11,7 +11,8 @@
 //! pops, integer targets, (with [`Features::dynamic_indices`]) loops whose places are
 //! indexed by the loop variable (`x[(k + 1) % x.len()]`) and (with
 //! [`Features::fixed_point`]) instructions on a fourth parameter `q: &mut [I21F43]` of [`NQ`]
-//! fixed-point numbers. Only std: the build script includes this file.
+//! fixed-point numbers, and (with [`Features::newer_instructions`]) `hadamard`, `inv`,
+//! constant add/subtract and `flip`. Only std: the build script includes this file.
 
 /// How many floats a program's `x` holds.
 pub const NX: usize = 4;
@@ -31,6 +32,11 @@ pub struct Features {
     /// `q: &mut [I21F43]` of [`NQ`] of them: `q[0] += q[1] * q[2];`, `q[1] -= square(q[0]);`,
     /// and loops indexed by their variable over `q`.
     pub fixed_point: bool,
+    /// The instructions NiLang.jl has beyond the papers' table: `hadamard(x[0], x[2])`,
+    /// `inv(x[1])` (under a condition on its sign, which `inv` keeps: never at the singular
+    /// point zero), constant add and subtract (`x[3] += 0.5;`, `n[1] -= 2;`) and `flip` of a
+    /// boolean ancilla that a branch decides and that decides a branch.
+    pub newer_instructions: bool,
 }
 
 impl Features {
@@ -38,16 +44,26 @@ impl Features {
     pub const FIRST: Features = Features {
         dynamic_indices: false,
         fixed_point: false,
+        newer_instructions: false,
     };
     /// The first version and the indexed loops (the regression seeds found with it).
     pub const INDEXED: Features = Features {
         dynamic_indices: true,
         fixed_point: false,
+        newer_instructions: false,
+    };
+    /// The indexed loops and fixed point (the regression seeds found with them: the first
+    /// 100 000 programs of the long run).
+    pub const FIXED_POINT: Features = Features {
+        dynamic_indices: true,
+        fixed_point: true,
+        newer_instructions: false,
     };
     /// Everything the generator can write.
     pub const ALL: Features = Features {
         dynamic_indices: true,
         fixed_point: true,
+        newer_instructions: true,
     };
 }
 
@@ -142,6 +158,9 @@ impl Gen {
         }
         if self.features.fixed_point && self.rng.below(6) == 0 {
             return self.fixed_point(op);
+        }
+        if self.features.newer_instructions && self.rng.below(6) == 0 {
+            return self.newer_instruction(free, op);
         }
         match self.rng.below(kinds) {
             0 | 1 => {
@@ -324,6 +343,58 @@ impl Gen {
                     format!("q[({k} + 1) % q.len()] {op} q[{k}] * q[({k} + 2) % q.len()];"),
                     "}".into(),
                 ]
+            }
+        }
+    }
+}
+
+impl Gen {
+    /// `hadamard`, `inv`, a constant added or subtracted, or `flip` (see
+    /// [`Features::newer_instructions`]).
+    fn newer_instruction(&mut self, free: &Free, op: &str) -> Vec<String> {
+        let (a, b) = self.target_and_operand(free).unwrap();
+        match self.rng.below(4) {
+            0 if free.x.contains(&b) => vec![format!("hadamard(x[{a}], x[{b}]);")],
+            0 | 1 => {
+                // 1/x has the sign of x, so the condition holds after; zero takes no branch
+                let sign = format!("x[{a}].val() {} 0.0", self.rng.pick(&[">", "<"]));
+                let mut out = vec![format!("if ({sign}, {sign}) {{"), format!("inv(x[{a}]);")];
+                out.extend(self.block(&free.without_x(a), 0, 2));
+                out.extend(["} else {".to_string(), "}".to_string()]);
+                out
+            }
+            2 => match self.rng.below(3) {
+                0 => {
+                    let k = *self.rng.pick(&free.n);
+                    vec![format!("n[{k}] {op} {};", 1 + self.rng.below(3))]
+                }
+                _ => {
+                    let c = self.rng.pick(&["0.25", "0.5", "1.5", "2.0"]);
+                    vec![format!("x[{a}] {op} {c};")]
+                }
+            },
+            _ => {
+                // a boolean that a branch on x[b] decides (flips), decides a branch that
+                // does not write x[b], and is uncomputed by the same branch
+                let f = self.fresh("b");
+                let sign = format!("x[{b}].val() > 0.0");
+                let inner = free.without_x(b);
+                let (then, els) = (self.block(&inner, 1, 2), self.block(&inner, 0, 2));
+                let mut out = vec![
+                    "routine! {".to_string(),
+                    format!("let {f} = false;"),
+                    format!("if ({sign}, {sign}) {{"),
+                    format!("flip({f});"),
+                    "} else {".into(),
+                    "}".into(),
+                    "}".into(),
+                    format!("if ({f}, {f}) {{"),
+                ];
+                out.extend(then);
+                out.push("} else {".into());
+                out.extend(els);
+                out.extend(["}".to_string(), "uncompute!();".to_string()]);
+                out
             }
         }
     }
