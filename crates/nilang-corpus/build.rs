@@ -26,7 +26,7 @@ fn main() {
         // not `fixed_point`: the adjoint programs give every `&mut` parameter a gradient of the
         // scalar's gradient type, which `q: &mut [I21F43]` in a `T: Real` function cannot
         // have (they do not compile); the IR-level tests run those programs
-        let f = generator::function(seed, generator::Features::INDEXED);
+        let f = generator::function(seed, generator::Features::COMPILED);
         write!(
             out,
             "mod p{k} {{\n    use super::*;\n{f}\n    pub fn program() -> Program {{\n        \

@@ -59,6 +59,13 @@ impl Features {
         fixed_point: true,
         newer_instructions: false,
     };
+    /// What the compiled corpus writes: everything but fixed point (a fixed-point parameter
+    /// beside a differentiable one does not compile in the adjoint programs).
+    pub const COMPILED: Features = Features {
+        dynamic_indices: true,
+        fixed_point: false,
+        newer_instructions: true,
+    };
     /// Everything the generator can write.
     pub const ALL: Features = Features {
         dynamic_indices: true,

@@ -1,25 +1,31 @@
 //! Random reversible programs at IR level (issue 14). The generator of `nilang_corpus` writes
 //! well-formed programs (instructions over the primitives, `swap`/`rot`/`neg`/`inc`/`dec`,
-//! ancillas in routines, `if`/`while`/`for` with correct conditions, calls and uncalls of two
-//! library functions, stack pushes and pops, integer targets, loops indexing by their
+//! `hadamard`/`inv`/`flip` and constant add/subtract, ancillas in routines (boolean ones
+//! included), `if`/`while`/`for` with correct conditions, calls and uncalls of two library
+//! functions, stack pushes and pops, integer and fixed-point targets, loops indexing by their
 //! variable); they are parsed by `nilang_ir` and run by a small interpreter of the IR that
-//! exists only for these tests (the same programs compiled by `#[i]` are checked by
-//! `nilang-corpus/tests/compiled.rs`). For each program and random inputs:
+//! exists only for these tests, generic over the scalar (the same programs compiled by `#[i]`
+//! are checked by `nilang-corpus/tests/compiled.rs`). For each program and random inputs:
 //!
 //! - `reverse(reverse(P)) == P` (printed);
-//! - running `reverse(P)` after `P` restores the inputs (bit for bit on integers, within 1e-6
-//!   relatively on floats — chains of rotations by angles that are state amplify round-off;
-//!   runs whose floats grow past 1e3 compare integers only), so every statement's inverse in
-//!   `nilang_ir::reverse` is checked;
-//! - the gradient of a random linear loss, from running `reverse(P)` on `GVar`s seeded with
-//!   the loss's weights — the adjoint rules of `nilang::gvar`, the same ones the generated
-//!   adjoint programs call — equals central finite differences (where no branch decision
-//!   changes within the step);
-//! - no instruction produces a NaN or an infinity, in values or gradients (the generated
-//!   checked adjoint programs report one as an error).
+//! - running `reverse(P)` after `P` restores the inputs: bit for bit on integers and fixed
+//!   point, and on floats within the inverse's own round-off (probed by restoring from the
+//!   output moved by 64 ulps; at least 1e-6 relatively), so every statement's inverse in
+//!   `nilang_ir::reverse` is checked. Runs whose floats grow past 1e3 compare integers only,
+//!   and nothing where the floats overflow or the inverse then decides a branch otherwise;
+//! - the gradient of a random linear loss by two AD modes: running `reverse(P)` on `GVar`s
+//!   seeded with the loss's weights (the adjoint rules of `nilang::gvar`, which the generated
+//!   adjoint programs call) equals the tape engine's (`nilang_dualrev`: `P` run on `DualRev`),
+//!   within the inverse's round-off; and the tape's equals central finite differences where
+//!   they are in their asymptotic range (no branch decision changes within the step);
+//! - no instruction produces a NaN or an infinity from moderate values, in values or
+//!   gradients (the generated checked adjoint programs report one as an error).
 //!
 //! `random_programs_quick` runs 300 programs in CI; `random_programs_long` (ignored) runs
-//! `NILANG_RANDOM_PROGRAMS` programs (default 100 000).
+//! `NILANG_RANDOM_PROGRAMS` programs (default 100 000; `NILANG_RANDOM_PROGRAMS_FROM` resumes),
+//! printing each failing seed as it happens; `triage_seed` (ignored) prints a seed's program
+//! with its gradients by every mode. The counts run are in `docs/benchmarks.md`
+//! ("Random programs and fuzzing").
 
 use nilang::__private::{Acc1, Acc2, Hadamard, Invert, Negate, Rotate};
 use nilang::{prims, Float, GVar};
@@ -1129,7 +1135,7 @@ fn regression_rotations_amplify_round_off() {
 }
 
 /// Prints what the check of `NILANG_SEED` (the program of `NILANG_FEATURES`: `first`,
-/// `indexed`, `fixed`, default all) says, with its program: for triage of a long run's failures.
+/// `indexed`, `fixed`, `compiled`, default all) says, with its program: for triage of a long run's failures.
 #[test]
 #[ignore = "triage: NILANG_SEED"]
 fn triage_seed() {
@@ -1138,6 +1144,7 @@ fn triage_seed() {
         Ok("first") => Features::FIRST,
         Ok("indexed") => Features::INDEXED,
         Ok("fixed") => Features::FIXED_POINT,
+        Ok("compiled") => Features::COMPILED,
         _ => Features::ALL,
     };
     let src = program_with(seed, features);
