@@ -31,7 +31,7 @@ fn main() {
             out,
             "mod p{k} {{\n    use super::*;\n{f}\n    pub fn program() -> Program {{\n        \
              Program {{ seed: {seed}, source: {f:?}, f: f::<f64>, f_inv: f_inv::<f64>, \
-             f_vjp: f_vjp::<f64, f64>, f_grad: f_grad::<f64> }}\n    }}\n}}\n"
+             f_vjp: f_vjp::<f64, f64>, f_grad: f_grad::<f64>, f_tape: f::<DualRev> }}\n    }}\n}}\n"
         )
         .expect("writing to a String");
         writeln!(cases, "    p{k}::program,").expect("writing to a String");

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod compare;
 pub mod generator;
 
 pub use generator::{function, program, program_with, Features, Rng, LIBRARY, NN, NQ, NX};

@@ -8,14 +8,17 @@
 //! - the shadow gradient of a random linear loss `L = Σ w·x` (`f_vjp`, the adjoint programs)
 //!   equals the `GVar` gradient (`f_grad`, one output at a time, combined with `w`), within
 //!   1e-9 relatively;
-//! - both equal central differences of `f` at two steps, whose difference bounds the
-//!   truncation error (a branch decision that changes within the step makes that bound
-//!   large: such a comparison is weak, and the test counts the sharp ones).
+//! - both equal the tape engine's gradient (`f::<DualRev>` under `nilang_dualrev::grad`)
+//!   within the inverse's round-off, probed by restoring from the output moved by 64 ulps;
+//! - the tape's gradient equals central differences of `f` where they are in their asymptotic
+//!   range (`nilang_corpus::compare`: a branch decision that changes within the step keeps
+//!   them out of it, and the test counts the components so compared).
 //!
 //! `NILANG_CORPUS_PROGRAMS` (read when the crate is built) sets the corpus size.
 
 use nilang::{i, GVar, GradError, Loss, Real};
-use nilang_corpus::{Rng, NN, NX};
+use nilang_corpus::{compare, Rng, NN, NX};
+use nilang_dualrev::DualRev;
 
 /// One compiled program: its seed and source, and the functions `#[i]` generated.
 pub struct Program {
@@ -25,6 +28,7 @@ pub struct Program {
     f_inv: Run,
     f_vjp: fn(&mut [f64], &mut [f64], &mut [i64], &mut [i64], &mut Vec<f64>, &mut Vec<f64>),
     f_grad: fn(Loss, &mut [f64], &mut [i64], &mut Vec<f64>) -> GradOfX,
+    f_tape: fn(&mut [DualRev], &mut [i64], &mut Vec<DualRev>),
 }
 
 type Run = fn(&mut [f64], &mut [i64], &mut Vec<f64>);
@@ -39,12 +43,9 @@ enum Compared {
     Nothing,
     /// Its floats grew past 1e3: integers only.
     IntegersOnly,
-    /// Inverse, shadow and GVar gradients; `sharp` when every finite difference's error bound
-    /// was below 1e-4.
-    Gradients { sharp: bool },
-    /// Inverse, shadow and GVar gradients, not finite differences: a gradient past 1e6, where
-    /// differences of the forward's round-off dominate (seed 8449976239126413222: 1e11).
-    AdModes,
+    /// Inverse, shadow, GVar and tape gradients; `differences` when every component of the
+    /// tape's was compared with central differences in their asymptotic range.
+    Gradients { differences: bool },
 }
 
 /// How closely a round trip restores the floats, relatively. Loops of sums can grow the floats
@@ -108,51 +109,73 @@ fn check(p: &Program) -> Result<Compared, String> {
     if xg.iter().zip(&by_gvar).any(|(a, b)| !close(*a, *b, 1e-9)) {
         return fail(format!("f_vjp {xg:?} != f_grad {by_gvar:?}"));
     }
-    if xg.iter().any(|g| g.abs() > 1e6) {
-        return Ok(Compared::AdModes);
+    // the tape engine's gradient: the forward on DualRev
+    let (_, tape) = nilang_dualrev::grad(
+        |x: &[DualRev]| {
+            let (mut x, mut n, mut st) = (x.to_vec(), n0.clone(), Vec::new());
+            (p.f_tape)(&mut x, &mut n, &mut st);
+            x.iter().zip(&w).map(|(v, w)| *v * *w).sum()
+        },
+        &x0,
+    )
+    .map_err(|e| format!("seed {}: the tape engine: {e}\n{}", p.seed, p.source))?;
+    // the inverse's round-off, probed: restored from the output moved by 64 ulps (seed
+    // 13099462982940301125: f_vjp 15.419169, the tape and the differences 15.418974, the
+    // spread 6.8e-8 relatively to the largest component, 2091)
+    let (mut x1, mut n1, mut st1) = (x0.clone(), n0.clone(), Vec::new());
+    (p.f)(&mut x1, &mut n1, &mut st1);
+    let restore = |x1: &[f64]| {
+        let (mut x, mut n, mut st) = (x1.to_vec(), n1.clone(), Vec::new());
+        (p.f_inv)(&mut x, &mut n, &mut st);
+        x
+    };
+    let moved: Vec<f64> = x1.iter().map(|v| v * (1.0 + 64.0 * f64::EPSILON)).collect();
+    let spread = (restore(&moved).iter().zip(&restore(&x1)))
+        .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+        .fold(0.0, f64::max);
+    let tolerance = compare::round_off_tolerance(spread);
+    if let Err((k, allowed)) = compare::within_round_off(&xg, &tape, tolerance) {
+        return fail(format!(
+            "gradient of x[{k}]: f_vjp {}, tape engine {} (±{allowed:e})",
+            xg[k], tape[k]
+        ));
     }
-    // central differences at two steps
+    // the tape's gradient against central differences
     let loss = |x: &[f64]| run(x).0.iter().zip(&w).map(|(v, w)| v * w).sum::<f64>();
     let central = |k: usize, h: f64| {
         let (mut plus, mut minus) = (x0.clone(), x0.clone());
         plus[k] += h;
         minus[k] -= h;
-        (loss(&plus) - loss(&minus)) / (2.0 * h)
+        Some((loss(&plus) - loss(&minus)) / (2.0 * h))
     };
-    let mut sharp = true;
-    for (k, g) in xg.iter().enumerate() {
-        let (coarse, fine) = (central(k, 1e-5), central(k, 5e-6));
-        let allowed = 8.0 * (coarse - fine).abs() + 1e-6 * g.abs().max(1.0);
-        sharp &= allowed < 1e-4;
-        if (fine - g).abs() > allowed {
-            return fail(format!(
-                "gradient of x[{k}]: f_vjp {g}, finite differences {fine} (±{allowed})"
-            ));
-        }
+    match compare::against_differences(&tape, central) {
+        Ok(differences) => Ok(Compared::Gradients { differences }),
+        Err(d) => fail(format!(
+            "gradient of x[{}]: tape engine {} (f_vjp {}), finite differences {} (±{}, step \
+             {:e})",
+            d.k, tape[d.k], xg[d.k], d.difference, d.allowed, d.step
+        )),
     }
-    Ok(Compared::Gradients { sharp })
 }
 
 #[test]
 fn compiled_random_programs() {
     let start = std::time::Instant::now();
-    let (mut gradients, mut sharp, mut ad_modes) = (0, 0, 0);
+    let (mut gradients, mut differences) = (0, 0);
     for program in PROGRAMS {
         match check(&program()) {
-            Ok(Compared::Gradients { sharp: s }) => {
+            Ok(Compared::Gradients { differences: d }) => {
                 gradients += 1;
-                sharp += s as usize;
+                differences += d as usize;
             }
-            Ok(Compared::AdModes) => ad_modes += 1,
             Ok(Compared::IntegersOnly | Compared::Nothing) => {}
             Err(e) => panic!("{e}"),
         }
     }
     eprintln!(
         "{} compiled random programs: the inverse checked on all, on floats and the gradients \
-         (f_vjp = f_grad = central differences) on {gradients}, {sharp} of them with every \
-         difference sharp (error bound < 1e-4), f_vjp = f_grad alone on {ad_modes} (gradients \
-         past 1e6), in {:.1?}",
+         (f_vjp = f_grad = the tape engine's) on {gradients}, the tape's = central differences \
+         on {differences} (the others cross a branch within the step), in {:.1?}",
         PROGRAMS.len(),
         start.elapsed()
     );
@@ -160,5 +183,8 @@ fn compiled_random_programs() {
         gradients * 2 > PROGRAMS.len(),
         "most programs compare gradients"
     );
-    assert!(sharp * 2 > gradients, "most gradient comparisons are sharp");
+    assert!(
+        differences * 2 > gradients,
+        "most gradient comparisons include differences"
+    );
 }

@@ -30,7 +30,7 @@
 use nilang::__private::{Acc1, Acc2, Hadamard, Invert, Negate, Rotate};
 use nilang::{prims, Float, GVar};
 use nilang_dualrev::DualRev;
-use nilang_corpus::{program, program_with, Features, Rng, NN, NQ, NX};
+use nilang_corpus::{compare, program, program_with, Features, Rng, NN, NQ, NX};
 use nilang_ir::ast::*;
 use nilang_ir::reverse::reverse_block;
 use nilang_ir::Function;
@@ -777,7 +777,7 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     if !(spread <= 1e-2) {
         return Ok(Compared::Integers);
     }
-    let tolerance = spread.max(1e-6);
+    let tolerance = compare::round_off_tolerance(spread);
     if s2
         .x
         .iter()
@@ -798,77 +798,41 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     let reversal: Vec<f64> = back.x.iter().map(|v| v.g).collect();
     // the same gradient by the tape engine, from the forward program run on `DualRev`
     let tape = tape_gradient(&functions, f, &s0, &w).map_err(|e| format!("{e}\n{src}"))?;
-    // The reversal takes every derivative at values the inverse recomputed, which carry the
-    // round-off the inverse leaves on the inputs amplified by the program's curvature; the
-    // tape takes them at the forward's values. So the reversal's gradient is compared within
-    // the inverse's tolerance (its probed spread), relatively to the gradient's largest
-    // component (round-off of the reverse sweep reaches every component: seed
-    // 8243719788350980949 of the 10^6 run, spread 4.7e-4, is off by 1.4e-4 in a component of
-    // 6.6 beside one of 875). Seed 10479810413115124539 (a gradient of 1.7e7, spread
-    // 2.4e-5) differs by 1.1e-6 relatively, seed 2970611031356813086 (spread 1.3e-5) by
-    // 3e-6, and moving its input by 1e-13 moves the reversal's gradient by 1e-5 (the tape's
-    // by 1e-11); a wrong adjoint rule is off by O(1).
-    let scale = tape.iter().fold(1.0, |m: f64, t| m.max(t.abs()));
-    for (k, (r, t)) in reversal.iter().zip(&tape).enumerate() {
-        if (r - t).abs() > tolerance * scale {
-            return Err(format!(
-                "gradient of x[{k}]: reversal {r}, tape engine {t} (tolerance {:e}: the \
-                 inverse's spread {tolerance:e} of the largest component)\n{src}",
-                tolerance * scale
-            ));
-        }
+    // The reversal takes every derivative at values the inverse recomputed, the tape at the
+    // forward's (`nilang_corpus::compare` has the error models). Seed 8243719788350980949 of
+    // the 10^6 run (spread 4.7e-4) is off by 1.4e-4 in a component of 6.6 beside one of 875;
+    // seed 10479810413115124539 (a gradient of 1.7e7, spread 2.4e-5) by 1.1e-6 relatively;
+    // seed 2970611031356813086 (spread 1.3e-5) by 3e-6, and moving its input by 1e-13 moves
+    // the reversal's gradient by 1e-5 (the tape's by 1e-11). A wrong adjoint rule is off by
+    // O(1).
+    if let Err((k, allowed)) = compare::within_round_off(&reversal, &tape, tolerance) {
+        return Err(format!(
+            "gradient of x[{k}]: reversal {}, tape engine {} (±{allowed:e}: the inverse's \
+             spread {tolerance:e} of the largest component)\n{src}",
+            reversal[k], tape[k]
+        ));
     }
     let loss = |x: &[G<f64>]| x.iter().zip(&w).map(|(v, w)| v.x * w).sum::<f64>();
-    // central differences at steps h, h/2 and h/4
-    let central = |k: usize, h: f64| -> Option<[f64; 3]> {
-        let at = |h: f64| {
-            let (mut sp, mut sm) = (s0.clone(), s0.clone());
-            sp.x[k].x += h;
-            sm.x[k].x -= h;
-            let (p, tp) = forward(&sp).ok()?;
-            let (m, tm) = forward(&sm).ok()?;
-            // a branch decision that changes within the step: no derivative to compare
-            (tp == trace && tm == trace).then(|| (loss(&p.x) - loss(&m.x)) / (2.0 * h))
-        };
-        Some([at(h)?, at(h / 2.0)?, at(h / 4.0)?])
+    let central = |k: usize, h: f64| {
+        let (mut sp, mut sm) = (s0.clone(), s0.clone());
+        sp.x[k].x += h;
+        sm.x[k].x -= h;
+        let (p, tp) = forward(&sp).ok()?;
+        let (m, tm) = forward(&sm).ok()?;
+        // a branch decision that changes within the step: no derivative to compare
+        (tp == trace && tm == trace).then(|| (loss(&p.x) - loss(&m.x)) / (2.0 * h))
     };
-    // The tape's gradient (the forward's own derivatives, with no round-off of an inverse)
-    // against the differences; the reversal's was compared with the tape's above. In their
-    // asymptotic range the differences' truncation error shrinks fourfold when the step
-    // halves, and the last step's error is a third of the change from the one before; the
-    // comparison allows 8 changes, plus round-off, relatively to the largest component. A
-    // step is outside that range when halving it does not halve the change or the change
-    // passes 1% of the derivative, unless both changes are at round-off level: gradients of 1e6 to 1e9 from moderate values (near
-    // a pole of `inv`, rotations by state angles: seeds 5532023680591559547,
-    // 16100587193430948337 of the 10^6 run, whose differences at 1e-5 and 5e-6 agree
-    // within 0.5% and are 10% off). Then a smaller step is tried; where none is in range,
-    // the tape's gradient is the reference.
-    for (k, t) in tape.iter().enumerate() {
-        let mut compared = false;
-        for h in [1e-5, 1e-6, 1e-7, 1e-8] {
-            let Some([d1, d2, d3]) = central(k, h) else {
-                return Ok(Compared::Gradients);
-            };
-            let (e1, e2) = ((d1 - d2).abs(), (d2 - d3).abs());
-            let round_off = 1e-7 * scale;
-            let in_range = e2 <= e1 / 2.0 && e1 <= 1e-2 * d3.abs();
-            if !in_range && e1.max(e2) > round_off {
-                continue;
-            }
-            let allowed = 8.0 * e2 + 1e-6 * scale;
-            if (d3 - t).abs() > allowed {
-                return Err(format!(
-                    "gradient of x[{k}]: tape engine {t} (reversal {}), finite differences \
-                     {d3} (±{allowed}, step {:e})\n{src}",
-                    reversal[k],
-                    h / 4.0
-                ));
-            }
-            compared = true;
-            break;
-        }
-        if !compared {
-            return Ok(Compared::Gradients);
+    // the tape's gradient (with no round-off of an inverse) against the differences: seeds
+    // 5532023680591559547, 16100587193430948337 of the 10^6 run need smaller steps
+    match compare::against_differences(&tape, central) {
+        Ok(true) => {}
+        Ok(false) => return Ok(Compared::Gradients),
+        Err(d) => {
+            return Err(format!(
+                "gradient of x[{}]: tape engine {} (reversal {}), finite differences {} \
+                 (±{}, step {:e})\n{src}",
+                d.k, tape[d.k], reversal[d.k], d.difference, d.allowed, d.step
+            ))
         }
     }
     Ok(Compared::All)
