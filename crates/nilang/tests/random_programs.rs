@@ -84,9 +84,25 @@ struct Machine<'p, T> {
 
 type Frame = HashMap<String, Loc>;
 
-/// A reversibility failure found by the interpreter (a check the generated code makes).
+/// A reversibility failure found by the interpreter (a check the generated code makes), or
+/// a singular point (a NaN or an infinity from moderate values).
 #[derive(Debug)]
-struct Failed(#[allow(dead_code)] String);
+struct Failed {
+    what: String,
+    singular: bool,
+    /// Whether a float had overflowed to infinity when a check failed (set by `run`).
+    overflowed: bool,
+}
+
+impl Failed {
+    fn check(what: String) -> Failed {
+        Failed {
+            what,
+            singular: false,
+            overflowed: false,
+        }
+    }
+}
 
 impl<T: Float> Machine<'_, T> {
     fn place(&self, frame: &Frame, v: &Dataview) -> Loc {
@@ -239,7 +255,7 @@ impl<T: Float> Machine<'_, T> {
     }
 
     fn stmt(&mut self, frame: &mut Frame, s: &Stmt) -> Result<(), Failed> {
-        let fail = |what: &str| Err(Failed(format!("{what} at `{}`", s.source)));
+        let fail = |what: &str| Err(Failed::check(format!("{what} at `{}`", s.source)));
         match &s.kind {
             StmtKind::Instr(i) => {
                 // from moderate values, a NaN or an infinity is a singular point; past them
@@ -253,7 +269,10 @@ impl<T: Float> Machine<'_, T> {
                         .floats(frame, i)
                         .all(|v| v.x.to_f64().is_finite() && v.g.to_f64().is_finite())
                 {
-                    return fail("a NaN or an infinity");
+                    return Err(Failed {
+                        singular: true,
+                        ..Failed::check(format!("a NaN or an infinity at `{}`", s.source))
+                    });
                 }
                 Ok(())
             }
@@ -650,7 +669,10 @@ fn run<T: Float>(
             },
         );
     }
-    m.block(&mut frame, body)?;
+    m.block(&mut frame, body).map_err(|e| Failed {
+        overflowed: !e.singular && m.peak == f64::INFINITY,
+        ..e
+    })?;
     let (Val::FArr(x), Val::IArr(n), Val::Stack(st), Val::QArr(q)) =
         (&m.slots[0], &m.slots[1], &m.slots[2], &m.slots[3])
     else {
@@ -722,7 +744,15 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     let inverse = reverse_block(&f.body);
     let (s0, w) = input(seed);
     let forward = |s: &State<f64>| run(&functions, f, &f.body, s, Order::Post);
-    let (s1, trace) = forward(&s0).map_err(|e| format!("{e:?}\n{src}"))?;
+    let (s1, trace) = match forward(&s0) {
+        Ok(run) => run,
+        // Floats that overflowed to infinity can fail a condition the generator made hold
+        // for finite values (seed 7109782458390514449 of the 10^6 run: `inv` of +∞ is +0, so
+        // `if (x[0] > 0.0, x[0] > 0.0) { inv(x[0]); }` fails its postcondition, as the
+        // compiled check would): an ill-conditioned run, nothing to compare.
+        Err(e) if e.overflowed => return Ok(Compared::Nothing),
+        Err(e) => return Err(format!("{}\n{src}", e.what)),
+    };
     // Products in loops can overflow to infinity and NaN (seed 11743778863479450989): the
     // inverse then takes branches on NaN (`NaN > 0.0` is false whichever branch ran forward)
     // and the integers those branches change do not come back. Nothing is compared.
@@ -745,7 +775,7 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     if s1.peak > 1e3 && ill_conditioned {
         return Ok(Compared::Nothing);
     }
-    let (s2, _) = inverse_run.map_err(|e| format!("inverse: {e:?}\n{src}"))?;
+    let (s2, _) = inverse_run.map_err(|e| format!("inverse: {}\n{src}", e.what))?;
     if s2.n != s0.n
         || s2
             .q
@@ -794,7 +824,7 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     let mut seeded = s1.clone();
     seeded.x.iter_mut().zip(&w).for_each(|(v, w)| v.g = *w);
     let (back, _) = run(&functions, f, &inverse, &seeded, Order::Pre)
-        .map_err(|e| format!("{e:?}\n{src}"))?;
+        .map_err(|e| format!("reversal: {}\n{src}", e.what))?;
     let reversal: Vec<f64> = back.x.iter().map(|v| v.g).collect();
     // the same gradient by the tape engine, from the forward program run on `DualRev`
     let tape = tape_gradient(&functions, f, &s0, &w).map_err(|e| format!("{e}\n{src}"))?;
@@ -893,7 +923,7 @@ fn tape_gradient(
     )
     .map_err(|e| format!("the tape engine: {e}"))?;
     match failed {
-        Some(e) => Err(format!("the forward on DualRev: {e:?}")),
+        Some(e) => Err(format!("the forward on DualRev: {}", e.what)),
         None => Ok(gradient),
     }
 }
@@ -1258,4 +1288,23 @@ fn the_inverse_records_the_forwards_decisions_reversed() {
         compared += (trace.len() > 2) as usize;
     }
     assert!(compared > 30, "programs with several decisions: {compared}");
+}
+
+/// Found by the 10^6 run with the newer instructions: products in loops overflow `x[0]` to
+/// +∞, and `inv` makes it +0, so the sign condition around `inv` fails its postcondition (a
+/// reversibility error the compiled program reports too). A forward that fails a check after
+/// its floats overflowed compares nothing; one that fails from finite values still fails.
+#[test]
+fn regression_inv_of_an_overflowed_float() {
+    assert_eq!(check(7_109_782_458_390_514_449), Ok(Compared::Nothing));
+    let finite = format!(
+        "{}\n#[i] fn f<T: Real>(x: &mut [T], n: &mut [i64], st: &mut Vec<T>) {{
+            if (x[0].val() > 0.0, x[0].val() > 0.0) {{ x[0] -= 4.0; }} else {{ }}
+        }}",
+        nilang_corpus::LIBRARY
+    );
+    let err = (1..20)
+        .find_map(|seed| check_source(seed, &finite).err())
+        .expect("a positive x[0] fails the postcondition");
+    assert!(err.contains("if postcondition"), "{err}");
 }
