@@ -24,9 +24,17 @@ pub fn round_off_tolerance(spread: f64) -> f64 {
 
 /// The index of the first component where `reversal` and `tape` differ by more than
 /// `tolerance` times the largest component of `tape` (at least 1), with the absolute bound.
-pub fn within_round_off(reversal: &[f64], tape: &[f64], tolerance: f64) -> Result<(), (usize, f64)> {
+pub fn within_round_off(
+    reversal: &[f64],
+    tape: &[f64],
+    tolerance: f64,
+) -> Result<(), (usize, f64)> {
     let scale = largest(tape);
-    match reversal.iter().zip(tape).position(|(r, t)| (r - t).abs() > tolerance * scale) {
+    match reversal
+        .iter()
+        .zip(tape)
+        .position(|(r, t)| (r - t).abs() > tolerance * scale)
+    {
         Some(k) => Err((k, tolerance * scale)),
         None => Ok(()),
     }
@@ -110,9 +118,15 @@ mod tests {
         let f = |x: f64| (3.0 * x).sin() + x * x * x;
         let at = |x: f64| move |_k: usize, h: f64| Some((f(x + h) - f(x - h)) / (2.0 * h));
         let exact = |x: f64| 3.0 * (3.0 * x).cos() + 3.0 * x * x;
-        assert!(matches!(against_differences(&[exact(0.4)], at(0.4)), Ok(true)));
+        assert!(matches!(
+            against_differences(&[exact(0.4)], at(0.4)),
+            Ok(true)
+        ));
         assert!(against_differences(&[exact(0.4) * (1.0 + 1e-4)], at(0.4)).is_err());
-        assert!(matches!(against_differences(&[1.0], |_, _| None), Ok(false)));
+        assert!(matches!(
+            against_differences(&[1.0], |_, _| None),
+            Ok(false)
+        ));
     }
 
     /// Near a pole (1/x at 1e-4: a derivative of −1e8) the differences at 1e-5 are 1% off;
@@ -120,12 +134,19 @@ mod tests {
     /// Closer to the pole (1e-5) the steps down to 1e-7 are out of range and 1e-8 compares.
     #[test]
     fn differences_near_a_pole_take_smaller_steps() {
-        let near = |x: f64| move |_k: usize, h: f64| Some((1.0 / (x + h) - 1.0 / (x - h)) / (2.0 * h));
+        let near =
+            |x: f64| move |_k: usize, h: f64| Some((1.0 / (x + h) - 1.0 / (x - h)) / (2.0 * h));
         let exact = |x: f64| -1.0 / (x * x);
         assert!((near(1e-4)(0, 1e-5).unwrap() - exact(1e-4)).abs() > 1e-3 * exact(1e-4).abs());
-        assert!(matches!(against_differences(&[exact(1e-4)], near(1e-4)), Ok(true)));
+        assert!(matches!(
+            against_differences(&[exact(1e-4)], near(1e-4)),
+            Ok(true)
+        ));
         assert!(against_differences(&[exact(1e-4) * 1.05], near(1e-4)).is_err());
-        assert!(matches!(against_differences(&[exact(1e-5)], near(1e-5)), Ok(true)));
+        assert!(matches!(
+            against_differences(&[exact(1e-5)], near(1e-5)),
+            Ok(true)
+        ));
         assert!(against_differences(&[exact(1e-5) * 1.05], near(1e-5)).is_err());
     }
 
@@ -134,7 +155,10 @@ mod tests {
     fn round_off_is_relative_to_the_largest_component() {
         let tape = [875.0, 6.5955];
         assert!(within_round_off(&[875.0, 6.5956], &tape, 4.7e-4).is_ok());
-        assert_eq!(within_round_off(&[875.0, 7.0], &tape, 1e-4).unwrap_err().0, 1);
+        assert_eq!(
+            within_round_off(&[875.0, 7.0], &tape, 1e-4).unwrap_err().0,
+            1
+        );
         assert_eq!(round_off_tolerance(1e-9), LEAST_TOLERANCE);
     }
 }

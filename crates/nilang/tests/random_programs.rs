@@ -29,8 +29,8 @@
 
 use nilang::__private::{Acc1, Acc2, Hadamard, Invert, Negate, Rotate};
 use nilang::{prims, Float, GVar};
-use nilang_dualrev::DualRev;
 use nilang_corpus::{compare, program, program_with, Features, Rng, NN, NQ, NX};
+use nilang_dualrev::DualRev;
 use nilang_ir::ast::*;
 use nilang_ir::reverse::reverse_block;
 use nilang_ir::Function;
@@ -349,7 +349,9 @@ impl<T: Float> Machine<'_, T> {
                         // past moderate values, an ancilla that overflowed to NaN (`a·b − a·b`
                         // with `a·b` infinite) is an ill-conditioned run, not a wrong inverse:
                         // the run is not compared (its floats are not finite at the end)
-                        (E::F(_), Val::F(g)) if !g.x.to_f64().is_finite() && self.peak > 1e3 => true,
+                        (E::F(_), Val::F(g)) if !g.x.to_f64().is_finite() && self.peak > 1e3 => {
+                            true
+                        }
                         (E::F(f), Val::F(g)) => {
                             let v = g.x.to_f64();
                             (v - f).abs() <= 1e-9 * v.abs().max(1.0)
@@ -878,16 +880,20 @@ fn spread(
     s2: &State<f64>,
 ) -> f64 {
     let moved = State {
-        x: s1.x.iter().map(|v| G::new(v.x * (1.0 + 64.0 * f64::EPSILON))).collect(),
+        x: s1
+            .x
+            .iter()
+            .map(|v| G::new(v.x * (1.0 + 64.0 * f64::EPSILON)))
+            .collect(),
         ..s1.clone()
     };
     match run(functions, f, inverse, &moved, Order::Pre) {
-        Ok((m, _)) => m
-            .x
-            .iter()
-            .zip(&s2.x)
-            .map(|(a, b)| (a.x - b.x).abs() / b.x.abs().max(1.0))
-            .fold(0.0, f64::max),
+        Ok((m, _)) => {
+            m.x.iter()
+                .zip(&s2.x)
+                .map(|(a, b)| (a.x - b.x).abs() / b.x.abs().max(1.0))
+                .fold(0.0, f64::max)
+        }
         Err(_) => f64::INFINITY,
     }
 }
@@ -995,7 +1001,11 @@ fn random_programs_long() {
     // `NILANG_RANDOM_PROGRAMS_FROM` resumes a run that was stopped (its progress lines say
     // how far it got)
     let from = var("NILANG_RANDOM_PROGRAMS_FROM").unwrap_or(0);
-    run_many(from, var("NILANG_RANDOM_PROGRAMS").unwrap_or(100_000), 0x5EED);
+    run_many(
+        from,
+        var("NILANG_RANDOM_PROGRAMS").unwrap_or(100_000),
+        0x5EED,
+    );
 }
 
 /// Found by a release long run (seed 14014062631970583914): loops of products overflowed the
@@ -1016,7 +1026,11 @@ fn regression_overflowed_ancilla_is_not_a_failure() {
 #[test]
 fn regression_inverse_overflow_compares_nothing() {
     for seed in [7_164_858_835_918_242_479, 16_934_990_449_402_922_581] {
-        assert_eq!(check_fixed_point(seed), Ok(Compared::Nothing), "seed {seed}");
+        assert_eq!(
+            check_fixed_point(seed),
+            Ok(Compared::Nothing),
+            "seed {seed}"
+        );
     }
 }
 
@@ -1129,7 +1143,8 @@ fn regression_rotations_amplify_round_off() {
 }
 
 /// Prints what the check of `NILANG_SEED` (the program of `NILANG_FEATURES`: `first`,
-/// `indexed`, `fixed`, `compiled`, default all) says, with its program: for triage of a long run's failures.
+/// `indexed`, `fixed`, `compiled`, default all) says, with its program and its gradients by
+/// every mode: for triage of a long run's failures.
 #[test]
 #[ignore = "triage: NILANG_SEED"]
 fn triage_seed() {
@@ -1155,7 +1170,10 @@ fn triage_seed() {
     let mut seeded = s1.clone();
     seeded.x.iter_mut().zip(&w).for_each(|(v, w)| v.g = *w);
     if let Ok((back, _)) = run(&functions, f, &inverse, &seeded, Order::Pre) {
-        eprintln!("reversal {:?}", back.x.iter().map(|v| v.g).collect::<Vec<_>>());
+        eprintln!(
+            "reversal {:?}",
+            back.x.iter().map(|v| v.g).collect::<Vec<_>>()
+        );
     }
     eprintln!("tape     {:?}", tape_gradient(&functions, f, &s0, &w));
     // the reversal near the input: round-off moves it at random, a wrong rule does not
@@ -1207,7 +1225,11 @@ fn regression_ill_conditioned_inverse_decides_otherwise() {
         9_274_991_187_589_507_374,
         13_632_631_386_911_395_387,
     ] {
-        assert_eq!(check_fixed_point(seed), Ok(Compared::Nothing), "seed {seed}");
+        assert_eq!(
+            check_fixed_point(seed),
+            Ok(Compared::Nothing),
+            "seed {seed}"
+        );
     }
 }
 
@@ -1217,7 +1239,10 @@ fn regression_ill_conditioned_inverse_decides_otherwise() {
 /// of 1e-2 (5.9e-2) only integers are compared.
 #[test]
 fn regression_inverse_round_off_within_its_probed_spread() {
-    assert_eq!(check_fixed_point(11_534_145_206_425_599_802), Ok(Compared::All));
+    assert_eq!(
+        check_fixed_point(11_534_145_206_425_599_802),
+        Ok(Compared::All)
+    );
     assert_eq!(
         check_fixed_point(16_738_666_702_275_322_034),
         Ok(Compared::Integers)
@@ -1264,7 +1289,10 @@ fn regression_reversal_round_off_reaches_small_components() {
 /// round-off.
 #[test]
 fn regression_reversal_round_off_against_differences() {
-    assert_eq!(check_fixed_point(2_970_611_031_356_813_086), Ok(Compared::All));
+    assert_eq!(
+        check_fixed_point(2_970_611_031_356_813_086),
+        Ok(Compared::All)
+    );
 }
 
 /// The inverse records its decisions in mirror order, so an inverse that takes the forward's
