@@ -953,7 +953,8 @@ fn run_many(from: u64, count: u64, first_seed: u64) {
         // a long run says how far it got
         if (k + 1) % 10_000 == 0 {
             eprintln!(
-                "{} programs (up to {}), {} failed, {:.1?}",
+                "{} programs (up to {}), {} failed, {:.1?}; compared (nothing, integers, \
+                 gradients, all): {tally:?}",
                 k + 1,
                 from + k + 1,
                 failures.len(),
@@ -1335,4 +1336,18 @@ fn regression_inv_of_an_overflowed_float() {
         .find_map(|seed| check_source(seed, &finite).err())
         .expect("a positive x[0] fails the postcondition");
     assert!(err.contains("if postcondition"), "{err}");
+}
+
+/// Found by a compiled corpus of 1000 programs: products in loops overflow, and the checked
+/// compiled forward finds the ancilla `t6` NaN at its deallocation (a reversibility error,
+/// which the compiled test now catches and, on a non-finite value, counts as an
+/// ill-conditioned run). The interpreter's run of the same program overflows likewise and
+/// compares nothing.
+#[test]
+fn regression_compiled_overflow_fails_a_check() {
+    let seed = 10_271_659_848_792_104_633;
+    assert_eq!(
+        check_source(seed, &program_with(seed, Features::COMPILED)),
+        Ok(Compared::Nothing)
+    );
 }
