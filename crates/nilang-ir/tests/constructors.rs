@@ -5,20 +5,10 @@
 //! consumed name used afterwards.
 
 use nilang_ir::adjoint::{adjoint_text, ancillas_with_gradients};
-use nilang_ir::ast::{Stmt, StmtKind};
-use nilang_ir::print::{block_tokens, tokens_text};
+use nilang_ir::ast::StmtKind;
 use nilang_ir::reverse::reverse_block;
-use nilang_ir::Function;
-
-fn parse(src: &str) -> Function {
-    let mut functions = nilang_ir::parse_file(src).unwrap();
-    assert_eq!(functions.len(), 1);
-    functions.pop().unwrap()
-}
-
-fn text(stmts: &[Stmt]) -> String {
-    tokens_text(&block_tokens(stmts))
-}
+mod common;
+use common::{parse, text};
 
 const BUILD: &str = r#"
     #[i]

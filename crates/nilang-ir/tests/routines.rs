@@ -6,19 +6,9 @@
 use nilang_ir::adjoint::{adjoint_text, allocated_just_before, computes_on_values, routine_block};
 use nilang_ir::ast::{Stmt, StmtKind};
 use nilang_ir::effects::Only;
-use nilang_ir::print::{block_tokens, tokens_text};
 use nilang_ir::reverse::reverse_block;
-use nilang_ir::Function;
-
-fn parse(src: &str) -> Function {
-    let mut functions = nilang_ir::parse_file(src).unwrap();
-    assert_eq!(functions.len(), 1);
-    functions.pop().unwrap()
-}
-
-fn text(stmts: &[Stmt]) -> String {
-    tokens_text(&block_tokens(stmts))
-}
+mod common;
+use common::{parse, text};
 
 /// The compute and body of a routine statement.
 fn parts(s: &Stmt) -> (&[Stmt], &[Stmt]) {

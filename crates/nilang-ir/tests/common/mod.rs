@@ -1,0 +1,17 @@
+//! Helpers shared by the IR's integration tests.
+
+use nilang_ir::ast::Stmt;
+use nilang_ir::print::{block_tokens, tokens_text};
+use nilang_ir::Function;
+
+/// The one reversible function of a source text.
+pub fn parse(src: &str) -> Function {
+    let mut functions = nilang_ir::parse_file(src).unwrap();
+    assert_eq!(functions.len(), 1);
+    functions.pop().unwrap()
+}
+
+/// Statements printed in the language's syntax.
+pub fn text(stmts: &[Stmt]) -> String {
+    tokens_text(&block_tokens(stmts))
+}
