@@ -286,10 +286,14 @@ pub(crate) mod partials {
         (x.atan(), 1.0 / (1.0 + x * x))
     }
     #[inline]
+    // used by the reversible programs' scalar (feature `reversible`) only
+    #[cfg_attr(not(feature = "reversible"), allow(dead_code))]
     pub fn ln_1p(x: f64) -> (f64, f64) {
         (x.ln_1p(), 1.0 / (1.0 + x))
     }
     #[inline]
+    // used by the reversible programs' scalar (feature `reversible`) only
+    #[cfg_attr(not(feature = "reversible"), allow(dead_code))]
     pub fn exp_m1(x: f64) -> (f64, f64) {
         (x.exp_m1(), x.exp())
     }
