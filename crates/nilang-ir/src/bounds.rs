@@ -3,11 +3,10 @@
 //! In `for i in a..b { … x[e] … }`, an index `e` that is a non-decreasing affine function of
 //! `i` (`i`, `i + c`, `c + i`, `i - c`, `c * i`, `c * i + d`, … with `c`, `d` not changed by
 //! the loop; or no function of `i` at all) lies between its values at the first and the last
-//! iteration. When both are in
-//! range of `x` — checked once before the loop — every access in the loop is, provided `x`
-//! keeps its length: it is declared before the loop and the loop never hands it to a call or a
-//! stack operation, and runs no `safe!` block. Code generation then indexes without checks,
-//! which lets the compiler vectorise the loop.
+//! iteration. When both are in range of `x` — checked once before the loop — every access in
+//! the loop is, provided `x` keeps its length: it is declared before the loop and the loop
+//! never hands it to a call or a stack operation, and runs no `safe!` block. Code generation
+//! then indexes without checks, which lets the compiler vectorise the loop.
 
 use crate::ast::*;
 use crate::check::Scope;
@@ -125,7 +124,8 @@ fn affine(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
 }
 
 /// Is `e` built from literals and names the loop cannot change (read-only parameters,
-/// enclosing loop variables, constants, variables the body does not write) with `+ - * /`, fields, indexing, casts and `len()`?
+/// enclosing loop variables, constants, variables the body does not write) with `+ - * / %`,
+/// fields, indexing, casts and `len()`?
 fn invariant(e: &Expr, var: &Ident, scope: &Invariants) -> bool {
     match e {
         Expr::Lit(_) => true,
