@@ -2,15 +2,17 @@
 //! instance.
 
 use crate::batch::{Arg, Batch, Layout};
-use crate::host::{marshal, unmarshal};
+use crate::host::{unmarshal, Marshalled};
 use crate::nvrtc::{Nvrtc, Target};
 use crate::{Backend, Error};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PushKernelArg, ValidAsZeroBits,
 };
 // the container `load_module` takes (PTX text or a cubin); NVRTC itself is `crate::nvrtc`
 use cudarc::nvrtc::Ptx;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 fn err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     move |e| Error(format!("{what}: {e:?}"))
@@ -41,6 +43,61 @@ pub struct CudaKernel {
     grad: Option<CudaFunction>,
     layout: Layout,
     device: usize,
+    /// The last call's kernel time ([`Backend::last_kernel_seconds`]).
+    kernel_seconds: Mutex<Option<f64>>,
+    /// The buffers of the last call, reused by the next one.
+    staging: Mutex<Staging>,
+}
+
+/// A call's buffers, kept for the next call: the batch in the kernel ABI on the host, and one
+/// device buffer per parameter (grown when a batch needs more, never shrunk).
+#[derive(Default)]
+struct Staging {
+    host: Marshalled,
+    f64s: Vec<Option<CudaSlice<f64>>>,
+    i64s: Vec<Option<CudaSlice<i64>>>,
+}
+
+/// The device buffer in `slot`, holding at least `len` elements (at least one).
+fn device_buffer<'a, T: DeviceRepr + ValidAsZeroBits>(
+    s: &Arc<CudaStream>,
+    slot: &'a mut Option<CudaSlice<T>>,
+    len: usize,
+) -> Result<&'a mut CudaSlice<T>, Error> {
+    if slot.as_ref().is_none_or(|b| b.len() < len) {
+        *slot = Some(s.alloc_zeros(len.max(1)).map_err(err("device memory"))?);
+    }
+    Ok(slot.as_mut().expect("allocated just above"))
+}
+
+/// `host` copied into the device buffer in `slot` (grown if needed); its device address.
+fn to_device<T: DeviceRepr + ValidAsZeroBits>(
+    s: &Arc<CudaStream>,
+    slot: &mut Option<CudaSlice<T>>,
+    host: &[T],
+) -> Result<u64, Error> {
+    let d = device_buffer(s, slot, host.len())?;
+    if !host.is_empty() {
+        s.memcpy_htod(host, d).map_err(err("copy to device"))?;
+    }
+    // the guard only records the stream's use of the buffer; there is one stream
+    Ok(d.device_ptr(s).0)
+}
+
+/// The first `host.len()` elements of the device buffer in `slot` copied back into `host`.
+fn from_device<T: DeviceRepr>(
+    s: &Arc<CudaStream>,
+    slot: &Option<CudaSlice<T>>,
+    host: &mut [T],
+) -> Result<(), Error> {
+    if host.is_empty() {
+        return Ok(());
+    }
+    let d = slot
+        .as_ref()
+        .expect("copied to the device before the launch");
+    s.memcpy_dtoh(&d.slice(..host.len()), host)
+        .map_err(err("copy from device"))
 }
 
 impl CudaKernel {
@@ -80,39 +137,29 @@ impl CudaKernel {
             grad,
             layout,
             device,
+            kernel_seconds: Mutex::new(None),
+            staging: Mutex::new(Staging::default()),
         })
     }
 
     fn run(&self, f: &CudaFunction, batch: &mut Batch, gvar: bool) -> Result<(), Error> {
         self.layout.check(batch)?;
         let s = &self.stream;
-        let mut m = marshal(batch, gvar);
-        let mut f64s = Vec::new();
-        let mut i64s = Vec::new();
+        let mut staging = self.staging.lock().expect("not poisoned");
+        let Staging { host, f64s, i64s } = &mut *staging;
+        host.fill(batch, gvar);
+        let args = batch.args().len();
+        f64s.resize_with(args, || None);
+        i64s.resize_with(args, || None);
+        let mut ptrs = vec![0u64; args];
         for (k, a) in batch.args().iter().enumerate() {
-            match a {
-                Arg::Int { .. } => {
-                    i64s.push((k, s.clone_htod(&m.i64s[k]).map_err(err("copy to device"))?));
-                }
-                _ => f64s.push((k, s.clone_htod(&m.f64s[k]).map_err(err("copy to device"))?)),
-            }
-        }
-        let mut ptrs = vec![0u64; batch.args().len()];
-        {
-            let mut guards = Vec::new();
-            for (k, b) in &f64s {
-                let (p, g) = b.device_ptr(s);
-                ptrs[*k] = p;
-                guards.push(g);
-            }
-            for (k, b) in &i64s {
-                let (p, g) = b.device_ptr(s);
-                ptrs[*k] = p;
-                guards.push(g);
-            }
+            ptrs[k] = match a {
+                Arg::Int { .. } => to_device(s, &mut i64s[k], &host.i64s[k])?,
+                _ => to_device(s, &mut f64s[k], &host.f64s[k])?,
+            };
         }
         let d_ptrs = s.clone_htod(&ptrs).map_err(err("copy to device"))?;
-        let d_lens = s.clone_htod(&m.lens).map_err(err("copy to device"))?;
+        let d_lens = s.clone_htod(&host.lens).map_err(err("copy to device"))?;
         let n = batch.n() as i64;
         let cfg = LaunchConfig {
             grid_dim: ((batch.n() as u32).div_ceil(256).max(1), 1, 1),
@@ -121,17 +168,23 @@ impl CudaKernel {
         };
         let mut launch = s.launch_builder(f);
         launch.arg(&n).arg(&d_ptrs).arg(&d_lens);
+        // the copies to the device done, so that the kernel is timed alone
+        s.synchronize().map_err(err("synchronize"))?;
+        let start = Instant::now();
         // SAFETY: the kernel reads `n * lens[k]` elements of each buffer (or `lens[k]` for
-        // shared ones), as `Layout::check` verified; the buffers live until the copies back.
+        // shared ones), as `Layout::check` verified; each buffer holds at least that many, and
+        // all live (in `staging`) until the copies back.
         unsafe { launch.launch(cfg) }.map_err(err("launch"))?;
-        for (k, b) in &f64s {
-            m.f64s[*k] = s.clone_dtoh(b).map_err(err("copy from device"))?;
-        }
-        for (k, b) in &i64s {
-            m.i64s[*k] = s.clone_dtoh(b).map_err(err("copy from device"))?;
+        s.synchronize().map_err(err("synchronize"))?;
+        *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
+        for (k, a) in batch.args().iter().enumerate() {
+            match a {
+                Arg::Int { .. } => from_device(s, &i64s[k], &mut host.i64s[k])?,
+                _ => from_device(s, &f64s[k], &mut host.f64s[k])?,
+            }
         }
         s.synchronize().map_err(err("synchronize"))?;
-        unmarshal(batch, &m, gvar);
+        unmarshal(batch, host, gvar);
         Ok(())
     }
 }
@@ -154,5 +207,8 @@ impl Backend for CudaKernel {
     }
     fn describe(&self) -> String {
         format!("cuda (device {})", self.device)
+    }
+    fn last_kernel_seconds(&self) -> Option<f64> {
+        *self.kernel_seconds.lock().expect("not poisoned")
     }
 }

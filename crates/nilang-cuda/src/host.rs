@@ -115,41 +115,40 @@ pub struct HostKernel {
 }
 
 /// Buffers in the kernel ABI: one per parameter (`gvar` = interleaved value, gradient).
+#[derive(Default)]
 pub(crate) struct Marshalled {
     pub(crate) f64s: Vec<Vec<f64>>,
     pub(crate) i64s: Vec<Vec<i64>>,
     pub(crate) lens: Vec<i64>,
 }
 
-pub(crate) fn marshal(batch: &Batch, gvar: bool) -> Marshalled {
-    let mut m = Marshalled {
-        f64s: Vec::new(),
-        i64s: Vec::new(),
-        lens: Vec::new(),
-    };
-    for a in batch.args() {
-        m.lens.push(a.len() as i64);
-        match a {
-            Arg::Real { values, grads, .. } if gvar => {
-                m.f64s.push(
-                    values
-                        .iter()
-                        .zip(grads)
-                        .flat_map(|(x, g)| [*x, *g])
-                        .collect(),
-                );
-                m.i64s.push(Vec::new());
-            }
-            Arg::Real { values, .. } | Arg::Data { values, .. } => {
-                m.f64s.push(values.clone());
-                m.i64s.push(Vec::new());
-            }
-            Arg::Int { values, .. } => {
-                m.f64s.push(Vec::new());
-                m.i64s.push(values.clone());
+impl Marshalled {
+    /// The batch's arguments in the kernel ABI, written into the buffers already here (their
+    /// memory is reused: a fresh buffer's pages are faulted in on first write, which took most
+    /// of a GPU call's time on large batches).
+    pub(crate) fn fill(&mut self, batch: &Batch, gvar: bool) {
+        let n = batch.args().len();
+        self.f64s.resize_with(n, Vec::new);
+        self.i64s.resize_with(n, Vec::new);
+        self.lens.clear();
+        for ((a, f), i) in batch.args().iter().zip(&mut self.f64s).zip(&mut self.i64s) {
+            self.lens.push(a.len() as i64);
+            f.clear();
+            i.clear();
+            match a {
+                Arg::Real { values, grads, .. } if gvar => {
+                    f.extend(values.iter().zip(grads).flat_map(|(x, g)| [*x, *g]));
+                }
+                Arg::Real { values, .. } | Arg::Data { values, .. } => f.extend_from_slice(values),
+                Arg::Int { values, .. } => i.extend_from_slice(values),
             }
         }
     }
+}
+
+pub(crate) fn marshal(batch: &Batch, gvar: bool) -> Marshalled {
+    let mut m = Marshalled::default();
+    m.fill(batch, gvar);
     m
 }
 

@@ -46,6 +46,12 @@ pub trait Backend {
     fn gradient(&self, batch: &mut Batch) -> Result<(), Error>;
     /// A short description (`host C++`, `rust (rayon)`, `cuda (device 0)`).
     fn describe(&self) -> String;
+    /// Seconds the last call spent in its kernel alone, launch to completion, where the
+    /// backend runs it apart from copying the batch (a GPU); `None` where there is no such
+    /// part (the CPU backends compute in place).
+    fn last_kernel_seconds(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Whether CUDA can be used: `Ok(())`, or why not (the `cuda` feature is off, no driver, no

@@ -359,11 +359,16 @@ fn cuda_backend_or_skip() {
             {
                 let m = ba_module(true);
                 let gpu = nilang_cuda::CudaKernel::compile(&m.source(), "ba_residual", 0).unwrap();
-                let inputs = ba_batch(1000, true);
-                let g = ba_jacobian(&gpu, &inputs);
-                let r = ba_jacobian(&ba_rust(), &inputs);
-                same_batches(&g[0], &r[0], "gpu vs rust, row 0");
-                same_batches(&g[1], &r[1], "gpu vs rust, row 1");
+                // the kernel keeps its buffers from call to call: a batch, a smaller one, a
+                // larger one
+                for n in [1000, 10, 3000] {
+                    let inputs = ba_batch(n, true);
+                    let g = ba_jacobian(&gpu, &inputs);
+                    let r = ba_jacobian(&ba_rust(), &inputs);
+                    same_batches(&g[0], &r[0], &format!("gpu vs rust, row 0, n = {n}"));
+                    same_batches(&g[1], &r[1], &format!("gpu vs rust, row 1, n = {n}"));
+                }
+                assert!(gpu.last_kernel_seconds().is_some_and(|t| t > 0.0));
                 let mut b = bessel_batch(4000);
                 let k = nilang_cuda::CudaKernel::compile(&bessel_module().source(), "ibesselj", 0)
                     .unwrap();
