@@ -144,7 +144,7 @@ impl<'a> Translator<'a> {
                         Some(e) => self.expr(e)?,
                         None => "1".into(),
                     };
-                    Ok((self.expr(&range.start)?, self.expr(&range.end)?, step))
+                    Ok((self.expr(&range.start)?, self.range_end(range)?, step))
                 })()
                 .map_err(|e| self.err(s, e))?;
                 let (start, end, step) = r;
@@ -628,9 +628,6 @@ impl<'a> Translator<'a> {
                 format!("{f}({})", all.join(", "))
             }
             Expr::Call(c) => {
-                if let Some(lengths) = nilang_ir::broadcast::slice_lengths(e) {
-                    return self.same_length(&lengths);
-                }
                 let Expr::Path(p) = &*c.func else {
                     return bad("call");
                 };
@@ -665,10 +662,17 @@ impl<'a> Translator<'a> {
 }
 
 impl Translator<'_> {
-    /// The length of a broadcast's slices (`nilang_ir::broadcast`): `nl_same_len` stops the
-    /// kernel when two differ, as `broadcast_len` fails in Rust.
-    fn same_length(&self, lengths: &[&Expr]) -> R<String> {
-        let mut lengths = lengths.iter().map(|l| self.expr(l));
+    /// The end of a loop's range; for a broadcast's loop (`RangeSpec::broadcast`) the length
+    /// of its slices: `nl_same_len` stops the kernel when two differ, as `broadcast_len` fails
+    /// in Rust.
+    fn range_end(&self, range: &RangeSpec) -> R<String> {
+        let Some(b) = &range.broadcast else {
+            return self.expr(&range.end);
+        };
+        let mut lengths = b
+            .slices
+            .iter()
+            .map(|s| self.expr(&syn::parse_quote!(#s.len())));
         let first = lengths.next().unwrap_or_else(|| Ok("0LL".to_string()))?;
         lengths.try_fold(first, |all, l| Ok(format!("nl_same_len({all}, {})", l?)))
     }

@@ -231,6 +231,22 @@ fn broadcasts_are_loops_with_one_length_check() {
     assert!(src.contains("nl_same_len(y_len, x_len)"), "{src}");
     assert!(src.contains("nl_same_len(x_len, z_len)"), "{src}");
     gxx_syntax_check(&src, "broadcast");
+    // a loop is a broadcast by its origin, not by its range: a hand-written end calling
+    // `broadcast_len` is a call the generator does not translate
+    let src = r#"
+        #[i]
+        fn f<T: Real>(y: &mut [T], x: &mut [T]) {
+            for i in 0..::nilang::__private::broadcast_len("f", "", &[("y", y.len()), ("x", x.len())]) {
+                y[i] += identity(x[i]);
+            }
+        }
+    "#;
+    let e = generate(&parse(src)[0]).unwrap_err();
+    assert!(
+        e.statement()
+            .starts_with("for i in 0..::nilang::__private::broadcast_len"),
+        "{e}"
+    );
 }
 
 #[test]

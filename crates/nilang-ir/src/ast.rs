@@ -772,6 +772,20 @@ pub struct RangeSpec {
     /// a short loop stay sequential. A `usize` expression of read-only names, evaluated
     /// before the loop.
     pub weight: Option<Expr>,
+    /// `Some` for the loop of a broadcast statement (`y[..] += a * x[..]`, made by
+    /// `crate::broadcast::lower`, never written by hand): the slices it runs over, whose
+    /// lengths are checked to be equal before the loop. Reversal keeps it.
+    pub broadcast: Option<Broadcast>,
+}
+
+/// The origin of a loop made from a broadcast statement (`crate::broadcast`): it runs from `0`
+/// to the common length of its slices, and its body is the element statement.
+#[derive(Clone, Debug)]
+pub struct Broadcast {
+    /// The whole slices the statement names (`y`, `x`, `m[k]`, `y[1..]`), each once, in the
+    /// order the statement names them; the loop's `end` is the first one's `len()`, and
+    /// every generator checks before the loop that all have that length.
+    pub slices: Vec<Expr>,
 }
 
 /// A call of another reversible function or method.

@@ -2,11 +2,12 @@
 //!
 //! `y[..] += a * x[..]` applies the element instruction `y[i] += a * x[i]` to every index of
 //! the slices; an operand written without `[..]` (`a`) is the same for every element
-//! (NiLang's `y .+= a .* x`). The parser lowers such a statement to a plain `for` loop over
-//! the element statement:
+//! (NiLang's `y .+= a .* x`). The parser lowers such a statement to a `for` loop over the
+//! element statement whose range says where it comes from ([`RangeSpec::broadcast`], the
+//! slices `y` and `x`), printed as
 //!
 //! ```text
-//! for i in 0..::nilang::__private::broadcast_len("f", "y[..] += a * x[..]", &[("y", y.len()), ("x", x.len())]) {
+//! for i in broadcast!(y, x) {
 //!     y[i] += a * x[i];
 //! }
 //! ```
@@ -14,8 +15,10 @@
 //! so that every view of the IR — the inverse, the adjoint programs, the printed text, the
 //! C++/CUDA generator, the static checks (a target among the operands, a shared write),
 //! bounds hoisting — sees a loop of element instructions and derives its rule from the
-//! element instruction. The range's end checks, once before the loop, that the slices have one
-//! length (a runtime error naming each slice and its length otherwise).
+//! element instruction. The loop runs from `0` to `y.len()`; the generators check, once before
+//! the loop, that the slices have one length (`__private::broadcast_len` in Rust, a runtime
+//! error naming each slice and its length otherwise; `nl_same_len` in C++). A loop is a
+//! broadcast only by that field: no generator or check looks at the shape of its range.
 //!
 //! Forms: the places an instruction or builtin changes must all be whole slices when any
 //! operand is (`s += x[..]` would add every element into one scalar, a reduction: write the
@@ -42,9 +45,8 @@ pub fn is_broadcast(s: &Stmt) -> bool {
 }
 
 /// Lowers a broadcast statement to its loop (see the module doc); a statement without `[..]`
-/// is returned unchanged. `function` names the function in the runtime length error.
-/// Errors are the spans and messages of malformed broadcasts.
-pub fn lower(s: Stmt, function: &str) -> Result<Stmt, Vec<(Span, String)>> {
+/// is returned unchanged. Errors are the spans and messages of malformed broadcasts.
+pub fn lower(s: Stmt) -> Result<Stmt, Vec<(Span, String)>> {
     if !is_broadcast(&s) {
         return Ok(s);
     }
@@ -56,20 +58,17 @@ pub fn lower(s: Stmt, function: &str) -> Result<Stmt, Vec<(Span, String)>> {
     if !lowering.errors.is_empty() {
         return Err(lowering.errors);
     }
-    let names = lowering.bases.iter().map(|(name, _)| name);
-    let lens = lowering.bases.iter().map(|(_, base)| base);
-    let source = &s.source;
-    let end: Expr = syn::parse_quote!(::nilang::__private::broadcast_len(
-        #function, #source, &[#((#names, #lens.len())),*]
-    ));
+    let slices: Vec<Expr> = lowering.bases.into_iter().map(|(_, base)| base).collect();
+    let first = &slices[0];
     let range = RangeSpec {
         start: syn::parse_quote!(0),
-        end,
+        end: syn::parse_quote!(#first.len()),
         inclusive: false,
         step: None,
         rev: false,
         parallel: false,
         weight: None,
+        broadcast: Some(Broadcast { slices }),
     };
     Ok(Stmt {
         kind: StmtKind::For {
@@ -82,41 +81,33 @@ pub fn lower(s: Stmt, function: &str) -> Result<Stmt, Vec<(Span, String)>> {
     })
 }
 
-/// The index variable of a loop made by [`lower`] (recognised by its range's end, the call of
-/// `broadcast_len`); `None` for any other statement.
-pub fn loop_index(s: &Stmt) -> Option<&Ident> {
-    match &s.kind {
-        StmtKind::For { var, range, .. } => slice_lengths(&range.end).map(|_| var),
-        _ => None,
-    }
+/// The element statements of a broadcast's loop as the user writes them: `[var]` shown as
+/// `[..]` (`y[..] -= a * x[..];` for the inverse of `y[..] += a * x[..];`).
+pub fn user_statement(var: &Ident, body: &[Stmt]) -> String {
+    body.iter()
+        .map(|s| crate::print::stmt_text(&whole_slices(crate::print::stmt_tokens(s), var)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
-/// The lengths a broadcast loop's end checks (`y.len()`, `x.len()`), when `end` is the call of
-/// `broadcast_len` that [`lower`] writes; `None` for any other expression.
-pub fn slice_lengths(end: &Expr) -> Option<Vec<&Expr>> {
-    let Expr::Call(c) = end else { return None };
-    let Expr::Path(p) = &*c.func else { return None };
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    if names != ["nilang", "__private", "broadcast_len"] {
-        return None;
-    }
-    let Some(Expr::Reference(r)) = c.args.last() else {
-        return None;
-    };
-    let Expr::Array(pairs) = &*r.expr else {
-        return None;
-    };
-    pairs
-        .elems
-        .iter()
-        .map(|pair| match pair {
-            Expr::Tuple(t) if t.elems.len() == 2 => Some(&t.elems[1]),
-            _ => None,
+/// The tokens with every `[var]` replaced by `[..]`.
+fn whole_slices(ts: proc_macro2::TokenStream, var: &Ident) -> proc_macro2::TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    ts.into_iter()
+        .map(|t| match t {
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                let is_var = matches!(&inner[..], [TokenTree::Ident(i)] if i == var);
+                let stream = if g.delimiter() == Delimiter::Bracket && is_var {
+                    quote!(..)
+                } else {
+                    whole_slices(g.stream(), var)
+                };
+                let mut shown = Group::new(g.delimiter(), stream);
+                shown.set_span(g.span());
+                TokenTree::Group(shown)
+            }
+            other => other,
         })
         .collect()
 }

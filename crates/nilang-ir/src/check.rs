@@ -448,8 +448,8 @@ impl Checker<'_> {
                 scope.push();
                 scope.declare(var, VarKind::LoopVar);
                 let outer = self.broadcast.clone();
-                if let Some(index) = crate::broadcast::loop_index(s) {
-                    self.broadcast = Some(index.clone());
+                if range.broadcast.is_some() {
+                    self.broadcast = Some(var.clone());
                 }
                 self.block(body, scope);
                 self.broadcast = outer;

@@ -186,7 +186,6 @@ fn parse_signature_and_body(
             }
         }
     }
-    let fn_name = sig.ident.to_string();
     let inverse_name = options
         .inverse
         .clone()
@@ -201,7 +200,6 @@ fn parse_signature_and_body(
         expand: options.expand,
         temp_counter: 0,
         state_names,
-        fn_name,
     };
     let body = parser.block(&block.stmts);
     let function = Function {
@@ -226,8 +224,6 @@ struct Parser<'a> {
     /// Names of state: `&mut` parameters and every ancilla allocated so far. An expression
     /// that mentions none of them is a constant operand, however it is computed.
     state_names: std::collections::HashSet<String>,
-    /// The function's name, for the runtime errors of broadcast statements.
-    fn_name: String,
 }
 
 fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {
@@ -582,7 +578,7 @@ impl Parser<'_> {
     /// The statement, or its loop when it is a broadcast over whole slices (`y[..] += x[..]`,
     /// [`crate::broadcast`]); `None` after an error.
     fn lowered(&mut self, s: Stmt) -> Option<Stmt> {
-        match crate::broadcast::lower(s, &self.fn_name) {
+        match crate::broadcast::lower(s) {
             Ok(s) => Some(s),
             Err(errors) => {
                 for (span, message) in errors {
@@ -920,6 +916,7 @@ impl Parser<'_> {
                 rev: false,
                 parallel: false,
                 weight: None,
+                broadcast: None,
             }),
             Expr::MethodCall(m) if m.method == "par" && m.args.is_empty() => {
                 let mut r = self.range(&m.receiver)?;

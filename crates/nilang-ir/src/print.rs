@@ -111,17 +111,22 @@ pub fn header_text(kind: &StmtKind) -> String {
         StmtKind::While { pre, post, .. } => {
             format!("while ({}, {}) {{ … }}", expr_text(pre), expr_text(post))
         }
+        StmtKind::For { var, range, body } if range.broadcast.is_some() => {
+            crate::broadcast::user_statement(var, body)
+        }
         StmtKind::For { var, range, .. } => {
             format!("for {var} in {} {{ … }}", tokens_text(&range_tokens(range)))
         }
         StmtKind::NoCheck(_) => "nocheck! { … }".to_string(),
         StmtKind::Routine { .. } => "routine! { … }".to_string(),
         StmtKind::Fields(f) => crate::constructors::fields_text(f),
-        _ => {
-            let ts = stmt_tokens(&s);
-            pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts))
-        }
+        _ => stmt_text(&stmt_tokens(&s)),
     }
+}
+
+/// One-line text of a statement's tokens, formatted by `prettyplease` where they parse.
+pub fn stmt_text(ts: &TokenStream) -> String {
+    pretty_stmt_text(ts).unwrap_or_else(|| tokens_text(ts))
 }
 
 /// A dataview as tokens of the surface syntax.
@@ -147,7 +152,8 @@ fn operand_tokens(o: &Operand) -> TokenStream {
     }
 }
 
-/// The `for` range in the surface syntax.
+/// The `for` range in the surface syntax; a broadcast's loop ([`RangeSpec::broadcast`]) runs
+/// over `broadcast!(y, x)`, its slices (a form only printed, never parsed).
 pub fn range_tokens(r: &RangeSpec) -> TokenStream {
     let RangeSpec {
         start,
@@ -157,16 +163,24 @@ pub fn range_tokens(r: &RangeSpec) -> TokenStream {
         rev,
         parallel,
         weight,
+        broadcast,
     } = r;
-    let range = if *inclusive {
-        quote!(#start..=#end)
-    } else {
-        quote!(#start..#end)
+    let range = match broadcast {
+        Some(b) => {
+            let slices = &b.slices;
+            quote!(broadcast!(#(#slices),*))
+        }
+        None if *inclusive => quote!(#start..=#end),
+        None => quote!(#start..#end),
     };
     if step.is_none() && !rev && !parallel {
         return range;
     }
-    let mut ts = quote!((#range));
+    let mut ts = if broadcast.is_some() {
+        range
+    } else {
+        quote!((#range))
+    };
     if let Some(s) = step {
         ts = quote!(#ts.step_by(#s));
     }

@@ -1,11 +1,11 @@
 //! Broadcast statements (`y[..] += a * x[..]`) are lowered by the parser to a `for` loop of
 //! the element statement, so that every view — reversal, the printed program, bounds
-//! hoisting, the static checks — reads an ordinary loop.
+//! hoisting, the static checks — reads an ordinary loop; the loop carries its origin, the
+//! slices, in `RangeSpec::broadcast`.
 
 use nilang_ir::adjoint::adjoint_text;
 use nilang_ir::ast::{Stmt, StmtKind};
 use nilang_ir::bounds::hoistable;
-use nilang_ir::broadcast::loop_index;
 use nilang_ir::check::Scope;
 use nilang_ir::print::{block_tokens, expr_text, function_text, tokens_text};
 use nilang_ir::reverse::reverse_block;
@@ -26,15 +26,23 @@ fn text(stmts: &[Stmt]) -> String {
     tokens_text(&block_tokens(stmts))
 }
 
-/// The loop variable, the range's end and the body of a broadcast loop.
+/// The loop variable, the slices (`y, x`) and the body of a broadcast loop.
 fn lowered(s: &Stmt) -> (String, String, String) {
     let StmtKind::For { var, range, body } = &s.kind else {
         panic!("not a loop: {:?}", s.kind)
     };
-    assert_eq!(loop_index(s), Some(var));
+    let Some(b) = &range.broadcast else {
+        panic!("not a broadcast: {}", s.source)
+    };
     assert!(range.step.is_none() && !range.inclusive && !range.parallel);
     assert_eq!(expr_text(&range.start), "0");
-    (var.to_string(), expr_text(&range.end), text(body))
+    // the loop runs to the first slice's length
+    assert_eq!(
+        expr_text(&range.end),
+        format!("{}.len()", expr_text(&b.slices[0]))
+    );
+    let slices: Vec<String> = b.slices.iter().map(expr_text).collect();
+    (var.to_string(), slices.join(", "), text(body))
 }
 
 const AXPY: &str = r#"
@@ -50,13 +58,10 @@ const AXPY: &str = r#"
 #[test]
 fn a_broadcast_is_a_loop_of_its_element_statement() {
     let f = parse(AXPY);
-    let (var, end, body) = lowered(&f.body[0]);
+    let (var, slices, body) = lowered(&f.body[0]);
     assert_eq!(var, "i");
     assert_eq!(body, "y[i] += a * x[i];");
-    assert_eq!(
-        end,
-        r#"::nilang::__private::broadcast_len( "axpy", "y[..] += a * x[..];", &[("y", y.len()), ("x", x.len())], )"#
-    );
+    assert_eq!(slices, "y, x");
     // the loop keeps the user's statement as its source (runtime errors name it)
     assert_eq!(f.body[0].source, "y[..] += a * x[..];");
     let (_, _, body) = lowered(&f.body[1]);
@@ -88,6 +93,54 @@ fn the_inverse_runs_the_inverse_element_statement_backwards() {
         .iter()
         .all(|s| matches!(&s.kind, StmtKind::For { range, .. } if range.rev)));
     assert_eq!(text(&reverse_block(&inv)), text(&f.body[..3]));
+    // the inverse loops are broadcasts over the same slices, named by their inverse statement
+    let slices: Vec<String> = inv.iter().map(|s| lowered(s).1).collect();
+    assert_eq!(slices, ["y, z", "y, z", "y, x"]);
+    let sources: Vec<&str> = inv.iter().map(|s| s.source.as_str()).collect();
+    assert_eq!(
+        sources,
+        [
+            "irot(y[..], z[..], x[i]);",
+            "swap(y[..], z[..]);",
+            "y[..] -= a * x[..];"
+        ]
+    );
+}
+
+/// A loop is a broadcast by its origin only: a hand-written loop whose end is a call of
+/// `broadcast_len` (as the lowering once wrote it) is an ordinary loop.
+#[test]
+fn a_loop_ending_in_broadcast_len_is_not_a_broadcast() {
+    let f = parse(
+        r#"
+        #[i]
+        fn f(y: &mut [f64], x: &mut [f64]) {
+            for i in 0..::nilang::__private::broadcast_len("f", "y[..] += x[..];", &[("y", y.len()), ("x", x.len())]) {
+                y[i] += identity(x[i]);
+            }
+        }
+    "#,
+    );
+    let StmtKind::For { range, .. } = &f.body[0].kind else {
+        panic!()
+    };
+    assert!(range.broadcast.is_none());
+    assert!(function_text(&f).contains("for i in 0..::nilang::__private::broadcast_len("));
+    // the checker reports its places as written (`x[i]`), not as a broadcast's (`x[..]`)
+    let e = errors(
+        r#"
+        #[i]
+        fn f(y: &mut [f64]) {
+            for i in 0..::nilang::__private::broadcast_len("f", "", &[("y", y.len())]) {
+                y[i] += identity(y[i]);
+            }
+        }
+    "#,
+    );
+    assert!(
+        e.starts_with("`y[i]` is both the target and an operand"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -95,7 +148,8 @@ fn the_printed_program_and_adjoint_show_the_loop() {
     let f = parse(AXPY);
     let program = function_text(&f);
     for line in [
-        "for i in 0..::nilang::__private::broadcast_len(",
+        "    for i in broadcast!(y, x) {",
+        "    for j in broadcast!(y, z).rev() {",
         "        y[i] += a * x[i];",
         "        swap(y[i], z[i]);",
         "        irot(y[j], z[j], x[i]);",
@@ -142,18 +196,12 @@ fn fields_rows_constants_and_expand() {
         }
     "#,
     );
-    let (_, end, body) = lowered(&f.body[0]);
+    let (_, slices, body) = lowered(&f.body[0]);
     assert_eq!(body, "z[i].re += square(x[i]);");
-    assert!(
-        end.ends_with(r#"&[("z", z.len()), ("x", x.len())], )"#),
-        "{end}"
-    );
-    let (_, end, body) = lowered(&f.body[1]);
+    assert_eq!(slices, "z, x");
+    let (_, slices, body) = lowered(&f.body[1]);
     assert_eq!(body, "m[k][i] -= identity((x[i] * 2.0));");
-    assert!(
-        end.contains(r#"("m[k]", m [k].len())"#) || end.contains(r#"("m[k]", m[k].len())"#),
-        "{end}"
-    );
+    assert_eq!(slices, "m[k], x");
     // a constant operand reading a slice is an expression of the index too
     // expand!: the routine computing the product's ancilla is the loop's body
     let StmtKind::For { body, .. } = &f.body[2].kind else {

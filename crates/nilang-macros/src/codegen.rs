@@ -629,7 +629,6 @@ impl Gen {
             StmtKind::For { var, range, body } => {
                 let RangeSpec {
                     start,
-                    end,
                     inclusive,
                     step,
                     rev,
@@ -646,6 +645,7 @@ impl Gen {
                 self.scope.declare(var, VarKind::LoopVar);
                 let body = self.block(body);
                 self.scope.pop();
+                let end = self.range_end(range, &site);
                 let check = self.checked.then(|| {
                     let text = tokens_text(&range_tokens(range));
                     quote!(#p::check_for_range((__start, __end, __step), (#start, #end, #step), #site, #text);)
@@ -723,11 +723,11 @@ impl Gen {
     ) -> TokenStream {
         let RangeSpec {
             start,
-            end,
             inclusive,
             rev,
             ..
         } = range;
+        let end = self.range_end(range, site);
         let hoisted = nilang_ir::bounds::hoistable(var, range, body, &self.scope);
         let checks: TokenStream = hoisted
             .iter()
@@ -763,6 +763,19 @@ impl Gen {
             }
             for #var in #iter { #body }
         })
+    }
+
+    /// The end of a loop's range, evaluated once before the loop; for a broadcast's loop
+    /// ([`RangeSpec::broadcast`]) the common length of its slices, checked equal
+    /// (`__private::broadcast_len`).
+    pub(crate) fn range_end(&self, range: &RangeSpec, site: &TokenStream) -> TokenStream {
+        let Some(b) = &range.broadcast else {
+            return range.end.to_token_stream();
+        };
+        let p = private();
+        let names = b.slices.iter().map(expr_text);
+        let slices = &b.slices;
+        quote!(#p::broadcast_len(#site, &[#((#names, #slices.len())),*]))
     }
 
     /// The check before a loop that an index it hoists is in range of its variable (and of

@@ -211,11 +211,11 @@ impl Gen {
         }
         let RangeSpec {
             start,
-            end,
             inclusive,
             rev,
             ..
         } = range;
+        let end = self.range_end(range, site);
         let saved = std::mem::replace(&mut self.par, state);
         // a chunk is a sequential loop over `__lo..__hi`; unchecked, its indices' bounds are
         // checked once per chunk, as in any unchecked loop
@@ -239,6 +239,7 @@ impl Gen {
                 rev: *rev,
                 parallel: false,
                 weight: None,
+                broadcast: None,
             };
             self.unchecked_for(var, &chunk_range, body, site)
         };

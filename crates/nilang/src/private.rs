@@ -69,37 +69,26 @@ fn hoisted_index_out_of_range(
 /// The length of the whole slices of a broadcast statement (`y[..] += a * x[..]`, lowered by
 /// `nilang_ir::broadcast` to a loop up to this length), checked once before the loop in
 /// checked and unchecked programs alike: slices of different lengths fail with
-/// [`CheckKind::BroadcastLength`], naming each slice (`lens`: its text and length).
+/// [`CheckKind::BroadcastLength`] at `site`, naming each slice (`lens`: its text and length).
 #[inline(always)]
-pub fn broadcast_len(
-    function: &'static str,
-    statement: &'static str,
-    lens: &[(&'static str, usize)],
-) -> usize {
+pub fn broadcast_len(site: &Site, lens: &[(&'static str, usize)]) -> usize {
     let n = lens.first().map_or(0, |&(_, n)| n);
     if lens.iter().any(|&(_, m)| m != n) {
-        broadcast_lengths_differ(function, statement, lens);
+        broadcast_lengths_differ(site, lens);
     }
     n
 }
 
 #[cold]
 #[inline(never)]
-fn broadcast_lengths_differ(
-    function: &'static str,
-    statement: &'static str,
-    lens: &[(&'static str, usize)],
-) -> ! {
+fn broadcast_lengths_differ(site: &Site, lens: &[(&'static str, usize)]) -> ! {
     let names: Vec<&str> = lens.iter().map(|&(name, _)| name).collect();
     let found: Vec<String> = lens
         .iter()
         .map(|(name, n)| format!("{name}.len() = {n}"))
         .collect();
     fail(
-        &Site {
-            function,
-            statement,
-        },
+        site,
         CheckKind::BroadcastLength,
         &names.join(", "),
         "one length".to_string(),

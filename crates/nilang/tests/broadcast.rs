@@ -247,6 +247,15 @@ fn slices_of_different_lengths_are_a_runtime_error() {
     let (mut y, mut x, mut z) = (vec![0.0; 2], vec![0.0; 2], vec![0.0; 5]);
     let err = catch(|| mix_fast(&mut y, &mut x, &mut z, &mut a)).unwrap_err();
     assert_eq!(err.found, "z.len() = 5, x.len() = 2, y.len() = 2");
+    // the inverse names itself and the inverse statement, as its other runtime checks do
+    let (mut y, mut x, mut z) = (vec![0.0; 3], vec![0.0; 3], vec![0.0; 4]);
+    let err = catch(|| mix_inv(&mut y, &mut x, &mut z, &mut a)).unwrap_err();
+    assert_eq!(err.kind, CheckKind::BroadcastLength);
+    assert_eq!(
+        (err.function, err.statement),
+        ("mix_inv", "irot(x[..], y[..], z[..]);")
+    );
+    assert_eq!(err.found, "x.len() = 3, y.len() = 3, z.len() = 4");
 }
 
 #[test]
