@@ -20,6 +20,9 @@
 //! error naming each slice and its length otherwise; `nl_same_len` in C++). A loop is a
 //! broadcast only by that field: no generator or check looks at the shape of its range.
 //!
+//! `par! { … }` around broadcast statements makes their loops parallel ([`parallel`]):
+//! `for i in broadcast!(y, x).par()`, checked and run as any `for i in (0..n).par()`.
+//!
 //! Forms: the places an instruction or builtin changes must all be whole slices when any
 //! operand is (`s += x[..]` would add every element into one scalar, a reduction: write the
 //! loop), and one `[..]` per place. `[..]` in a call's argument (`g(x[..])`) keeps its Rust
@@ -79,6 +82,48 @@ pub fn lower(s: Stmt) -> Result<Stmt, Vec<(Span, String)>> {
         span: s.span,
         source: s.source,
     })
+}
+
+/// The loop of a broadcast statement written in `par! { … }`: the same loop, parallel
+/// ([`RangeSpec::parallel`]; its iterations are checked and run as those of
+/// `for i in (0..n).par()`). Any other statement is an error: its span and message.
+pub fn parallel(mut s: Stmt) -> Result<Stmt, (Span, String)> {
+    match &mut s.kind {
+        StmtKind::For { var, range, body } if range.broadcast.is_some() && !range.parallel => {
+            if let Some(v) = body
+                .iter()
+                .flat_map(changed_places)
+                .find(|v| !matches!(v.path.first(), Some(Access::Index(Expr::Path(p))) if p.path.is_ident(var)))
+            {
+                let shown = user_text(v, var);
+                return Err((
+                    v.span,
+                    format!(
+                        "`{shown}` is not a variable's elements: `par!` runs a broadcast in \
+                         parallel when every slice it changes is a variable (`y[..]`, \
+                         `z[..].re`), whose elements the iterations own\nhelp: write this \
+                         statement outside `par!`, or pass the slice to a function as a \
+                         parameter"
+                    ),
+                ));
+            }
+            range.parallel = true;
+            Ok(s)
+        }
+        StmtKind::For { range, .. } if range.broadcast.is_some() => Err((
+            s.span,
+            "this broadcast is in `par!` twice\nhelp: write it in one `par! { … }`".to_string(),
+        )),
+        _ => Err((
+            s.span,
+            format!(
+                "`par!` runs broadcast statements in parallel, and `{}` is not one: it names no \
+                 whole slice `x[..]`\nhelp: write the statement outside `par!`, or, for a \
+                 parallel loop, `for i in (0..n).par() {{ … }}`",
+                s.source
+            ),
+        )),
+    }
 }
 
 /// The element statements of a broadcast's loop as the user writes them: `[var]` shown as

@@ -1135,6 +1135,17 @@ impl Parser<'_> {
                 self.expand = was;
                 out.extend(body);
             }
+            "par" => {
+                let Some(stmts) = self.macro_block(mac) else {
+                    return;
+                };
+                for s in self.block(&stmts) {
+                    match crate::broadcast::parallel(s) {
+                        Ok(s) => out.push(s),
+                        Err((span, message)) => self.errors.push(span, message),
+                    }
+                }
+            }
             "nocheck" => {
                 let Some(stmts) = self.macro_block(mac) else {
                     return;
@@ -1193,7 +1204,7 @@ impl Parser<'_> {
                 format!(
                     "unknown statement macro `{other}!`: the statement macros are `routine!`, \
                      `uncompute!`, `reverse!`, `uncall!`, `dealloc!`, `push!`, `pop!`, \
-                     `push_copy!`, `pop_copy!`, `safe!`, `nocheck!` and `expand!`"
+                     `push_copy!`, `pop_copy!`, `safe!`, `nocheck!`, `expand!` and `par!`"
                 ),
             ),
         }

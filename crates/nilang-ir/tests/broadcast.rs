@@ -241,3 +241,77 @@ fn malformed_broadcasts_are_rejected_with_help() {
     assert_eq!(lines[7], "help: copy it into an ancilla first");
     assert_eq!(lines[8], "`a[..]` is used twice in one instruction: its gradient would be written twice (shared write)");
 }
+
+/// `par! { … }`: each broadcast's loop is parallel (parsing succeeded, so the checker proved
+/// its iterations disjoint), keeps its origin, and its inverse is parallel too.
+#[test]
+fn par_makes_the_loops_of_broadcasts_parallel() {
+    let f = parse(
+        r#"
+        #[i]
+        fn f<T: Real>(y: &mut [T], a: &mut T, x: &mut [T], z: &mut [Complex<T>]) {
+            par! {
+                y[..] += a * x[..];
+                z[..].re += square(x[..]);
+                expand! { y[..] += sin(x[..]) * a; }
+            }
+            x[..] += identity(a);
+        }
+    "#,
+    );
+    let parallel = |s: &Stmt| matches!(&s.kind, StmtKind::For { range, .. } if range.parallel);
+    assert!(f.body[..3].iter().all(parallel));
+    assert!(!parallel(&f.body[3]));
+    assert_eq!(lowered_par(&f.body[1]), "z, x");
+    let inv = reverse_block(&f.body);
+    assert!(inv[1..].iter().all(parallel));
+    assert_eq!(lowered_par(&inv[3]), "y, x");
+    let program = function_text(&f);
+    for line in [
+        "    for i in broadcast!(y, x).par() {",
+        "    for i in broadcast!(y, x).rev().par() {",
+    ] {
+        assert!(program.contains(line), "{line}\n{program}");
+    }
+}
+
+/// The slices of a parallel broadcast's loop.
+fn lowered_par(s: &Stmt) -> String {
+    let StmtKind::For { range, .. } = &s.kind else {
+        panic!()
+    };
+    assert!(range.parallel);
+    let mut plain = s.clone();
+    if let StmtKind::For { range, .. } = &mut plain.kind {
+        range.parallel = false;
+    }
+    lowered(&plain).1
+}
+
+#[test]
+fn malformed_par_broadcasts_are_rejected_with_help() {
+    let e = errors(
+        r#"
+        #[i]
+        fn f(s: &mut f64, a: &mut [f64], m: &mut [Vec<f64>], y: &mut [f64]) {
+            par! {
+                s += identity(a[0]);
+                m[0][..] += identity(a[..]);
+                par! { y[..] += identity(a[..]); }
+            }
+        }
+    "#,
+    );
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 6, "{e}");
+    assert!(lines[0].starts_with(
+        "`par!` runs broadcast statements in parallel, and `s += identity(a[0]);` is not one"
+    ));
+    assert!(
+        lines[1].contains("`for i in (0..n).par() { … }`"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[2].starts_with("`m[0][..]` is not a variable's elements"));
+    assert_eq!(lines[4], "this broadcast is in `par!` twice");
+}

@@ -23,6 +23,21 @@ fn mix<T: Real>(y: &mut [T], x: &mut [T], z: &mut [T], a: &mut T) {
     y[..] += 0.5;
 }
 
+/// `mix` with every broadcast in parallel (`par!`): each loop runs in chunks.
+#[i(unchecked = mix_par_fast)]
+fn mix_par<T: Real>(y: &mut [T], x: &mut [T], z: &mut [T], a: &mut T) {
+    par! {
+        y[..] += a * x[..];
+        y[..] += sin(x[..]);
+        z[..] += x[..] * y[..];
+        z[..] -= exp(x[..]);
+        swap(x[..], z[..]);
+        rot(x[..], y[..], z[..]);
+        neg(y[..]);
+        y[..] += 0.5;
+    }
+}
+
 /// `mix` in plain Rust, element by element: the reference.
 fn mix_plain(y: &mut [f64], x: &mut [f64], z: &mut [f64], a: f64) {
     for k in 0..y.len() {
@@ -104,6 +119,59 @@ fn unpack(p: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>, f64) {
 
 fn inputs() -> impl Strategy<Value = Vec<f64>> {
     (0usize..9).prop_flat_map(|n| prop::collection::vec(-1.5f64..1.5, 3 * n + 1))
+}
+
+/// Inputs long enough for several chunks of a 4-thread pool (16 chunks).
+fn long_inputs() -> impl Strategy<Value = Vec<f64>> {
+    (0usize..70).prop_flat_map(|n| prop::collection::vec(-1.5f64..1.5, 3 * n + 1))
+}
+
+fn bits(x: &[f64]) -> Vec<u64> {
+    x.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Runs `f` on a 4-thread pool, splitting even short loops, so that the parallel broadcasts
+/// run in chunks on several threads.
+fn with_threads<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    nilang::parallel::set_min_parallel_work(1);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .expect("a thread pool")
+        .install(f)
+}
+
+/// The `(y, x, z, a)` gradients of `mix` (`mix_par` when `par`) by its adjoint program, for
+/// the loss weights `w`; checked or unchecked (`fast`).
+fn mix_gradient(p: &[f64], w: &[f64], par: bool, fast: bool) -> Vec<f64> {
+    let (mut y, mut x, mut z, mut a) = unpack(p);
+    let n = y.len();
+    let (mut yg, mut xg, mut zg, mut ag) = (
+        w[..n].to_vec(),
+        w[n..2 * n].to_vec(),
+        w[2 * n..3 * n].to_vec(),
+        w[3 * n],
+    );
+    let args = (
+        &mut y, &mut yg, &mut x, &mut xg, &mut z, &mut zg, &mut a, &mut ag,
+    );
+    match (par, fast) {
+        (false, false) => mix_vjp(
+            args.0, args.1, args.2, args.3, args.4, args.5, args.6, args.7,
+        ),
+        (false, true) => mix_fast_vjp(
+            args.0, args.1, args.2, args.3, args.4, args.5, args.6, args.7,
+        ),
+        (true, false) => mix_par_vjp(
+            args.0, args.1, args.2, args.3, args.4, args.5, args.6, args.7,
+        ),
+        (true, true) => mix_par_fast_vjp(
+            args.0, args.1, args.2, args.3, args.4, args.5, args.6, args.7,
+        ),
+    }
+    let mut g = [yg, xg, zg].concat();
+    g.push(ag);
+    g
 }
 
 proptest! {
@@ -205,6 +273,44 @@ proptest! {
         }
         rows_inv(&mut m, &mut x, &mut c);
         prop_assert!(m.iter().flatten().all(|&v| close(v, 1.0, 1e-14)));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// `par!`: the same values as the sequential broadcasts, bit for bit (every element is
+    /// computed by one iteration, as in the sequential loop); the inverse restores; the
+    /// gradients of the slices are the sequential ones bit for bit, and the broadcast scalar's
+    /// (a sum over the elements, regrouped by chunks) within 1e-12.
+    #[test]
+    fn par_broadcasts_equal_the_sequential_ones(p in long_inputs(), w in prop::collection::vec(-1.0f64..1.0, 3 * 70 + 1)) {
+        let (y0, x0, z0, a0) = unpack(&p);
+        let n = y0.len();
+        let w = [&w[..3 * n], &w[3 * 70..]].concat();
+        for fast in [false, true] {
+            let (mut y, mut x, mut z, mut a) = (y0.clone(), x0.clone(), z0.clone(), a0);
+            mix(&mut y, &mut x, &mut z, &mut a);
+            let (mut yp, mut xp, mut zp, mut ap) = (y0.clone(), x0.clone(), z0.clone(), a0);
+            with_threads(|| if fast {
+                mix_par_fast(&mut yp, &mut xp, &mut zp, &mut ap)
+            } else {
+                mix_par(&mut yp, &mut xp, &mut zp, &mut ap)
+            });
+            prop_assert_eq!((bits(&yp), bits(&xp), bits(&zp)), (bits(&y), bits(&x), bits(&z)));
+            with_threads(|| if fast {
+                mix_par_fast_inv(&mut yp, &mut xp, &mut zp, &mut ap)
+            } else {
+                mix_par_inv(&mut yp, &mut xp, &mut zp, &mut ap)
+            });
+            mix_inv(&mut y, &mut x, &mut z, &mut a);
+            prop_assert_eq!((bits(&yp), bits(&xp), bits(&zp)), (bits(&y), bits(&x), bits(&z)));
+            prop_assert!(all_close(&yp, &y0, 1e-12) && all_close(&xp, &x0, 1e-12) && all_close(&zp, &z0, 1e-12));
+            let seq = mix_gradient(&p, &w, false, fast);
+            let par = with_threads(|| mix_gradient(&p, &w, true, fast));
+            prop_assert_eq!(bits(&par[..3 * n]), bits(&seq[..3 * n]));
+            prop_assert!(close(par[3 * n], seq[3 * n], 1e-12));
+        }
     }
 }
 
