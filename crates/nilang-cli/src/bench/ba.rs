@@ -5,7 +5,8 @@ use super::{ratio_plot, Ctx, Section, Table};
 use nilang::Loss;
 use nilang_apps::adbench::ba_residual;
 use nilang_apps::plain::peers;
-use nilang_gradbench::evals::ba::{ba_weight_grad, reproj_rows, Problem};
+use nilang_gradbench::evals::ba::{ba_weight_grad, reproj_rows, Problem, NCAM};
+use rayon::prelude::*;
 use std::path::Path;
 
 fn files(quick: bool) -> Vec<&'static str> {
@@ -36,18 +37,28 @@ pub fn measurements(quick: bool) -> u64 {
     5 * files(quick).len() as u64
 }
 
+/// Values of one observation's blocks: two reprojection rows of 15 and the weight row's one.
+const BLOCK: usize = 2 * (NCAM + 4) + 1;
+
 /// The Jacobian blocks of every observation by reversal: for each observation the 2 × 15
 /// reprojection block (`reproj_rows`: one forward run and one adjoint sweep with both rows in
-/// two lanes) and the weight row (`ba_weight_grad`). Returns the number of non-zeros written.
+/// two lanes) and the weight row (`ba_weight_grad`), observations split over the current
+/// rayon pool's threads when it has several. Returns the number of non-zeros written.
 fn jacobian_by_reversal(p: &Problem, out: &mut Vec<f64>) -> usize {
-    out.clear();
-    for (k, &(c, pt)) in p.obs.iter().enumerate() {
-        for row in reproj_rows(&p.cams[c], &p.x[pt], p.w[k], &p.feats[k]) {
-            out.extend_from_slice(&row);
-        }
+    out.resize(BLOCK * p.obs.len(), 0.0);
+    let block = |(k, o): (usize, &mut [f64])| {
+        let (c, pt) = p.obs[k];
+        let [r0, r1] = reproj_rows(&p.cams[c], &p.x[pt], p.w[k], &p.feats[k]);
+        o[..NCAM + 4].copy_from_slice(&r0);
+        o[NCAM + 4..BLOCK - 1].copy_from_slice(&r1);
         let (mut e, mut ww) = (0.0, p.w[k]);
         let (_, gw) = ba_weight_grad(Loss::arg(0), &mut e, &mut ww).expect("the weight residual");
-        out.push(gw.g);
+        o[BLOCK - 1] = gw.g;
+    };
+    if rayon::current_num_threads() > 1 {
+        out.par_chunks_mut(BLOCK).enumerate().for_each(block);
+    } else {
+        out.chunks_mut(BLOCK).enumerate().for_each(block);
     }
     out.len()
 }
@@ -205,9 +216,11 @@ pub fn run(ctx: &Ctx) -> Section {
         intro: format!(
             "Seconds per call on ADBench's BA files (`{}`; an instance of the same size from a seed when a file is absent). The Jacobian has 15 non-zeros per \
                 reprojection row and 1 per weight row; by reversal each observation's 2 × 15 block is one forward run \
-                and one adjoint sweep with both rows in two lanes of `nilang_gradbench::evals::ba::ba_reproj` (`reproj_rows`). The blocks \
-                are asserted equal to nilang-dualrev's before timing.",
-            Path::new(&ctx.data).join("ba").display()
+                and one adjoint sweep with both rows in two lanes of `nilang_gradbench::evals::ba::ba_reproj` (`reproj_rows`), observations split over the bench's {} thread(s) \
+                (the native objective and the peers run on one). The blocks are asserted equal to \
+                nilang-dualrev's before timing.",
+            Path::new(&ctx.data).join("ba").display(),
+            rayon::current_num_threads()
         ),
         tables: vec![t],
         notes,
