@@ -3,6 +3,7 @@
 
 use crate::batch::{Arg, Batch, Layout};
 use crate::{Backend, Error};
+use rayon::prelude::*;
 use std::ffi::c_void;
 use std::path::PathBuf;
 use std::process::Command;
@@ -136,9 +137,7 @@ impl Marshalled {
             f.clear();
             i.clear();
             match a {
-                Arg::Real { values, grads, .. } if gvar => {
-                    f.extend(values.iter().zip(grads).flat_map(|(x, g)| [*x, *g]));
-                }
+                Arg::Real { values, grads, .. } if gvar => interleave(values, grads, f),
                 Arg::Real { values, .. } | Arg::Data { values, .. } => f.extend_from_slice(values),
                 Arg::Int { values, .. } => i.extend_from_slice(values),
             }
@@ -152,6 +151,36 @@ pub(crate) fn marshal(batch: &Batch, gvar: bool) -> Marshalled {
     m
 }
 
+/// Elements per rayon task when (de)interleaving values and gradients: a batch below this is
+/// one task, on the calling thread.
+const INTERLEAVE_TASK: usize = 1 << 14;
+
+/// `out` = value, gradient, value, gradient, … (the `gvar` layout), on the current rayon pool.
+fn interleave(values: &[f64], grads: &[f64], out: &mut Vec<f64>) {
+    out.resize(2 * values.len(), 0.0);
+    out.par_chunks_exact_mut(2)
+        .zip(values.par_iter().zip(grads))
+        .with_min_len(INTERLEAVE_TASK)
+        .for_each(|(o, (v, g))| {
+            o[0] = *v;
+            o[1] = *g;
+        });
+}
+
+/// The gradients (and the values, unless `None`) back out of the `gvar` layout `buf`.
+fn deinterleave(buf: &[f64], values: Option<&mut [f64]>, grads: &mut [f64]) {
+    let pairs = buf.par_chunks_exact(2).with_min_len(INTERLEAVE_TASK);
+    match values {
+        Some(values) => pairs
+            .zip(values.par_iter_mut().zip(grads.par_iter_mut()))
+            .for_each(|(p, (v, g))| {
+                *v = p[0];
+                *g = p[1];
+            }),
+        None => pairs.zip(grads.par_iter_mut()).for_each(|(p, g)| *g = p[1]),
+    }
+}
+
 pub(crate) fn unmarshal(batch: &mut Batch, m: &Marshalled, gvar: bool) {
     for (k, a) in batch.args_mut().iter_mut().enumerate() {
         match a {
@@ -162,15 +191,11 @@ pub(crate) fn unmarshal(batch: &mut Batch, m: &Marshalled, gvar: bool) {
                 ..
             } => {
                 let buf = &m.f64s[k];
+                let values = (!*shared).then_some(&mut values[..]);
                 if gvar {
-                    for (j, g) in grads.iter_mut().enumerate() {
-                        *g = buf[2 * j + 1];
-                    }
-                }
-                if !*shared {
-                    for (j, v) in values.iter_mut().enumerate() {
-                        *v = if gvar { buf[2 * j] } else { buf[j] };
-                    }
+                    deinterleave(buf, values, grads);
+                } else if let Some(values) = values {
+                    values.copy_from_slice(buf);
                 }
             }
             Arg::Data {
