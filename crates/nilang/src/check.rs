@@ -387,7 +387,18 @@ impl fmt::Display for ReversibilityError {
 
 impl std::error::Error for ReversibilityError {}
 
-/// Where a check is made: the function and the statement.
+/// Where a check is made: the function and the statement, as the error names them.
+///
+/// ```
+/// use nilang::check::{fail, Site};
+/// use nilang::{catch, CheckKind};
+///
+/// let site = Site { function: "my_step", statement: "out -= 2 * inp" };
+/// let err = catch(|| fail(&site, CheckKind::Dealloc, "out", "0".into(), "0.001".into()));
+/// let err = err.unwrap_err();
+/// assert_eq!((err.function, err.statement), ("my_step", "out -= 2 * inp"));
+/// assert!(err.to_string().starts_with("reversibility check failed in `my_step`"));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Site {
     /// The function (forward name, or inverse name in the inverse).
@@ -397,6 +408,29 @@ pub struct Site {
 }
 
 /// Reports a failed check: records it for [`catch`] and panics with its message.
+///
+/// Generated code calls it for every runtime check; hand-written reversible code calls it
+/// too (as [`crate::schedule::Bennett`] does when a step's uncall leaves a state nonzero), so
+/// that its violations read like the generated ones and [`catch`] returns them as values.
+///
+/// ```
+/// use nilang::check::{close, fail, tolerance, Site};
+/// use nilang::{catch, CheckKind};
+///
+/// /// Hand-written uncomputation of a scratch value: it must hold `expected` (what was
+/// /// computed into it) before it is cleared, as `dealloc!` checks in generated code.
+/// fn release(scratch: &mut f64, expected: f64) {
+///     const SITE: Site = Site { function: "release", statement: "scratch -= expected" };
+///     if !close(*scratch, expected, tolerance()) {
+///         let (e, f) = (expected.to_string(), scratch.to_string());
+///         fail(&SITE, CheckKind::Dealloc, "scratch", e, f);
+///     }
+///     *scratch -= expected;
+/// }
+/// assert!(catch(|| release(&mut 2.0, 2.0)).is_ok());
+/// let err = catch(|| release(&mut 1.5, 2.0)).unwrap_err();
+/// assert_eq!((err.kind, err.variable.as_str(), err.found.as_str()), (CheckKind::Dealloc, "scratch", "1.5"));
+/// ```
 #[cold]
 #[inline(never)]
 pub fn fail(site: &Site, kind: CheckKind, variable: &str, expected: String, found: String) -> ! {

@@ -305,6 +305,29 @@ pub trait Invert {
 /// `1/z`. Each scalar type has its rule — plain floats compute [`prims::complex_recip`],
 /// [`crate::GVar`] its adjoint rule (in `gvar.rs`) — so that `Complex<T>: Invert` holds for
 /// every [`crate::Real`] `T`; [`crate::Real`] requires it. Its own inverse, up to rounding.
+///
+/// Users write `inv(z)`; a scalar type of one's own that is to be [`crate::Real`] implements
+/// this (every [`crate::Float`] has it already).
+///
+/// ```
+/// use nilang::{i, InvertComplex, Loss, Real};
+/// use num_complex::Complex;
+///
+/// let (mut re, mut im) = (3.0f64, 4.0);
+/// f64::invert_complex(&mut re, &mut im); // 1/(3 + 4i) = (3 − 4i)/25
+/// assert_eq!((re, im), (0.12, -0.16));
+///
+/// /// out += Re(1/z); z is left holding 1/z
+/// #[i]
+/// fn recip_re<T: Real>(out: &mut T, z: &mut Complex<T>) {
+///     inv(z);
+///     out += identity(z.re);
+/// }
+/// let mut z = Complex::new(3.0f64, 4.0);
+/// let (_, gz) = recip_re_grad(Loss::arg(0), &mut 0.0, &mut z).unwrap();
+/// // ∂Re(1/z)/∂re = (im² − re²)/|z|⁴ = 7/625, ∂/∂im = −2·re·im/|z|⁴ = −24/625
+/// assert!((gz.re.g - 7.0 / 625.0).abs() < 1e-15 && (gz.im.g + 24.0 / 625.0).abs() < 1e-15);
+/// ```
 pub trait InvertComplex: Sized {
     /// `(re, im)` ← the fields of `1/(re + i·im)`.
     fn invert_complex(re: &mut Self, im: &mut Self);

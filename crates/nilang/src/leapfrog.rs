@@ -21,9 +21,30 @@ use crate::numbers::DoubleDouble;
 use crate::real::Real;
 use nilang_macros::i;
 
-/// `G` in AU³ / (solar mass · year²).
+/// `G` in AU³ / (solar mass · year²): `4π²`, so that a circular orbit of 1 AU around one
+/// solar mass takes one year.
+///
+/// ```
+/// use nilang::leapfrog::G;
+///
+/// let speed = (G * 1.0 / 1.0).sqrt(); // √(GM/r), in AU per year
+/// let period = 2.0 * std::f64::consts::PI * 1.0 / speed;
+/// assert!((period - 1.0).abs() < 1e-15);
+/// ```
 pub const G: f64 = 4.0 * core::f64::consts::PI * core::f64::consts::PI;
-/// The time step, in years.
+/// The time step, in years: `1.0 / DT` steps of [`run_reversible`] are one year.
+///
+/// ```
+/// use nilang::leapfrog::{run_reversible, solar_system, DT};
+///
+/// let mut b = solar_system();
+/// let start = b.x[1]; // Jupiter
+/// run_reversible(&mut b, (1.0 / DT).round() as usize, false);
+/// let angle = |p: [f64; 3]| p[1].atan2(p[0]);
+/// let degrees = (angle(b.x[1]) - angle(start)).to_degrees();
+/// // 33° in a year: near its perihelion (4.98 AU), Jupiter moves faster than its mean 30°
+/// assert!((33.0..34.0).contains(&degrees), "{degrees}");
+/// ```
 pub const DT: f64 = 0.01;
 const DAYS_PER_YEAR: f64 = 365.24;
 

@@ -75,6 +75,22 @@ pub use lanes::{Grad, Lanes};
 /// The whole language is in [`guide::language`], the generated gradient functions in
 /// [`guide::differentiation`].
 pub use nilang_macros::i;
+/// # Example
+///
+/// A reversible function as a value, for code that runs it either way (schedulers such as
+/// [`schedule::Bennett`], [`Reversible`] generic code). The function may be a path, and the
+/// arguments are a tuple:
+///
+/// ```
+/// use nilang::{rev, Reversible};
+///
+/// let times = rev!(nilang::special::imul::<f64>); // pairs imul with imul_inv
+/// let (mut out, mut x, mut anc) = (3.0, 0.5, 0.0);
+/// times.call((&mut out, &mut x, &mut anc));
+/// assert_eq!(out, 1.5);
+/// times.uncall((&mut out, &mut x, &mut anc));
+/// assert_eq!((out, anc), (3.0, 0.0));
+/// ```
 pub use nilang_macros::rev;
 /// # Example
 ///

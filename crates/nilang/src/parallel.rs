@@ -6,6 +6,12 @@
 //! global pool, sized by `RAYON_NUM_THREADS`, or the pool a caller `install`s), and every
 //! per-chunk partial (reduction sums, gradients of shared reads) is combined in chunk order
 //! after the loop, so a program gives the same bits on every run with the same thread count.
+//!
+//! Users call [`set_min_parallel_work`] (when loops should split) and, for hand-written
+//! chunked code beside the reversible programs, [`worth_splitting`], [`chunks`] and [`run`]
+//! (the same rule, chunks and error propagation as the generated loops). The cells and the
+//! gradient bookkeeping that generated loops call are hidden from these docs: they are no
+//! public API and may change.
 
 use core::cell::UnsafeCell;
 use core::ops::Add;
@@ -26,7 +32,17 @@ pub fn several_threads() -> bool {
     rayon::current_num_threads() > 1
 }
 
-/// The default of [`min_parallel_work`].
+/// The default of [`min_parallel_work`]: on a pool of several threads, 2048 short iterations
+/// split, 2047 do not, and 64 iterations of weight 32 (`(0..64).par().weight(32)`) split too.
+///
+/// ```
+/// use nilang::parallel::{worth_splitting, DEFAULT_MIN_PARALLEL_WORK as WORK};
+///
+/// let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let split = |n: usize, weight: usize| two.install(|| worth_splitting(0, n, false, weight));
+/// assert!(split(WORK, 1) && !split(WORK - 1, 1));
+/// assert!(split(64, 32)); // a few heavy iterations
+/// ```
 pub const DEFAULT_MIN_PARALLEL_WORK: usize = 2048;
 
 static MIN_WORK: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_PARALLEL_WORK);
@@ -97,6 +113,13 @@ pub fn worth_splitting<I: PrimInt>(start: I, end: I, inclusive: bool, weight: us
 /// How many chunks a parallel loop makes per thread of the pool (with more than one thread):
 /// a thread slowed by other work on the machine then takes fewer of them, while the
 /// boundaries still depend only on the range and the thread count.
+///
+/// ```
+/// use nilang::parallel::{chunks, CHUNKS_PER_THREAD};
+///
+/// let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+/// assert_eq!(three.install(|| chunks(0usize, 1000, false)).len(), 3 * CHUNKS_PER_THREAD);
+/// ```
 pub const CHUNKS_PER_THREAD: usize = 4;
 
 /// The chunks `[lo, hi)` of the iterations `start..end` (`start..=end` when `inclusive`), in
@@ -104,6 +127,17 @@ pub const CHUNKS_PER_THREAD: usize = 4;
 /// sequential loop's order; generated loops then run the sequential loop itself, see
 /// [`worth_splitting`]), else [`CHUNKS_PER_THREAD`] per thread of the current rayon pool
 /// (fewer for short ranges: at least one iteration each).
+///
+/// ```
+/// use nilang::parallel::chunks;
+///
+/// let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// // 10 iterations in 2 × 4 chunks of 1 or 2, in order, covering the range once
+/// let c = two.install(|| chunks(0usize, 10, false));
+/// assert_eq!(c, [(0, 1), (1, 2), (2, 3), (3, 5), (5, 6), (6, 7), (7, 8), (8, 10)]);
+/// let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert_eq!(one.install(|| chunks(1i64, 10, true)), [(1, 11)]); // 1..=10, one chunk
+/// ```
 pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
     let (s, e) = (
         start.to_i128().expect("a loop bound fits in i128"),
@@ -131,6 +165,26 @@ pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
 /// [`crate::catch`]); when chunks fail, the first failing chunk in chunk order decides the
 /// panic that reaches the caller, with its [`crate::ReversibilityError`] recorded on the
 /// caller's thread, so that `catch` around a parallel loop returns it as a value.
+///
+/// With [`worth_splitting`] and [`chunks`] it gives hand-written code the generated loops'
+/// guarantees: a sum over chunks, combined in chunk order, has the same bits on every run.
+///
+/// ```
+/// use nilang::parallel::{chunks, run, worth_splitting};
+///
+/// let x: Vec<f64> = (0..10_000).map(|k| (k as f64).sin()).collect();
+/// let sum = || {
+///     if !worth_splitting(0, x.len(), false, 1) {
+///         return x.iter().sum::<f64>();
+///     }
+///     let parts = run(&chunks(0, x.len(), false), |lo, hi| x[lo..hi].iter().sum::<f64>());
+///     parts.iter().sum::<f64>()
+/// };
+/// let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (first, second) = (two.install(sum), two.install(sum));
+/// assert_eq!(first.to_bits(), second.to_bits());
+/// assert!((first - x.iter().sum::<f64>()).abs() < 1e-10);
+/// ```
 pub fn run<I, R, F>(chunks: &[(I, I)], f: F) -> Vec<R>
 where
     I: Copy + Send + Sync,
@@ -171,6 +225,9 @@ where
 
 /// A slice whose elements the iterations of a parallel loop write, each element by one
 /// iteration only (`nilang_ir::parallel` proved it): shared by all chunks.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
 pub struct Cells<'a, E>(&'a [UnsafeCell<E>]);
 
 // SAFETY: `Cells` hands out `&mut E` to elements only through the unsafe `at`/`range`, whose
@@ -260,6 +317,9 @@ impl<E> core::ops::Index<core::ops::Range<usize>> for Cells<'_, E> {
 /// Checks before a parallel loop that an owned slot `y[s*i + lo]` (or the sub-slice
 /// `y[s*i + lo .. s*i + hi]`) lies in `y[s*i .. s*(i+1)]`: `0 ≤ lo < s` (`0 ≤ lo ≤ hi ≤ s`),
 /// so that different iterations touch different elements.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
 pub fn check_slot<I: PrimInt + core::fmt::Debug>(
     lo: I,
     hi: Option<I>,
@@ -287,11 +347,17 @@ pub fn check_slot<I: PrimInt + core::fmt::Debug>(
 
 /// A zero gradient for every element of a slice (a chunk's own gradient of a place all
 /// iterations read).
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
 pub fn zero_grads<X: crate::__private::Shadow<L>, L>(x: &[X]) -> Vec<X::Grad> {
     x.iter().map(|v| v.zero_grad()).collect()
 }
 
 /// Adds a chunk's gradients into the real shadow, element by element.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
 pub fn add_grads<G: Copy + Add<Output = G>>(to: &mut [G], from: &[G]) {
     for (t, f) in to.iter_mut().zip(from) {
         *t = *t + *f;
@@ -299,6 +365,9 @@ pub fn add_grads<G: Copy + Add<Output = G>>(to: &mut [G], from: &[G]) {
 }
 
 /// Adds a chunk's gradient into the real shadow.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
 pub fn add_grad<G: Copy + Add<Output = G>>(to: &mut G, from: G) {
     *to = *to + from;
 }
@@ -306,12 +375,18 @@ pub fn add_grad<G: Copy + Add<Output = G>>(to: &mut G, from: G) {
 /// A chunk's own copy of a place that the loop's iterations hand to calls which take it
 /// `&mut` without writing it (`g(mu[c*d..(c+1)*d])`): `&mut` borrows cannot be shared between
 /// threads, so each chunk hands out borrows of its copy.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
 pub fn own_copy<X: ToOwned + ?Sized>(x: &X) -> X::Owned {
     x.to_owned()
 }
 
 /// The copy made by [`own_copy`] borrowed as the original's type (`&mut [T]` for a slice's
 /// `Vec<T>`); `like` only names that type.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
 pub fn reborrow_like<'a, X>(like: &X, own: &'a mut X::Owned) -> &'a mut X
 where
     X: ToOwned + ?Sized,

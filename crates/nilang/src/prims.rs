@@ -4,7 +4,10 @@
 //! `y += f(x)` on any scalar, and its adjoint on [`crate::GVar`], are derived from these two
 //! functions alone. Users add their own primitive (a special function, a library call with a
 //! known derivative) by implementing one of the traits for a type of theirs and writing
-//! `y += MyPrim(x)` in a reversible function.
+//! `y += MyPrim(x)` in a reversible function. The built-in ones are named as types where a
+//! primitive is passed by type (`i_mapfoldl::<T, Square, Identity>` in
+//! [`crate::stdlib::mapreduce`]) or appears in a bound (`T: Acc1<Sin>`), and their value and
+//! derivative can be called directly (`Sigmoid::value(x)` inside a primitive of one's own).
 //!
 //! # Singular points
 //!
@@ -121,6 +124,19 @@ pub trait Binary<T> {
 macro_rules! unary {
     ($(#[$doc:meta] $name:ident: |$x:ident| $value:expr, $deriv:expr $(, from value |$v:ident| $from:expr)?;)*) => {$(
         #[$doc]
+        ///
+        /// Its value and derivative, the derivative against a central difference:
+        ///
+        #[doc = concat!("```
+use nilang::prims::", stringify!($name), ";
+use nilang::Unary;
+
+let (x, h) = (0.3f64, 1e-6);
+let (f, df) = ", stringify!($name), "::value_and_derivative(x);
+assert_eq!(f, ", stringify!($name), "::value(x));
+let central = (", stringify!($name), "::value(x + h) - ", stringify!($name), "::value(x - h)) / (2.0 * h);
+assert!((df - central).abs() < 1e-8 * (1.0 + df.abs()));
+```")]
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl<T: Float> Unary<T> for $name {
@@ -191,6 +207,20 @@ unary! {
 macro_rules! binary {
     ($(#[$doc:meta] $name:ident: |$a:ident, $b:ident| $value:expr, $partials:expr;)*) => {$(
         #[$doc]
+        ///
+        /// Its partial derivatives, against central differences in each operand:
+        ///
+        #[doc = concat!("```
+use nilang::prims::", stringify!($name), ";
+use nilang::Binary;
+
+let (a, b, h) = (0.7f64, 0.4, 1e-6);
+let (da, db) = ", stringify!($name), "::partials(a, b);
+let f = |a: f64, b: f64| ", stringify!($name), "::value(a, b);
+let central = ((f(a + h, b) - f(a - h, b)) / (2.0 * h), (f(a, b + h) - f(a, b - h)) / (2.0 * h));
+assert!((da - central.0).abs() < 1e-8 * (1.0 + da.abs()));
+assert!((db - central.1).abs() < 1e-8 * (1.0 + db.abs()));
+```")]
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl<T: Float> Binary<T> for $name {
@@ -259,6 +289,15 @@ fn pow_partials<T: Float>(a: T, b: T) -> (T, T) {
 
 /// The complex reciprocal on the fields, `1/z = (re − i·im)/(re² + im²)`: the math of `inv(z)`
 /// on complex numbers (`Complex<T>: Invert`). Infinite or NaN at `z = 0`, like `1/x` on floats.
+/// For a scalar type of one's own, [`crate::InvertComplex`] is this on its fields.
+///
+/// ```
+/// use nilang::prims::complex_recip;
+/// use num_complex::Complex;
+///
+/// let w = Complex::new(3.0, 4.0).inv();
+/// assert_eq!(complex_recip(3.0, 4.0), (w.re, w.im)); // (0.12, −0.16)
+/// ```
 #[inline(always)]
 pub fn complex_recip<T: Float>(re: T, im: T) -> (T, T) {
     let d = re * re + im * im;
@@ -266,7 +305,19 @@ pub fn complex_recip<T: Float>(re: T, im: T) -> (T, T) {
 }
 
 /// The derivative of `z ↦ 1/z` (holomorphic): `−1/z²` on the fields, `−(re² − im² −
-/// 2i·re·im)/(re² + im²)²`.
+/// 2i·re·im)/(re² + im²)²`. The adjoint rule of `inv(z)` multiplies the gradient by its
+/// conjugate.
+///
+/// ```
+/// use nilang::prims::{complex_recip, complex_recip_derivative};
+///
+/// // −1/z² at z = 3 + 4i, against a central difference along the real axis
+/// let (d, h) = (complex_recip_derivative(3.0f64, 4.0), 1e-6);
+/// let (up, down) = (complex_recip(3.0 + h, 4.0), complex_recip(3.0 - h, 4.0));
+/// let central = ((up.0 - down.0) / (2.0 * h), (up.1 - down.1) / (2.0 * h));
+/// assert!((d.0 - central.0).abs() < 1e-9 && (d.1 - central.1).abs() < 1e-9);
+/// assert!((d.0 - 0.0112).abs() < 1e-15 && (d.1 - 0.0384).abs() < 1e-15); // (7 + 24i)/625
+/// ```
 #[inline(always)]
 pub fn complex_recip_derivative<T: Float>(re: T, im: T) -> (T, T) {
     let (wr, wi) = complex_recip(re, im);

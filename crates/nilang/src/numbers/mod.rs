@@ -30,6 +30,29 @@ pub mod tropical;
 pub mod ulog;
 
 pub use double_double::DoubleDouble;
+/// The papers' 64-bit fixed-point number: 21 integer bits (sign included) and 43 fractional
+/// bits, the `fixed` crate's type. `+=` and `-=` on it are exact, so a reversible program
+/// over it restores its inputs bit for bit, however long it runs (feature `fixed`).
+///
+/// ```
+/// use nilang::i;
+/// use nilang::numbers::{FixedPoint, I21F43};
+///
+/// #[i]
+/// fn spin<T: FixedPoint>(y: &mut T, x: &mut T, c: &mut T) {
+///     for _k in 0..1000 {
+///         y += x * c;
+///         x -= y / c;
+///     }
+/// }
+/// let c = I21F43::from_num(1.7);
+/// let (mut y, mut x) = (I21F43::from_num(0.3), I21F43::from_num(-2.1));
+/// let start = (y, x);
+/// spin(&mut y, &mut x, &mut c.clone());
+/// assert_ne!((y, x), start);
+/// spin_inv(&mut y, &mut x, &mut c.clone());
+/// assert_eq!((y, x), start); // the same bits back: no round-off to undo
+/// ```
 #[cfg(feature = "fixed")]
 pub use fixed::types::I21F43;
 #[cfg(feature = "fixed")]

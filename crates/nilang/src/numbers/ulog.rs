@@ -433,6 +433,30 @@ impl<T: Real + Acc2<QLogSubExp>> Scale2<prims::Sub> for ULog<T> {
 /// `ln a` (the rounding, below 2⁻⁴⁴, is invisible to gradients). It is what `y *= pow(a, r)`
 /// adds to `y.ln` (NiLang's `out.log += a.log * r`, here on the grid so that `y /= pow(a, r)`
 /// undoes it exactly).
+///
+/// A function generic over the logarithm's type names it in its bound, `T: Acc2<QLogPow>`:
+///
+/// ```
+/// use nilang::numbers::{QLog, QLogPow, ULog};
+/// use nilang::{i, Acc1, Acc2, Loss, Real};
+///
+/// /// out += xʳ, through logarithmic numbers: ln y = r · ln x
+/// #[i]
+/// fn power<T: Real + Acc1<QLog> + Acc2<QLogPow>>(out: &mut T, x: &mut T, r: &mut T) {
+///     let lx = ULog::<T>::one();
+///     let ly = ULog::<T>::one();
+///     routine! {
+///         lx.ln += QLog(x);
+///         ly *= pow(lx, r);
+///     }
+///     out += exp(ly.ln);
+///     uncompute!();
+///     dealloc!(ly = ULog::<T>::one(), lx = ULog::<T>::one());
+/// }
+/// let (_, gx, gr) = power_grad(Loss::arg(0), &mut 0.0, &mut 2.0, &mut 1.5).unwrap();
+/// assert!((gx.g - 1.5 * 2f64.sqrt()).abs() < 1e-12); // r·x^(r−1)
+/// assert!((gr.g - 2f64.powf(1.5) * 2f64.ln()).abs() < 1e-12); // xʳ·ln x
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct QLogPow;
 

@@ -12,22 +12,7 @@
 //! ```
 //!
 //! [`i_mapfoldl`] takes its map and fold as primitives passed by type (`Unary` types, such
-//! as your own `struct Softplus;` or [`crate::prims::Identity`]):
-//!
-//! ```
-//! use nilang::prims::{Identity, Square};
-//! use nilang::stdlib::mapreduce::{i_mapfoldl, i_mapfoldl_grad, i_mapfoldl_inv};
-//! use nilang::Loss;
-//!
-//! // out += Σ xᵢ²  (NiLang: i_mapfoldl(abs2, PlusEq(identity), out, x))
-//! let (mut out, mut x) = (0.0, vec![1.0, -2.0, 3.0]);
-//! i_mapfoldl::<f64, Square, Identity>(&mut out, &mut x);
-//! assert_eq!(out, 14.0);
-//! i_mapfoldl_inv::<f64, Square, Identity>(&mut out, &mut x);
-//! assert_eq!(out, 0.0);
-//! let (_, gx) = i_mapfoldl_grad::<f64, Square, Identity>(Loss::arg(0), &mut 0.0, &mut x).unwrap();
-//! assert_eq!(gx.iter().map(|g| g.g).collect::<Vec<_>>(), vec![2.0, -4.0, 6.0]);
-//! ```
+//! as your own `struct Softplus;` or [`crate::prims::Identity`]).
 
 use crate::{i, Real};
 
@@ -76,6 +61,21 @@ pub fn i_filter<T: Real, F: Fn(f64) -> bool>(out: &mut Vec<T>, x: &mut [T], keep
 ///
 /// Inverse: the same scan with `out -= F(anc)`. Adjoint: one scan, evaluating `M` twice and
 /// `F` once per element, with their derivatives.
+///
+/// ```
+/// use nilang::prims::{Identity, Square};
+/// use nilang::stdlib::mapreduce::{i_mapfoldl, i_mapfoldl_grad, i_mapfoldl_inv};
+/// use nilang::Loss;
+///
+/// // out += Σ xᵢ²  (NiLang: i_mapfoldl(abs2, PlusEq(identity), out, x))
+/// let (mut out, mut x) = (0.0, vec![1.0, -2.0, 3.0]);
+/// i_mapfoldl::<f64, Square, Identity>(&mut out, &mut x);
+/// assert_eq!(out, 14.0);
+/// i_mapfoldl_inv::<f64, Square, Identity>(&mut out, &mut x);
+/// assert_eq!(out, 0.0);
+/// let (_, gx) = i_mapfoldl_grad::<f64, Square, Identity>(Loss::arg(0), &mut 0.0, &mut x).unwrap();
+/// assert_eq!(gx.iter().map(|g| g.g).collect::<Vec<_>>(), vec![2.0, -4.0, 6.0]);
+/// ```
 #[i]
 pub fn i_mapfoldl<T: Real, M, F>(out: &mut T, x: &mut [T]) {
     let anc = T::zero();

@@ -171,6 +171,10 @@ pub fn iexp<T: Real>(out: &mut T, x: &mut T, atol: f64) {
 /// // J₂' = (J₁ − J₃) / 2
 /// let (_, dz) = ibesselj_grad(Loss::arg(0), &mut 0.0f64, 2, &mut 1.5).unwrap();
 /// assert!((dz.g - (besselj_series(1, 1.5) - besselj_series(3, 1.5)) / 2.0).abs() < 1e-8);
+/// // the same program without the runtime checks, once it is known to be correct
+/// let mut fast = 0.0f64;
+/// nilang::special::ibesselj_nocheck(&mut fast, 2, &mut 1.5);
+/// assert_eq!(fast, out);
 /// ```
 #[i(unchecked = ibesselj_nocheck)]
 pub fn ibesselj<T: Real>(out: &mut T, nu: i64, z: &mut T) {
@@ -221,6 +225,17 @@ pub fn ibesselj<T: Real>(out: &mut T, nu: i64, z: &mut T) {
 /// `1e-8` must fit, which holds for every `ν ≥ 0` with `|z| ≤ 16` (tested). 32 slots of `f64`
 /// are 256 bytes, which the compiler zeroes inline (with 33 it calls `memset`, which made
 /// the gradient about 1.6 times slower when measured).
+///
+/// ```
+/// use nilang::special::{besselj_series, ibesselj_terms};
+///
+/// // |z| = 16, the edge of the range: the terms (up to 1.7e5 in size) fit the slots
+/// let mut out = 0.0f64;
+/// ibesselj_terms(&mut out, 0, &mut 16.0);
+/// assert!((out - besselj_series(0, 16.0)).abs() < 1e-8);
+/// // |z| = 20 needs more than BESSEL_SLOTS terms: a panic, not a truncated sum
+/// assert!(std::panic::catch_unwind(|| ibesselj_terms(&mut 0.0f64, 0, &mut 20.0)).is_err());
+/// ```
 pub const BESSEL_SLOTS: usize = 32;
 
 /// `1/n!` for `n = 0…170` (`171!` overflows `f64`), each entry the previous one divided by `n`.
@@ -322,6 +337,9 @@ impl<T: crate::Float> crate::Binary<T> for PowInt {
 /// assert!((out - besselj_series(2, 1.5)).abs() < 1e-15);
 /// ibesselj_terms_inv(&mut out, 2, &mut z);
 /// assert!(out.abs() < 1e-15);
+/// // unchecked, the speed the benchmarks measure
+/// nilang::special::ibesselj_terms_nocheck(&mut out, 2, &mut z);
+/// assert!((out - besselj_series(2, 1.5)).abs() < 1e-15);
 /// ```
 #[i(unchecked = ibesselj_terms_nocheck)]
 pub fn ibesselj_terms<T: Real>(out: &mut T, nu: i64, z: &mut T)
