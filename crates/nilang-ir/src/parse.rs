@@ -767,6 +767,9 @@ impl Parser<'_> {
     }
 
     fn operand(&mut self, e: &Expr, target: &Dataview, pre: &mut Vec<Stmt>) -> Option<Operand> {
+        if self.is_primitive_method(e) {
+            return None;
+        }
         if self.is_nested(e) {
             if !self.expand {
                 self.errors.spanned(
@@ -810,6 +813,42 @@ impl Parser<'_> {
             Some(v) => Some(Operand::View(v)),
             None => Some(Operand::Const(e.clone())),
         }
+    }
+
+    /// Reports a primitive written as a Rust method of a place of the state (`x.sin()`,
+    /// `x[i].ln()`, `x.powi(2)`): read as a constant operand, it would fail in rustc with trait
+    /// bounds that lead nowhere, so say how the language writes it.
+    fn is_primitive_method(&mut self, e: &Expr) -> bool {
+        let Expr::MethodCall(m) = e else {
+            return false;
+        };
+        let Some(prim) = primitive_of_method(&m.method.to_string()) else {
+            return false;
+        };
+        if primitive(prim).map(|p| p.arity) != Some(1 + m.args.len()) {
+            return false;
+        }
+        // a place of the program's state (`x`, `x[i]`, `z.re`); `x.val().abs()` reads a value
+        let Some(place) = self.dataview(&m.receiver) else {
+            return false;
+        };
+        if !self.state_names.contains(&place.root.to_string()) {
+            return false;
+        }
+        let operands: Vec<String> = std::iter::once(&*m.receiver)
+            .chain(&m.args)
+            .map(crate::print::expr_text)
+            .collect();
+        self.errors.spanned(
+            e,
+            format!(
+                "`{}` is a Rust method call, which the reversible language can neither undo nor \
+                 differentiate: its primitives are written as functions, `{prim}({})`",
+                crate::print::expr_text(e),
+                operands.join(", ")
+            ),
+        );
+        true
     }
 
     fn dataview(&self, e: &Expr) -> Option<Dataview> {
@@ -1319,6 +1358,21 @@ fn path_ident(e: &Expr) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The primitive that a float method computes (`sin` → `sin`, `ln` → `log`, `powi` → `pow`),
+/// for methods of the same arity as the primitive.
+fn primitive_of_method(method: &str) -> Option<&'static str> {
+    let name = match method {
+        "ln" => "log",
+        "ln_1p" => "log1p",
+        "exp_m1" => "expm1",
+        "powi" | "powf" => "pow",
+        other => other,
+    };
+    primitive(name)
+        .filter(|p| p.infix.is_none())
+        .map(|p| p.name)
 }
 
 /// Does the expression mention an identifier spelled `name`?

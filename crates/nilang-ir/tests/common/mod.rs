@@ -15,3 +15,10 @@ pub fn parse(src: &str) -> Function {
 pub fn text(stmts: &[Stmt]) -> String {
     tokens_text(&block_tokens(stmts))
 }
+
+/// The compile errors of a source text, one a line.
+#[allow(dead_code)] // not every test file that shares these helpers reads errors
+pub fn errors(src: &str) -> String {
+    let e = nilang_ir::parse_file(src).unwrap_err();
+    e.into_iter().map(|e| e.to_string() + "\n").collect()
+}
