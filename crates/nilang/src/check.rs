@@ -11,6 +11,24 @@
 //! Floats compare with a tolerance: `|a − b| ≤ tol · max(1, |a|, |b|)`, `tol` defaulting to
 //! `1e-8`, set globally with [`set_tolerance`] or for one thread and one closure with
 //! [`with_tolerance`].
+//!
+//! ```
+//! use nilang::{catch, i, with_tolerance, CheckKind, Real};
+//!
+//! #[i]
+//! fn tenth<T: Real>(y: &mut T, x: &mut T) {
+//!     let t = T::zero();
+//!     t += x * 0.1;
+//!     y += identity(t);
+//!     t -= x / 10.0; // uncomputed another way: the same up to round-off
+//!     dealloc!(t = T::zero());
+//! }
+//! // at x = 3, t keeps 3·0.1 − 3/10 = 5.6e-17: within the default tolerance
+//! assert!(catch(|| tenth(&mut 0.0, &mut 3.0)).is_ok());
+//! // no tolerance at all, for this closure on this thread
+//! let strict = with_tolerance(0.0, || catch(|| tenth(&mut 0.0, &mut 3.0)));
+//! assert_eq!(strict.unwrap_err().kind, CheckKind::Dealloc);
+//! ```
 
 use core::cell::{Cell, RefCell};
 use core::fmt;

@@ -10,6 +10,26 @@
 //! is not a sequence of exact real instructions); real constants convert to complex ones. The modulus
 //! and its square go into a real target through the fields: `r += hypot(z.re, z.im)`,
 //! `r += square(z.re); r += square(z.im)` (NiLang's `abs` and `abs2` of a complex number).
+//!
+//! ```
+//! use nilang::{i, Loss, Real};
+//! use num_complex::Complex;
+//!
+//! /// r += |y|² after y += a·b
+//! #[i]
+//! fn product_power<T: Real>(r: &mut T, y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
+//!     y += a * b;
+//!     r += square(y.re);
+//!     r += square(y.im);
+//! }
+//! let (mut a, mut b) = (Complex::new(1.0f64, 2.0), Complex::new(3.0, -1.0));
+//! let zero = Complex::new(0.0, 0.0);
+//! let (mut r, mut y) = (0.0, zero);
+//! product_power(&mut r, &mut y, &mut a, &mut b);
+//! assert_eq!((r, y), (50.0, Complex::new(5.0, 5.0))); // |a|²|b|² = 5 · 10
+//! let (_, _, ga, _) = product_power_grad(Loss::arg(0), &mut 0.0, &mut zero.clone(), &mut a, &mut b).unwrap();
+//! assert_eq!((ga.re.g, ga.im.g), (20.0, 40.0)); // ∂/∂a = 2a|b|²
+//! ```
 
 use crate::instr::*;
 use crate::prims;

@@ -3,6 +3,27 @@
 //! [`Dual`] carries one tangent, [`DualN`] carries `N` tangents at once (a batch of
 //! Hessian–vector products per pass). Both implement [`Float`], so every primitive, every
 //! instruction and [`crate::GVar`] work on them: `GVar<Dual<f64>>` is forward-over-reverse.
+//!
+//! Run a reversible function itself on dual numbers for forward-mode derivatives:
+//!
+//! ```
+//! use nilang::{i, Dual, DualN, Real};
+//!
+//! #[i]
+//! fn f<T: Real>(y: &mut T, a: &mut T, b: &mut T) {
+//!     y += a * b;
+//!     y += sin(a);
+//! }
+//! // one direction: ∂y/∂a, seeding a's tangent with 1
+//! let (mut y, mut a, mut b) = (Dual::constant(0.0), Dual::new(0.5, 1.0), Dual::constant(3.0));
+//! f(&mut y, &mut a, &mut b);
+//! assert_eq!(y.eps, 3.0 + 0.5f64.cos());
+//! // two directions in one run: the whole gradient
+//! let (mut y, mut a, mut b) =
+//!     (DualN::<f64, 2>::constant(0.0), DualN::seeded(0.5, 0), DualN::seeded(3.0, 1));
+//! f(&mut y, &mut a, &mut b);
+//! assert_eq!(y.eps, [3.0 + 0.5f64.cos(), 0.5]);
+//! ```
 
 use crate::check::Check;
 use crate::float::Float;

@@ -4,6 +4,25 @@
 //! instruction's inverse (`y -= f(x)` uncomputes `y` and accumulates `x̄ += ȳ f′(x)`); the
 //! forward instruction on `GVar` is the exact inverse of that, so that a `GVar` program is
 //! itself reversible (inversion and differentiation commute).
+//!
+//! The gradient by hand, as the papers compute it: run the function forward on plain
+//! numbers, then its inverse on `GVar`s with the output's gradient seeded (the generated
+//! `f_grad` does this, and `f_vjp` the same on separate buffers):
+//!
+//! ```
+//! use nilang::{i, GVar, Real};
+//!
+//! #[i]
+//! fn f<T: Real>(y: &mut T, x: &mut T) {
+//!     y += square(x);
+//! }
+//! let (mut y, mut x) = (0.0, 3.0);
+//! f(&mut y, &mut x);
+//! let (mut gy, mut gx) = (GVar::with_grad(y, 1.0), GVar::new(x)); // ∂loss/∂y = 1
+//! f_inv(&mut gy, &mut gx);
+//! assert_eq!((gy.x, gx.x), (0.0, 3.0)); // the inputs back
+//! assert_eq!(gx.g, 6.0); // ∂y/∂x = 2x
+//! ```
 
 use crate::float::Float;
 use crate::instr::*;

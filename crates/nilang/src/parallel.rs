@@ -12,6 +12,30 @@
 //! (the same rule, chunks and error propagation as the generated loops). The cells and the
 //! gradient bookkeeping that generated loops call are hidden from these docs: they are no
 //! public API and may change.
+//!
+//! ```
+//! use nilang::parallel::set_min_parallel_work;
+//! use nilang::{i, Real};
+//!
+//! #[i]
+//! fn sum_of_squares<T: Real>(s: &mut T, x: &mut [T]) {
+//!     for k in (0..x.len()).par() {
+//!         s += square(x[k]);
+//!     }
+//! }
+//! set_min_parallel_work(1); // split even this short loop
+//! let x: Vec<f64> = (0..1000).map(|k| (k as f64).sin()).collect();
+//! let on = |threads| {
+//!     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+//!     pool.install(|| {
+//!         let mut s = 0.0;
+//!         sum_of_squares(&mut s, &mut x.clone());
+//!         s
+//!     })
+//! };
+//! assert_eq!(on(2).to_bits(), on(2).to_bits()); // the same bits on every run
+//! assert!((on(2) - on(1)).abs() < 1e-12); // and the sequential sum, to round-off
+//! ```
 
 use core::cell::UnsafeCell;
 use core::ops::Add;

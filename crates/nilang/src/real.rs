@@ -2,6 +2,23 @@
 //!
 //! `fn f<T: Real>(y: &mut T, x: &mut T)` runs on `f64`, `f32`, [`crate::GVar`] (gradients),
 //! `GVar` of dual numbers (Hessians), and any other type implementing the instruction traits.
+//!
+//! ```
+//! use nilang::{i, GVar, Loss, Real};
+//!
+//! #[i]
+//! fn relu<T: Real>(y: &mut T, x: &mut T) {
+//!     if x.val() > 0.0 {
+//!         y += identity(x);
+//!     }
+//! }
+//! let (mut y32, mut x32) = (0.0f32, 2.5f32);
+//! relu(&mut y32, &mut x32); // f32
+//! let (mut y, mut x) = (GVar::new(0.0), GVar::new(-1.0));
+//! relu(&mut y, &mut x); // GVar<f64>: a value with a gradient
+//! let (_, gx) = relu_grad(Loss::arg(0), &mut 0.0, &mut 2.5).unwrap(); // f64
+//! assert_eq!((y32, y.x, gx.g), (2.5, 0.0, 1.0));
+//! ```
 
 use crate::check::Check;
 use crate::float::Float;

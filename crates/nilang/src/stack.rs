@@ -1,4 +1,25 @@
 //! Stacks for `push!`/`pop!`: any type with push and pop; `Vec` is one.
+//!
+//! A stack keeps what a function computed so that nothing has to be uncomputed: the inverse
+//! pops it back.
+//!
+//! ```
+//! use nilang::{i, Real};
+//!
+//! #[i]
+//! fn keep_square<T: Real>(y: &mut T, x: &mut T, tape: &mut Vec<T>) {
+//!     let t = T::zero();
+//!     t += square(x);
+//!     y += identity(t);
+//!     push!(tape, t); // t moves to the stack and is zero again
+//!     dealloc!(t = T::zero());
+//! }
+//! let (mut y, mut x, mut tape) = (0.0, 3.0, Vec::new());
+//! keep_square(&mut y, &mut x, &mut tape);
+//! assert_eq!((y, tape.clone()), (9.0, vec![9.0]));
+//! keep_square_inv(&mut y, &mut x, &mut tape);
+//! assert_eq!((y, tape.len()), (0.0, 0));
+//! ```
 
 /// A last-in first-out store that `push!` and `pop!` move values to and from.
 ///

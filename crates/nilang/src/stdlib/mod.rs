@@ -20,6 +20,27 @@
 //! function. Each function's doc comment gives the cost of its inverse and of its adjoint.
 //! The NiLang name of every function and instruction, and ours, are in
 //! [`guide::nilang`](crate::guide::nilang).
+//!
+//! Call them from your own reversible functions, and their gradients compose. Call them by
+//! their module's path (`blas::idot(…)`): the generated programs then find the callee's
+//! (`blas::idot_inv`, `blas::idot_adjoint_inv`, …) there. Importing the function alone
+//! (`use nilang::blas::idot`) leaves those out of scope, and rustc reports "cannot find
+//! function `idot_adjoint_inv`"; `use nilang::blas::*` brings them all.
+//!
+//! ```
+//! use nilang::{blas, i, stats, Loss, Real};
+//!
+//! /// out += x·w + log Σ eˣ
+//! #[i]
+//! fn energy<T: Real>(out: &mut T, x: &mut [T], w: &mut [T]) {
+//!     blas::idot(out, x, w);
+//!     stats::ilogsumexp(out, x);
+//! }
+//! let (mut x, mut w) = (vec![0.0f64, 0.0], vec![1.0, -1.0]);
+//! let (_, gx, gw) = energy_grad(Loss::arg(0), &mut 0.0, &mut x, &mut w).unwrap();
+//! assert_eq!((gx[0].g, gx[1].g), (1.5, -0.5)); // w + softmax(x)
+//! assert_eq!((gw[0].g, gw[1].g), (0.0, 0.0)); // x
+//! ```
 
 pub mod blas;
 pub mod fft;
