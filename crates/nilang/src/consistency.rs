@@ -3,6 +3,15 @@
 //! the target 1, and running it backward, which updates `y`. [`f2`] uncomputes `x`
 //! arithmetically and trains; [`f1`] keeps `x` and does not (its output garbage `x, x + y`
 //! determines `y`).
+//!
+//! ```
+//! use nilang::consistency::{f1, f1_inv, f2, f2_inv, fixed_point, train};
+//!
+//! let (_, y) = train(f2, f2_inv, 200);
+//! assert!((y - fixed_point()).abs() < 1e-13); // learned y*
+//! let (_, y) = train(|o, x, y| f1(o, *x, y), |o, x, y| f1_inv(o, *x, y), 200);
+//! assert!((y - 1.6).abs() < 1e-14); // still the start: f1's garbage x + y pins y
+//! ```
 
 use crate::{i, Real};
 

@@ -3,6 +3,19 @@
 //! Every primitive of the language is defined once, generically over `Float`, by its value and
 //! its derivative (see [`crate::prims`]); plain floats, value+gradient numbers and dual numbers
 //! then all get the instruction for free.
+//!
+//! Code generic over `Float` runs on plain floats and on dual numbers, so it is
+//! differentiable in forward mode as written:
+//!
+//! ```
+//! use nilang::{Dual, Float};
+//!
+//! fn softsign<T: Float>(x: T) -> T {
+//!     x / (T::f_one() + x.abs())
+//! }
+//! assert_eq!(softsign(1.0f64), 0.5);
+//! assert_eq!(softsign(Dual::new(1.0, 1.0)).eps, 0.25); // 1/(1 + |x|)²
+//! ```
 
 use core::fmt::Debug;
 use core::ops::{Add, Div, Mul, Neg, Sub};

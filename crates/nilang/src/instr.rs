@@ -20,6 +20,29 @@
 //! Plain floats get every instruction from the primitives' values ([`crate::prims`]);
 //! [`crate::GVar`] implements the same traits with the adjoint rules; integers implement the
 //! exact (wrapping) integer instructions.
+//!
+//! A function's statements are these calls, and its inverse the opposite calls in reverse
+//! order, which hand-written code (or a scalar type of one's own) can use directly:
+//!
+//! ```
+//! use nilang::prims::{Mul, Sin};
+//! use nilang::{i, Acc1, Acc2, Real};
+//!
+//! #[i]
+//! fn f<T: Real>(y: &mut T, a: &mut T, b: &mut T) {
+//!     y += a * b;
+//!     y += sin(a);
+//! }
+//! let (mut y, mut a, mut b) = (0.0f64, 0.5, 3.0);
+//! <f64 as Acc2<Mul>>::add2(&mut y, &mut a, &mut b);
+//! <f64 as Acc1<Sin>>::add1(&mut y, &mut a);
+//! let mut generated = 0.0;
+//! f(&mut generated, &mut 0.5, &mut 3.0);
+//! assert_eq!(y, generated);
+//! <f64 as Acc1<Sin>>::sub1(&mut y, &mut a);
+//! <f64 as Acc2<Mul>>::sub2(&mut y, &mut a, &mut b);
+//! assert!(y.abs() < 1e-15); // undone, to round-off
+//! ```
 
 use crate::float::Float;
 use crate::prims::{self, Binary, Unary};

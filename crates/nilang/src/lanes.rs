@@ -2,6 +2,26 @@
 //! of one loss; [`Lanes`] carries the gradients of `N` losses at once, so one adjoint sweep
 //! gives `N` rows of a Jacobian. The adjoint rules (`nilang::gvar`) are written once, for
 //! any [`Grad`].
+//!
+//! ```
+//! use nilang::{i, GVar, Lanes, Real};
+//!
+//! #[i]
+//! fn two_outputs<T: Real>(y: &mut [T], x: &mut T) {
+//!     y[0] += sin(x);
+//!     y[1] += square(x);
+//! }
+//! let (mut y, mut x) = (vec![0.0, 0.0], 0.5);
+//! two_outputs(&mut y, &mut x);
+//! // one reverse sweep, output k seeded in lane k: both rows of the Jacobian
+//! let mut gy = vec![
+//!     GVar { x: y[0], g: Lanes::unit(0, 1.0) },
+//!     GVar { x: y[1], g: Lanes::unit(1, 1.0) },
+//! ];
+//! let mut gx = GVar { x, g: Lanes::default() };
+//! two_outputs_inv(&mut gy, &mut gx);
+//! assert_eq!(gx.g, Lanes([0.5f64.cos(), 1.0])); // ∂y₀/∂x = cos x, ∂y₁/∂x = 2x
+//! ```
 
 use crate::float::Float;
 use core::ops::{Add, Mul, Neg, Sub};

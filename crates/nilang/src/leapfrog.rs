@@ -16,6 +16,20 @@
 //! inverse runs it backwards; its memory is the state alone, whatever the number of steps.
 //! Each variant computes exactly the same floating-point operations as [`regular_step`] on
 //! its forward run: Listing 25's forward run is bit for bit the irreversible integrator.
+//!
+//! ```
+//! use nilang::leapfrog::{max_state_difference, run_reversible, run_reversible_inv, solar_system};
+//!
+//! // 200 steps forward and back: Listing 25 (ancilla) against Listing 26 (on the input)
+//! let round_trip = |cumulative| {
+//!     let mut b = solar_system();
+//!     run_reversible(&mut b, 200, cumulative);
+//!     run_reversible_inv(&mut b, 200, cumulative);
+//!     max_state_difference(&b, &solar_system())
+//! };
+//! let (ancilla, cumulative) = (round_trip(false), round_trip(true));
+//! assert!(10.0 * ancilla < cumulative); // 4.4e-16 against 3.5e-14 on x86-64
+//! ```
 
 use crate::numbers::DoubleDouble;
 use crate::real::Real;

@@ -32,6 +32,31 @@
 //!   rather than guess a limit). A constant operand's gradient is not kept, so `pow(x, 2.0)`
 //!   at `x < 0` is fine. Unchecked programs give IEEE results (∞ or NaN) at no extra cost;
 //!   run a checked gradient to find where they come from.
+//!
+//! ```
+//! use nilang::prims::Sigmoid;
+//! use nilang::{i, Float, Loss, Real, Unary};
+//!
+//! /// swish(x) = x·σ(x), written with the built-in sigmoid's value
+//! struct Swish;
+//!
+//! impl<T: Float> Unary<T> for Swish {
+//!     fn value(x: T) -> T {
+//!         x * Sigmoid::value(x)
+//!     }
+//!     fn derivative(x: T) -> T {
+//!         let s = Sigmoid::value(x);
+//!         s + x * s * (T::f_one() - s)
+//!     }
+//! }
+//!
+//! #[i]
+//! fn layer<T: Real>(y: &mut T, x: &mut T) {
+//!     y += Swish(x);
+//! }
+//! let (_, gx) = layer_grad(Loss::arg(0), &mut 0.0, &mut 0.0).unwrap();
+//! assert_eq!(gx.g, 0.5); // σ(0)
+//! ```
 
 use crate::float::Float;
 

@@ -4,6 +4,14 @@
 //!
 //! The algorithms are the classical error-free transformations (Dekker 1971; Knuth's
 //! two-sum; the product's error by fused multiply-add), as in Hida, Li & Bailey's QD library.
+//!
+//! ```
+//! use nilang::numbers::DoubleDouble;
+//!
+//! let (one, tiny) = (DoubleDouble::new(1.0), DoubleDouble::new(1e-20));
+//! assert_eq!(((one + tiny) - one).to_f64(), 1e-20); // kept in the low part
+//! assert_eq!((1.0 + 1e-20) - 1.0, 0.0); // lost in f64
+//! ```
 
 use core::ops::{Add, Div, Mul, Neg, Sub};
 

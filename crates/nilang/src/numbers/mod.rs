@@ -22,6 +22,30 @@
 //!
 //! [`double_double`] is a higher-precision float (about 106 bits) used as the reference of
 //! the round-off study ([`crate::leapfrog`]).
+//!
+//! ```
+//! use nilang::numbers::ULog;
+//! use nilang::{i, Real};
+//!
+//! #[i]
+//! fn shift<T: Real>(y: &mut T, x: &mut T) {
+//!     y += identity(x);
+//! }
+//! let (mut y, mut x) = (1e-17, 1.0);
+//! shift(&mut y, &mut x);
+//! shift_inv(&mut y, &mut x);
+//! assert_eq!(y, 0.0); // not 1e-17: 1 + 1e-17 rounded to 1
+//!
+//! #[i]
+//! fn scale(y: &mut ULog<f64>, x: &mut ULog<f64>) {
+//!     y *= x;
+//! }
+//! let (mut y, mut x) = (ULog::new(1e-17), ULog::new(1e300));
+//! let y0 = y;
+//! scale(&mut y, &mut x);
+//! scale_inv(&mut y, &mut x);
+//! assert_eq!(y, y0); // exact
+//! ```
 
 pub mod double_double;
 #[cfg(feature = "fixed")]

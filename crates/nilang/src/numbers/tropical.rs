@@ -16,6 +16,23 @@
 //! it panics. `y += x` (`y = max(y, x)`) erases information and is a compile error.
 //!
 //! The non-reversible semiring operations are the operators `+` (⊕) and `*` (⊗) on values.
+//!
+//! ```
+//! use nilang::i;
+//! use nilang::numbers::Tropical;
+//!
+//! /// The best score of a path: the first edge, then the better of two
+//! #[i]
+//! fn best(score: &mut Tropical<i64>, first: &mut Tropical<i64>, a: &mut Tropical<i64>, b: &mut Tropical<i64>) {
+//!     score *= first; // + first
+//!     score *= a + b; // + max(a, b)
+//! }
+//! let (mut s, mut f, mut a, mut b) = (Tropical::one(), Tropical(2), Tropical(5), Tropical(3));
+//! best(&mut s, &mut f, &mut a, &mut b);
+//! assert_eq!(s, Tropical(7));
+//! best_inv(&mut s, &mut f, &mut a, &mut b);
+//! assert_eq!(s, Tropical::one()); // exactly, on integers
+//! ```
 
 use crate::check::Check;
 use crate::gvar::GVar;

@@ -41,6 +41,25 @@
 //!
 //! `y += x` has no reversible meaning on a `ULog` (it is a compile error): add in the linear
 //! domain instead, e.g. `out += exp(y.ln)` on a real `out`, as [`mypower`] does.
+//!
+//! ```
+//! use nilang::i;
+//! use nilang::numbers::ULog;
+//!
+//! #[i]
+//! fn product(y: &mut ULog<f64>, x: &mut [ULog<f64>]) {
+//!     for k in 0..x.len() {
+//!         y *= x[k];
+//!     }
+//! }
+//! let mut x: Vec<ULog<f64>> = (1..=50).map(|k| ULog::new(0.37 * k as f64)).collect();
+//! let mut y = ULog::one();
+//! product(&mut y, &mut x);
+//! let plain: f64 = (1..=50).map(|k| 0.37 * k as f64).product();
+//! assert!((y.to_f64() / plain - 1.0).abs() < 1e-11);
+//! product_inv(&mut y, &mut x);
+//! assert_eq!(y, ULog::one()); // 50 divisions undo 50 multiplications bit for bit
+//! ```
 
 use crate::check::Check;
 use crate::instr::*;
