@@ -1,8 +1,7 @@
 //! The evals' parallel paths (`--threads N`: rayon's pool) against their one-thread paths, for
 //! 1, 2 and 4 threads: `lse` (parallel loops with reductions: within 1e-12, the same bits run
 //! to run), `ba` and `ht` (every residual and Jacobian block computed alone: the same bits for
-//! every thread count, but for the complicated `ht` objective: within 1e-12, the same bits
-//! run to run), `gmm` (parallel loops over blocks of points whose calls read shared
+//! every thread count), `gmm` (parallel loops over blocks of points whose calls read shared
 //! sub-slices of the parameters, and over the points' LogSumExps: within 1e-13, the same bits
 //! run to run).
 
@@ -122,10 +121,18 @@ fn ba_residuals_on_one_thread_is_the_objective() {
     assert_eq!(bits(&w_err), bits(&want.w_err));
 }
 
+/// `ht`: the parallel loop of `ht_residuals` over correspondences (each with a scratch point
+/// of its own, reading the pose, the skinned vertices, `θ` and `us` through calls) and the
+/// Jacobian's per-correspondence rows on the chunks of `evals::par_blocks`: every residual and
+/// every row is computed alone, so objective and Jacobian are the same bits for 1, 2 and 4
+/// threads (hence run to run), one thread within 1e-12 of the plain Rust reference; the
+/// inverse program's parallel loop, on several threads, restores the residuals to round-off and
+/// `θ`, `us` bit for bit.
 #[test]
 fn ht_parallel_matches_sequential() {
     for complicated in [false, true] {
         let p = ht::Problem::random(544, 301, complicated, 13);
+        let (m, n) = (&p.model, p.model.correspondences.len());
         let run = || (p.objective(), p.jacobian().unwrap().data);
         let (o1, j1) = pool(1).install(run);
         let want = p.reference(&p.theta, &p.us);
@@ -135,20 +142,18 @@ fn ht_parallel_matches_sequential() {
             .zip(&want)
             .all(|(o, w)| (o - w).abs() <= 1e-12 * scale));
         for threads in [2, 4] {
+            let what = format!("complicated = {complicated}, {threads} threads");
             let (o, j) = pool(threads).install(run);
-            if complicated {
-                // the uncomputed blend leaves its round-off in the scratch point, which the
-                // next correspondence of the same chunk starts from
-                let close = o
-                    .iter()
-                    .zip(&o1)
-                    .all(|(a, b)| (a - b).abs() <= 1e-12 * scale);
-                assert!(close, "{threads} threads: objective");
-                assert_eq!(bits(&pool(threads).install(run).0), bits(&o), "run to run");
-            } else {
-                assert_eq!(bits(&o), bits(&o1), "{threads} threads: objective");
-            }
-            assert_eq!(bits(&j), bits(&j1), "{threads} threads: Jacobian");
+            assert_eq!(bits(&o), bits(&o1), "{what}: objective");
+            assert_eq!(bits(&j), bits(&j1), "{what}: Jacobian");
+            let (mut err, mut theta, mut us) = (o.clone(), p.theta.clone(), p.us.clone());
+            pool(threads).install(|| ht::ht_residuals_inv(&mut err, &mut theta, &mut us, m, 0, n));
+            assert!(
+                err.iter().all(|e| e.abs() <= 1e-12 * scale),
+                "{what}: the inverse restores the residuals"
+            );
+            assert_eq!(bits(&theta), bits(&p.theta), "{what}: θ");
+            assert_eq!(bits(&us), bits(&p.us), "{what}: us");
         }
     }
 }

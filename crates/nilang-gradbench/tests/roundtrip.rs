@@ -687,8 +687,8 @@ fn ht_residual_round_trips() {
             let mut residuals = Vec::new();
             for lay in [&m.layout, &global] {
                 let pose0 = lay.gather(&whole, m.nb);
-                // residuals at lo = 0 into the whole error vector, with the whole us
-                let err0 = lcg(61 + i as u64, 3 * n);
+                // correspondence i's residual, its pair of us read at lo = 0 from the whole us
+                let err0 = lcg(61 + i as u64, 3);
                 let (mut err, mut s, mut v, mut pose, mut theta, mut us) = (
                     err0.clone(),
                     vec![0.0; 3],

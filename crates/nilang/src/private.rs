@@ -413,6 +413,21 @@ impl<'a, T> Pass<'a, Vec<T>> for &'a [T] {
     }
 }
 
+/// An array ancilla (`let s = [T::zero(); 3]`) handed to a slice parameter.
+impl<'a, T, const N: usize> Pass<'a, [T; N]> for &'a mut [T] {
+    #[inline(always)]
+    fn pass(x: &'a mut [T; N]) -> Self {
+        x
+    }
+}
+
+impl<'a, T, const N: usize> Pass<'a, [T; N]> for &'a [T] {
+    #[inline(always)]
+    fn pass(x: &'a mut [T; N]) -> Self {
+        x
+    }
+}
+
 /// Hands a writable argument to a callee (see [`Pass`]).
 #[inline(always)]
 pub fn pass<'a, X: ?Sized, P: Pass<'a, X>>(x: &'a mut X) -> P {
@@ -437,6 +452,14 @@ impl<'a, X: ?Sized> PassShadow<'a, X> for &'a mut X {
 impl<'a, T> PassShadow<'a, Vec<T>> for &'a mut [T] {
     #[inline(always)]
     fn pass_shadow(g: &'a mut Vec<T>) -> Self {
+        g
+    }
+}
+
+/// The gradient of an array ancilla handed to a slice parameter.
+impl<'a, T, const N: usize> PassShadow<'a, [T; N]> for &'a mut [T] {
+    #[inline(always)]
+    fn pass_shadow(g: &'a mut [T; N]) -> Self {
         g
     }
 }

@@ -17,8 +17,9 @@
 //! Reversible program: [`ht_transforms`] computes the skinning transforms from `theta` into a
 //! zero buffer (the Euler rotations, posed relatives and absolutes are ancillas computed in a
 //! routine and uncomputed); [`ht_pose`] adds the global rotation ([`angle_axis_to_matrix`]);
-//! [`ht_residuals`] computes the pose and every skinned vertex once, then for each
-//! correspondence takes its point from them and accumulates the residual ([`ht_place`]).
+//! [`ht_residuals`] computes the pose and every skinned vertex once, then, in a parallel loop
+//! over the correspondences (`.par()`), takes each one's point from them and accumulates its
+//! residual ([`ht_residual`], [`ht_place`]).
 //!
 //! Jacobian in three stages chained ([`Problem::jacobian`]): the pose with respect to `theta`
 //! ([`ht_pose`] run forward on dual numbers, once: 273 values of 26 angles), then by reversal
@@ -513,10 +514,10 @@ pub fn ht_place<T: Real>(
     }
 }
 
-/// `err[3(i − lo)..] +=` the residual of correspondence `i` from skinned vertices `sk`: its
-/// point (the vertex at offset `o[0]`, or, when `us` is not empty, [`ht_blend`] of the
-/// triangle's three at offsets `o`) computed into `s` (zero on entry and on return), placed
-/// ([`ht_place`]) and uncomputed.
+/// `err[0..3] +=` the residual of correspondence `i` from skinned vertices `sk`: its point
+/// (the vertex at offset `o[0]`, or, when `us` is not empty, [`ht_blend`] of the triangle's
+/// three at offsets `o` with the pair `us[2(i − lo)..]`) computed into `s` (zero on entry;
+/// zero to round-off on return), placed ([`ht_place`]) and uncomputed.
 #[i(nocheck)]
 #[allow(clippy::too_many_arguments)]
 pub fn ht_residual<T: Real>(
@@ -541,15 +542,17 @@ pub fn ht_residual<T: Real>(
             ht_blend(s, sk, o, us, i - lo);
         }
     }
-    ht_place(err, s, pose, theta, m, lay, i, lo);
+    ht_place(err, s, pose, theta, m, lay, i, i);
     uncompute!();
 }
 
 /// The residuals of correspondences `lo..hi` into `err[3(i − lo)..]`: the pose ([`ht_pose`])
-/// and every skinned vertex ([`ht_skin`]) computed once, each correspondence's point taken
-/// from them (its vertex, or [`ht_blend`] of its triangle) and placed ([`ht_place`]), then
-/// everything uncomputed. `us` is empty (simple) or holds the barycentric coordinates of
-/// correspondences `lo..hi` (complicated).
+/// and every skinned vertex ([`ht_skin`]) computed once, then the correspondences in a
+/// parallel loop (`.par()`), each taking its point from them (its vertex, or [`ht_blend`] of
+/// its triangle) in a scratch point of its own and placing it ([`ht_residual`]), then the pose
+/// and the vertices uncomputed. `us` is empty (simple) or holds the barycentric coordinates of
+/// correspondences `lo..hi` (complicated). Every residual is computed alone, so the result is
+/// the same bits for every thread count.
 #[i(nocheck)]
 pub fn ht_residuals<T: Real>(
     err: &mut [T],
@@ -561,34 +564,32 @@ pub fn ht_residuals<T: Real>(
 ) {
     let pose = vec![T::zero(); 12 * m.nb + 9];
     let sk = vec![T::zero(); 3 * m.base_positions.len()];
-    let s = vec![T::zero(); 3];
     routine! {
         ht_pose(pose, theta, m);
         for v in 0..m.base_positions.len() {
             ht_skin(sk, 3 * v, pose, m, &m.layout, v);
         }
     }
-    for i in lo..hi {
+    for k in (0..hi - lo).par() {
+        let s = [T::zero(); 3];
         ht_residual(
-            err,
+            err[3 * k..3 * k + 3],
             s,
             sk,
-            m.point_offsets(i, !us.is_empty()),
+            m.point_offsets(lo + k, !us.is_empty()),
             pose,
             theta,
             us,
             m,
             &m.layout,
-            i,
+            lo + k,
             lo,
         );
+        dealloc!(s = [T::zero(); 3]);
     }
     uncompute!();
     dealloc!(pose = vec![T::zero(); 12 * m.nb + 9]);
-    dealloc!(
-        sk = vec![T::zero(); 3 * m.base_positions.len()],
-        s = vec![T::zero(); 3]
-    );
+    dealloc!(sk = vec![T::zero(); 3 * m.base_positions.len()]);
 }
 
 /// `us` as sent: empty, one pair per correspondence, or flat.
@@ -906,22 +907,14 @@ impl Problem {
         p
     }
 
-    /// The `3n` residuals, by running [`ht_residuals`] forward: on all correspondences at
-    /// once on one thread; on several threads of the current rayon pool, on each chunk of the
-    /// parallel loop's ([`super::par_blocks`]), which computes the pose and the skinned
-    /// vertices for itself. Simple inputs give the same bits for every thread count; in the
-    /// complicated variant the uncomputed blend leaves its round-off in the scratch point that
-    /// the next correspondence starts from, so results agree to round-off (and are the same
-    /// bits run to run for a thread count).
+    /// The `3n` residuals, by running [`ht_residuals`] forward on all correspondences: its
+    /// parallel loop over them runs on the current rayon pool's threads. The same bits for
+    /// every thread count.
     pub fn objective(&self) -> Vec<f64> {
         let n = self.model.correspondences.len();
         let mut err = vec![0.0; 3 * n];
-        super::par_blocks(&mut err, 3, |lo, err| {
-            let hi = lo + err.len() / 3;
-            let mut theta = self.theta.clone();
-            let mut us = self.us.get(2 * lo..2 * hi).unwrap_or_default().to_vec();
-            ht_residuals(err, &mut theta, &mut us, &self.model, lo, hi);
-        });
+        let (mut theta, mut us) = (self.theta.clone(), self.us.clone());
+        ht_residuals(&mut err, &mut theta, &mut us, &self.model, 0, n);
         err
     }
 
@@ -945,7 +938,10 @@ impl Problem {
     /// [`Problem::jacobian`] into `out`, reusing its buffer (every entry is written). Stage
     /// three runs on the chunks of the parallel loop when the current rayon pool has several
     /// threads ([`super::par_blocks`]: each correspondence's rows are computed alone, so the
-    /// result is the same bits for every thread count).
+    /// result is the same bits for every thread count). It is plain Rust around one adjoint
+    /// sweep per correspondence, each with its own seeds and its own gradients (the rows), so
+    /// it is not the adjoint of [`ht_residuals`]' `.par()` loop, which would sum the
+    /// correspondences' gradients.
     pub fn jacobian_into(&self, out: &mut RowMajor) -> Result<(), String> {
         let m = &self.model;
         let (jp, pose) = self.pose_jacobian();
