@@ -18,7 +18,8 @@
 //!   the value (`__private::par::own_copy`), and a constant item beside the function's effects
 //!   (`call_read_assertions`) refuses to compile when the callee may write it; in an adjoint
 //!   program the gradients the iterations add to them go to the chunk's own zeroed copy of
-//!   their shadow, added to the real shadow in chunk order after the loop, except for places
+//!   their shadow, added to the real shadow in chunk order after the loop (element by element,
+//!   the elements split across the threads: `__private::par::add_grads`), except for places
 //!   read at owned slots only (`x[i]`): their shadow is cells, as an owned place's (each
 //!   element's gradient comes from one iteration), so a chunk neither copies nor sums a whole
 //!   shadow.
@@ -105,6 +106,7 @@ impl Gen {
         let mut pre = TokenStream::new();
         let mut enter = TokenStream::new();
         let (mut rets, mut pats, mut post) = (Vec::new(), Vec::new(), TokenStream::new());
+        let mut after = TokenStream::new();
         let mut state = ParState {
             readonly: plan
                 .shared_reads
@@ -196,9 +198,16 @@ impl Gen {
             let (place, sp) = (self.place(&v), self.shadow_place(&v));
             let g = shadow_name(root);
             if *indexed {
-                pre.extend(quote!(let #zero = #p::par::zero_grads::<_, #lane>(&#place[..]);));
+                // the chunks' gradients are summed after the loop, element by element in chunk
+                // order, split across the threads (`par::add_grads`)
+                let all = self.fresh("all_grads");
+                pre.extend(quote!(
+                    let #zero = #p::par::zero_grads::<_, #lane>(&#place[..]);
+                    let mut #all = ::std::vec::Vec::with_capacity(__chunks.len());
+                ));
                 enter.extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own[..];));
-                post.extend(quote!(#p::par::add_grads(&mut #sp[..], &#own);));
+                post.extend(quote!(#all.push(#own);));
+                after.extend(quote!(#p::par::add_grads(&mut #sp[..], &#all);));
             } else {
                 pre.extend(quote!(let #zero = #p::zero_grad::<_, #lane>(&#place);));
                 enter.extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own;));
@@ -266,6 +275,7 @@ impl Gen {
             for (#(#pats,)*) in #parts {
                 #post
             }
+            #after
             #check
         }))
     }

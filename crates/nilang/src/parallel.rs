@@ -378,14 +378,43 @@ pub fn zero_grads<X: crate::__private::Shadow<L>, L>(x: &[X]) -> Vec<X::Grad> {
     x.iter().map(|v| v.zero_grad()).collect()
 }
 
-/// Adds a chunk's gradients into the real shadow, element by element.
+/// Adds the chunks' gradients (`parts`, in chunk order) into the real shadow `to`: each
+/// element adds them in chunk order, which gives the bits of adding one chunk after another.
+/// The elements are split across the current pool's threads ([`chunks`]) when the shadow is
+/// long enough ([`worth_splitting`], a chunk's add one unit of work), since a shadow as large
+/// as gmm's `L` (200 000 values at d = 64, k = 100, one copy per chunk) would otherwise be
+/// summed by one thread after the loop.
 ///
 /// Called by generated parallel loops (through `nilang::__private`); not a public API.
+///
+/// ```
+/// use nilang::parallel::add_grads;
+/// let mut to = vec![1.0, 2.0];
+/// add_grads(&mut to, &[vec![0.5, 0.25], vec![0.125, -2.0]]);
+/// assert_eq!(to, vec![1.625, 0.25]);
+/// ```
 #[doc(hidden)]
-pub fn add_grads<G: Copy + Add<Output = G>>(to: &mut [G], from: &[G]) {
-    for (t, f) in to.iter_mut().zip(from) {
-        *t = *t + *f;
+pub fn add_grads<G: Copy + Add<Output = G> + Send + Sync>(to: &mut [G], parts: &[Vec<G>]) {
+    let add = |first: usize, piece: &mut [G]| {
+        for (k, t) in piece.iter_mut().enumerate() {
+            for part in parts {
+                *t = *t + part[first + k];
+            }
+        }
+    };
+    if !worth_splitting(0, to.len(), false, parts.len()) {
+        return add(0, to);
     }
+    let mut pieces = Vec::new();
+    let mut rest = to;
+    for (lo, hi) in chunks(0, rest.len(), false) {
+        let (piece, tail) = rest.split_at_mut(hi - lo);
+        pieces.push((lo, piece));
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .for_each(|(lo, piece)| add(lo, piece));
 }
 
 /// Adds a chunk's gradient into the real shadow.

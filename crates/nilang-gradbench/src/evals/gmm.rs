@@ -532,10 +532,11 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// Outputs zero and parameters copied from `p`, for a run.
+    /// Outputs zero and parameters copied from `p`, for a run (the `n·k` outputs cleared on
+    /// the threads of the pool, [`super::par_fill`]).
     fn reset(&mut self, p: &Problem) {
-        self.mt.fill(0.0);
-        self.e.fill(0.0);
+        super::par_fill(&mut self.mt, 0.0);
+        super::par_fill(&mut self.e, 0.0);
         self.params.alpha.copy_from_slice(&p.alpha);
         self.params.mu.copy_from_slice(&p.mu);
         self.params.q.copy_from_slice(&p.q);
@@ -872,8 +873,8 @@ impl Problem {
     /// objective).
     pub fn gradient_into(&self, b: &mut Buffers, grad: &mut Gradient) {
         b.reset(self);
-        b.mt_grad.fill(0.0);
-        b.e_grad.fill(0.0);
+        super::par_fill(&mut b.mt_grad, 0.0);
+        super::par_fill(&mut b.e_grad, 0.0);
         for g in [&mut grad.alpha, &mut grad.mu, &mut grad.q, &mut grad.l] {
             g.fill(0.0);
         }

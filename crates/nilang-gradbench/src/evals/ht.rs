@@ -43,6 +43,16 @@ use serde_json::{json, Value};
 /// Tangents per forward pass of the pose Jacobian (two passes cover the 26 angles).
 const POSE_TANGENTS: usize = 13;
 
+/// The work of one correspondence's three Jacobian rows (stage three of [`Problem::jacobian`])
+/// in units of a short loop body (the unit of `(a..b).par().weight(w)`; [`super::par_blocks`]):
+/// 0.35–0.5 µs a correspondence on one thread (c100000: 35–50 ms, docs/benchmarks.md) against
+/// about 4 ns an element of `lse` (1.28 M in 5 ms), about 100 units, rounded down.
+const ROWS_WEIGHT: usize = 64;
+
+/// The work of one correspondence of [`ht_residuals`]' parallel loop in the same units: about
+/// 35 ns a correspondence (the c100000 objective in 3.5 ms), about 8 units.
+pub const RESIDUAL_WEIGHT: usize = 8;
+
 /// Number of pose parameters `theta`.
 pub const NTHETA: usize = 26;
 
@@ -570,7 +580,7 @@ pub fn ht_residuals<T: Real>(
             ht_skin(sk, 3 * v, pose, m, &m.layout, v);
         }
     }
-    for k in (0..hi - lo).par() {
+    for k in (0..hi - lo).par().weight(RESIDUAL_WEIGHT) {
         let s = [T::zero(); 3];
         ht_residual(
             err[3 * k..3 * k + 3],
@@ -956,7 +966,7 @@ impl Problem {
         let cols = stages.off + NTHETA;
         out.cols = cols;
         out.data.resize(3 * cols * m.correspondences.len(), 0.0);
-        super::par_blocks(&mut out.data, 3 * cols, |i0, rows| {
+        super::par_blocks(&mut out.data, 3 * cols, ROWS_WEIGHT, |i0, rows| {
             self.correspondence_rows(i0, rows, &stages)
         });
         Ok(())

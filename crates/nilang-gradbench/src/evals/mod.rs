@@ -174,20 +174,22 @@ pub fn rows(v: &[f64], count: usize, cols: usize) -> Vec<Vec<f64>> {
 /// k)` cuts the first `k` blocks off `s`; `first` is the index of a piece's first block): on
 /// several threads of the current rayon pool the pieces are the chunks of the parallel loop
 /// (`nilang::parallel::chunks`: four per thread, boundaries from `n` and the thread count
-/// only), run in parallel; on one thread, or below `nilang::parallel::min_parallel_work`
-/// blocks, `f(0, whole)`, the sequential loop itself. For blocks
-/// computed independently of each other (Jacobian blocks, residuals), the result is the same
-/// bits for every thread count.
+/// only), run in parallel; on one thread, or when `n` blocks of `weight` units of work each are
+/// below `nilang::parallel::min_parallel_work` (the rule of `(a..b).par().weight(w)`: a unit is
+/// a short body of a few floating-point operations), `f(0, whole)`, the sequential loop itself.
+/// For blocks computed independently of each other (Jacobian blocks, residuals), the result is
+/// the same bits for every thread count.
 ///
 /// For loops that are plain Rust around reversible calls (a Jacobian assembled from one
 /// adjoint sweep per observation), where the language's `.par()` loop does not apply.
 pub fn par_split<S: Send>(
     whole: S,
     n: usize,
+    weight: usize,
     split: impl Fn(S, usize) -> (S, S),
     f: impl Fn(usize, S) + Sync,
 ) {
-    if !nilang::parallel::worth_splitting(0, n, false, 1) {
+    if !nilang::parallel::worth_splitting(0, n, false, weight) {
         return f(0, whole);
     }
     let mut pieces = Vec::new();
@@ -201,23 +203,32 @@ pub fn par_split<S: Send>(
     pieces.into_par_iter().for_each(|(lo, piece)| f(lo, piece));
 }
 
-/// [`par_split`] of one slice of `n` blocks of `block` elements (`block > 0`).
-pub fn par_blocks<E: Send>(out: &mut [E], block: usize, f: impl Fn(usize, &mut [E]) + Sync) {
+/// [`par_split`] of one slice of `n` blocks of `block` elements (`block > 0`), each `weight`
+/// units of work.
+pub fn par_blocks<E: Send>(
+    out: &mut [E],
+    block: usize,
+    weight: usize,
+    f: impl Fn(usize, &mut [E]) + Sync,
+) {
     let n = out.len() / block;
-    par_split(out, n, |s, k| s.split_at_mut(k * block), f);
+    par_split(out, n, weight, |s, k| s.split_at_mut(k * block), f);
 }
 
-/// [`par_split`] of two slices of `n` blocks of `block` elements each, cut at the same blocks.
+/// [`par_split`] of two slices of `n` blocks of `block` elements each, cut at the same blocks,
+/// each block `weight` units of work.
 pub fn par_blocks2<A: Send, B: Send>(
     a: &mut [A],
     b: &mut [B],
     block: usize,
+    weight: usize,
     f: impl Fn(usize, &mut [A], &mut [B]) + Sync,
 ) {
     let n = a.len().min(b.len()) / block;
     par_split(
         (a, b),
         n,
+        weight,
         |(a, b), k| {
             let ((a0, a1), (b0, b1)) = (a.split_at_mut(k * block), b.split_at_mut(k * block));
             ((a0, b0), (a1, b1))
@@ -226,7 +237,7 @@ pub fn par_blocks2<A: Send, B: Send>(
     );
 }
 
-/// `out.fill(v)`, in parallel on several threads ([`par_blocks`]).
+/// `out.fill(v)`, in parallel on several threads ([`par_blocks`], one unit of work an element).
 pub fn par_fill<E: Send + Sync + Clone>(out: &mut [E], v: E) {
-    par_blocks(out, 1, |_, piece| piece.fill(v.clone()));
+    par_blocks(out, 1, 1, |_, piece| piece.fill(v.clone()));
 }
