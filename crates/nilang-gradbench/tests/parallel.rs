@@ -122,12 +122,12 @@ fn ba_residuals_on_one_thread_is_the_objective() {
 }
 
 /// `ht`: the parallel loop of `ht_residuals` over correspondences (each with a scratch point
-/// of its own, reading the pose, the skinned vertices, `θ` and `us` through calls) and the
-/// Jacobian's per-correspondence rows on the chunks of `evals::par_blocks`: every residual and
-/// every row is computed alone, so objective and Jacobian are the same bits for 1, 2 and 4
-/// threads (hence run to run), one thread within 1e-12 of the plain Rust reference; the
-/// inverse program's parallel loop, on several threads, restores the residuals to round-off and
-/// `θ`, `us` bit for bit.
+/// of its own and its pair of `us` at an owned slot, reading the pose, the skinned vertices
+/// and `θ` through calls) and the Jacobian's per-correspondence rows on the chunks of
+/// `evals::par_blocks`: every residual and every row is computed alone, so objective and
+/// Jacobian are the same bits for 1, 2 and 4 threads (hence run to run), one thread within
+/// 1e-12 of the plain Rust reference; the inverse program's parallel loop, on several threads,
+/// restores the residuals to round-off and `θ`, `us` bit for bit.
 #[test]
 fn ht_parallel_matches_sequential() {
     for complicated in [false, true] {

@@ -559,8 +559,8 @@ pub fn ht_residual<T: Real>(
 /// The residuals of correspondences `lo..hi` into `err[3(i − lo)..]`: the pose ([`ht_pose`])
 /// and every skinned vertex ([`ht_skin`]) computed once, then the correspondences in a
 /// parallel loop (`.par()`), each taking its point from them (its vertex, or [`ht_blend`] of
-/// its triangle) in a scratch point of its own and placing it ([`ht_residual`]), then the pose
-/// and the vertices uncomputed. `us` is empty (simple) or holds the barycentric coordinates of
+/// its triangle with its own pair of `us`) in a scratch point of its own and placing it
+/// ([`ht_residual`]), then the pose and the vertices uncomputed. `us` is empty (simple) or holds the barycentric coordinates of
 /// correspondences `lo..hi` (complicated). Every residual is computed alone, so the result is
 /// the same bits for every thread count.
 #[i(nocheck)]
@@ -580,23 +580,27 @@ pub fn ht_residuals<T: Real>(
             ht_skin(sk, 3 * v, pose, m, &m.layout, v);
         }
     }
+    // each correspondence's pair of `us` (an owned slot, so that no chunk copies all of `us`),
+    // empty slots in the simple variant
+    let pair = if us.is_empty() { 0 } else { 2 };
     for k in (0..hi - lo).par().weight(RESIDUAL_WEIGHT) {
         let s = [T::zero(); 3];
         ht_residual(
             err[3 * k..3 * k + 3],
             s,
             sk,
-            m.point_offsets(lo + k, !us.is_empty()),
+            m.point_offsets(lo + k, pair > 0),
             pose,
             theta,
-            us,
+            us[pair * k..pair * k + pair],
             m,
             &m.layout,
             lo + k,
-            lo,
+            lo + k,
         );
         dealloc!(s = [T::zero(); 3]);
     }
+    dealloc!(pair = if us.is_empty() { 0 } else { 2 });
     uncompute!();
     dealloc!(pose = vec![T::zero(); 12 * m.nb + 9]);
     dealloc!(sk = vec![T::zero(); 3 * m.base_positions.len()]);
