@@ -11,8 +11,10 @@
 //! pops, integer targets, (with [`Features::dynamic_indices`]) loops whose places are
 //! indexed by the loop variable (`x[(k + 1) % x.len()]`) and (with
 //! [`Features::fixed_point`]) instructions on a fourth parameter `q: &mut [I21F43]` of [`NQ`]
-//! fixed-point numbers, and (with [`Features::newer_instructions`]) `hadamard`, `inv`,
-//! constant add/subtract and `flip`. Only std: the build script includes this file.
+//! fixed-point numbers, (with [`Features::newer_instructions`]) `hadamard`, `inv`,
+//! constant add/subtract and `flip`, and (with [`Features::newer_statements`]) broadcasts
+//! over whole slices and reversible constructors and destructors. Only std: the build
+//! script includes this file.
 
 /// How many floats a program's `x` holds.
 pub const NX: usize = 4;
@@ -37,6 +39,11 @@ pub struct Features {
     /// point zero), constant add and subtract (`x[3] += 0.5;`, `n[1] -= 2;`) and `flip` of a
     /// boolean ancilla that a branch decides and that decides a branch.
     pub newer_instructions: bool,
+    /// Broadcasts over whole slices (`neg(x[..]);`, `x[..] += 0.5;`, `inc(n[..]);`, which
+    /// the parser lowers to loops; only where no slot is frozen) and reversible constructors
+    /// and destructors of tuples of ancillas in routines (`let p = new!((t1, t2));`,
+    /// `let (u1, u2) = fields!(p);`).
+    pub newer_statements: bool,
 }
 
 impl Features {
@@ -45,12 +52,14 @@ impl Features {
         dynamic_indices: false,
         fixed_point: false,
         newer_instructions: false,
+        newer_statements: false,
     };
     /// The first version and the indexed loops (the regression seeds found with it).
     pub const INDEXED: Features = Features {
         dynamic_indices: true,
         fixed_point: false,
         newer_instructions: false,
+        newer_statements: false,
     };
     /// The indexed loops and fixed point (the regression seeds found with them: the first
     /// 100 000 programs of the long run).
@@ -58,19 +67,30 @@ impl Features {
         dynamic_indices: true,
         fixed_point: true,
         newer_instructions: false,
+        newer_statements: false,
     };
     /// What the compiled corpus writes: everything but fixed point (a fixed-point parameter
-    /// beside a differentiable one does not compile in the adjoint programs).
+    /// beside a differentiable one does not compile in the adjoint programs) and the newer
+    /// statements.
     pub const COMPILED: Features = Features {
         dynamic_indices: true,
         fixed_point: false,
         newer_instructions: true,
+        newer_statements: false,
+    };
+    /// Everything but the newer statements (the regression seeds found with it: the 10^6 run).
+    pub const NEWER_INSTRUCTIONS: Features = Features {
+        dynamic_indices: true,
+        fixed_point: true,
+        newer_instructions: true,
+        newer_statements: false,
     };
     /// Everything the generator can write.
     pub const ALL: Features = Features {
         dynamic_indices: true,
         fixed_point: true,
         newer_instructions: true,
+        newer_statements: true,
     };
 }
 
@@ -168,6 +188,9 @@ impl Gen {
         }
         if self.features.newer_instructions && self.rng.below(6) == 0 {
             return self.newer_instruction(free, op);
+        }
+        if self.features.newer_statements && self.rng.below(8) == 0 {
+            return self.newer_statement(free, op);
         }
         match self.rng.below(kinds) {
             0 | 1 => {
@@ -404,6 +427,62 @@ impl Gen {
                 out
             }
         }
+    }
+}
+
+impl Gen {
+    /// A broadcast over a whole slice, or a routine whose ancillas a constructor packs and a
+    /// destructor unpacks (see [`Features::newer_statements`]).
+    fn newer_statement(&mut self, free: &Free, op: &str) -> Vec<String> {
+        let whole_x = free.x.len() == NX;
+        match self.rng.below(3) {
+            0 if whole_x => match self.rng.below(3) {
+                0 => vec!["neg(x[..]);".to_string()],
+                _ => {
+                    let c = self.rng.pick(&["0.25", "0.5", "1.5"]);
+                    vec![format!("x[..] {op} {c};")]
+                }
+            },
+            0 | 1 => match self.rng.below(2) {
+                0 => vec![format!("{}(n[..]);", self.rng.pick(&["inc", "dec"]))],
+                _ => vec![format!("n[..] {op} {};", 1 + self.rng.below(3))],
+            },
+            _ => self.constructed_pair(free, op),
+        }
+    }
+
+    /// Two ancillas computed from read-only slots, packed into a tuple by `new!`, unpacked
+    /// by `fields!` (in either order), used, and uncomputed.
+    fn constructed_pair(&mut self, free: &Free, op: &str) -> Vec<String> {
+        let (a, b) = self.target_and_operand(free).unwrap();
+        let c = (0..NX).find(|&c| c != a && c != b).expect("NX >= 3");
+        let (t1, t2, p, u1, u2) = (
+            self.fresh("t"),
+            self.fresh("t"),
+            self.fresh("p"),
+            self.fresh("u"),
+            self.fresh("u"),
+        );
+        let (f, g) = (self.rng.pick(UNARY), self.rng.pick(UNARY));
+        let packed = match self.rng.below(2) {
+            0 => format!("({t1}, {t2})"),
+            _ => format!("({t2}, {t1})"),
+        };
+        let h = self.rng.pick(BINARY);
+        let mut out = vec![
+            "routine! {".to_string(),
+            format!("let {t1} = T::zero();"),
+            format!("{t1} += {f}(x[{b}]);"),
+            format!("let {t2} = T::zero();"),
+            format!("{t2} += {g}(x[{c}]);"),
+            format!("let {p} = new!({packed});"),
+            format!("let ({u1}, {u2}) = fields!({p});"),
+            "}".to_string(),
+            format!("x[{a}] {op} {u1} {h} {u2};"),
+        ];
+        out.extend(self.block(&free.without_x(b).without_x(c), 0, 2));
+        out.push("uncompute!();".into());
+        out
     }
 }
 

@@ -56,6 +56,8 @@ enum Val<T> {
     IArr(Vec<i64>),
     QArr(Vec<Q>),
     Stack(Vec<G<T>>),
+    /// A tuple built by a reversible constructor.
+    Tuple(Vec<Val<T>>),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -231,7 +233,20 @@ impl<T: Float> Machine<'_, T> {
                     other => panic!("len of {other:?}"),
                 }
             }
-            Expr::Call(_) => E::F(0.0), // T::zero()
+            // a broadcast loop's end: the slices' one length
+            Expr::Call(c) => match nilang_ir::broadcast::slice_lengths(e) {
+                Some(lengths) => {
+                    let lengths: Vec<E> = lengths.iter().map(|l| self.eval(frame, l)).collect();
+                    match lengths.as_slice() {
+                        [E::I(n), rest @ ..] if rest.iter().all(|l| matches!(l, E::I(m) if m == n)) => {
+                            E::I(*n)
+                        }
+                        other => panic!("broadcast over slices of lengths {other:?}"),
+                    }
+                }
+                None if c.args.is_empty() => E::F(0.0), // T::zero()
+                None => panic!("call {}", nilang_ir::print::expr_text(e)),
+            },
             Expr::Binary(b) => {
                 let (l, r) = (self.eval(frame, &b.left), self.eval(frame, &b.right));
                 match (l, r, b.op) {
@@ -507,10 +522,54 @@ impl<T: Float> Machine<'_, T> {
                 self.block(frame, &nilang_ir::ast::routine_steps(compute, body))
             }
             StmtKind::NoCheck(b) => self.block(frame, b),
-            StmtKind::XorExpr { .. } | StmtKind::Safe(_) | StmtKind::Fields(_) => {
-                panic!("not generated")
+            StmtKind::Fields(fields) => {
+                self.fields(frame, fields);
+                Ok(())
+            }
+            StmtKind::XorExpr { .. } | StmtKind::Safe(_) => panic!("not generated"),
+        }
+    }
+
+    /// A reversible constructor (`let p = new!((a, b));`: the ancillas' values move into a
+    /// tuple, and their names are gone) or destructor (`let (a, b) = fields!(p);`).
+    fn fields(&mut self, frame: &mut Frame, fields: &Fields) {
+        let slot_of = |frame: &mut Frame, name: &syn::Ident| {
+            frame.remove(&name.to_string()).expect("a live ancilla").slot
+        };
+        let index = |member: &syn::Member| match member {
+            syn::Member::Unnamed(i) => i.index as usize,
+            syn::Member::Named(n) => panic!("struct field {n}"),
+        };
+        if fields.construct {
+            let mut parts = vec![None; fields.parts.len()];
+            for p in &fields.parts {
+                let slot = slot_of(frame, &p.var);
+                parts[index(&p.member)] = Some(self.take(slot));
+            }
+            let whole = Val::Tuple(parts.into_iter().map(|p| p.expect("every field")).collect());
+            self.bind(frame, &fields.whole, whole);
+        } else {
+            let slot = slot_of(frame, &fields.whole);
+            let Val::Tuple(mut parts) = self.take(slot) else {
+                panic!("fields! of a value that is not a tuple")
+            };
+            for p in &fields.parts {
+                let v = std::mem::replace(&mut parts[index(&p.member)], Val::B(false));
+                self.bind(frame, &p.var, v);
             }
         }
+    }
+
+    /// The value of a slot whose name is gone (a moved ancilla's slot holds nothing after).
+    fn take(&mut self, slot: usize) -> Val<T> {
+        std::mem::replace(&mut self.slots[slot], Val::B(false))
+    }
+
+    /// A new slot holding `v`, named `name`.
+    fn bind(&mut self, frame: &mut Frame, name: &syn::Ident, v: Val<T>) {
+        self.slots.push(v);
+        let slot = self.slots.len() - 1;
+        frame.insert(name.to_string(), Loc { slot, index: None });
     }
 
     /// The values of an instruction's float places (target and operands).
@@ -769,6 +828,12 @@ enum Compared {
 /// Checks the program of a seed on one input.
 fn check(seed: u64) -> Result<Compared, String> {
     check_source(seed, &program(seed))
+}
+
+/// The program of a seed as the generator wrote it before the newer statements (the seeds of
+/// the 10^6 run were found with it).
+fn check_instructions(seed: u64) -> Result<Compared, String> {
+    check_source(seed, &program_with(seed, Features::NEWER_INSTRUCTIONS))
 }
 
 /// The program of a seed as the generator wrote it before the newer instructions (the seeds
@@ -1174,7 +1239,7 @@ fn regression_inverse_overflow_compares_nothing() {
 
 #[test]
 fn the_generator_writes_every_construct() {
-    let all: String = (1..400).map(program).collect();
+    let all: String = (1..1000).map(program).collect();
     for construct in [
         "routine!",
         "if (",
@@ -1197,6 +1262,12 @@ fn the_generator_writes_every_construct() {
         "flip(",
         "+= 0.5;",
         "-= 2;",
+        "neg(x[..]);",
+        "x[..] -= ",
+        "(n[..]);",
+        "n[..] += ",
+        "= new!((",
+        "= fields!(p",
     ] {
         assert!(all.contains(construct), "no {construct}");
     }
@@ -1281,7 +1352,7 @@ fn regression_rotations_amplify_round_off() {
 }
 
 /// Prints what the check of `NILANG_SEED` (the program of `NILANG_FEATURES`: `first`,
-/// `indexed`, `fixed`, `compiled`, default all) says, with its program and its gradients by
+/// `indexed`, `fixed`, `compiled`, `instructions` (the 10^6 run's), default all) says, with its program and its gradients by
 /// every mode: for triage of a long run's failures.
 #[test]
 #[ignore = "triage: NILANG_SEED"]
@@ -1292,6 +1363,7 @@ fn triage_seed() {
         Ok("indexed") => Features::INDEXED,
         Ok("fixed") => Features::FIXED_POINT,
         Ok("compiled") => Features::COMPILED,
+        Ok("instructions") => Features::NEWER_INSTRUCTIONS,
         _ => Features::ALL,
     };
     let src = program_with(seed, features);
@@ -1424,7 +1496,7 @@ fn regression_steep_gradients_take_smaller_steps() {
 /// does not halve their change: outside the asymptotic range, so smaller steps are tried.
 #[test]
 fn regression_differences_near_a_pole_of_inv() {
-    assert_eq!(check(16_100_587_193_430_948_337), Ok(Compared::All));
+    assert_eq!(check_instructions(16_100_587_193_430_948_337), Ok(Compared::All));
 }
 
 /// Found by the same run: the reversal's gradient is off the tape's by 1.4e-4 in a component
@@ -1432,7 +1504,7 @@ fn regression_differences_near_a_pole_of_inv() {
 /// sweep reaches every component, so the tolerance is relative to the largest.
 #[test]
 fn regression_reversal_round_off_reaches_small_components() {
-    assert_eq!(check(8_243_719_788_350_980_949), Ok(Compared::All));
+    assert_eq!(check_instructions(8_243_719_788_350_980_949), Ok(Compared::All));
 }
 
 /// The reversal's gradient (4383.951) differs from central differences (4383.937) by 3e-6
@@ -1478,7 +1550,7 @@ fn the_inverse_records_the_forwards_decisions_reversed() {
 /// its floats overflowed compares nothing; one that fails from finite values still fails.
 #[test]
 fn regression_inv_of_an_overflowed_float() {
-    assert_eq!(check(7_109_782_458_390_514_449), Ok(Compared::Nothing));
+    assert_eq!(check_instructions(7_109_782_458_390_514_449), Ok(Compared::Nothing));
     let finite = format!(
         "{}\n#[i] fn f<T: Real>(x: &mut [T], n: &mut [i64], st: &mut Vec<T>) {{
             if (x[0].val() > 0.0, x[0].val() > 0.0) {{ x[0] -= 4.0; }} else {{ }}
@@ -1512,7 +1584,7 @@ fn regression_compiled_overflow_fails_a_check() {
 /// tolerance compares nothing (from clear margins, its integers and floats are compared).
 #[test]
 fn regression_a_decision_at_the_threshold() {
-    assert_eq!(check(11_731_786_694_130_093_399), Ok(Compared::Nothing));
+    assert_eq!(check_instructions(11_731_786_694_130_093_399), Ok(Compared::Nothing));
 }
 
 /// The round-off probes against the round-off they estimate, on moderate programs
@@ -1583,7 +1655,7 @@ fn round_off_probes_calibration() {
 #[test]
 fn regression_round_off_sampled_at_every_operation() {
     for seed in [12_824_817_400_467_995_995, 3_036_929_056_973_672_897] {
-        assert_eq!(check(seed), Ok(Compared::All), "seed {seed}");
+        assert_eq!(check_instructions(seed), Ok(Compared::All), "seed {seed}");
     }
 }
 
@@ -1595,5 +1667,33 @@ fn regression_round_off_sampled_at_every_operation() {
 /// must shrink about fourfold with one sign; they do from 1e-8, where the differences agree.
 #[test]
 fn regression_differences_of_a_fast_oscillation() {
-    assert_eq!(check(5_852_667_360_964_376_673), Ok(Compared::All));
+    assert_eq!(check_instructions(5_852_667_360_964_376_673), Ok(Compared::All));
+}
+
+/// The newer statements run on the interpreter and are checked like every other: programs
+/// with a broadcast or a constructor compare their floats and gradients (most of them in
+/// full), and a constructor's inverse gives back every ancilla.
+#[test]
+fn the_newer_statements_are_checked() {
+    let (mut broadcasts, mut constructors) = (0, 0);
+    for seed in 1..150 {
+        let src = program(seed);
+        let (broadcast, constructor) = (src.contains("[..]"), src.contains("new!(("));
+        if !(broadcast || constructor) {
+            continue;
+        }
+        match check(seed) {
+            Ok(Compared::All) => {
+                broadcasts += broadcast as usize;
+                constructors += constructor as usize;
+            }
+            Ok(_) => {}
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+    }
+    eprintln!("compared in full: {broadcasts} with broadcasts, {constructors} with constructors");
+    assert!(
+        broadcasts > 10 && constructors > 10,
+        "compared in full: {broadcasts} with broadcasts, {constructors} with constructors"
+    );
 }
