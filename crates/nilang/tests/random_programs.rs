@@ -74,7 +74,7 @@ enum E {
 }
 
 struct Machine<'p, T> {
-    functions: &'p [Function],
+    program: &'p Program,
     slots: Vec<Val<T>>,
     /// Every branch decision and loop count, to tell whether finite differences cross one
     /// and whether the inverse took the forward's decisions.
@@ -95,7 +95,7 @@ struct Machine<'p, T> {
     jitter: Option<Rng>,
 }
 
-type Frame = HashMap<String, Loc>;
+type Frame = HashMap<syn::Ident, Loc>;
 
 /// A reversibility failure found by the interpreter (a check the generated code makes), or
 /// a singular point (a NaN or an infinity from moderate values).
@@ -119,7 +119,7 @@ impl Failed {
 
 impl<T: Float> Machine<'_, T> {
     fn place(&self, frame: &Frame, v: &Dataview) -> Loc {
-        let loc = frame[&v.root.to_string()];
+        let loc = frame[&v.root];
         match v.path.as_slice() {
             [] => loc,
             [Access::Index(e)] => match self.eval(frame, e) {
@@ -238,7 +238,9 @@ impl<T: Float> Machine<'_, T> {
                 Some(lengths) => {
                     let lengths: Vec<E> = lengths.iter().map(|l| self.eval(frame, l)).collect();
                     match lengths.as_slice() {
-                        [E::I(n), rest @ ..] if rest.iter().all(|l| matches!(l, E::I(m) if m == n)) => {
+                        [E::I(n), rest @ ..]
+                            if rest.iter().all(|l| matches!(l, E::I(m) if m == n)) =>
+                        {
                             E::I(*n)
                         }
                         other => panic!("broadcast over slices of lengths {other:?}"),
@@ -389,13 +391,13 @@ impl<T: Float> Machine<'_, T> {
                     };
                     self.slots.push(v);
                     let slot = self.slots.len() - 1;
-                    frame.insert(b.name.to_string(), Loc { slot, index: None });
+                    frame.insert(b.name.clone(), Loc { slot, index: None });
                 }
                 Ok(())
             }
             StmtKind::Dealloc(bs) => {
                 for b in bs {
-                    let l = frame[&b.name.to_string()];
+                    let l = frame[&b.name];
                     let ok = match (self.eval(frame, &b.value), &self.slots[l.slot]) {
                         // past moderate values, an ancilla that overflowed to NaN (`a·b − a·b`
                         // with `a·b` infinite) is an ill-conditioned run, not a wrong inverse:
@@ -414,7 +416,7 @@ impl<T: Float> Machine<'_, T> {
                     if !ok {
                         return fail("ancilla not at its declared value");
                     }
-                    frame.remove(&b.name.to_string());
+                    frame.remove(&b.name);
                 }
                 Ok(())
             }
@@ -456,42 +458,31 @@ impl<T: Float> Machine<'_, T> {
                     panic!("range")
                 };
                 let end = if range.inclusive { b + 1 } else { b };
-                let mut values: Vec<i64> = (a..end).collect();
-                if range.rev {
-                    values.reverse();
-                }
-                for k in values {
-                    self.slots.push(Val::I(k));
-                    frame.insert(
-                        var.to_string(),
-                        Loc {
-                            slot: self.slots.len() - 1,
-                            index: None,
-                        },
-                    );
+                // one slot for the variable, which each iteration sets
+                let slot = self.slots.len();
+                self.slots.push(Val::I(a));
+                frame.insert(var.clone(), Loc { slot, index: None });
+                for j in 0..(end - a).max(0) {
+                    let k = if range.rev { end - 1 - j } else { a + j };
+                    self.slots[slot] = Val::I(k);
                     self.block(frame, body)?;
                 }
                 Ok(())
             }
             StmtKind::Call { call, uncall } => {
-                let Callee::Path(p) = &call.callee else {
+                let nilang_ir::ast::Callee::Path(p) = &call.callee else {
                     panic!("method call")
                 };
-                let name = p.path.segments.last().unwrap().ident.to_string();
-                let f = self.functions.iter().find(|f| f.sig.ident == name).unwrap();
+                let program: &Program = self.program;
+                let f = program.function(&p.path.segments.last().unwrap().ident);
                 let mut inner = Frame::new();
                 for (param, arg) in f.params.iter().zip(&call.args) {
                     let CallArg::View(v) = arg else {
                         panic!("argument")
                     };
-                    inner.insert(param.name.to_string(), self.place(frame, v));
+                    inner.insert(param.clone(), self.place(frame, v));
                 }
-                let body = if *uncall {
-                    reverse_block(&f.body)
-                } else {
-                    f.body.clone()
-                };
-                self.block(&mut inner, &body)
+                self.block(&mut inner, if *uncall { &f.inverse } else { &f.forward })
             }
             StmtKind::Stack {
                 stack, value, push, ..
@@ -518,9 +509,7 @@ impl<T: Float> Machine<'_, T> {
                 }
                 Ok(())
             }
-            StmtKind::Routine { compute, body } => {
-                self.block(frame, &nilang_ir::ast::routine_steps(compute, body))
-            }
+            StmtKind::Routine { .. } => panic!("routines are expanded by `Program::new`"),
             StmtKind::NoCheck(b) => self.block(frame, b),
             StmtKind::Fields(fields) => {
                 self.fields(frame, fields);
@@ -533,9 +522,8 @@ impl<T: Float> Machine<'_, T> {
     /// A reversible constructor (`let p = new!((a, b));`: the ancillas' values move into a
     /// tuple, and their names are gone) or destructor (`let (a, b) = fields!(p);`).
     fn fields(&mut self, frame: &mut Frame, fields: &Fields) {
-        let slot_of = |frame: &mut Frame, name: &syn::Ident| {
-            frame.remove(&name.to_string()).expect("a live ancilla").slot
-        };
+        let slot_of =
+            |frame: &mut Frame, name: &syn::Ident| frame.remove(name).expect("a live ancilla").slot;
         let index = |member: &syn::Member| match member {
             syn::Member::Unnamed(i) => i.index as usize,
             syn::Member::Named(n) => panic!("struct field {n}"),
@@ -569,7 +557,7 @@ impl<T: Float> Machine<'_, T> {
     fn bind(&mut self, frame: &mut Frame, name: &syn::Ident, v: Val<T>) {
         self.slots.push(v);
         let slot = self.slots.len() - 1;
-        frame.insert(name.to_string(), Loc { slot, index: None });
+        frame.insert(name.clone(), Loc { slot, index: None });
     }
 
     /// The values of an instruction's float places (target and operands).
@@ -742,28 +730,77 @@ struct State<T> {
     margin: f64,
 }
 
-/// Runs `body` (the program or its inverse) of `f` on a state; the decision trace with it.
+/// A parsed program ready to run: each function's body and its reversal (what `uncall!`
+/// and the inverse run), with every routine expanded into its steps, made once. (Made at
+/// every call and routine, the reversals took half the interpreter's time, most of it
+/// printing each reversed statement's source text.)
+struct Program {
+    functions: Vec<Prepared>,
+}
+
+/// A function of a [`Program`].
+struct Prepared {
+    name: syn::Ident,
+    params: Vec<syn::Ident>,
+    /// The body, routines expanded.
+    forward: Vec<Stmt>,
+    /// The reversed body, routines expanded.
+    inverse: Vec<Stmt>,
+}
+
+impl Program {
+    fn new(functions: &[Function]) -> Program {
+        let prepared = |f: &Function| Prepared {
+            name: f.sig.ident.clone(),
+            params: f.params.iter().map(|p| p.name.clone()).collect(),
+            forward: expand_routines(&f.body),
+            inverse: expand_routines(&reverse_block(&f.body)),
+        };
+        Program {
+            functions: functions.iter().map(prepared).collect(),
+        }
+    }
+
+    /// Parses a source file; the function checked is `f`.
+    fn parse(src: &str) -> Result<Program, String> {
+        let functions = nilang_ir::parse_file(src).map_err(|e| format!("{e}\n{src}"))?;
+        Ok(Program::new(&functions))
+    }
+
+    fn function(&self, name: &syn::Ident) -> &Prepared {
+        self.functions.iter().find(|f| f.name == *name).unwrap()
+    }
+
+    /// The function checked, `f`.
+    fn f(&self) -> &Prepared {
+        self.functions.iter().find(|f| f.name == "f").unwrap()
+    }
+}
+
+/// Runs the program `f` (`Order::Post`) or its inverse (`Order::Pre`) on a state; the
+/// decision trace with it.
 fn run<T: Float>(
-    functions: &[Function],
-    f: &Function,
-    body: &[Stmt],
+    program: &Program,
     s: &State<T>,
     order: Order,
 ) -> Result<(State<T>, Vec<i64>), Failed> {
-    run_jittered(functions, f, body, s, order, None)
+    run_jittered(program, s, order, None)
 }
 
-/// [`run`], with every rounded result moved within one ulp by `jitter` where given.
+/// [`run`], with every rounded result moved within its round-off by `jitter` where given.
 fn run_jittered<T: Float>(
-    functions: &[Function],
-    f: &Function,
-    body: &[Stmt],
+    program: &Program,
     s: &State<T>,
     order: Order,
     jitter: Option<Rng>,
 ) -> Result<(State<T>, Vec<i64>), Failed> {
+    let f = program.f();
+    let body = match order {
+        Order::Post => &f.forward,
+        Order::Pre => &f.inverse,
+    };
     let mut m = Machine {
-        functions,
+        program,
         slots: vec![
             Val::FArr(s.x.clone()),
             Val::IArr(s.n.clone()),
@@ -779,7 +816,7 @@ fn run_jittered<T: Float>(
     let mut frame = Frame::new();
     for (k, p) in f.params.iter().enumerate() {
         frame.insert(
-            p.name.to_string(),
+            p.clone(),
             Loc {
                 slot: k,
                 index: None,
@@ -874,9 +911,9 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     if text(&twice) != text(&f.body) {
         return Err(format!("reverse(reverse(P)) != P\n{src}"));
     }
-    let inverse = reverse_block(&f.body);
+    let program = Program::new(&functions);
     let (s0, w) = input(seed);
-    let forward = |s: &State<f64>| run(&functions, f, &f.body, s, Order::Post);
+    let forward = |s: &State<f64>| run(&program, s, Order::Post);
     let (s1, trace) = match forward(&s0) {
         Ok(run) => run,
         // Floats that overflowed to infinity can fail a condition the generator made hold
@@ -892,7 +929,7 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     if s1.x.iter().any(|v| !v.x.is_finite()) {
         return Ok(Compared::Nothing);
     }
-    let inverse_run = run(&functions, f, &inverse, &s1, Order::Pre);
+    let inverse_run = run(&program, &s1, Order::Pre);
     // The same when the forward stayed finite but passed 1e3 and the inverse's products
     // overflow on the way back (seeds 7164858835918242479, 16934990449402922581 of a release
     // long run: an ancilla deallocated as NaN, integers changed by branches on NaN), or when
@@ -937,8 +974,8 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     // are the inverse's, `s2`)
     let mut seeded = s1.clone();
     seeded.x.iter_mut().zip(&w).for_each(|(v, w)| v.g = *w);
-    let (back, _) = run(&functions, f, &inverse, &seeded, Order::Pre)
-        .map_err(|e| format!("reversal: {}\n{src}", e.what))?;
+    let (back, _) =
+        run(&program, &seeded, Order::Pre).map_err(|e| format!("reversal: {}\n{src}", e.what))?;
     let reversal: Vec<f64> = back.x.iter().map(|v| v.g).collect();
     // The inverse restores the floats up to round-off, which loops of differences, `inv`
     // near zero and rotations by state angles amplify many times with moderate values (seed
@@ -948,7 +985,7 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     // inputs must come back within `compare::sampled_tolerance` of the largest deviation
     // (at least 1e-6, relatively); a wrong inverse is off by O(1). Past a tolerance of 1e-2
     // round-off alone could look like a wrong inverse: such runs compare integers only.
-    let sampled = round_off(&functions, f, &inverse, &seeded, &back);
+    let sampled = round_off(&program, &seeded, &back);
     let tolerance = compare::sampled_tolerance(sampled.values);
     if !(tolerance <= 1e-2) {
         return Ok(Compared::Integers);
@@ -966,7 +1003,7 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
         ));
     }
     // the same gradient by the tape engine, from the forward program run on `DualRev`
-    let tape = tape_gradient(&functions, f, &s0, &w).map_err(|e| format!("{e}\n{src}"))?;
+    let tape = tape_gradient(&program, &s0, &w).map_err(|e| format!("{e}\n{src}"))?;
     // The reversal takes every derivative at values the inverse recomputed, the tape at the
     // forward's (`nilang_corpus::compare` has the error models); the jittered runs sample
     // how the reversal's gradient moves with the round-off of those values. Seed
@@ -1014,13 +1051,7 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
 /// 12824817400467995995 and 3036929056973672897 of the 10^6 run restored their inputs
 /// within 6e-6 and 1.4e-5, past spreads of 1.5e-6 and 1.1e-5); kept for the triage and the
 /// calibration of the probes.
-fn spread(
-    functions: &[Function],
-    f: &Function,
-    inverse: &[Stmt],
-    s1: &State<f64>,
-    s2: &State<f64>,
-) -> f64 {
+fn spread(program: &Program, s1: &State<f64>, s2: &State<f64>) -> f64 {
     let moved = State {
         x: s1
             .x
@@ -1029,7 +1060,7 @@ fn spread(
             .collect(),
         ..s1.clone()
     };
-    match run(functions, f, inverse, &moved, Order::Pre) {
+    match run(program, &moved, Order::Pre) {
         Ok((m, _)) => {
             m.x.iter()
                 .zip(&s2.x)
@@ -1044,13 +1075,7 @@ fn spread(
 /// the largest deviations over `compare::ROUND_OFF_SAMPLES` runs of `inverse` from `seeded`
 /// (the output with the loss's weights as gradients) whose every rounded result is moved at
 /// random within its round-off ([`run_jittered`]), from the unjittered run `back`.
-fn round_off(
-    functions: &[Function],
-    f: &Function,
-    inverse: &[Stmt],
-    seeded: &State<f64>,
-    back: &State<f64>,
-) -> RoundOff {
+fn round_off(program: &Program, seeded: &State<f64>, back: &State<f64>) -> RoundOff {
     let infinite = RoundOff {
         values: f64::INFINITY,
         gradient: f64::INFINITY,
@@ -1058,7 +1083,7 @@ fn round_off(
     (1..=compare::ROUND_OFF_SAMPLES)
         .map(|k| {
             let jitter = Some(Rng(k.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-            match run_jittered(functions, f, inverse, seeded, Order::Pre, jitter) {
+            match run_jittered(program, seeded, Order::Pre, jitter) {
                 Ok((m, _)) => RoundOff {
                     values: deviation(&m, back),
                     gradient: gradient_deviation(&m, back),
@@ -1102,12 +1127,7 @@ fn deviation(a: &State<f64>, b: &State<f64>) -> f64 {
 /// The gradient of the loss `Σ w·x` at the input `s0` by the tape engine of
 /// `nilang_dualrev`: the forward program runs on `DualRev`s, which record every primitive on
 /// the tape (a second AD mode, independent of the adjoint rules of `nilang::gvar`).
-fn tape_gradient(
-    functions: &[Function],
-    f: &Function,
-    s0: &State<f64>,
-    w: &[f64],
-) -> Result<Vec<f64>, String> {
+fn tape_gradient(program: &Program, s0: &State<f64>, w: &[f64]) -> Result<Vec<f64>, String> {
     let inputs: Vec<f64> = s0.x.iter().map(|v| v.x).collect();
     let mut failed = None;
     let (_, gradient) = nilang_dualrev::grad(
@@ -1119,7 +1139,7 @@ fn tape_gradient(
                 peak: 0.0,
                 margin: f64::INFINITY,
             };
-            match run(functions, f, &f.body, &s, Order::Post) {
+            match run(program, &s, Order::Post) {
                 Ok((s1, _)) => s1.x.iter().zip(w).map(|(v, w)| v.x * *w).sum(),
                 Err(e) => {
                     failed = Some(e);
@@ -1143,7 +1163,12 @@ fn run_many(from: u64, count: u64, first_seed: u64) {
     let mut failures = Vec::new();
     for k in 0..count {
         let seed = first_seed.wrapping_add((from + k).wrapping_mul(0x2545_F491_4F6C_DD1D));
-        match check(seed) {
+        let checked = check(seed);
+        // Every source text parsed on this thread stays in proc-macro2's span table (7 KB a
+        // program: 7 GB in a run of 10^6) until the thread's spans are invalidated; none of
+        // the program's outlives its check.
+        proc_macro2::extra::invalidate_current_thread_spans();
+        match checked {
             Ok(c) => tally[c as usize] += 1,
             // every failure is reported as it happens (a killed long run loses nothing) and
             // again at the end (the first in full)
@@ -1368,47 +1393,45 @@ fn triage_seed() {
     };
     let src = program_with(seed, features);
     eprintln!("{src}\n{:?}", check_source(seed, &src));
-    let functions = nilang_ir::parse_file(&src).unwrap();
-    let f = functions.iter().find(|f| f.sig.ident == "f").unwrap();
+    let program = Program::parse(&src).unwrap();
     let (s0, w) = input(seed);
-    let (s1, trace) = run(&functions, f, &f.body, &s0, Order::Post).unwrap();
-    let inverse = reverse_block(&f.body);
-    if let Ok((s2, _)) = run(&functions, f, &inverse, &s1, Order::Pre) {
-        let spread = spread(&functions, f, &inverse, &s1, &s2);
+    let (s1, trace) = run(&program, &s0, Order::Post).unwrap();
+    if let Ok((s2, _)) = run(&program, &s1, Order::Pre) {
+        let spread = spread(&program, &s1, &s2);
         let mut seeded = s1.clone();
         seeded.x.iter_mut().zip(&w).for_each(|(v, w)| v.g = *w);
-        let (back, _) = run(&functions, f, &inverse, &seeded, Order::Pre).unwrap();
+        let (back, _) = run(&program, &seeded, Order::Pre).unwrap();
         eprintln!(
             "peak {:e}, trace {trace:?}, restored within {:e}, 64-ulp spread {spread:e}, \
              round-off sampled {:?}",
             s1.peak,
             deviation(&s2, &s0),
-            round_off(&functions, f, &inverse, &seeded, &back)
+            round_off(&program, &seeded, &back)
         );
     }
     let mut seeded = s1.clone();
     seeded.x.iter_mut().zip(&w).for_each(|(v, w)| v.g = *w);
-    if let Ok((back, _)) = run(&functions, f, &inverse, &seeded, Order::Pre) {
+    if let Ok((back, _)) = run(&program, &seeded, Order::Pre) {
         eprintln!(
             "reversal {:?}",
             back.x.iter().map(|v| v.g).collect::<Vec<_>>()
         );
     }
-    eprintln!("tape     {:?}", tape_gradient(&functions, f, &s0, &w));
+    eprintln!("tape     {:?}", tape_gradient(&program, &s0, &w));
     // the reversal near the input: round-off moves it at random, a wrong rule does not
     for eps in [1e-13, 1e-12, 1e-11, 1e-10, 1e-9] {
         let mut near = s0.clone();
         near.x.iter_mut().for_each(|v| v.x += eps);
-        let (s1, _) = run(&functions, f, &f.body, &near, Order::Post).unwrap();
+        let (s1, _) = run(&program, &near, Order::Post).unwrap();
         let mut seeded = s1.clone();
         seeded.x.iter_mut().zip(&w).for_each(|(v, w)| v.g = *w);
-        let (back, _) = run(&functions, f, &inverse, &seeded, Order::Pre).unwrap();
-        let (s2, _) = run(&functions, f, &inverse, &s1, Order::Pre).unwrap();
+        let (back, _) = run(&program, &seeded, Order::Pre).unwrap();
+        let (s2, _) = run(&program, &s1, Order::Pre).unwrap();
         let restored: Vec<f64> = s2.x.iter().zip(&near.x).map(|(a, b)| a.x - b.x).collect();
         eprintln!(
             "at x + {eps:e}: reversal {:?}, tape {:?}, restored within {restored:?}",
             back.x.iter().map(|v| v.g).collect::<Vec<_>>(),
-            tape_gradient(&functions, f, &near, &w).unwrap()
+            tape_gradient(&program, &near, &w).unwrap()
         );
     }
     let loss = |x: &[G<f64>]| x.iter().zip(&w).map(|(v, w)| v.x * w).sum::<f64>();
@@ -1416,8 +1439,8 @@ fn triage_seed() {
         let (mut sp, mut sm) = (s0.clone(), s0.clone());
         sp.x[k].x += h;
         sm.x[k].x -= h;
-        let (p, tp) = run(&functions, f, &f.body, &sp, Order::Post).unwrap();
-        let (m, tm) = run(&functions, f, &f.body, &sm, Order::Post).unwrap();
+        let (p, tp) = run(&program, &sp, Order::Post).unwrap();
+        let (m, tm) = run(&program, &sm, Order::Post).unwrap();
         let same = tp == trace && tm == trace;
         ((loss(&p.x) - loss(&m.x)) / (2.0 * h), same)
     };
@@ -1496,7 +1519,10 @@ fn regression_steep_gradients_take_smaller_steps() {
 /// does not halve their change: outside the asymptotic range, so smaller steps are tried.
 #[test]
 fn regression_differences_near_a_pole_of_inv() {
-    assert_eq!(check_instructions(16_100_587_193_430_948_337), Ok(Compared::All));
+    assert_eq!(
+        check_instructions(16_100_587_193_430_948_337),
+        Ok(Compared::All)
+    );
 }
 
 /// Found by the same run: the reversal's gradient is off the tape's by 1.4e-4 in a component
@@ -1504,7 +1530,10 @@ fn regression_differences_near_a_pole_of_inv() {
 /// sweep reaches every component, so the tolerance is relative to the largest.
 #[test]
 fn regression_reversal_round_off_reaches_small_components() {
-    assert_eq!(check_instructions(8_243_719_788_350_980_949), Ok(Compared::All));
+    assert_eq!(
+        check_instructions(8_243_719_788_350_980_949),
+        Ok(Compared::All)
+    );
 }
 
 /// The reversal's gradient (4383.951) differs from central differences (4383.937) by 3e-6
@@ -1529,15 +1558,13 @@ fn the_inverse_records_the_forwards_decisions_reversed() {
     let mut compared = 0;
     for seed in 1..200 {
         let src = program(seed);
-        let functions = nilang_ir::parse_file(&src).unwrap();
-        let f = functions.iter().find(|f| f.sig.ident == "f").unwrap();
+        let program = Program::parse(&src).unwrap();
         let (s0, _) = input(seed);
-        let (s1, trace) = run(&functions, f, &f.body, &s0, Order::Post).unwrap();
+        let (s1, trace) = run(&program, &s0, Order::Post).unwrap();
         if s1.peak > 1e3 {
             continue;
         }
-        let inverse = reverse_block(&f.body);
-        let (_, back) = run(&functions, f, &inverse, &s1, Order::Pre).unwrap();
+        let (_, back) = run(&program, &s1, Order::Pre).unwrap();
         assert!(back.iter().rev().eq(trace.iter()), "seed {seed}");
         compared += (trace.len() > 2) as usize;
     }
@@ -1550,7 +1577,10 @@ fn the_inverse_records_the_forwards_decisions_reversed() {
 /// its floats overflowed compares nothing; one that fails from finite values still fails.
 #[test]
 fn regression_inv_of_an_overflowed_float() {
-    assert_eq!(check_instructions(7_109_782_458_390_514_449), Ok(Compared::Nothing));
+    assert_eq!(
+        check_instructions(7_109_782_458_390_514_449),
+        Ok(Compared::Nothing)
+    );
     let finite = format!(
         "{}\n#[i] fn f<T: Real>(x: &mut [T], n: &mut [i64], st: &mut Vec<T>) {{
             if (x[0].val() > 0.0, x[0].val() > 0.0) {{ x[0] -= 4.0; }} else {{ }}
@@ -1584,7 +1614,10 @@ fn regression_compiled_overflow_fails_a_check() {
 /// tolerance compares nothing (from clear margins, its integers and floats are compared).
 #[test]
 fn regression_a_decision_at_the_threshold() {
-    assert_eq!(check_instructions(11_731_786_694_130_093_399), Ok(Compared::Nothing));
+    assert_eq!(
+        check_instructions(11_731_786_694_130_093_399),
+        Ok(Compared::Nothing)
+    );
 }
 
 /// The round-off probes against the round-off they estimate, on moderate programs
@@ -1602,17 +1635,15 @@ fn round_off_probes_calibration() {
     for k in 0..count {
         let seed = 0x5EED_u64.wrapping_add(k.wrapping_mul(0x2545_F491_4F6C_DD1D));
         let src = program(seed);
-        let functions = nilang_ir::parse_file(&src).unwrap();
-        let f = functions.iter().find(|f| f.sig.ident == "f").unwrap();
-        let inverse = reverse_block(&f.body);
+        let program = Program::parse(&src).unwrap();
         let (s0, _) = input(seed);
-        let Ok((s1, trace)) = run(&functions, f, &f.body, &s0, Order::Post) else {
+        let Ok((s1, trace)) = run(&program, &s0, Order::Post) else {
             continue;
         };
         if s1.peak > 1e3 {
             continue;
         }
-        let Ok((s2, back)) = run(&functions, f, &inverse, &s1, Order::Pre) else {
+        let Ok((s2, back)) = run(&program, &s1, Order::Pre) else {
             continue;
         };
         if !back.iter().rev().eq(trace.iter()) {
@@ -1623,13 +1654,16 @@ fn round_off_probes_calibration() {
         if error < 1e-12 {
             continue;
         }
-        by_ulps.push((error / spread(&functions, f, &inverse, &s1, &s2), error, seed));
-        let sampled = round_off(&functions, f, &inverse, &s1, &s2);
+        by_ulps.push((error / spread(&program, &s1, &s2), error, seed));
+        let sampled = round_off(&program, &s1, &s2);
         by_jitter.push((error / sampled.values, error, seed));
     }
     for (name, mut ratios) in [("64 ulps", by_ulps), ("jitter", by_jitter)] {
         ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
-        eprintln!("{name}: the largest {:?}", &ratios[ratios.len().saturating_sub(8)..]);
+        eprintln!(
+            "{name}: the largest {:?}",
+            &ratios[ratios.len().saturating_sub(8)..]
+        );
         let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q) as usize];
         eprintln!(
             "{name}: {} programs; error / probe at quantiles 0.5 {:?}, 0.9 {:?}, 0.99 {:?}, \
@@ -1667,7 +1701,10 @@ fn regression_round_off_sampled_at_every_operation() {
 /// must shrink about fourfold with one sign; they do from 1e-8, where the differences agree.
 #[test]
 fn regression_differences_of_a_fast_oscillation() {
-    assert_eq!(check_instructions(5_852_667_360_964_376_673), Ok(Compared::All));
+    assert_eq!(
+        check_instructions(5_852_667_360_964_376_673),
+        Ok(Compared::All)
+    );
 }
 
 /// The newer statements run on the interpreter and are checked like every other: programs
