@@ -4,9 +4,11 @@
 //!
 //! - a reversal gradient (the inverse program on `GVar`s, or the adjoint program) against the
 //!   tape engine's: the reversal takes its derivatives at values the inverse recomputed, which
-//!   carry the inverse's round-off; [`within_round_off`] allows the inverse's probed spread
-//!   relatively to the gradient's largest component (round-off of a reverse sweep reaches every
-//!   component);
+//!   carry the inverse's round-off; [`within_round_off`] allows a tolerance relatively to the
+//!   gradient's largest component (round-off of a reverse sweep reaches every component):
+//!   [`sampled_tolerance`] where the interpreter samples the round-off at every operation
+//!   (Monte Carlo arithmetic), [`round_off_tolerance`] where the compiled code can only be
+//!   probed from its output (moved by 64 ulps, which can miss the amplified directions);
 //! - the tape engine's gradient (the forward's own derivatives) against central differences:
 //!   [`against_differences`] allows their truncation error, estimated from four differences at
 //!   halved steps, and trusts a step only in its asymptotic range.
