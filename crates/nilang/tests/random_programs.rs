@@ -225,31 +225,8 @@ impl<T: Float> Machine<'_, T> {
                 }
             }
             Expr::MethodCall(m) if m.method == "val" => self.eval(frame, &m.receiver),
-            Expr::MethodCall(m) if m.method == "len" => {
-                let v = nilang_ir::parse::dataview(&m.receiver).expect("a variable");
-                match &self.slots[self.place(frame, &v).slot] {
-                    Val::FArr(a) => E::I(a.len() as i64),
-                    Val::IArr(a) => E::I(a.len() as i64),
-                    Val::QArr(a) => E::I(a.len() as i64),
-                    other => panic!("len of {other:?}"),
-                }
-            }
-            // a broadcast loop's end: the slices' one length
-            Expr::Call(c) => match nilang_ir::broadcast::slice_lengths(e) {
-                Some(lengths) => {
-                    let lengths: Vec<E> = lengths.iter().map(|l| self.eval(frame, l)).collect();
-                    match lengths.as_slice() {
-                        [E::I(n), rest @ ..]
-                            if rest.iter().all(|l| matches!(l, E::I(m) if m == n)) =>
-                        {
-                            E::I(*n)
-                        }
-                        other => panic!("broadcast over slices of lengths {other:?}"),
-                    }
-                }
-                None if c.args.is_empty() => E::F(0.0), // T::zero()
-                None => panic!("call {}", nilang_ir::print::expr_text(e)),
-            },
+            Expr::MethodCall(m) if m.method == "len" => E::I(self.len(frame, &m.receiver)),
+            Expr::Call(_) => E::F(0.0), // T::zero()
             Expr::Binary(b) => {
                 let (l, r) = (self.eval(frame, &b.left), self.eval(frame, &b.right));
                 match (l, r, b.op) {
@@ -272,6 +249,17 @@ impl<T: Float> Machine<'_, T> {
                 }
             }
             other => panic!("expression {}", nilang_ir::print::expr_text(other)),
+        }
+    }
+
+    /// The length of the slice `e` names.
+    fn len(&self, frame: &Frame, e: &syn::Expr) -> i64 {
+        let v = nilang_ir::parse::dataview(e).expect("a variable");
+        match &self.slots[self.place(frame, &v).slot] {
+            Val::FArr(a) => a.len() as i64,
+            Val::IArr(a) => a.len() as i64,
+            Val::QArr(a) => a.len() as i64,
+            other => panic!("len of {other:?}"),
         }
     }
 
@@ -459,6 +447,12 @@ impl<T: Float> Machine<'_, T> {
                     panic!("range")
                 };
                 let end = if range.inclusive { b + 1 } else { b };
+                // a broadcast's loop runs over slices of one length (checked before it)
+                if let Some(broadcast) = &range.broadcast {
+                    if broadcast.slices.iter().any(|e| self.len(frame, e) != end) {
+                        return fail("broadcast over slices of different lengths");
+                    }
+                }
                 // one slot for the variable, which each iteration sets
                 let slot = self.slots.len();
                 self.slots.push(Val::I(a));
