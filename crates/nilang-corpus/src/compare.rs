@@ -83,7 +83,7 @@ pub struct Disagreement {
 /// truncation error keeps its sign and shrinks fourfold when the step halves, and the last
 /// difference's error is a third of its change from the one before. A step is in range when
 /// its three changes have one sign, each shrinks by a factor of 2^1.5 to 2^2.5 (an observed
-/// order of 1.5 to 2.5: [`in_asymptotic_range`]), and the first is within 1% of the
+/// order of 1.5 to 2.5: `in_asymptotic_range`), and the first is within 1% of the
 /// derivative; or when all changes are at round-off level (1e-7 of the largest component).
 /// The first step in range is compared, allowing 8 changes plus 1e-6 of the largest
 /// component.
