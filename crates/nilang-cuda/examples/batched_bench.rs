@@ -18,32 +18,38 @@ use nilang_cuda::programs::{ba_residual, ba_residual_inv};
 use nilang_cuda::{Backend, Batch, HostModule, RustKernel};
 use std::time::Instant;
 
+/// The middle value of `t` (the upper one of an even count).
+fn middle(mut t: Vec<f64>) -> f64 {
+    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    t[t.len() / 2]
+}
+
 fn median(mut f: impl FnMut(), reps: usize) -> f64 {
     f();
-    let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    t[reps / 2]
+    middle(
+        (0..reps)
+            .map(|_| {
+                let s = Instant::now();
+                f();
+                s.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
 }
 
 /// Median of `reps` timed runs of `run` on fresh inputs from `setup` (not timed).
 fn median_with<S>(mut setup: impl FnMut() -> S, mut run: impl FnMut(S), reps: usize) -> f64 {
     run(setup());
-    let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
-            let input = setup();
-            let s = Instant::now();
-            run(input);
-            s.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    t[reps / 2]
+    middle(
+        (0..reps)
+            .map(|_| {
+                let input = setup();
+                let s = Instant::now();
+                run(input);
+                s.elapsed().as_secs_f64()
+            })
+            .collect(),
+    )
 }
 
 /// The generated `source`'s kernel `name` on GPU 0, when the `cuda` feature is on and a GPU
@@ -85,9 +91,7 @@ fn sweep(k: &dyn Backend, b: &mut Batch, seed: impl Fn(&mut Batch)) -> f64 {
 /// The median over `reps` runs (after one more) of the kernel seconds `run` reports.
 fn median_kernels(mut run: impl FnMut() -> f64, reps: usize) -> f64 {
     run();
-    let mut t: Vec<f64> = (0..reps).map(|_| run()).collect();
-    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    t[reps / 2]
+    middle((0..reps).map(|_| run()).collect())
 }
 
 /// The largest difference between two gradient buffers, relative to the largest entry.
