@@ -765,8 +765,9 @@ pub struct RangeSpec {
     /// reductions), checked by `crate::check`, and run on all cores in contiguous chunks;
     /// reversal keeps it parallel.
     pub parallel: bool,
-    /// `.par().weight(w)`: the work of one iteration of a parallel loop, in iterations of a
-    /// short body (a few floating-point operations; `1` when not stated). The loop splits
+    /// `.par().weight(w)`: the work of one iteration of a parallel loop, in units of about a
+    /// nanosecond of one core (a short body of a few floating-point operations; `1` when not
+    /// stated). The loop splits
     /// into chunks when its iterations times `w` reach `nilang::parallel::min_parallel_work`,
     /// so a few heavy iterations (blocks of points) run in parallel while many light ones of
     /// a short loop stay sequential. A `usize` expression of read-only names, evaluated

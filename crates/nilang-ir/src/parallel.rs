@@ -288,7 +288,7 @@ pub fn plan(
         ));
     }
     if let Some(weight) = &range.weight {
-        if !w.invariant(weight) {
+        if !w.unwritten_by(weight, body) {
             w.errors.push((
                 weight
                     .to_token_stream()
@@ -546,6 +546,21 @@ impl Walker<'_> {
 
     /// Is an expression free of the loop variable, inner loop variables, local ancillas and
     /// writable names (so it has one value for the whole loop)?
+    /// Whether `e` reads no writable name that `body` may write (and no name of the loop's
+    /// own): a weight reads `c.len()` of a slice the loop only reads.
+    fn unwritten_by(&self, e: &Expr, body: &[Stmt]) -> bool {
+        let mut written = Vec::new();
+        for s in body {
+            crate::adjoint::written_roots(s, &mut written);
+        }
+        let mut ids = Vec::new();
+        idents(e.to_token_stream(), &mut ids);
+        ids.iter().all(|i| {
+            let writable = self.scope.lookup(i).is_some_and(VarKind::writable);
+            !self.is_local(i) && !(writable && written.contains(&i.to_string()))
+        })
+    }
+
     fn invariant(&self, e: &Expr) -> bool {
         let mut ids = Vec::new();
         idents(e.to_token_stream(), &mut ids);

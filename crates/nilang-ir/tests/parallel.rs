@@ -65,6 +65,8 @@ fn accepted_parallel_bodies() {
         "fn f(y: &mut [f64], x: &mut [f64]) { for i in (0..x.len()).par() { let t = 0.0; t += sin(x[i]); y[i] += exp(t); t -= sin(x[i]); dealloc!(t = 0.0); } }",
         "fn f(y: &mut [f64], m: &mut [f64]) { for i in (0..y.len()).par() { y[i + 1] += sin(m[0]); } }",
         "fn f(y: &mut [f64], m: &mut [f64], d: usize) { for i in (0..y.len()).par().weight(4 * d) { for c in 0..4 { g(y[i], m[c * d..(c + 1) * d]); } } }",
+        // a weight may read a place the function may write but the loop only reads
+        "fn f(y: &mut [f64], m: &mut [f64]) { for i in (0..y.len()).par().weight(m.len()) { y[i] += sin(m[0]); } }",
         "fn f(z: &mut [f64], y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); if y[i] > 0.0 { z[i] += identity(y[i]); } } }",
         "fn f(z: &mut [f64], y: &mut [f64], d: usize) { for i in (0..z.len()).par() { y[d * i] += identity(1.0); let t = y[d * i] + y.len() as f64; z[i] += identity(t); dealloc!(t = y[d * i] + y.len() as f64); } }",
     ];
@@ -85,7 +87,8 @@ fn rejected_parallel_bodies() {
         ("fn f(y: &mut [f64], s: &mut S) { for i in (0..y.len()).par() { s.g(y); } }", "every iteration"),
         ("fn f(y: &mut [f64]) { for i in (0..y.len()).par() { y[i] += identity(1.0); g(y); } }", "written by other iterations"),
         ("fn f(y: &mut [f64], n: usize) { for i in (0..y.len()).par().weight(i * n) { y[i] += identity(1.0); } }", "weight"),
-        ("fn f(y: &mut [f64], n: &mut usize) { for i in (0..y.len()).par().weight(n) { y[i] += identity(1.0); } }", "weight"),
+        ("fn f(y: &mut [f64], n: &mut usize) { for i in (0..y.len()).par().weight(*n) { y[i] += identity(1.0); n += 1; } }", "weight"),
+        ("fn f(y: &mut [f64], x: &mut [f64]) { for i in (0..y.len()).par().weight(x.len()) { y[i] += identity(1.0); g(x); } }", "weight"),
         ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o += sin(y[i]); y[i] += sin(o); } }", "reduction"),
         ("fn f(o: &mut f64, y: &mut [f64]) { for i in (0..y.len()).par() { o *= sin(y[i]); } }", "every iteration"),
         ("fn f(y: &mut [f64], s: &mut Vec<f64>) { for i in (0..y.len()).par() { push!(s, y[i]); } }", "stack"),
