@@ -7,9 +7,15 @@
 //! per-chunk partial (reduction sums, gradients of shared reads) is combined in chunk order
 //! after the loop, so a program gives the same bits on every run with the same thread count.
 //!
-//! Users call [`set_min_parallel_work`] (when loops should split) and, for hand-written
-//! chunked code beside the reversible programs, [`worth_splitting`], [`chunks`] and [`run`]
-//! (the same rule, chunks and error propagation as the generated loops). The cells and the
+//! Users call [`set_min_parallel_work`] or set `NILANG_MIN_PARALLEL_WORK` (when loops should
+//! split) and, for hand-written chunked code beside the reversible programs,
+//! [`worth_splitting`], [`chunks`] and [`run`] (the same rule, chunks and error propagation as
+//! the generated loops).
+//!
+//! Run a program with parallel loops inside its pool (`pool.install(|| …)`, or from a task
+//! already on the pool) rather than from a thread outside it: a loop entered from outside
+//! hands its work to the pool and sleeps until it is done, which costs about four times as
+//! much per loop (see [`DEFAULT_MIN_PARALLEL_WORK`]). The cells and the
 //! gradient bookkeeping that generated loops call are hidden from these docs: they are no
 //! public API and may change.
 //!
@@ -42,6 +48,7 @@ use core::ops::Add;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use num_traits::PrimInt;
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 use crate::check::Site;
 
@@ -56,8 +63,17 @@ pub fn several_threads() -> bool {
     rayon::current_num_threads() > 1
 }
 
-/// The default of [`min_parallel_work`]: on a pool of several threads, 2048 short iterations
-/// split, 2047 do not, and 64 iterations of weight 32 (`(0..64).par().weight(32)`) split too.
+/// The default of [`min_parallel_work`]: about 0.2 ms of one core's work. On a pool of
+/// several threads, 200 000 iterations of a short body split and 199 999 do not; 1 000
+/// iterations of weight 200 (`(0..1000).par().weight(200)`) split too.
+///
+/// Measured on a 2-core virtual machine (docs/benchmarks.md, "What a parallel loop costs"):
+/// an empty parallel loop whose threads have gone to sleep costs about 20 µs more than the
+/// sequential loop when it is entered from a thread of the pool (inside
+/// [`rayon::ThreadPool::install`]), and about 90 µs when entered from another thread, which
+/// must hand the work to the pool and be woken at the end. In the GradBench programs a loop
+/// split in two cost about 50 µs more than half its time (the second core's caches are cold),
+/// so at 0.1 ms two threads tied with one and at 0.2 ms they are about 1.3× faster.
 ///
 /// ```
 /// use nilang::parallel::{worth_splitting, DEFAULT_MIN_PARALLEL_WORK as WORK};
@@ -65,26 +81,65 @@ pub fn several_threads() -> bool {
 /// let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 /// let split = |n: usize, weight: usize| two.install(|| worth_splitting(0, n, false, weight));
 /// assert!(split(WORK, 1) && !split(WORK - 1, 1));
-/// assert!(split(64, 32)); // a few heavy iterations
+/// assert!(split(1000, 200)); // a thousand heavier iterations
 /// ```
-pub const DEFAULT_MIN_PARALLEL_WORK: usize = 2048;
+pub const DEFAULT_MIN_PARALLEL_WORK: usize = 200_000;
 
-static MIN_WORK: AtomicUsize = AtomicUsize::new(DEFAULT_MIN_PARALLEL_WORK);
+/// The environment variable that sets [`min_parallel_work`] for a process (a whole number of
+/// units, read at the first parallel loop), as `RAYON_NUM_THREADS` sets the thread count.
+pub const MIN_PARALLEL_WORK_VAR: &str = "NILANG_MIN_PARALLEL_WORK";
 
-/// The least work a parallel loop splits into chunks (default [`DEFAULT_MIN_PARALLEL_WORK`]),
-/// counted in iterations of a short body: a loop's work is its iteration count times its
-/// weight (`(a..b).par().weight(w)`; `1` when not stated, as for a body of a few
-/// floating-point operations). Loops with less work run as the sequential loop (bit for bit),
-/// since forking and joining a pool costs more than a few thousand short iterations
-/// (measured: kmeans' 1 000 points, a LogSumExp over 5 weights inside gmm); a loop over a few
-/// dozen blocks of heavy work states their weight and still splits.
+static MIN_WORK: OnceLock<AtomicUsize> = OnceLock::new();
+
+/// The work that the environment variable [`MIN_PARALLEL_WORK_VAR`] sets: `None` when it is
+/// not set, an error that names it when it is not a whole number. Binaries call it at start to
+/// refuse a bad value with that message; otherwise the first parallel loop panics with it.
+///
+/// ```
+/// use nilang::parallel::min_parallel_work_from_env;
+/// if std::env::var_os(nilang::parallel::MIN_PARALLEL_WORK_VAR).is_none() {
+///     assert_eq!(min_parallel_work_from_env(), Ok(None));
+/// }
+/// ```
+pub fn min_parallel_work_from_env() -> Result<Option<usize>, String> {
+    let Some(text) = std::env::var_os(MIN_PARALLEL_WORK_VAR) else {
+        return Ok(None);
+    };
+    let text = text.to_string_lossy();
+    text.trim().parse().map(Some).map_err(|_| {
+        format!(
+            "{MIN_PARALLEL_WORK_VAR} must be a whole number of work units (about a nanosecond \
+             each), not `{text}`"
+        )
+    })
+}
+
+/// The cell of [`min_parallel_work`], made at first use from [`MIN_PARALLEL_WORK_VAR`] or the
+/// default.
+fn min_work() -> &'static AtomicUsize {
+    MIN_WORK.get_or_init(|| {
+        let work = min_parallel_work_from_env().unwrap_or_else(|e| panic!("{e}"));
+        AtomicUsize::new(work.unwrap_or(DEFAULT_MIN_PARALLEL_WORK))
+    })
+}
+
+/// The least work a parallel loop splits into chunks: [`DEFAULT_MIN_PARALLEL_WORK`] unless
+/// the environment variable [`MIN_PARALLEL_WORK_VAR`] or [`set_min_parallel_work`] says
+/// otherwise. A loop's work is its iteration count times its weight
+/// (`(a..b).par().weight(w)`, `1` when not stated), in units of about a nanosecond of one
+/// core's time: a short body of a few floating-point operations is `1`; a heavier iteration
+/// states its own (gmm's blocks of points, a BA observation's adjoint sweep at 115). Loops with
+/// less work run as the sequential loop (bit for bit), since waking a pool's threads costs
+/// more than a loop of a few microseconds saves.
 ///
 /// ```
 /// use nilang::parallel::{min_parallel_work, DEFAULT_MIN_PARALLEL_WORK};
-/// assert_eq!(min_parallel_work(), DEFAULT_MIN_PARALLEL_WORK);
+/// if std::env::var_os(nilang::parallel::MIN_PARALLEL_WORK_VAR).is_none() {
+///     assert_eq!(min_parallel_work(), DEFAULT_MIN_PARALLEL_WORK);
+/// }
 /// ```
 pub fn min_parallel_work() -> usize {
-    MIN_WORK.load(Ordering::Relaxed)
+    min_work().load(Ordering::Relaxed)
 }
 
 /// Sets [`min_parallel_work`] for the whole process (tests use 1, so that short loops
@@ -107,7 +162,7 @@ pub fn min_parallel_work() -> usize {
 /// assert_eq!(y[7], 14.0);
 /// ```
 pub fn set_min_parallel_work(n: usize) {
-    MIN_WORK.store(n, Ordering::Relaxed);
+    min_work().store(n, Ordering::Relaxed);
 }
 
 /// Whether a parallel loop over `start..end` (`start..=end` when `inclusive`) whose
@@ -464,14 +519,18 @@ mod tests {
     /// never on one thread.
     #[test]
     fn the_weight_scales_the_work() {
-        assert_eq!(min_parallel_work(), DEFAULT_MIN_PARALLEL_WORK);
+        assert_eq!(
+            min_parallel_work(),
+            DEFAULT_MIN_PARALLEL_WORK,
+            "run the unit tests without {MIN_PARALLEL_WORK_VAR} set"
+        );
         pool(2).install(|| {
             assert!(!worth_splitting(0, 10, false, 1));
-            assert!(worth_splitting(0, 10, false, 205));
-            assert!(!worth_splitting(0, 10, false, 204));
-            assert!(worth_splitting(0, 2048, false, 1));
-            assert!(!worth_splitting(0, 2047, false, 1));
-            assert!(worth_splitting(0usize, 1, true, 1024));
+            assert!(worth_splitting(0, 10, false, 20_000));
+            assert!(!worth_splitting(0, 10, false, 19_999));
+            assert!(worth_splitting(0, 200_000, false, 1));
+            assert!(!worth_splitting(0, 199_999, false, 1));
+            assert!(worth_splitting(0usize, 1, true, 100_000));
             assert!(!worth_splitting(5, 5, false, usize::MAX));
             assert!(!worth_splitting(5, 6, false, usize::MAX), "one iteration");
         });
