@@ -121,10 +121,7 @@ fn main() -> ExitCode {
             demo::run();
             ExitCode::SUCCESS
         }
-        Command::Gradbench { threads } => match nilang_gradbench::use_threads(threads)
-            .map_err(std::io::Error::other)
-            .and_then(|()| nilang_gradbench::protocol::serve_stdio())
-        {
+        Command::Gradbench { threads } => match nilang_gradbench::serve_stdio_on(threads) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("nilang gradbench: {e}");

@@ -32,15 +32,24 @@ pub fn threads_option(args: &[String]) -> Result<usize, String> {
     Ok(threads)
 }
 
-/// Sizes rayon's global pool, on which the evals' parallel loops run; `0` is refused (rayon
-/// would take it to mean every core, which `nilang gradbench --threads 0` must not do
+/// Serves the GradBench protocol on stdin/stdout ([`protocol::serve_stdio`]) from inside a
+/// rayon pool of `threads` threads, on which the evals' parallel loops run; `0` is refused
+/// (rayon would take it to mean every core, which `nilang gradbench --threads 0` must not do
 /// silently).
-pub fn use_threads(threads: usize) -> Result<(), String> {
+///
+/// Inside the pool, because a parallel loop entered from a thread outside it hands its work
+/// to the pool and sleeps until it is done: about 90 µs per loop instead of 20 µs once the
+/// pool's threads sleep (docs/benchmarks.md, "What a parallel loop costs"), which made two
+/// threads slower than one on every small input.
+pub fn serve_stdio_on(threads: usize) -> Result<(), String> {
     if threads == 0 {
         return Err("`--threads` takes a positive number, not `0`".into());
     }
-    rayon::ThreadPoolBuilder::new()
+    nilang::parallel::min_parallel_work_from_env()?;
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .build_global()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))
+        .build()
+        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    pool.install(protocol::serve_stdio)
+        .map_err(|e| e.to_string())
 }

@@ -2,8 +2,8 @@
 //! JSON object per line, and writes one response line per message to stdout. Exits when stdin
 //! closes (or stdout does).
 //!
-//! `--threads N` (default 1) sizes rayon's global pool, on which the evals' parallel loops run
-//! (`kmeans` switches to its parallel program above one thread).
+//! `--threads N` (default 1) sizes the rayon pool that serves the messages and on which the
+//! evals' parallel loops run (`kmeans` switches to its parallel program above one thread).
 
 const USAGE: &str = "\
 nilang-gradbench: nilang as a GradBench tool. Reads GradBench messages on stdin (one JSON object
@@ -39,11 +39,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    if let Err(e) = nilang_gradbench::use_threads(threads) {
-        eprintln!("nilang-gradbench: {e}");
-        std::process::exit(1);
-    }
-    if let Err(e) = nilang_gradbench::protocol::serve_stdio() {
+    if let Err(e) = nilang_gradbench::serve_stdio_on(threads) {
         eprintln!("nilang-gradbench: {e}");
         std::process::exit(1);
     }

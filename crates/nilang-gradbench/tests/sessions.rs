@@ -764,3 +764,23 @@ fn help_and_version_do_not_read_stdin() {
     let text = String::from_utf8(unknown.stderr).unwrap();
     assert!(text.contains("unknown argument `--frobnicate`"), "{text}");
 }
+
+/// A `NILANG_MIN_PARALLEL_WORK` that is not a whole number is refused at start, with a message
+/// that names it, before any message is read.
+#[test]
+fn a_bad_min_parallel_work_is_refused_at_start() {
+    let out = Command::new(env!("CARGO_BIN_EXE_nilang-gradbench"))
+        .args(["--threads", "2"])
+        .env(nilang::parallel::MIN_PARALLEL_WORK_VAR, "0.1 ms")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let text = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        text.contains("NILANG_MIN_PARALLEL_WORK must be a whole number")
+            && text.contains("`0.1 ms`"),
+        "{text}"
+    );
+}

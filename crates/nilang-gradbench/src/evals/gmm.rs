@@ -354,7 +354,7 @@ impl<T: nilang::Float> nilang::Unary<T> for ExpUnderflowing {
 #[i(nocheck)]
 #[inline]
 pub fn logsumexps_keep<T: Real>(out: &mut T, e: &mut [T], x: &mut [T], k: usize) {
-    for i in (0..x.len() / k).par().weight(4 * k) {
+    for i in (0..x.len() / k).par().weight(5 * k) {
         let a = T::lit(super::lse::max_value(&x[i * k..(i + 1) * k]));
         let s = T::zero();
         for c in 0..k {
@@ -430,10 +430,10 @@ pub fn gmm_objective<T: Real>(
     }
     // blocks of points in parallel, each block component by component (one call per
     // component: its `L` read once for the block's points); each block's work is about
-    // `d²` operations per point and component
+    // `2 + d + d²/8` ns per point and component (one thread: 4.5 ns at d = 2, 580 at d = 64)
     for b in (0..blocks(x.len() / d, d))
         .par()
-        .weight(points_per_call(d) * k * d * d)
+        .weight(points_per_call(d) * k * (2 + d + d * d / 8))
     {
         for c in 0..k {
             sub_half_sqnorms(

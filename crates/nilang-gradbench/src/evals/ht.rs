@@ -44,14 +44,15 @@ use serde_json::{json, Value};
 const POSE_TANGENTS: usize = 13;
 
 /// The work of one correspondence's three Jacobian rows (stage three of [`Problem::jacobian`])
-/// in units of a short loop body (the unit of `(a..b).par().weight(w)`; [`super::par_blocks`]):
-/// 0.35–0.5 µs a correspondence on one thread (c100000: 35–50 ms, docs/benchmarks.md) against
-/// about 4 ns an element of `lse` (1.28 M in 5 ms), about 100 units, rounded down.
-const ROWS_WEIGHT: usize = 64;
+/// in units of `(a..b).par().weight(w)` (about a nanosecond; [`super::par_blocks`]): 0.35–0.5
+/// µs a correspondence on one thread (c100000: 35–50 ms, docs/benchmarks.md; hand11, c51200:
+/// 27 ms for the whole Jacobian).
+const ROWS_WEIGHT: usize = 400;
 
 /// The work of one correspondence of [`ht_residuals`]' parallel loop in the same units: about
-/// 35 ns a correspondence (the c100000 objective in 3.5 ms), about 8 units.
-pub const RESIDUAL_WEIGHT: usize = 8;
+/// 20 ns a correspondence (hand11, c51200: 1.08 ms for the objective, 0.09 ms of it the pose
+/// and vertices).
+pub const RESIDUAL_WEIGHT: usize = 20;
 
 /// Number of pose parameters `theta`.
 pub const NTHETA: usize = 26;

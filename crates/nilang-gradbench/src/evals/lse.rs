@@ -46,13 +46,18 @@ fn largest<T: Real>(x: &[T]) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
+/// The work of one element of the exponentials' parallel loops in units of
+/// `(a..b).par().weight(w)` (about a nanosecond): an exponential and a sum take about 4 ns on
+/// one thread (1.28 M of them in 5 ms).
+const EXP_WEIGHT: usize = 4;
+
 /// `out += log Σᵢ exp(x[i])`, stably (shifted by the maximum).
 #[i(expand, nocheck)]
 pub fn logsumexp<T: Real>(out: &mut T, x: &mut [T]) {
     let a = T::lit(max_value(x));
     let s = T::zero();
     routine! {
-        for i in (0..x.len()).par() {
+        for i in (0..x.len()).par().weight(EXP_WEIGHT) {
             s += exp(x[i] - a);
         }
     }
@@ -73,7 +78,7 @@ pub fn logsumexp<T: Real>(out: &mut T, x: &mut [T]) {
 pub fn logsumexp_kept<T: Real>(out: &mut T, x: &mut [T], e: &mut [T], a: T) {
     let s = T::zero();
     routine! {
-        for i in (0..x.len()).par() {
+        for i in (0..x.len()).par().weight(EXP_WEIGHT) {
             let u = T::zero();
             let t = T::zero();
             u += x[i] - a;

@@ -176,7 +176,7 @@ pub fn rows(v: &[f64], count: usize, cols: usize) -> Vec<Vec<f64>> {
 /// (`nilang::parallel::chunks`: four per thread, boundaries from `n` and the thread count
 /// only), run in parallel; on one thread, or when `n` blocks of `weight` units of work each are
 /// below `nilang::parallel::min_parallel_work` (the rule of `(a..b).par().weight(w)`: a unit is
-/// a short body of a few floating-point operations), `f(0, whole)`, the sequential loop itself.
+/// about a nanosecond of one core's work), `f(0, whole)`, the sequential loop itself.
 /// For blocks computed independently of each other (Jacobian blocks, residuals), the result is
 /// the same bits for every thread count.
 ///
