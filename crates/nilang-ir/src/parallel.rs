@@ -87,7 +87,8 @@ pub struct SharedRead {
     pub owned_slots: Option<Vec<SlotCheck>>,
     /// Whether the body hands it to a call (which takes it `&mut` but does not write it): then
     /// each chunk runs on its own copy of the value, since `&mut` borrows cannot be shared
-    /// between threads.
+    /// between threads — unless every read is an owned slot (`owned_slots`), whose elements
+    /// each iteration borrows alone.
     pub through_calls: bool,
 }
 
@@ -255,6 +256,8 @@ struct Walker<'a> {
     roots: Vec<(Ident, Use)>,
     errors: Vec<(Span, String)>,
     checks: Vec<SlotCheck>,
+    /// The roots the body may write (`crate::adjoint::written_roots`).
+    written: Vec<String>,
 }
 
 /// The plan of a parallel loop over `var` with `body`, in `scope` (the names at the loop) of
@@ -266,10 +269,15 @@ pub fn plan(
     scope: &Scope,
     own: &Ident,
 ) -> Result<Plan, Vec<(Span, String)>> {
+    let mut written = Vec::new();
+    for s in body {
+        crate::adjoint::written_roots(s, &mut written);
+    }
     let mut w = Walker {
         var,
         own,
         scope,
+        written,
         locals: Vec::new(),
         inner: Vec::new(),
         roots: Vec::new(),
@@ -288,7 +296,7 @@ pub fn plan(
         ));
     }
     if let Some(weight) = &range.weight {
-        if !w.unwritten_by(weight, body) {
+        if !w.invariant(weight) {
             w.errors.push((
                 weight
                     .to_token_stream()
@@ -546,26 +554,16 @@ impl Walker<'_> {
 
     /// Is an expression free of the loop variable, inner loop variables, local ancillas and
     /// writable names (so it has one value for the whole loop)?
-    /// Whether `e` reads no writable name that `body` may write (and no name of the loop's
-    /// own): a weight reads `c.len()` of a slice the loop only reads.
-    fn unwritten_by(&self, e: &Expr, body: &[Stmt]) -> bool {
-        let mut written = Vec::new();
-        for s in body {
-            crate::adjoint::written_roots(s, &mut written);
-        }
+    /// Whether `e` has one value in every iteration: it reads no name of the loop's own and no
+    /// writable name that the body may write (a weight reads `c.len()` of a slice the loop
+    /// only reads; a stride may be an ancilla set before the loop).
+    fn invariant(&self, e: &Expr) -> bool {
         let mut ids = Vec::new();
         idents(e.to_token_stream(), &mut ids);
         ids.iter().all(|i| {
             let writable = self.scope.lookup(i).is_some_and(VarKind::writable);
-            !self.is_local(i) && !(writable && written.contains(&i.to_string()))
+            !self.is_local(i) && !(writable && self.written.contains(&i.to_string()))
         })
-    }
-
-    fn invariant(&self, e: &Expr) -> bool {
-        let mut ids = Vec::new();
-        idents(e.to_token_stream(), &mut ids);
-        ids.iter()
-            .all(|i| !self.is_local(i) && !self.scope.lookup(i).is_some_and(VarKind::writable))
     }
 
     /// An offset in `0..stride`: an inner loop variable over `0..stride`, or an invariant

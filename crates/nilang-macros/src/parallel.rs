@@ -15,7 +15,9 @@
 //!   only);
 //! - writable places the loop only reads are read-only in the chunk, except those it hands to
 //!   calls (`g(mu[c*d..(c+1)*d])`, which take them `&mut`): each chunk calls on its own copy of
-//!   the value (`__private::par::own_copy`), and a constant item beside the function's effects
+//!   the value (`__private::par::own_copy`) — unless every access is an owned slot
+//!   (`g(us[2*i..2*i + 2])`), which each iteration borrows through cells as a place it
+//!   writes — and a constant item beside the function's effects
 //!   (`call_read_assertions`) refuses to compile when the callee may write it; in an adjoint
 //!   program the gradients the iterations add to them go to the chunk's own zeroed copy of
 //!   their shadow, added to the real shadow in chunk order after the loop (element by element,
@@ -116,9 +118,21 @@ impl Gen {
                 .collect(),
             ..ParState::default()
         };
+        let mut value_slot_checks = Vec::new();
         for sr in plan.shared_reads.iter().filter(|s| s.through_calls) {
-            // a callee takes it `&mut` (and does not write it): each chunk runs on its own copy
             let (root, place) = (&sr.root, self.place(&whole(&sr.root)));
+            if let Some(checks) = &sr.owned_slots {
+                // handed to calls at owned slots only (`g(us[2*i..2*i + 2])`): each iteration
+                // borrows its own elements through cells, as for a place it writes, instead
+                // of every chunk copying the whole place
+                let cells = self.fresh("cells");
+                pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
+                enter.extend(quote!(let #root = &#cells;));
+                state.cells.push(root.to_string());
+                value_slot_checks.extend(checks.iter());
+                continue;
+            }
+            // a callee takes it `&mut` (and does not write it): each chunk runs on its own copy
             let own = self.fresh("values");
             enter.extend(quote!(
                 let mut #own = #p::par::own_copy(&#place);
@@ -129,7 +143,12 @@ impl Gen {
             }
         }
         let slot_checks = slot_shadows.iter().flat_map(|(_, checks)| checks.iter());
-        for c in plan.slot_checks.iter().chain(slot_checks) {
+        for c in plan
+            .slot_checks
+            .iter()
+            .chain(slot_checks)
+            .chain(value_slot_checks)
+        {
             let (lo, stride, text) = (&c.lo, &c.stride, &c.text);
             let hi = match &c.hi {
                 Some(h) => quote!(::core::option::Option::Some(#h)),

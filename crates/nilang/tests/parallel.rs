@@ -1041,3 +1041,57 @@ fn array_ancillas_passed_as_slices() {
     };
     nilang::ad::check_gradient(loss, &x0, &xgs, 1e-6, 1e-6).unwrap();
 }
+
+/// `a += x[2i]·x[2i+1]` by a call, for the test below.
+#[i]
+fn add_pair_product<T: Real>(a: &mut T, pair: &mut [T]) {
+    a += pair[0] * pair[1];
+}
+
+/// Each iteration hands its own pair of `x` (read only) to a call: `x` is borrowed per
+/// iteration through cells instead of copied whole by every chunk.
+#[i]
+fn pair_products<T: Real>(y: &mut [T], x: &mut [T]) {
+    for k in (0..y.len()).par() {
+        add_pair_product(y[k], x[2 * k..2 * k + 2]);
+    }
+}
+
+/// A place handed to calls at owned slots only gives the sequential values, inverse and
+/// gradient at every thread count.
+#[test]
+fn slots_handed_to_calls_are_not_copied_and_agree() {
+    nilang::parallel::set_min_parallel_work(1);
+    let n = 37;
+    let x0: Vec<f64> = (0..2 * n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let (mut y, mut x) = (vec![0.5; n], x0.clone());
+            pair_products(&mut y, &mut x);
+            let forward = y.clone();
+            pair_products_inv(&mut y, &mut x);
+            assert!(y.iter().all(|v| (v - 0.5).abs() < 1e-15) && x == x0);
+            let (mut y, mut x) = (vec![0.5; n], x0.clone());
+            let (mut gy, mut gx) = (vec![1.0; n], vec![0.0; 2 * n]);
+            pair_products_vjp(&mut y, &mut gy, &mut x, &mut gx);
+            (forward, gx)
+        })
+    };
+    let (values, grads) = run(1);
+    for k in 0..n {
+        assert_eq!(values[k], 0.5 + x0[2 * k] * x0[2 * k + 1]);
+        assert_eq!(grads[2 * k], x0[2 * k + 1]);
+        assert_eq!(grads[2 * k + 1], x0[2 * k]);
+    }
+    for threads in [2, 4] {
+        assert_eq!(
+            run(threads),
+            (values.clone(), grads.clone()),
+            "{threads} threads"
+        );
+    }
+}
