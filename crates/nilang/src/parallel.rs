@@ -87,6 +87,14 @@ pub const DEFAULT_MIN_PARALLEL_WORK: usize = 200_000;
 
 /// The environment variable that sets [`min_parallel_work`] for a process (a whole number of
 /// units, read at the first parallel loop), as `RAYON_NUM_THREADS` sets the thread count.
+///
+/// ```sh
+/// NILANG_MIN_PARALLEL_WORK=50000 cargo run --release   # split loops from about 50 µs
+/// ```
+///
+/// ```
+/// assert_eq!(nilang::parallel::MIN_PARALLEL_WORK_VAR, "NILANG_MIN_PARALLEL_WORK");
+/// ```
 pub const MIN_PARALLEL_WORK_VAR: &str = "NILANG_MIN_PARALLEL_WORK";
 
 static MIN_WORK: OnceLock<AtomicUsize> = OnceLock::new();
