@@ -507,17 +507,15 @@ pub fn statements(
     name: &str,
     shadows: &Shadows,
     stmts: &[Stmt],
-    ancillas: &[syn::Ident],
+    ancillas: &[crate::grad::Live],
 ) -> TokenStream {
-    let p = private();
     let mut g = Gen::new(f, name);
     g.shadow = Some(shadows.clone());
     let mut out = TokenStream::new();
     for a in ancillas {
-        g.scope.declare(a, VarKind::Ancilla);
-        if g.has_gradient(a) {
-            let (shadow, lane) = (shadow_name(a), shadows.lane());
-            out.extend(quote!(let mut #shadow = #p::zero_grad::<_, #lane>(&#a);));
+        g.scope.declare(&a.name, VarKind::Ancilla);
+        if g.has_gradient(&a.name) {
+            out.extend(a.zero_gradient(&shadows.lane()));
         }
     }
     out.extend(g.stmts(stmts));

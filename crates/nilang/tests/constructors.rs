@@ -5,6 +5,7 @@
 
 use nilang::ad::check_gradient;
 use nilang::{i, GVar, Loss, Real};
+use nilang_dualrev::DualRev;
 use num_complex::Complex;
 use proptest::prelude::*;
 
@@ -176,6 +177,76 @@ fn tuples_swapped_plain(x: &[f64]) -> f64 {
     x[1] * x[0]
 }
 
+/// A value with a counter, no derives at all (not `Clone`): built and taken apart only.
+pub struct Tagged<Z> {
+    pub value: Z,
+    pub count: i64,
+}
+
+/// The compute–copy–uncompute shape with the constructors in the computation `P`: `z` (a
+/// `Complex`) and `w` (a `Tagged` holding it and a counter) are live between `M` and `~P`,
+/// so the fused `f_vjp` builds `w`'s zero gradient from its parts' (`Tagged` has no `Shadow`
+/// impl and is not `Clone`). `out += x₀x₁ sin x₂ + exp(sin x₂)`.
+#[i]
+fn built_in_routine<T: Real>(out: &mut T, x: &mut [T]) {
+    let a = T::zero();
+    let b = T::zero();
+    let n = 0i64;
+    routine! {
+        a += x[0] * x[1];
+        b += sin(x[2]);
+        inc(n);
+        let z = new!(Complex { re: a, im: b });
+        let w = new!(Tagged { value: z, count: n });
+    }
+    out += w.value.re * w.value.im;
+    out += exp(w.value.im);
+    uncompute!();
+    dealloc!(a = T::zero(), b = T::zero(), n = 0);
+}
+
+fn built_in_routine_plain(x: &[f64]) -> f64 {
+    let s = x[2].sin();
+    x[0] * x[1] * s + s.exp()
+}
+
+/// The fused shape with a tuple built in `P` and taken apart again in `P`, so its parts are
+/// live at the split in the other order: `out += (x₀ + x₁)·cos x₁`.
+#[i]
+fn rebuilt_in_routine<T: Real>(out: &mut T, x: &mut [T]) {
+    let a = T::zero();
+    let b = T::zero();
+    routine! {
+        a += x[0] + x[1];
+        b += cos(x[1]);
+        let t = new!((a, b));
+        let (b, a) = fields!(t);
+    }
+    out += a * b;
+    uncompute!();
+    dealloc!(a = T::zero(), b = T::zero());
+}
+
+fn rebuilt_in_routine_plain(x: &[f64]) -> f64 {
+    (x[0] + x[1]) * x[1].cos()
+}
+
+/// The gradient of `out += f(x)` by the tape engine (`nilang_dualrev`): the forward program
+/// run on `GVar<DualRev>`, which records every primitive (no adjoint rule of `gvar.rs`).
+fn tape_gradient(f: fn(&mut GVar<DualRev>, &mut [GVar<DualRev>]), x0: &[f64]) -> Vec<f64> {
+    let (_, g) = nilang_dualrev::grad(
+        |x: &[DualRev]| {
+            let mut out = GVar::new(DualRev::constant(0.0));
+            let mut x: Vec<GVar<DualRev>> = x.iter().map(|v| GVar::new(*v)).collect();
+            f(&mut out, &mut x);
+            out.x
+        },
+        x0,
+    )
+    .unwrap();
+    g
+}
+
 fn wrap(x: &[f64]) -> Vec<GVar<f64>> {
     x.iter().map(|&v| GVar::new(v)).collect()
 }
@@ -228,6 +299,32 @@ proptest! {
     fn complex_built_from_ancillas(x in vector(3)) {
         check_loss!(x, through_complex, through_complex_inv, through_complex_vjp,
             through_complex_grad, through_complex_plain);
+    }
+
+    #[test]
+    fn fused_vjp_with_constructors_in_the_computation(x in vector(3)) {
+        check_loss!(x.clone(), built_in_routine, built_in_routine_inv, built_in_routine_vjp,
+            built_in_routine_grad, built_in_routine_plain);
+        let (mut out, mut x1) = (0.0, x.clone());
+        let (mut out_grad, mut x_grad) = (1.0, vec![0.0; 3]);
+        built_in_routine_vjp(&mut out, &mut out_grad, &mut x1, &mut x_grad);
+        let tape = tape_gradient(built_in_routine, &x);
+        for (v, t) in x_grad.iter().zip(&tape) {
+            prop_assert!((v - t).abs() <= 1e-12 * (1.0 + t.abs()), "{:?} vs {:?}", x_grad, tape);
+        }
+    }
+
+    #[test]
+    fn fused_vjp_with_a_value_taken_apart_in_the_computation(x in vector(2)) {
+        check_loss!(x.clone(), rebuilt_in_routine, rebuilt_in_routine_inv,
+            rebuilt_in_routine_vjp, rebuilt_in_routine_grad, rebuilt_in_routine_plain);
+        let (mut out, mut x1) = (0.0, x.clone());
+        let (mut out_grad, mut x_grad) = (1.0, vec![0.0; 2]);
+        rebuilt_in_routine_vjp(&mut out, &mut out_grad, &mut x1, &mut x_grad);
+        let tape = tape_gradient(rebuilt_in_routine, &x);
+        for (v, t) in x_grad.iter().zip(&tape) {
+            prop_assert!((v - t).abs() <= 1e-12 * (1.0 + t.abs()), "{:?} vs {:?}", x_grad, tape);
+        }
     }
 
     #[test]
