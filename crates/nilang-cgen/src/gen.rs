@@ -259,6 +259,13 @@ impl<'a> Translator<'a> {
                 let e = self.expr(expr)?;
                 Ok(format!("{t} ^= ({e}); {comment}"))
             }
+            StmtKind::Builtin {
+                op: BuiltinOp::Swap,
+                args,
+                ..
+            } if self.is_built(&args[0]) || self.is_built(&args[1]) => {
+                self.swap_built(&args[0], &args[1], &comment)
+            }
             StmtKind::Builtin { op, args, operand } => {
                 let places = args.iter().map(|a| self.view(a)).collect::<R<Vec<_>>>()?;
                 Ok(match op {
@@ -345,9 +352,11 @@ impl<'a> Translator<'a> {
             StmtKind::Dealloc(bindings) => {
                 for b in bindings {
                     let name = b.name.to_string();
-                    for f in self.frames.iter_mut().rev() {
-                        if f.remove(&name).is_some() {
-                            break;
+                    if self.take_fields(&name).is_empty() {
+                        for f in self.frames.iter_mut().rev() {
+                            if f.remove(&name).is_some() {
+                                break;
+                            }
                         }
                     }
                 }
@@ -418,10 +427,10 @@ impl<'a> Translator<'a> {
                 "stacks allocate memory: no C++ translation (kernels use ancillas only)",
             ),
             StmtKind::Safe(_) => unsupported("`safe!` blocks hold plain Rust: no C++ translation"),
-            StmtKind::Fields(_) => unsupported(
-                "reversible constructors (`new!`, `fields!`): no C++ translation (kernels use \
-                 scalar ancillas only)",
-            ),
+            StmtKind::Fields(f) => {
+                self.move_fields(f)?;
+                Ok(format!("{comment} (its fields stay in their variables)"))
+            }
             StmtKind::If { .. }
             | StmtKind::While { .. }
             | StmtKind::For { .. }
@@ -449,7 +458,7 @@ impl<'a> Translator<'a> {
             Operand::View(v) => {
                 let text = self.view(v)?;
                 let writable = self
-                    .lookup(&v.root.to_string())
+                    .lookup(&self.built_field(v).0)
                     .map(|v| v.writable)
                     .unwrap_or(false);
                 Ok((text, writable))
@@ -458,17 +467,21 @@ impl<'a> Translator<'a> {
         }
     }
 
-    /// A dataview as a C++ place.
+    /// A dataview as a C++ place. A field of a value built by `new!` is the variable that
+    /// holds it (`z.re` is `a` after `let z = new!(Complex { re: a, im: b })`).
     fn view(&self, v: &Dataview) -> R<String> {
-        let root = v.root.to_string();
-        let Some(var) = self.lookup(&root) else {
-            return Err((
-                format!("`{root}` is not a parameter, ancilla or loop variable"),
-                Some(v.span),
-            ));
+        let (key, fields) = self.built_field(v);
+        let Some(var) = self.lookup(&key) else {
+            let what = if self.is_built(v) {
+                "is a value built by `new!`, whose fields C++ holds in separate variables: \
+                 use its fields (or `swap` it with another built value)"
+            } else {
+                "is not a parameter, ancilla or loop variable"
+            };
+            return Err((format!("`{}` {what}", v.text()), Some(v.span)));
         };
         let mut s = var.cname.clone();
-        for a in &v.path {
+        for a in &v.path[fields..] {
             match a {
                 Access::Index(e) => {
                     let i = self.expr(e)?;
@@ -675,6 +688,129 @@ impl Translator<'_> {
             .map(|s| self.expr(&syn::parse_quote!(#s.len())));
         let first = lengths.next().unwrap_or_else(|| Ok("0LL".to_string()))?;
         lengths.try_fold(first, |all, l| Ok(format!("nl_same_len({all}, {})", l?)))
+    }
+}
+
+/// Reversible constructors (`new!`, `fields!`) in C++: a built value is not a C++ object but
+/// its fields, each in the variable it was built from, registered under the field's path
+/// (`z.re`, `t.0.re` for nested values). Building and taking apart only rename, so both
+/// directions and their gradients (the same statements on `gvar`) cost nothing, and no C++
+/// type is needed for the user's struct.
+impl Translator<'_> {
+    /// The variables registered under `key` or its fields (`key.…`), removed from every
+    /// scope, with the path below `key` of each (`""`, `".re"`).
+    fn take_fields(&mut self, key: &str) -> Vec<(String, Var)> {
+        let below = format!("{key}.");
+        let mut moved = Vec::new();
+        for frame in &mut self.frames {
+            let keys: Vec<String> = frame
+                .keys()
+                .filter(|k| *k == key || k.starts_with(&below))
+                .cloned()
+                .collect();
+            for k in keys {
+                let var = frame.remove(&k).expect("a key just listed");
+                moved.push((k[key.len()..].to_string(), var));
+            }
+        }
+        moved.sort_by(|a, b| a.0.cmp(&b.0));
+        moved
+    }
+
+    /// The variables of a built value, by their path below it (`.re`), in order.
+    fn fields_of(&self, key: &str) -> Vec<(String, &Var)> {
+        let below = format!("{key}.");
+        let mut fields: Vec<(String, &Var)> = Vec::new();
+        for frame in self.frames.iter().rev() {
+            for (k, var) in frame {
+                if k.starts_with(&below) && !fields.iter().any(|(f, _)| *f == k[key.len()..]) {
+                    fields.push((k[key.len()..].to_string(), var));
+                }
+            }
+        }
+        fields.sort_by(|a, b| a.0.cmp(&b.0));
+        fields
+    }
+
+    /// Whether a dataview names a whole value built by `new!` (not one of its scalars).
+    fn is_built(&self, v: &Dataview) -> bool {
+        let (key, fields) = self.built_field(v);
+        fields == v.path.len() && self.lookup(&key).is_none() && !self.fields_of(&key).is_empty()
+    }
+
+    /// The key of a dataview's leading fields of built values (`z.re` for `z.re`, `t.0.re` for
+    /// `t.0.re[i]`) and how many of its accesses that key covers.
+    fn built_field(&self, v: &Dataview) -> (String, usize) {
+        let mut key = v.root.to_string();
+        let mut fields = 0;
+        for a in &v.path {
+            match a {
+                Access::Field(m) if self.lookup(&key).is_none() => {
+                    key = format!("{key}.{}", nilang_ir::constructors::member_text(m));
+                    fields += 1;
+                }
+                _ => break,
+            }
+        }
+        (key, fields)
+    }
+
+    /// `new!` moves its parts' variables under the whole's fields; `fields!` moves them back
+    /// to the parts' names.
+    fn move_fields(&mut self, f: &Fields) -> R<()> {
+        let whole = f.whole.to_string();
+        for part in &f.parts {
+            let member = format!(
+                "{whole}.{}",
+                nilang_ir::constructors::member_text(&part.member)
+            );
+            let var = part.var.to_string();
+            let (from, to) = if f.construct {
+                (&var, &member)
+            } else {
+                (&member, &var)
+            };
+            let moved = self.take_fields(from);
+            if moved.is_empty() {
+                return Err((format!("`{from}` is not a live ancilla here"), None));
+            }
+            let frame = self.frames.last_mut().expect("a scope");
+            for (path, v) in moved {
+                frame.insert(format!("{to}{path}"), v);
+            }
+        }
+        if !f.construct {
+            self.take_fields(&whole);
+        }
+        Ok(())
+    }
+
+    /// `swap(t, u)` of two built values: the swap of each pair of fields.
+    fn swap_built(&self, a: &Dataview, b: &Dataview, comment: &str) -> R<String> {
+        let (ka, kb) = (self.built_field(a).0, self.built_field(b).0);
+        let (fa, fb) = (self.fields_of(&ka), self.fields_of(&kb));
+        let paths = |f: &[(String, &Var)]| f.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        if !self.is_built(a) || !self.is_built(b) || paths(&fa) != paths(&fb) {
+            return Err((
+                format!(
+                    "`swap({}, {})`: both must be values built by `new!` with the same fields",
+                    a.text(),
+                    b.text()
+                ),
+                Some(a.span),
+            ));
+        }
+        let mut t = format!("{{ {comment}\n");
+        for ((_, x), (_, y)) in fa.iter().zip(&fb) {
+            let (x, y) = (&x.cname, &y.cname);
+            writeln!(
+                t,
+                "    {{ auto __a = {x}; auto __b = {y}; {x} = __b; {y} = __a; }}"
+            )
+            .unwrap();
+        }
+        t.push('}');
+        Ok(t)
     }
 }
 

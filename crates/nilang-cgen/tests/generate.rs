@@ -250,18 +250,60 @@ fn broadcasts_are_loops_with_one_length_check() {
 }
 
 #[test]
-fn constructors_name_the_statement() {
+fn constructors_rename_fields_and_misuse_names_the_statement() {
+    // a built value is its fields, each in the variable it was built from: no C++ struct
+    let src = r#"
+        #[i]
+        fn f<T: Real>(y: &mut T, x: &mut T) {
+            let (a, b, c) = (T::zero(), T::zero(), T::zero());
+            a += sin(x);
+            let t = new!((a, b));
+            let z = new!(Point { p: t, q: c });
+            y += z.p.0 * x;
+            let Point { p: t, q: c } = fields!(z);
+            let (a, b) = fields!(t);
+            a -= sin(x);
+            dealloc!(a = T::zero(), b = T::zero(), c = T::zero());
+        }
+    "#;
+    let fs = parse(src);
+    let cpp = generate(&fs[0]).unwrap();
+    assert!(cpp.contains("nl_cv<decltype(__y)>::from(a);"), "{cpp}");
+    let mut m = Module::new();
+    m.function(&fs[0]).unwrap();
+    gxx_syntax_check(&m.source(), "constructors");
+    // a whole built value where a scalar is needed
     let src = r#"
         #[i]
         fn f<T: Real>(y: &mut T, x: &mut T) {
             let (a, b) = (T::zero(), T::zero());
             let t = new!((a, b));
-            y += sin(x);
+            g(t, x);
             let (a, b) = fields!(t);
             dealloc!(a = T::zero(), b = T::zero());
         }
     "#;
     let e = generate(&parse(src)[0]).unwrap_err();
-    assert_eq!(e.statement(), "let t = new!((a, b));");
-    assert!(e.message().contains("reversible constructors"), "{e}");
+    assert_eq!(e.statement(), "g(t, x);");
+    assert!(
+        e.message().contains("`t` is a value built by `new!`"),
+        "{e}"
+    );
+    // swapping values of different shapes
+    let src = r#"
+        #[i]
+        fn f<T: Real>(y: &mut T) {
+            let (a, b, c) = (T::zero(), T::zero(), T::zero());
+            let t = new!((a, b));
+            swap(t, c);
+            let (a, b) = fields!(t);
+            dealloc!(a = T::zero(), b = T::zero(), c = T::zero());
+        }
+    "#;
+    let e = generate(&parse(src)[0]).unwrap_err();
+    assert_eq!(e.statement(), "swap(t, c);");
+    assert!(
+        e.message().contains("both must be values built by `new!`"),
+        "{e}"
+    );
 }

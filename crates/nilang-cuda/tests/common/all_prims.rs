@@ -62,4 +62,34 @@ pub fn all_prims<T: Real>(y: &mut [T], x: &mut [T], n: i64) {
     // broadcasts: loops of the element statement
     y[..] += x[0] * x[1];
     neg(y[..]);
+    // reversible constructors and destructors, nested and swapped whole: C++ keeps each
+    // field in the variable it was built from
+    let a = T::zero();
+    let b = T::zero();
+    let c = T::zero();
+    let d = T::zero();
+    a += x[0] * x[1];
+    b += sin(x[2]);
+    c += identity(x[3]);
+    let p = new!((a, b));
+    let q = new!((c, d));
+    swap(p, q);
+    let w = new!(Pair { x: p, y: q });
+    w.y.1 += w.x.0 * w.y.0;
+    y[23] += w.y.1 * w.x.0;
+    w.y.1 -= w.x.0 * w.y.0;
+    let Pair { y: q, x: p } = fields!(w);
+    swap(p, q);
+    let (c, d) = fields!(q);
+    let (a, b) = fields!(p);
+    c -= identity(x[3]);
+    b -= sin(x[2]);
+    a -= x[0] * x[1];
+    dealloc!(a = T::zero(), b = T::zero(), c = T::zero(), d = T::zero());
+}
+
+/// Two values of one type, built and taken apart by `new!`/`fields!` above.
+pub struct Pair<X> {
+    pub x: X,
+    pub y: X,
 }
