@@ -316,6 +316,17 @@ impl<'a> Translator<'a> {
             StmtKind::Alloc(bindings) => {
                 let mut t = String::new();
                 for b in bindings {
+                    if let Some(of) = nilang_ir::parse::zero_like_of(&b.value) {
+                        // a zero of another place's type (`expand!`, `mapfoldl!`)
+                        let place = self.expr(of)?;
+                        let cname = self.declare_ancilla(&b.name);
+                        writeln!(
+                            t,
+                            "auto {cname} = {place}; {cname} = nl_lit<decltype({cname})>(0.0); {comment}"
+                        )
+                        .unwrap();
+                        continue;
+                    }
                     let value = self.expr(&b.value)?;
                     let ty = match &b.ty {
                         Some(ty) => match scalar_type(ty, self.sig.scalar.as_deref()) {
@@ -329,23 +340,8 @@ impl<'a> Translator<'a> {
                         },
                         None => "auto".to_string(),
                     };
-                    let name = b.name.to_string();
-                    let mut cname = name.clone();
-                    let mut n = 1;
-                    while self.declared.last().unwrap().contains(&cname) {
-                        n += 1;
-                        cname = format!("{name}__{n}");
-                    }
-                    self.declared.last_mut().unwrap().insert(cname.clone());
+                    let cname = self.declare_ancilla(&b.name);
                     writeln!(t, "{ty} {cname} = {value}; {comment}").unwrap();
-                    self.frames.last_mut().unwrap().insert(
-                        name,
-                        Var {
-                            cname,
-                            writable: true,
-                            slice: false,
-                        },
-                    );
                 }
                 Ok(t.trim_end().to_string())
             }
@@ -753,6 +749,26 @@ impl Translator<'_> {
             }
         }
         (key, fields)
+    }
+
+    /// A new ancilla in the current scope: its C++ name (renamed if the scope has one of that
+    /// name already).
+    fn declare_ancilla(&mut self, name: &syn::Ident) -> String {
+        let name = name.to_string();
+        let mut cname = name.clone();
+        let mut n = 1;
+        while self.declared.last().unwrap().contains(&cname) {
+            n += 1;
+            cname = format!("{name}__{n}");
+        }
+        self.declared.last_mut().unwrap().insert(cname.clone());
+        let var = Var {
+            cname: cname.clone(),
+            writable: true,
+            slice: false,
+        };
+        self.frames.last_mut().unwrap().insert(name, var);
+        cname
     }
 
     /// `new!` moves its parts' variables under the whole's fields; `fields!` moves them back

@@ -307,3 +307,39 @@ fn constructors_rename_fields_and_misuse_names_the_statement() {
         "{e}"
     );
 }
+
+#[test]
+fn mapfoldl_is_its_loop_with_a_zero_of_the_output_type() {
+    let src = r#"
+        #[i]
+        fn square_into<T: Real>(anc: &mut T, x: &mut T) {
+            anc += square(x);
+        }
+        #[i]
+        fn add_into<T: Real>(out: &mut T, anc: &mut T) {
+            out += identity(anc);
+        }
+        #[i]
+        fn f<T: Real>(out: &mut T, x: &mut [T]) {
+            mapfoldl!(square_into, add_into, out, x);
+        }
+    "#;
+    let fs = parse(src);
+    let cpp = generate(find(&fs, "f")).unwrap();
+    assert!(
+        cpp.contains(
+            "auto __mapfoldl_anc = out; __mapfoldl_anc = nl_lit<decltype(__mapfoldl_anc)>(0.0);"
+        ),
+        "{cpp}"
+    );
+    assert!(
+        cpp.contains("square_into(__mapfoldl_anc, x[__mapfoldl_i]);"),
+        "{cpp}"
+    );
+    assert!(cpp.contains("add_into_inv(out, __mapfoldl_anc);"), "{cpp}");
+    let mut m = Module::new();
+    for f in &fs {
+        m.function(f).unwrap();
+    }
+    gxx_syntax_check(&m.source(), "mapfoldl");
+}

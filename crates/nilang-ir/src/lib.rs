@@ -9,6 +9,7 @@ pub mod check;
 pub mod constructors;
 pub mod dropped;
 pub mod effects;
+pub mod mapfoldl;
 pub mod parallel;
 pub mod parse;
 pub mod print;

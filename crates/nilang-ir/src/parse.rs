@@ -1185,6 +1185,13 @@ impl Parser<'_> {
                     }
                 }
             }
+            "mapfoldl" => match crate::mapfoldl::expansion(mac) {
+                Ok(stmts) => {
+                    let body = self.block(&stmts);
+                    out.extend(body);
+                }
+                Err(e) => self.errors.add(e),
+            },
             "nocheck" => {
                 let Some(stmts) = self.macro_block(mac) else {
                     return;
@@ -1243,7 +1250,7 @@ impl Parser<'_> {
                 format!(
                     "unknown statement macro `{other}!`: the statement macros are `routine!`, \
                      `uncompute!`, `reverse!`, `uncall!`, `dealloc!`, `push!`, `pop!`, \
-                     `push_copy!`, `pop_copy!`, `safe!`, `nocheck!`, `expand!` and `par!`"
+                     `push_copy!`, `pop_copy!`, `safe!`, `nocheck!`, `expand!`, `par!` and `mapfoldl!`"
                 ),
             ),
         }
@@ -1348,6 +1355,22 @@ fn zero_like_expr(target: &Dataview) -> Expr {
 /// (`(y).zero_like()`)?
 pub fn is_zero_like_expr(e: &Expr) -> bool {
     crate::print::expr_text(e).contains("__private::Zeroable as _")
+}
+
+/// The place whose type a generated zero takes (`y` in `(y).zero_like()`), if `e` is one.
+pub fn zero_like_of(e: &Expr) -> Option<&Expr> {
+    let Expr::Block(b) = e else { return None };
+    match b.block.stmts.last() {
+        Some(syn::Stmt::Expr(Expr::MethodCall(m), None))
+            if m.method == "zero_like" && m.args.is_empty() && is_zero_like_expr(e) =>
+        {
+            match &*m.receiver {
+                Expr::Paren(p) => Some(&p.expr),
+                other => Some(other),
+            }
+        }
+        _ => None,
+    }
 }
 
 /// The single identifier of a path expression, if it is one.

@@ -63,11 +63,11 @@ pub fn gmm_module(d: usize, k: usize) -> Module {
 /// Every primitive, instruction and control construct (`common/all_prims.rs`).
 pub fn all_prims_module() -> Module {
     let fs = nilang_ir::parse_file(include_str!("all_prims.rs")).unwrap();
-    let f = find(&fs, "all_prims");
     let mut m = Module::new();
-    m.function(f)
-        .unwrap()
-        .kernel(f, &KernelSpec::new())
+    for f in &fs {
+        m.function(f).unwrap();
+    }
+    m.kernel(find(&fs, "all_prims"), &KernelSpec::new())
         .unwrap();
     m
 }

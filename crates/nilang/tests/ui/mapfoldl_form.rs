@@ -1,0 +1,13 @@
+use nilang::{i, Real};
+
+#[i]
+fn add_into<T: Real>(out: &mut T, anc: &mut T) {
+    out += identity(anc);
+}
+
+#[i]
+fn f<T: Real>(out: &mut T, x: &mut [T]) {
+    mapfoldl!(add_into, out, x);
+}
+
+fn main() {}
