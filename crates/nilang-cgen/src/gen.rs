@@ -275,21 +275,28 @@ impl<'a> Translator<'a> {
                             "{{ auto __a = {a}; auto __b = {b}; {a} = __b; {b} = __a; }} {comment}"
                         )
                     }
-                    BuiltinOp::Neg | BuiltinOp::Inc | BuiltinOp::Dec | BuiltinOp::Conj => {
+                    BuiltinOp::Neg
+                    | BuiltinOp::Inc
+                    | BuiltinOp::Dec
+                    | BuiltinOp::Conj
+                    | BuiltinOp::Flip
+                    | BuiltinOp::Inv => {
                         let f = match op {
                             BuiltinOp::Neg => "nl_negate",
                             BuiltinOp::Inc => "nl_inc",
                             BuiltinOp::Dec => "nl_dec",
+                            BuiltinOp::Flip => "nl_flip",
+                            BuiltinOp::Inv => "nl_inv",
                             _ => "nl_conj",
                         };
                         let a = &places[0];
                         format!("{{ auto __a = {a}; {f}(__a); {a} = __a; }} {comment}")
                     }
-                    BuiltinOp::Flip | BuiltinOp::Inv | BuiltinOp::Hadamard => {
-                        return Err((
-                            format!("`{}` has no C++/CUDA translation yet", op.name()),
-                            None,
-                        ))
+                    BuiltinOp::Hadamard => {
+                        let (a, b) = (&places[0], &places[1]);
+                        format!(
+                            "{{ auto __a = {a}; auto __b = {b}; nl_hadamard(__a, __b); {a} = __a; {b} = __b; }} {comment}"
+                        )
                     }
                     BuiltinOp::Rot | BuiltinOp::IRot => {
                         let f = if *op == BuiltinOp::Rot {

@@ -204,6 +204,16 @@ NL_FN void nl_irot(double& a, double& b, double& t) {
     a = x * c + y * s;
     b = y * c - x * s;
 }
+/// inv(x): x <- 1/x (rounds, as in Rust).
+NL_FN void nl_inv(double& x) { x = 1.0 / x; }
+/// hadamard(a, b): (a, b) <- ((a + b)/sqrt 2, (a - b)/sqrt 2).
+NL_FN void nl_hadamard(double& a, double& b) {
+    const double s = 0.70710678118654752440;
+    double x = a, y = b;
+    a = (x + y) * s;
+    b = (x - y) * s;
+}
+NL_FN void nl_flip(bool& b) { b = !b; }
 
 // ---- instructions on gvar: the adjoint rules (crates/nilang/src/gvar.rs) ----
 template <class P> NL_FN void nl_add1(gvar& y, gvar& x) {
@@ -252,6 +262,20 @@ NL_FN void nl_irot(gvar& a, gvar& b, gvar& t) {
     double gx = a.g, gy = b.g;
     a.g = gx * c + gy * s;
     b.g = gy * c - gx * s;
+}
+/// Adjoint rule of inv (its own inverse): x.g <- -x.g v^2 with v the value before.
+NL_FN void nl_inv(gvar& v) {
+    double x = v.x;
+    v.x = 1.0 / x;
+    v.g = -(v.g * (x * x));
+}
+/// Adjoint rule of hadamard: the gradients transform with the same (orthogonal) matrix.
+NL_FN void nl_hadamard(gvar& a, gvar& b) {
+    nl_hadamard(a.x, b.x);
+    const double s = 0.70710678118654752440;
+    double ga = a.g, gb = b.g;
+    a.g = (ga + gb) * s;
+    b.g = (ga - gb) * s;
 }
 
 // ---- instructions on integers: exact wrapping arithmetic ----

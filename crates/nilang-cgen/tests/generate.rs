@@ -97,24 +97,14 @@ fn untranslated_instructions_name_the_statement() {
         #[i]
         fn f<T: Real>(a: &mut T, b: &mut T) {
             a += sin(b);
-            hadamard(a, b);
-        }
-        #[i]
-        fn g<T: Real>(a: &mut T) {
-            inv(a);
+            a *= exp(b);
         }
     "#;
-    let fs = parse(src);
-    let e = generate(&fs[0]).unwrap_err();
-    assert_eq!(e.statement(), "hadamard(a, b);");
+    let e = generate(&parse(src)[0]).unwrap_err();
+    assert_eq!(e.statement(), "a *= exp(b);");
     assert!(
         e.message()
-            .contains("`hadamard` has no C++/CUDA translation"),
-        "{e}"
-    );
-    let e = generate(&fs[1]).unwrap_err();
-    assert!(
-        e.message().contains("`inv` has no C++/CUDA translation"),
+            .contains("`*=` and `/=` (multiplicative number systems) have no C++"),
         "{e}"
     );
 }
@@ -342,4 +332,24 @@ fn mapfoldl_is_its_loop_with_a_zero_of_the_output_type() {
         m.function(f).unwrap();
     }
     gxx_syntax_check(&m.source(), "mapfoldl");
+}
+
+#[test]
+fn parallel_broadcasts_are_sequential_in_cpp() {
+    // the C++ adjoint is the inverse on `gvar`, which stores operand gradients in place: `a`'s
+    // gradient would race under `omp parallel for` (ARCHITECTURE.md, "Parallel broadcasts")
+    let src = |body: &str| {
+        format!("#[i] fn f<T: Real>(y: &mut [T], a: &mut T, x: &mut [T]) {{ {body} }}")
+    };
+    let strip = |text: String| -> String {
+        text.lines()
+            .map(|l| l.split("//").next().unwrap_or("").trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let par = parse(&src("par! { y[..] += a * x[..]; }"));
+    let seq = parse(&src("y[..] += a * x[..];"));
+    let (p, s) = (generate(&par[0]).unwrap(), generate(&seq[0]).unwrap());
+    assert!(!p.contains("pragma"), "{p}");
+    assert_eq!(strip(p), strip(s));
 }

@@ -38,6 +38,15 @@ pub fn all_prims<T: Real>(y: &mut [T], x: &mut [T], n: i64) {
     inc(y[7]);
     dec(y[8]);
     swap(y[9], y[10]);
+    inv(y[11]);
+    hadamard(y[12], y[13]);
+    let flag = false;
+    flip(flag);
+    if (flag, flag) {
+        y[14] += identity(x[0]);
+    }
+    flip(flag);
+    dealloc!(flag = false);
     let k = 0i64;
     for i in 0..n {
         k += i;
