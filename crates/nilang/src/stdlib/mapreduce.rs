@@ -12,7 +12,10 @@
 //! ```
 //!
 //! [`i_mapfoldl`] takes its map and fold as primitives passed by type (`Unary` types, such
-//! as your own `struct Softplus;` or [`crate::prims::Identity`]).
+//! as your own `struct Softplus;` or [`crate::prims::Identity`]) and folds by adding. With
+//! reversible functions as map and fold (any reversible fold, as NiLang's `i_mapfoldl`), write
+//! the statement `mapfoldl!(map, fold, out, x);` ([the language
+//! guide](crate::guide::language#folds-with-reversible-functions-mapfoldl)).
 
 use crate::{i, Real};
 
@@ -57,7 +60,9 @@ pub fn i_filter<T: Real, F: Fn(f64) -> bool>(out: &mut Vec<T>, x: &mut [T], keep
 /// `f_hessian`), which a primitive satisfies for every float; a reversible function passed by
 /// type would need the four programs of a function (`f`, `f_inv`, `f_adjoint`,
 /// `f_adjoint_inv`) behind one trait, which Rust cannot state for a function generic over its
-/// scalar. Folds that multiply (NiLang's `*=` on `ULogarithmic`) are a loop of `y *= …`.
+/// scalar. Other folds, with reversible functions as map and fold, are the statement
+/// `mapfoldl!(map, fold, out, x);` ([the language
+/// guide](crate::guide::language#folds-with-reversible-functions-mapfoldl)).
 ///
 /// Inverse: the same scan with `out -= F(anc)`. Adjoint: one scan, evaluating `M` twice and
 /// `F` once per element, with their derivatives.
