@@ -179,6 +179,14 @@ fn inverse_program_comes_from_reverse() {
 
 /// A parallel loop (`.par()`) becomes the same C++ as the sequential loop (its source line, in
 /// a comment, aside): the C++/CUDA programs run it sequentially.
+/// C++ text without its `//` comments (which show the source statements).
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn parallel_loops_are_sequential_in_cpp() {
     let src = |par: &str| {
@@ -188,12 +196,6 @@ fn parallel_loops_are_sequential_in_cpp() {
             }}"
         )
     };
-    let strip = |text: String| -> String {
-        text.lines()
-            .map(|l| l.split("//").next().unwrap_or("").trim_end().to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let par = parse(&src(".par()"));
     let seq = parse(&src(""));
     let (p, s) = (generate(&par[0]).unwrap(), generate(&seq[0]).unwrap());
@@ -201,7 +203,7 @@ fn parallel_loops_are_sequential_in_cpp() {
         p.contains(".par()"),
         "the source comment shows the loop: {p}"
     );
-    assert_eq!(strip(p), strip(s));
+    assert_eq!(without_comments(&p), without_comments(&s));
 }
 
 #[test]
@@ -302,17 +304,11 @@ fn constructors_rename_fields_and_misuse_names_the_statement() {
 fn mapfoldl_is_its_loop_with_a_zero_of_the_output_type() {
     let src = r#"
         #[i]
-        fn square_into<T: Real>(anc: &mut T, x: &mut T) {
-            anc += square(x);
-        }
+        fn cube_into<T: Real>(c: &mut T, v: &mut T) { c += pow(v, 3); }
         #[i]
-        fn add_into<T: Real>(out: &mut T, anc: &mut T) {
-            out += identity(anc);
-        }
+        fn add_sin<T: Real>(s: &mut T, c: &mut T) { s += sin(c); }
         #[i]
-        fn f<T: Real>(out: &mut T, x: &mut [T]) {
-            mapfoldl!(square_into, add_into, out, x);
-        }
+        fn f<T: Real>(out: &mut T, x: &mut [T]) { mapfoldl!(cube_into, add_sin, out, x); }
     "#;
     let fs = parse(src);
     let cpp = generate(find(&fs, "f")).unwrap();
@@ -323,10 +319,10 @@ fn mapfoldl_is_its_loop_with_a_zero_of_the_output_type() {
         "{cpp}"
     );
     assert!(
-        cpp.contains("square_into(__mapfoldl_anc, x[__mapfoldl_i]);"),
+        cpp.contains("cube_into(__mapfoldl_anc, x[__mapfoldl_i]);"),
         "{cpp}"
     );
-    assert!(cpp.contains("add_into_inv(out, __mapfoldl_anc);"), "{cpp}");
+    assert!(cpp.contains("add_sin_inv(out, __mapfoldl_anc);"), "{cpp}");
     let mut m = Module::new();
     for f in &fs {
         m.function(f).unwrap();
@@ -341,15 +337,9 @@ fn parallel_broadcasts_are_sequential_in_cpp() {
     let src = |body: &str| {
         format!("#[i] fn f<T: Real>(y: &mut [T], a: &mut T, x: &mut [T]) {{ {body} }}")
     };
-    let strip = |text: String| -> String {
-        text.lines()
-            .map(|l| l.split("//").next().unwrap_or("").trim_end().to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let par = parse(&src("par! { y[..] += a * x[..]; }"));
     let seq = parse(&src("y[..] += a * x[..];"));
     let (p, s) = (generate(&par[0]).unwrap(), generate(&seq[0]).unwrap());
     assert!(!p.contains("pragma"), "{p}");
-    assert_eq!(strip(p), strip(s));
+    assert_eq!(without_comments(&p), without_comments(&s));
 }

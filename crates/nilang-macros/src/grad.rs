@@ -1360,12 +1360,9 @@ mod tests {
     fn values_built_in_the_computation_are_live_with_built_zero_gradients() {
         let item: syn::ItemFn = syn::parse_quote! {
             fn f<T: Real>(out: &mut T, x: &mut [T]) {
-                let a = T::zero();
-                let b = T::zero();
-                let n = 0i64;
+                let (n, a, b) = (0i64, T::zero(), T::zero());
                 routine! {
-                    a += x[0] * x[1];
-                    b += sin(x[2]);
+                    a += identity(x[0]);
                     let z = new!(Complex { re: a, im: b });
                     let w = new!(Tagged { value: z, count: n });
                     let Tagged { count: m, value: v } = fields!(w);
@@ -1373,7 +1370,7 @@ mod tests {
                 }
                 out += t.0.re;
                 uncompute!();
-                dealloc!(a = T::zero(), b = T::zero(), n = 0);
+                dealloc!(n = 0, a = T::zero(), b = T::zero());
             }
         };
         let f = parse_function(&Options::parse(TokenStream::new()).unwrap(), item).unwrap();

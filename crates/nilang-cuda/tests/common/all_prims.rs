@@ -95,29 +95,25 @@ pub fn all_prims<T: Real>(y: &mut [T], x: &mut [T], n: i64) {
     b -= sin(x[2]);
     a -= x[0] * x[1];
     dealloc!(a = T::zero(), b = T::zero(), c = T::zero(), d = T::zero());
-    // a fold with reversible functions: `y[24] ← y[24]·e^{xᵢ²} + xᵢ²` for each element
-    mapfoldl!(square_into, scale_add, y[24], x);
+    // a fold with reversible functions: `y[24] ← −(y[24] + aᵢ tanh aᵢ)`, `aᵢ = sin xᵢ`
+    mapfoldl!(sin_into, add_negate, y[24], x);
 }
 
-/// The map of `all_prims`' `mapfoldl!`: `anc += x²`.
+/// The map of `all_prims`' `mapfoldl!`: `anc += sin x`.
 #[i]
-pub fn square_into<T: Real>(anc: &mut T, x: &mut T) {
-    anc += square(x);
+pub fn sin_into<T: Real>(anc: &mut T, x: &mut T) {
+    anc += sin(x);
 }
 
-/// The fold of `all_prims`' `mapfoldl!`: `out ← out·e^{anc} + anc`.
+/// The fold of `all_prims`' `mapfoldl!`, not a sum: `out ← −(out + anc·tanh anc)`.
 #[i]
-pub fn scale_add<T: Real>(out: &mut T, anc: &mut T) {
-    let e = T::zero();
-    e += exp(anc);
+pub fn add_negate<T: Real>(out: &mut T, anc: &mut T) {
     let t = T::zero();
-    t += out * e;
-    swap(out, t);
-    t -= out / e;
+    t += tanh(anc);
+    out += anc * t;
+    t -= tanh(anc);
     dealloc!(t = T::zero());
-    e -= exp(anc);
-    dealloc!(e = T::zero());
-    out += identity(anc);
+    neg(out);
 }
 
 /// Two values of one type, built and taken apart by `new!`/`fields!` above.
