@@ -3,7 +3,8 @@
 //! An instruction writes its target; a call `g(x, y)` may write its `&mut` arguments, and
 //! whether it does is a fact about `g`'s body, which the macro expanding the caller cannot
 //! see. So every reversible free function `g` publishes its effects as a constant of its
-//! own: `g::WRITES` (see [`WRITES`]), one bit per parameter, set when `g`'s body may write
+//! own: `g::WRITES` (see [`WRITES`]; `g` is the struct that carries the function's companions,
+//! [`crate::companions`]), one bit per parameter, set when `g`'s body may write
 //! that parameter — directly, or by handing it to a callee whose bit for that argument is
 //! set. A caller reads a callee's bits in a constant expression, so that a routine whose
 //! computation hands read-only data to a call (`P` computing ancillas from parameters through
@@ -84,16 +85,9 @@ pub fn effects_path(callee: &Callee, own: &Ident) -> Option<syn::Path> {
     let Callee::Path(p) = callee else {
         return None;
     };
-    if p.qself.is_some() {
-        return None;
-    }
     let segments = &p.path.segments;
-    let names_type = |s: &syn::PathSegment| {
-        let name = s.ident.to_string();
-        name == "Self" || name.starts_with(|c: char| c.is_uppercase())
-    };
     let recursive = segments.len() == 1 && &segments[0].ident == own;
-    if recursive || segments.iter().any(names_type) {
+    if recursive || !crate::companions::names_free_function(p) {
         return None;
     }
     let mut path = p.path.clone();

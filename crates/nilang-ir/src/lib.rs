@@ -6,6 +6,7 @@ pub mod ast;
 pub mod bounds;
 pub mod broadcast;
 pub mod check;
+pub mod companions;
 pub mod constructors;
 pub mod dropped;
 pub mod effects;

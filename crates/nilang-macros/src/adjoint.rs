@@ -12,7 +12,8 @@
 //!   adjoint rules of `nilang::gvar`, the one table of them — and stores values and gradients
 //!   back to their own places (`__private::split_into`);
 //! - read-only operands are constants: their gradients are not kept;
-//! - a call of `g` calls `g_adjoint_inv`, an uncall calls `g_adjoint`, with each argument
+//! - a call of `g` calls `g_adjoint_inv`, an uncall calls `g_adjoint` (through `g`'s name:
+//!   `g::adjoint_inv`, `g::adjoint`, see `nilang_ir::companions`), with each argument
 //!   followed by its shadow;
 //! - stacks push and pop values and gradients on a stack and its shadow stack; the shadow
 //!   stack holds the gradients of the top values only (`__private::stack_pop_shadow`), so
@@ -565,16 +566,29 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
     let inv_doc =
         format!("The inverse of [`{adjoint}`]: `{fwd}`'s program run on values and gradients.");
     let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, non_snake_case, clippy::all)]);
+    let adj_sig: syn::Signature =
+        syn::parse_quote!(fn #adjoint #generics (#(#inputs),*) #where_clause);
+    let mut inv_sig = adj_sig.clone();
+    inv_sig.ident = adjoint_inv;
+    let companions = crate::codegen::companions(
+        fwd,
+        vis,
+        &[
+            (nilang_ir::companions::ADJOINT, &adj_sig),
+            (nilang_ir::companions::ADJOINT_INV, &inv_sig),
+        ],
+    );
     quote! {
         #[doc = #adj_doc]
         #allow
-        #vis fn #adjoint #generics (#(#inputs),*) #where_clause {
+        #vis #adj_sig {
             #adj_body
         }
         #[doc = #inv_doc]
         #allow
-        #vis fn #adjoint_inv #generics (#(#inputs),*) #where_clause {
+        #vis #inv_sig {
             #inv_body
         }
+        #companions
     }
 }

@@ -134,6 +134,72 @@ pub fn effects(vis: &syn::Visibility, name: &syn::Ident, mask: Option<TokenStrea
     }
 }
 
+/// `impl g { fn inv(…) { g_inv(…) } … }`: the companions of the reversible free function
+/// `owner` as associated functions of its struct (`nilang_ir::companions`), each forwarding
+/// to the generated function whose signature it is given, so that a caller that imports `g`
+/// by name reaches them.
+pub fn companions(
+    owner: &syn::Ident,
+    vis: &syn::Visibility,
+    items: &[(&str, &syn::Signature)],
+) -> TokenStream {
+    let forwarders = items
+        .iter()
+        .map(|(name, target)| forwarder(vis, name, target));
+    quote! {
+        #[allow(clippy::all)]
+        impl #owner {
+            #(#forwarders)*
+        }
+    }
+}
+
+/// Does a token stream hold the identifier (or keyword) `name`, at any depth?
+pub(crate) fn mentions_ident(ts: TokenStream, name: &str) -> bool {
+    ts.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => mentions_ident(g.stream(), name),
+        _ => false,
+    })
+}
+
+/// An associated function `name` with `target`'s signature that calls `target`.
+fn forwarder(vis: &syn::Visibility, name: &str, target: &syn::Signature) -> TokenStream {
+    let mut sig = target.clone();
+    sig.ident = syn::Ident::new(name, target.ident.span());
+    let mut args = Vec::new();
+    for (k, input) in sig.inputs.iter_mut().enumerate() {
+        if let syn::FnArg::Typed(pt) = input {
+            let arg = format_ident!("__arg{}", k);
+            pt.attrs.clear();
+            pt.pat = Box::new(syn::parse_quote!(#arg));
+            args.push(arg);
+        }
+    }
+    let generic_args: Vec<TokenStream> = target
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    // `impl Trait` parameters forbid explicit generic arguments; then inference alone
+    let impl_trait = mentions_ident(sig.inputs.to_token_stream(), "impl");
+    let turbofish =
+        (!generic_args.is_empty() && !impl_trait).then(|| quote!(::<#(#generic_args),*>));
+    let callee = &target.ident;
+    let doc = format!("`{callee}`, reached through the function's own name.");
+    quote! {
+        #[doc = #doc]
+        #[inline(always)]
+        #[allow(non_snake_case, clippy::all)]
+        #vis #sig { #callee #turbofish (#(#args),*) }
+    }
+}
+
 /// Stubs emitted when a function has errors, so that its callers do not get cascades.
 pub fn stubs(
     attrs: &[syn::Attribute],
@@ -938,8 +1004,15 @@ impl Gen {
         let invocation = match &call.callee {
             Callee::Path(path) => {
                 let mut path = path.clone();
+                let companion = nilang_ir::companions::callee_companion(shadow, uncall);
+                match companion.filter(|_| nilang_ir::companions::names_free_function(&path)) {
+                    Some(c) => path.path = nilang_ir::companions::companion_path(&path.path, c),
+                    None => {
+                        let last = path.path.segments.last_mut().expect("a path has a segment");
+                        last.ident = self.callee_name(&last.ident, uncall);
+                    }
+                }
                 let last = path.path.segments.last_mut().expect("a path has a segment");
-                last.ident = self.callee_name(&last.ident, uncall);
                 if let syn::PathArguments::AngleBracketed(a) = &mut last.arguments {
                     self.extend_generic_args(a);
                 }
@@ -962,8 +1035,9 @@ impl Gen {
         quote!({ #checks #pre #invocation; #post })
     }
 
-    /// What a call of `g` calls: `g` or `g_inv` (an uncall); in an adjoint program
-    /// `g_adjoint_inv` or `g_adjoint`.
+    /// What a call of a method or an associated function `g` calls: `g` or `g_inv` (an
+    /// uncall); in an adjoint program `g_adjoint_inv` or `g_adjoint`. (A free function's
+    /// companions are called through its struct instead: `g::inv`, `nilang_ir::companions`.)
     fn callee_name(&self, g: &syn::Ident, uncall: bool) -> syn::Ident {
         match (self.shadow.is_some(), uncall) {
             (true, _) => nilang_ir::adjoint::callee_adjoint_name(g, uncall),

@@ -62,14 +62,7 @@ pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// associated function without either looks like a free function, so it needs `#[i]` on its
 /// `impl` block (the guide says so).
 fn in_impl(sig: &syn::Signature) -> bool {
-    fn names_self(ts: TokenStream2) -> bool {
-        ts.into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => i == "Self",
-            proc_macro2::TokenTree::Group(g) => names_self(g.stream()),
-            _ => false,
-        })
-    }
-    sig.receiver().is_some() || names_self(sig.to_token_stream())
+    sig.receiver().is_some() || codegen::mentions_ident(sig.to_token_stream(), "Self")
 }
 
 /// A function item as the method of an `impl` block.
@@ -98,6 +91,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
             let names = grad::Names::of(options, &ir.sig.ident);
             let mut out = with_gradients(options, &ir, &names);
             out.extend(effects_of(&ir));
+            out.extend(inverse_companion(&ir.vis, &ir.sig, &ir.inverse_name));
             out.extend(parallel::call_read_assertions(&ir));
             if let Some(name) = &options.unchecked {
                 // The same IR with checks off, under another name: one source, two programs.
@@ -115,6 +109,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
                 let twin_names = grad::Names::default_for(name);
                 out.extend(with_gradients(options, &twin, &twin_names));
                 out.extend(effects_of(&twin));
+                out.extend(inverse_companion(&twin.vis, &twin.sig, &twin.inverse_name));
             }
             if options.cuda {
                 out.extend(cuda_source(&ir));
@@ -125,7 +120,8 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
             let errors = e.to_compile_error();
             let stubs = codegen::stubs(&attrs, &vis, &sig, &inverse_name(options, &sig));
             let effects = codegen::effects(&vis, &sig.ident, None);
-            quote!(#errors #stubs #effects)
+            let inverse = inverse_companion(&vis, &sig, &inverse_name(options, &sig));
+            quote!(#errors #stubs #effects #inverse)
         }
     }
 }
@@ -175,6 +171,22 @@ fn add_primitive_bounds(ir: &mut nilang_ir::Function) {
             .predicates
             .extend(bounds);
     }
+}
+
+/// `f::inv`, forwarding to the inverse `inverse` of the free function with signature `sig`
+/// (`nilang_ir::companions`).
+fn inverse_companion(
+    vis: &syn::Visibility,
+    sig: &syn::Signature,
+    inverse: &syn::Ident,
+) -> TokenStream2 {
+    let mut inv_sig = sig.clone();
+    inv_sig.ident = inverse.clone();
+    codegen::companions(
+        &sig.ident,
+        vis,
+        &[(nilang_ir::companions::INVERSE, &inv_sig)],
+    )
 }
 
 /// The effects of a free function on its parameters, for its callers (`nilang_ir::effects`).
@@ -319,8 +331,10 @@ fn impl_block(options: &Options, mut imp: syn::ItemImpl) -> TokenStream2 {
 }
 
 /// Pairs a reversible function with its inverse as a value implementing
-/// `nilang::Reversible`: `rev!(f)` is `nilang::Rev::new(f, f_inv)` (turbofish allowed:
-/// `rev!(f::<f64>)`).
+/// `nilang::Reversible`: `rev!(f)` is `nilang::Rev::new(f, f::inv)`, where `f::inv` is the
+/// inverse reached through `f`'s name (`f_inv`, or the one named with `inverse = …`), so that
+/// `use m::f;` is all `rev!(f)` needs (turbofish allowed: `rev!(f::<f64>)`; for an associated
+/// function `rev!(Type::f)` is `Rev::new(Type::f, Type::f_inv)`).
 #[proc_macro]
 pub fn rev(input: TokenStream) -> TokenStream {
     let path: syn::ExprPath = match syn::parse(input) {
@@ -328,12 +342,17 @@ pub fn rev(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error().into(),
     };
     let mut inverse = path.clone();
-    let last = inverse
-        .path
-        .segments
-        .last_mut()
-        .expect("a path has a segment");
-    last.ident = format_ident!("{}_inv", last.ident);
+    if nilang_ir::companions::names_free_function(&path) {
+        inverse.path =
+            nilang_ir::companions::companion_path(&path.path, nilang_ir::companions::INVERSE);
+    } else {
+        let last = inverse
+            .path
+            .segments
+            .last_mut()
+            .expect("a path has a segment");
+        last.ident = format_ident!("{}_inv", last.ident);
+    }
     quote!(::nilang::Rev::new(#path, #inverse)).into()
 }
 

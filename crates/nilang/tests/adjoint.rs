@@ -5,8 +5,8 @@
 
 use nilang::blas::{
     i_affine, i_affine_adjoint, i_affine_inv, i_affine_vjp, i_umm, i_umm_inv, i_umm_vjp, idot,
-    idot_inv, idot_vjp, imatmul, imatmul_inv, imatmul_vjp, inorm2, inorm2_adjoint,
-    inorm2_adjoint_inv, inorm2_inv, inorm2_vjp,
+    idot_inv, idot_vjp, imatmul, imatmul_inv, imatmul_vjp, inorm2, inorm2_adjoint, inorm2_inv,
+    inorm2_vjp,
 };
 use nilang::special::{
     ibesselj, ibesselj_adjoint, ibesselj_inv, ibesselj_vjp, iexp, iexp_inv, iexp_vjp,

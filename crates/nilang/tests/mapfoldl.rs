@@ -10,10 +10,9 @@
 
 use nilang::ad::check_gradient;
 use nilang::prims::{Identity, Sin, Square};
-// a reversible function that calls `i_mapfoldl` needs its adjoint programs in scope too
+// a reversible function that calls `i_mapfoldl` needs only its name in scope
 use nilang::stdlib::mapreduce::{
-    i_mapfoldl, i_mapfoldl_adjoint, i_mapfoldl_adjoint_inv, i_mapfoldl_grad, i_mapfoldl_hessian,
-    i_mapfoldl_inv, i_mapfoldl_vjp,
+    i_mapfoldl, i_mapfoldl_grad, i_mapfoldl_hessian, i_mapfoldl_inv, i_mapfoldl_vjp,
 };
 use nilang::{i, Acc1, Float, GVar, Loss, Real, Unary};
 use nilang_dualrev::DualRev;

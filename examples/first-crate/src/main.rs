@@ -2,6 +2,7 @@
 //! checks its result, so `cargo run` fails if the public API stops doing what the guide says.
 
 use nilang::ad::{check_gradient, gradient, hessian_vector_product};
+use nilang::blas::idot; // a library function, imported by its name alone
 use nilang::{catch, i, Float, Loss, Real, Scalars, Unary};
 
 /// Step 1: a reversible function, with an ancilla computed, used and uncomputed.
@@ -68,6 +69,13 @@ fn batched<T: Real>(y: &mut [T], x: &mut [T]) {
     }
 }
 
+/// The library's `idot`, called and uncalled: `out += x·w − x·v`.
+#[i]
+fn dot_difference<T: Real>(out: &mut T, x: &mut [T], w: &mut [T], v: &mut [T]) {
+    idot(out, x, w);
+    uncall!(idot(out, x, v));
+}
+
 /// A runtime reversibility violation, caught.
 #[i]
 fn leaky<T: Real>(y: &mut T, x: &mut T) {
@@ -116,6 +124,14 @@ fn main() {
     let (_, gl) = residual_grad(Loss::arg(0), &mut 0.0, &mut line, &3.0, &1.0).unwrap();
     // r = 2·3 + 0.5 − 1 = 5.5; ∂r²/∂slope = 2r·3, ∂r²/∂intercept = 2r
     assert_eq!((gl.slope.g, gl.intercept.g), (33.0, 11.0));
+
+    // a library function imported by name, in a function of one's own
+    let (mut w, mut v) = (vec![1.0, 2.0, 3.0], vec![0.5, 0.5, 0.5]);
+    let mut d = 0.0;
+    dot_difference(&mut d, &mut x0.clone(), &mut w, &mut v);
+    assert!((d - (0.3 * 0.5 - 1.2 * 1.5 + 2.0 * 2.5)).abs() < 1e-12);
+    let (_, gx, _, _) = dot_difference_grad(Loss::arg(0), &mut 0.0, &mut x0.clone(), &mut w, &mut v).unwrap();
+    assert_eq!(gx.iter().map(|g| g.g).collect::<Vec<_>>(), vec![0.5, 1.5, 2.5]); // w − v
 
     // 7. a batched kernel and its adjoint
     let n = 5000;

@@ -34,7 +34,7 @@
 //! (`RAYON_NUM_THREADS=1`, GradBench's default `--threads 1`) the loops are the sequential
 //! loops, bit for bit.
 //!
-use super::lse::{logsumexp, logsumexp_adjoint, logsumexp_adjoint_inv, logsumexp_inv};
+use super::lse::logsumexp;
 use super::{decode, flatten, rows, timed, timed_into_with, unknown_function};
 use crate::runs::Timing;
 use nilang::{i, Real};

@@ -22,7 +22,7 @@
 //! assert!(lse.abs() < 1e-15); // floating-point addition is undone up to rounding
 //! ```
 
-use crate::blas::{isum, isum_adjoint, isum_adjoint_inv, isum_inv};
+use crate::blas::isum;
 use crate::{i, Real};
 
 /// `y += max(x)` (the first maximum on ties), for a non-empty `x`, without sorting.

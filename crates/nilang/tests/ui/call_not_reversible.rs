@@ -1,6 +1,7 @@
-// A call of a function that is not #[i]: rustc names the missing inverse (`helper_inv`) and
-// effects (`helper::WRITES`) at the call; the guide (nilang::guide::language, Errors) says
-// to mark it #[i] or to write it in safe! { }.
+// A call of a function that is not #[i]: rustc says at the call that `helper` is not a
+// module (the generated code reaches a callee's effects, inverse and adjoints through its
+// name, `helper::WRITES`, `helper::adjoint_inv`, which only #[i] defines); the guide
+// (nilang::guide::language, Errors) says to mark it #[i] or to write it in safe! { }.
 use nilang::i;
 
 fn helper(y: &mut f64) {
