@@ -119,7 +119,10 @@ fn main() {
     assert!((gd.g - 1.0 / 0.4f64.cosh()).abs() < 1e-15);
 
     // a struct of parameters
-    let mut line = Line { slope: 2.0, intercept: 0.5 };
+    let mut line = Line {
+        slope: 2.0,
+        intercept: 0.5,
+    };
     assert_eq!(line.count(), 2);
     let (_, gl) = residual_grad(Loss::arg(0), &mut 0.0, &mut line, &3.0, &1.0).unwrap();
     // r = 2·3 + 0.5 − 1 = 5.5; ∂r²/∂slope = 2r·3, ∂r²/∂intercept = 2r
@@ -130,8 +133,12 @@ fn main() {
     let mut d = 0.0;
     dot_difference(&mut d, &mut x0.clone(), &mut w, &mut v);
     assert!((d - (0.3 * 0.5 - 1.2 * 1.5 + 2.0 * 2.5)).abs() < 1e-12);
-    let (_, gx, _, _) = dot_difference_grad(Loss::arg(0), &mut 0.0, &mut x0.clone(), &mut w, &mut v).unwrap();
-    assert_eq!(gx.iter().map(|g| g.g).collect::<Vec<_>>(), vec![0.5, 1.5, 2.5]); // w − v
+    let (_, gx, _, _) =
+        dot_difference_grad(Loss::arg(0), &mut 0.0, &mut x0.clone(), &mut w, &mut v).unwrap();
+    assert_eq!(
+        gx.iter().map(|g| g.g).collect::<Vec<_>>(),
+        vec![0.5, 1.5, 2.5]
+    ); // w − v
 
     // 7. a batched kernel and its adjoint
     let n = 5000;
