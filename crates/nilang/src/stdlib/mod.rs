@@ -22,10 +22,10 @@
 //! [`guide::nilang`](crate::guide::nilang).
 //!
 //! Call them from your own reversible functions, and their gradients compose. Call them by
-//! their module's path (`blas::idot(…)`): the generated programs then find the callee's
-//! (`blas::idot_inv`, `blas::idot_adjoint_inv`, …) there. Importing the function alone
-//! (`use nilang::blas::idot`) leaves those out of scope, and rustc reports "cannot find
-//! function `idot_adjoint_inv`"; `use nilang::blas::*` brings them all.
+//! their module's path (`blas::idot(…)`) or import them by name (`use nilang::blas::idot;`):
+//! either way the generated programs reach the callee's inverse and adjoint programs through
+//! its name (`idot::inv`, `idot::adjoint_inv`, carried by the struct `idot` that `#[i]`
+//! defines beside the function).
 //!
 //! ```
 //! use nilang::{blas, i, stats, Loss, Real};
