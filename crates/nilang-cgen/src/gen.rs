@@ -672,6 +672,10 @@ impl<'a> Translator<'a> {
                     _ => return bad("call"),
                 }
             }
+            Expr::Block(_) => match self.zero_like(e) {
+                Some(zero) => zero?,
+                None => return bad("block"),
+            },
             _ => return bad("expression"),
         })
     }
@@ -852,4 +856,52 @@ fn type_text(ty: &syn::Type) -> String {
 
 fn one_line(s: &str) -> String {
     s.replace('\n', " ").replace("*/", "* /")
+}
+
+/// What a parallel loop's kernel (`crate::par`) needs to translate the loop's body alone.
+impl Translator<'_> {
+    /// Binds `name` to the C++ scalar variable `cname` in the innermost frame: the loop
+    /// variable, or a reduction's per-iteration partial in place of its target.
+    pub(crate) fn bind(&mut self, name: &str, cname: &str, writable: bool) {
+        self.declared.last_mut().unwrap().insert(cname.to_string());
+        self.frames.last_mut().unwrap().insert(
+            name.to_string(),
+            Var {
+                cname: cname.to_string(),
+                writable,
+                slice: false,
+            },
+        );
+    }
+
+    /// The expression `e` of the statement `s` as C++.
+    pub(crate) fn expr_of(&self, s: &Stmt, e: &Expr) -> Result<String, CgenError> {
+        self.expr(e).map_err(|err| self.err(s, err))
+    }
+
+    /// The value `expand!` gives the ancillas it makes, a zero of its target's type
+    /// (`{ use …::Zeroable as _; (y[i]).zero_like() }`, `nilang_ir::parse`), as
+    /// `nl_zero_like(y[i])`; `None` for any other block.
+    fn zero_like(&self, e: &Expr) -> Option<R<String>> {
+        let Expr::Block(b) = e else { return None };
+        let Some(syn::Stmt::Expr(Expr::MethodCall(m), None)) = b.block.stmts.last() else {
+            return None;
+        };
+        if m.method != "zero_like" || !m.args.is_empty() {
+            return None;
+        }
+        let view = nilang_ir::parse::dataview(&m.receiver)?;
+        Some(self.view(&view).map(|v| format!("nl_zero_like({v})")))
+    }
+
+    /// The C++ start and end of the range of the loop `s`.
+    pub(crate) fn range_bounds(
+        &self,
+        s: &Stmt,
+        range: &RangeSpec,
+    ) -> Result<(String, String), CgenError> {
+        let start = self.expr_of(s, &range.start)?;
+        let end = self.range_end(range).map_err(|e| self.err(s, e))?;
+        Ok((start, end))
+    }
 }

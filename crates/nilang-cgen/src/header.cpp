@@ -28,12 +28,16 @@ struct gvar {
     double g;
 };
 
+struct nl_shared_grad; // a place every iteration of a parallel loop reads (below)
+
 // ---- conversions: how an operand enters an instruction on a target of type T (Accepts) ----
 template <class T> struct nl_cv {
     template <class X> NL_M static T from(const X& x) { return (T)x; }
 };
 template <> struct nl_cv<gvar> {
     NL_M static gvar from(const gvar& x) { return x; }
+    /// A place read by every iteration of a parallel loop: its value, with a zero gradient.
+    NL_M static gvar from(const nl_shared_grad& s);
     /// A constant operand: its gradient is not kept.
     template <class X> NL_M static gvar from(const X& x) {
         gvar r;
@@ -46,6 +50,8 @@ template <> struct nl_cv<gvar> {
 template <class X, class Y> NL_FN void nl_store(X&, const Y&) {}
 template <class X> NL_FN void nl_store(X& x, const X& v) { x = v; }
 template <class T> NL_FN T nl_lit(double v) { return nl_cv<T>::from(v); }
+/// A zero of `x`'s type: the value of the ancillas `expand!` makes for nested expressions.
+template <class X> NL_FN X nl_zero_like(const X&) { return nl_lit<X>(0.0); }
 NL_FN double nl_val(double x) { return x; }
 NL_FN double nl_val(const gvar& v) { return v.x; }
 NL_FN double nl_val(long long x) { return (double)x; }
@@ -327,5 +333,55 @@ NL_FN void nl_atomic_add(double* p, double v) {
 NL_FN void nl_accumulate(double*, const double&) {}
 NL_FN void nl_accumulate(long long*, const long long&) {}
 NL_FN void nl_accumulate(gvar* p, const gvar& v) { nl_atomic_add(&p->g, v.g); }
+
+// ---- parallel loops' kernels (crate::par): one thread per iteration ----
+/// A place every iteration of a parallel loop reads, in the gradient kernel: the memory of a
+/// `gvar`, but an instruction that reads it gets its value with a zero gradient (a private
+/// copy) and, after the instruction, adds the copy's gradient to it atomically (the shared
+/// read of the forward is a shared write of the adjoint).
+struct nl_shared_grad {
+    gvar v;
+};
+/// The same place in the value kernels: read as a `double`, never stored to (every thread
+/// reads it; an instruction's store of an unchanged operand would be a racing write).
+struct nl_shared_val {
+    double v;
+    NL_M operator double() const { return v; }
+};
+NL_FN double nl_val(const nl_shared_val& s) { return s.v; }
+NL_M gvar nl_cv<gvar>::from(const nl_shared_grad& s) { return nl_private(s.v); }
+NL_FN double nl_val(const nl_shared_grad& s) { return s.v.x; }
+NL_FN void nl_store(nl_shared_grad& s, const gvar& v) {
+    if (v.g != 0.0) nl_atomic_add(&s.v.g, v.g); // most instructions leave an operand's gradient zero
+}
+/// A reduction's per-iteration partial: zero, with the target's gradient in a gradient kernel
+/// (the sum hands its gradient to every term).
+NL_FN double nl_partial(double) { return 0.0; }
+NL_FN gvar nl_partial(const gvar& target) {
+    gvar r;
+    r.x = 0.0;
+    r.g = target.g;
+    return r;
+}
+/// Stops the kernel (a trap on the device, abort on the host) unless `ok`.
+NL_FN void nl_require(bool ok) {
+    if (!ok) {
+#if defined(__CUDACC__)
+        __trap();
+#else
+        abort();
+#endif
+    }
+}
+/// The offsets of a parallel loop's owned slots, checked before its kernel runs
+/// (nilang::parallel::check_slot): `0 <= lo < stride` for an element `y[stride*i + lo]`,
+/// `0 <= lo <= hi <= stride` for a sub-slice.
+NL_FN void nl_slot_check(long long lo, long long stride) { nl_require(0 <= lo && lo < stride); }
+NL_FN void nl_slot_check(long long lo, long long hi, long long stride) {
+    nl_require(0 <= lo && lo <= hi && hi <= stride);
+}
+/// A partial added to its reduction target: values only.
+NL_FN void nl_add_value(double& target, double part) { target = target + part; }
+NL_FN void nl_add_value(gvar& target, double part) { target.x = target.x + part; }
 
 #endif // NILANG_HEADER

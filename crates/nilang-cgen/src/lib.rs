@@ -3,9 +3,11 @@
 
 mod gen;
 mod kernel;
+mod par;
 mod sig;
 
 pub use kernel::{KernelSpec, SharedGradients, KERNEL_MARK};
+pub use par::{par_kernels, par_loops, ParLoop, PAR_MARK};
 pub use sig::{signature, Elem, ParamInfo, Shape, Signature};
 
 use nilang_ir::Function;
@@ -163,6 +165,14 @@ impl Module {
     /// Adds batched kernels for a function already added (see [`KernelSpec`]).
     pub fn kernel(&mut self, f: &Function, spec: &KernelSpec) -> Result<&mut Self, CgenError> {
         self.kernels.push_str(&kernel::kernels(f, spec)?);
+        Ok(self)
+    }
+
+    /// Adds the kernels of the parallel loop `index` of `f` ([`par_kernels`]: one thread per
+    /// iteration, `{f}__par{index}__fwd`, `__inv`, `__grad`). They inline the loop's body, so
+    /// `f` itself need not be added (its callees must be).
+    pub fn par_kernel(&mut self, f: &Function, index: usize) -> Result<&mut Self, CgenError> {
+        self.kernels.push_str(&par::par_kernels(f, index)?);
         Ok(self)
     }
 

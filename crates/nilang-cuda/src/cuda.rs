@@ -6,15 +6,15 @@ use crate::host::{unmarshal, Marshalled};
 use crate::nvrtc::{Nvrtc, Target};
 use crate::{Backend, Error};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 // the container `load_module` takes (PTX text or a cubin); NVRTC itself is `crate::nvrtc`
 use cudarc::nvrtc::Ptx;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-fn err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
+pub(crate) fn err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     move |e| Error(format!("{what}: {e:?}"))
 }
 
@@ -71,7 +71,7 @@ fn device_buffer<'a, T: DeviceRepr + ValidAsZeroBits>(
 }
 
 /// `host` copied into the device buffer in `slot` (grown if needed); its device address.
-fn to_device<T: DeviceRepr + ValidAsZeroBits>(
+pub(crate) fn to_device<T: DeviceRepr + ValidAsZeroBits>(
     s: &Arc<CudaStream>,
     slot: &mut Option<CudaSlice<T>>,
     host: &[T],
@@ -85,7 +85,7 @@ fn to_device<T: DeviceRepr + ValidAsZeroBits>(
 }
 
 /// The first `host.len()` elements of the device buffer in `slot` copied back into `host`.
-fn from_device<T: DeviceRepr>(
+pub(crate) fn from_device<T: DeviceRepr>(
     s: &Arc<CudaStream>,
     slot: &Option<CudaSlice<T>>,
     host: &mut [T],
@@ -100,26 +100,37 @@ fn from_device<T: DeviceRepr>(
         .map_err(err("copy from device"))
 }
 
+/// `source` compiled for device `device` and loaded: a cubin for the device's compute
+/// capability when the loaded NVRTC supports it, else PTX for the newest architecture it
+/// supports below that ([`crate::nvrtc::Nvrtc::target_for_device`]).
+pub(crate) fn load(
+    source: &str,
+    device: usize,
+) -> Result<(Arc<CudaContext>, Arc<CudaModule>), Error> {
+    available().map_err(Error)?;
+    let nvrtc = Nvrtc::load()?;
+    let ctx = CudaContext::new(device).map_err(err("CUDA context"))?;
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(err("compute capability"))?;
+    let target = nvrtc.target_for_device(major as u32, minor as u32)?;
+    let compiled = nvrtc.compile(source, target)?;
+    let image = match target {
+        Target::Ptx(_) => Ptx::from_src(String::from_utf8_lossy(&compiled.image)),
+        Target::Cubin(_) => Ptx::from_binary(compiled.image),
+    };
+    let module = ctx.load_module(image).map_err(err("loading the module"))?;
+    Ok((ctx, module))
+}
+
 impl CudaKernel {
     /// Compiles `source` (a whole unit from `nilang_cgen::Module`) for device `device` and
     /// loads the kernels of function `name`: a cubin for the device's compute capability when
     /// the loaded NVRTC supports it, else PTX for the newest architecture it supports below
     /// that ([`crate::nvrtc::Nvrtc::target_for_device`]).
     pub fn compile(source: &str, name: &str, device: usize) -> Result<CudaKernel, Error> {
-        available().map_err(Error)?;
         let layout = Layout::from_source(source, name)?;
-        let nvrtc = Nvrtc::load()?;
-        let ctx = CudaContext::new(device).map_err(err("CUDA context"))?;
-        let (major, minor) = ctx
-            .compute_capability()
-            .map_err(err("compute capability"))?;
-        let target = nvrtc.target_for_device(major as u32, minor as u32)?;
-        let compiled = nvrtc.compile(source, target)?;
-        let image = match target {
-            Target::Ptx(_) => Ptx::from_src(String::from_utf8_lossy(&compiled.image)),
-            Target::Cubin(_) => Ptx::from_binary(compiled.image),
-        };
-        let module = ctx.load_module(image).map_err(err("loading the module"))?;
+        let (ctx, module) = load(source, device)?;
         let get = |s: &str| {
             module
                 .load_function(&format!("{name}__{s}"))

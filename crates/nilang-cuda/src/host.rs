@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-type Entry = unsafe extern "C" fn(i64, *const *mut c_void, *const i64);
+pub(crate) type Entry = unsafe extern "C" fn(i64, *const *mut c_void, *const i64);
 
 /// A generated translation unit compiled into a shared library and loaded.
 pub struct HostModule {
     lib: libloading::Library,
-    source: String,
+    pub(crate) source: String,
     dir: PathBuf,
 }
 
@@ -100,7 +100,7 @@ impl HostModule {
         })
     }
 
-    fn entry(&self, name: &str) -> Result<Entry, Error> {
+    pub(crate) fn entry(&self, name: &str) -> Result<Entry, Error> {
         // SAFETY: every `NL_KERNEL` entry has the `Entry` signature.
         unsafe { self.lib.get::<Entry>(name.as_bytes()).map(|s| *s) }
             .map_err(|e| Error(format!("no kernel `{name}`: {e}")))
@@ -142,6 +142,21 @@ impl Marshalled {
                 Arg::Int { values, .. } => i.extend_from_slice(values),
             }
         }
+    }
+}
+
+impl Marshalled {
+    /// The kernel ABI's `ptrs`: each parameter's buffer (filled from `batch`).
+    pub(crate) fn pointers(&mut self, batch: &Batch) -> Vec<*mut c_void> {
+        self.f64s
+            .iter_mut()
+            .zip(self.i64s.iter_mut())
+            .zip(batch.args())
+            .map(|((f, i), a)| match a {
+                Arg::Int { .. } => i.as_mut_ptr() as *mut c_void,
+                _ => f.as_mut_ptr() as *mut c_void,
+            })
+            .collect()
     }
 }
 
@@ -224,16 +239,7 @@ impl HostKernel {
             .module
             .entry(&format!("{}__{suffix}", self.layout.name))?;
         let mut m = marshal(batch, gvar);
-        let ptrs: Vec<*mut c_void> = m
-            .f64s
-            .iter_mut()
-            .zip(m.i64s.iter_mut())
-            .zip(batch.args())
-            .map(|((f, i), a)| match a {
-                Arg::Int { .. } => i.as_mut_ptr() as *mut c_void,
-                _ => f.as_mut_ptr() as *mut c_void,
-            })
-            .collect();
+        let ptrs = m.pointers(batch);
         // SAFETY: every buffer holds `n * lens[k]` elements of the type the kernel reads (or
         // `lens[k]` for shared ones), as `Layout::check` verified.
         unsafe { entry(batch.n() as i64, ptrs.as_ptr(), m.lens.as_ptr()) };

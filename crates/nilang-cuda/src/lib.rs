@@ -6,6 +6,9 @@ mod batch;
 mod cuda;
 mod host;
 pub mod nvrtc;
+pub mod par;
+#[cfg(feature = "cuda")]
+mod par_cuda;
 pub mod programs;
 mod rust;
 
@@ -13,6 +16,9 @@ pub use batch::{Arg, Batch, Layout, LayoutParam};
 #[cfg(feature = "cuda")]
 pub use cuda::CudaKernel;
 pub use host::{HostKernel, HostModule};
+pub use par::{HostParKernel, ParLayout};
+#[cfg(feature = "cuda")]
+pub use par_cuda::CudaParKernel;
 pub use rust::{RustKernel, Threads};
 
 /// What went wrong in a batched run.

@@ -1,4 +1,5 @@
-//! Every generated unit through NVRTC, without a GPU: PTX for the default architecture
+//! Every generated unit (the batched kernels, and the kernels of parallel loops: one thread
+//! per iteration) through NVRTC, without a GPU: PTX for the default architecture
 //! (compute_75) and cubins for sm_80 and sm_90; a broken unit is an error that
 //! carries NVRTC's log. Needs no `cuda` feature, only a loadable libnvrtc (`$NILANG_NVRTC`, or
 //! `LD_LIBRARY_PATH`; see `nilang_cuda::nvrtc`). Without one these tests say that they skipped,
@@ -90,6 +91,17 @@ fn every_generated_unit_compiles_to_ptx_and_cubin() {
         let mut kernels = vec!["fwd", "inv"];
         if has_grad {
             kernels.push("grad");
+        }
+        // a parallel loop's kernels: also its count and its reductions' sum
+        let is_par = units
+            .iter()
+            .find(|u| u.0 == *what)
+            .is_some_and(|u| u.1.contains(&format!("{} {name} ", nilang_cgen::PAR_MARK)));
+        if is_par {
+            kernels.extend(["count", "sum"]);
+            if has_grad {
+                kernels.extend(["count_grad", "sum_grad"]);
+            }
         }
         for (target, r, _) in out {
             let c = r

@@ -5,6 +5,10 @@ use nilang_cgen::{KernelSpec, Module};
 use nilang_ir::Function;
 
 const SPECIAL: &str = include_str!("../../../nilang/src/stdlib/special.rs");
+/// GradBench's `lse` eval: two functions whose sums are `.par()` loops.
+const LSE: &str = include_str!("../../../nilang-gradbench/src/evals/lse.rs");
+/// GradBench's `gmm` eval, whose objective computes its main terms in a `.par()` loop.
+const GMM: &str = include_str!("../../../nilang-gradbench/src/evals/gmm.rs");
 
 pub fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
     fs.iter()
@@ -72,6 +76,32 @@ pub fn all_prims_module() -> Module {
     m
 }
 
+/// The kernels of parallel loops of GradBench's evals, one thread per iteration: `lse`'s
+/// `logsumexp` (a reduction, and the shifted maximum `a` read by every iteration: an
+/// atomically summed adjoint) and `logsumexp_kept` (a reduction, and the exponentials written
+/// at owned slots) when `lse`, and gmm's main terms (the first loop of `gmm_objective`: two
+/// slices read by every iteration) when `gmm`.
+pub fn par_unit(lse: bool, gmm: bool) -> Module {
+    let mut m = Module::new();
+    if lse {
+        let fs = nilang_ir::parse_file(LSE).unwrap();
+        m.par_kernel(find(&fs, "logsumexp"), 0)
+            .unwrap()
+            .par_kernel(find(&fs, "logsumexp_kept"), 0)
+            .unwrap();
+    }
+    if gmm {
+        let fs = nilang_ir::parse_file(GMM).unwrap();
+        m.par_kernel(find(&fs, "gmm_objective"), 0).unwrap();
+    }
+    m
+}
+
+/// Every parallel loop kernel of [`par_unit`] in one unit.
+pub fn par_module() -> Module {
+    par_unit(true, true)
+}
+
 /// `#[i(cuda)]`'s constant after the header: a whole unit.
 pub fn macro_unit(cuda: &str) -> String {
     format!("{}\n{}", nilang_cgen::HEADER, cuda)
@@ -93,6 +123,16 @@ pub fn all_units() -> Vec<(&'static str, String, &'static str)> {
             "BA_RESIDUAL_CUDA",
             macro_unit(nilang_cuda::programs::BA_RESIDUAL_CUDA),
             "ba_residual",
+        ),
+        (
+            "lse's parallel loops",
+            par_unit(true, false).source(),
+            "logsumexp__par0",
+        ),
+        (
+            "gmm's main-terms parallel loop",
+            par_unit(false, true).source(),
+            "gmm_objective__par0",
         ),
         (
             "GMM_POINT_CUDA",

@@ -1,0 +1,163 @@
+//! Running the kernels of a parallel loop (`nilang_cgen::par_kernels`: one thread per
+//! iteration of a `.par()` loop's body) on the host and, with the `cuda` feature, on a GPU.
+//!
+//! The loop's *context* — the places of its function that the loop uses (parameters and
+//! ancillas, in the order of the kernel's [`crate::Layout`]) — is a [`Batch`] of **one
+//! instance** with each place whole: `Batch::new(1).real(x.len(), x)…`. A call runs three
+//! entries: `count` (the iteration count, from the context), the body with one thread per
+//! iteration, and `sum` (each reduction's per-iteration partials added to its target in
+//! iteration order). The [`Backend`] contract holds for the context: `forward` runs the loop,
+//! `inverse` undoes it, `gradient` runs the loop's adjoint on value–gradient pairs (call it
+//! after `forward`, with the seeds in the gradients), gradients of places every iteration
+//! reads summed over the iterations.
+
+use crate::batch::{Batch, Layout};
+use crate::host::{marshal, unmarshal, HostModule};
+use crate::{Backend, Error};
+use nilang_cgen::PAR_MARK;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// A parallel loop kernel's parameters: the context's layout and the reductions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParLayout {
+    /// The loop's context, as a batched kernel's parameters (one instance).
+    pub layout: Layout,
+    /// The indices (into the layout's parameters) of the reduction targets, each with a
+    /// buffer of per-iteration partials after the count's slot.
+    pub reductions: Vec<usize>,
+}
+
+impl ParLayout {
+    /// The layout of the parallel loop kernel `name` (`f__par0`) described in `source`.
+    pub fn from_source(source: &str, name: &str) -> Result<ParLayout, Error> {
+        let layout = Layout::from_source(source, name)?;
+        let prefix = format!("{PAR_MARK} {name} reductions=");
+        let line = source
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .ok_or_else(|| {
+                Error(format!(
+                    "`{name}` is not a parallel loop's kernel (add it with nilang_cgen::Module::par_kernel)"
+                ))
+            })?;
+        let reductions = line
+            .split(',')
+            .filter(|r| !r.trim().is_empty())
+            .map(|r| {
+                r.trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&k| k < layout.params.len())
+                    .ok_or_else(|| Error(format!("malformed reduction `{r}` of `{name}`")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ParLayout { layout, reductions })
+    }
+
+    /// The context must be one instance with each place whole.
+    pub fn check(&self, context: &Batch) -> Result<(), Error> {
+        if context.n() != 1 {
+            return Err(Error(format!(
+                "`{}` runs a parallel loop over the places of one call: give its context as \
+                 a batch of one instance (Batch::new(1)), not {}",
+                self.layout.name,
+                context.n()
+            )));
+        }
+        self.layout.check(context)
+    }
+
+    /// Where the count's slot is in `ptrs`; the partials of reduction `r` follow at `+ 1 + r`.
+    pub fn count_slot(&self) -> usize {
+        self.layout.params.len()
+    }
+
+    /// The entries of one direction: the count, the body, the sum.
+    pub(crate) fn entries(&self, body: &str, gvar: bool) -> [String; 3] {
+        let (name, suffix) = (&self.layout.name, if gvar { "_grad" } else { "" });
+        [
+            format!("{name}__count{suffix}"),
+            format!("{name}__{body}"),
+            format!("{name}__sum{suffix}"),
+        ]
+    }
+}
+
+/// A parallel loop's kernels compiled for the host ([`HostModule`]): the iterations in a
+/// sequential loop over the thread index, shared gradients summed in iteration order.
+#[derive(Debug, Clone)]
+pub struct HostParKernel {
+    module: Arc<HostModule>,
+    layout: ParLayout,
+}
+
+impl HostModule {
+    /// The kernels of the parallel loop `name` (`f__par0`, from
+    /// `nilang_cgen::Module::par_kernel`) in this module.
+    pub fn par_kernel(self: &Arc<Self>, name: &str) -> Result<HostParKernel, Error> {
+        Ok(HostParKernel {
+            layout: ParLayout::from_source(&self.source, name)?,
+            module: self.clone(),
+        })
+    }
+}
+
+impl HostParKernel {
+    /// The kernel's parameters.
+    pub fn layout(&self) -> &ParLayout {
+        &self.layout
+    }
+
+    fn run(&self, context: &mut Batch, body: &str, gvar: bool) -> Result<(), Error> {
+        self.layout.check(context)?;
+        let [count, body, sum] = self
+            .layout
+            .entries(body, gvar)
+            .map(|e| self.module.entry(&e));
+        let (count, body, sum) = (count?, body?, sum?);
+        let mut m = marshal(context, gvar);
+        let mut ptrs = m.pointers(context);
+        let mut lens = m.lens.clone();
+        let mut n = [0i64];
+        ptrs.push(n.as_mut_ptr() as *mut c_void);
+        lens.push(1);
+        // SAFETY: the context's buffers fit the layout (checked); the count entry writes one
+        // `long long` into the slot after them and reads no partials.
+        unsafe { count(1, ptrs.as_ptr(), lens.as_ptr()) };
+        let n = n[0];
+        let mut partials = vec![vec![0.0f64; n as usize]; self.layout.reductions.len()];
+        for p in &mut partials {
+            ptrs.push(p.as_mut_ptr() as *mut c_void);
+            lens.push(n);
+        }
+        // SAFETY: as above, and each reduction has `n` partials for the `n` iterations.
+        unsafe {
+            body(n, ptrs.as_ptr(), lens.as_ptr());
+            sum(n, ptrs.as_ptr(), lens.as_ptr());
+        }
+        unmarshal(context, &m, gvar);
+        Ok(())
+    }
+}
+
+impl Backend for HostParKernel {
+    fn forward(&self, context: &mut Batch) -> Result<(), Error> {
+        self.run(context, "fwd", false)
+    }
+    fn inverse(&self, context: &mut Batch) -> Result<(), Error> {
+        self.run(context, "inv", false)
+    }
+    fn gradient(&self, context: &mut Batch) -> Result<(), Error> {
+        if !self.layout.layout.grad {
+            return Err(Error(format!(
+                "`{}` has no gradient kernel (no differentiable place in the loop)",
+                self.layout.layout.name
+            )));
+        }
+        self.run(context, "grad", true)
+    }
+    fn describe(&self) -> String {
+        "host C++ (g++ -O2), the iterations in sequence".to_string()
+    }
+}

@@ -1,0 +1,150 @@
+//! A parallel loop's kernels on a GPU (feature `cuda`): the context copied to the device, one
+//! thread per iteration, gradients of places every iteration reads summed with `atomicAdd`.
+
+use crate::batch::{Arg, Batch};
+use crate::cuda::{err, from_device, load, to_device};
+use crate::host::marshal;
+use crate::par::ParLayout;
+use crate::{Backend, Error};
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Threads per block of the body's launch.
+const BLOCK: u32 = 256;
+
+/// A parallel loop's kernels (`nilang_cgen::Module::par_kernel`) compiled by NVRTC for a GPU.
+/// Each call copies the context to the device and back.
+pub struct CudaParKernel {
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    layout: ParLayout,
+    device: usize,
+    kernel_seconds: Mutex<Option<f64>>,
+}
+
+/// The device buffers of one call.
+#[derive(Default)]
+struct DeviceContext {
+    f64s: Vec<Option<CudaSlice<f64>>>,
+    i64s: Vec<Option<CudaSlice<i64>>>,
+    count: Option<CudaSlice<i64>>,
+    partials: Vec<Option<CudaSlice<f64>>>,
+}
+
+impl CudaParKernel {
+    /// Compiles `source` for device `device` and loads the kernels of the parallel loop `name`
+    /// (`f__par0`).
+    pub fn compile(source: &str, name: &str, device: usize) -> Result<CudaParKernel, Error> {
+        let layout = ParLayout::from_source(source, name)?;
+        let (ctx, module) = load(source, device)?;
+        Ok(CudaParKernel {
+            stream: ctx.default_stream(),
+            module,
+            layout,
+            device,
+            kernel_seconds: Mutex::new(None),
+        })
+    }
+
+    fn function(&self, name: &str) -> Result<CudaFunction, Error> {
+        self.module.load_function(name).map_err(err("kernel"))
+    }
+
+    fn launch(
+        &self,
+        f: &CudaFunction,
+        n: i64,
+        threads: u32,
+        ptrs: &[u64],
+        lens: &[i64],
+    ) -> Result<(), Error> {
+        let s = &self.stream;
+        let d_ptrs = s.clone_htod(ptrs).map_err(err("copy to device"))?;
+        let d_lens = s.clone_htod(lens).map_err(err("copy to device"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (threads.div_ceil(BLOCK).max(1), 1, 1),
+            block_dim: (BLOCK.min(threads.max(1)), 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = s.launch_builder(f);
+        launch.arg(&n).arg(&d_ptrs).arg(&d_lens);
+        // SAFETY: `ptrs` holds the context's device buffers (sized by the checked layout),
+        // the count's slot and each reduction's `n` partials, all alive until the call's end.
+        unsafe { launch.launch(cfg) }.map_err(err("launch"))?;
+        s.synchronize().map_err(err("synchronize"))
+    }
+
+    fn run(&self, context: &mut Batch, body: &str, gvar: bool) -> Result<(), Error> {
+        self.layout.check(context)?;
+        let [count, body, sum] = self.layout.entries(body, gvar).map(|e| self.function(&e));
+        let (count, body, sum) = (count?, body?, sum?);
+        let s = &self.stream;
+        let mut host = marshal(context, gvar);
+        let mut dev = DeviceContext::default();
+        let args = context.args().len();
+        dev.f64s.resize_with(args, || None);
+        dev.i64s.resize_with(args, || None);
+        let mut ptrs = Vec::with_capacity(args + 1 + self.layout.reductions.len());
+        for (k, a) in context.args().iter().enumerate() {
+            ptrs.push(match a {
+                Arg::Int { .. } => to_device(s, &mut dev.i64s[k], &host.i64s[k])?,
+                _ => to_device(s, &mut dev.f64s[k], &host.f64s[k])?,
+            });
+        }
+        let mut lens = host.lens.clone();
+        ptrs.push(to_device(s, &mut dev.count, &[0i64])?);
+        lens.push(1);
+        self.launch(&count, 1, 1, &ptrs, &lens)?;
+        let mut n = [0i64];
+        from_device(s, &dev.count, &mut n)?;
+        let n = n[0];
+        let threads = u32::try_from(n)
+            .map_err(|_| Error(format!("{n} iterations: more than one launch holds")))?;
+        dev.partials
+            .resize_with(self.layout.reductions.len(), || None);
+        for slot in &mut dev.partials {
+            ptrs.push(to_device(s, slot, &vec![0.0f64; n as usize])?);
+            lens.push(n);
+        }
+        let start = Instant::now();
+        self.launch(&body, n, threads, &ptrs, &lens)?;
+        *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
+        self.launch(&sum, n, 1, &ptrs, &lens)?;
+        for (k, a) in context.args().iter().enumerate() {
+            match a {
+                Arg::Int { .. } => from_device(s, &dev.i64s[k], &mut host.i64s[k])?,
+                _ => from_device(s, &dev.f64s[k], &mut host.f64s[k])?,
+            }
+        }
+        s.synchronize().map_err(err("synchronize"))?;
+        crate::host::unmarshal(context, &host, gvar);
+        Ok(())
+    }
+}
+
+impl Backend for CudaParKernel {
+    fn forward(&self, context: &mut Batch) -> Result<(), Error> {
+        self.run(context, "fwd", false)
+    }
+    fn inverse(&self, context: &mut Batch) -> Result<(), Error> {
+        self.run(context, "inv", false)
+    }
+    fn gradient(&self, context: &mut Batch) -> Result<(), Error> {
+        if !self.layout.layout.grad {
+            return Err(Error(format!(
+                "`{}` has no gradient kernel",
+                self.layout.layout.name
+            )));
+        }
+        self.run(context, "grad", true)
+    }
+    fn describe(&self) -> String {
+        format!("cuda (device {}), one thread per iteration", self.device)
+    }
+    fn last_kernel_seconds(&self) -> Option<f64> {
+        *self.kernel_seconds.lock().expect("not poisoned")
+    }
+}
