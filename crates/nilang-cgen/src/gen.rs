@@ -672,10 +672,6 @@ impl<'a> Translator<'a> {
                     _ => return bad("call"),
                 }
             }
-            Expr::Block(_) => match self.zero_like(e) {
-                Some(zero) => zero?,
-                None => return bad("block"),
-            },
             _ => return bad("expression"),
         })
     }
@@ -877,21 +873,6 @@ impl Translator<'_> {
     /// The expression `e` of the statement `s` as C++.
     pub(crate) fn expr_of(&self, s: &Stmt, e: &Expr) -> Result<String, CgenError> {
         self.expr(e).map_err(|err| self.err(s, err))
-    }
-
-    /// The value `expand!` gives the ancillas it makes, a zero of its target's type
-    /// (`{ use …::Zeroable as _; (y[i]).zero_like() }`, `nilang_ir::parse`), as
-    /// `nl_zero_like(y[i])`; `None` for any other block.
-    fn zero_like(&self, e: &Expr) -> Option<R<String>> {
-        let Expr::Block(b) = e else { return None };
-        let Some(syn::Stmt::Expr(Expr::MethodCall(m), None)) = b.block.stmts.last() else {
-            return None;
-        };
-        if m.method != "zero_like" || !m.args.is_empty() {
-            return None;
-        }
-        let view = nilang_ir::parse::dataview(&m.receiver)?;
-        Some(self.view(&view).map(|v| format!("nl_zero_like({v})")))
     }
 
     /// The C++ start and end of the range of the loop `s`.

@@ -50,8 +50,6 @@ template <> struct nl_cv<gvar> {
 template <class X, class Y> NL_FN void nl_store(X&, const Y&) {}
 template <class X> NL_FN void nl_store(X& x, const X& v) { x = v; }
 template <class T> NL_FN T nl_lit(double v) { return nl_cv<T>::from(v); }
-/// A zero of `x`'s type: the value of the ancillas `expand!` makes for nested expressions.
-template <class X> NL_FN X nl_zero_like(const X&) { return nl_lit<X>(0.0); }
 NL_FN double nl_val(double x) { return x; }
 NL_FN double nl_val(const gvar& v) { return v.x; }
 NL_FN double nl_val(long long x) { return (double)x; }
