@@ -13,7 +13,7 @@
 
 use crate::batch::{Batch, Layout};
 use crate::host::{marshal, unmarshal, HostModule};
-use crate::{Backend, Error};
+use crate::Error;
 use nilang_cgen::PAR_MARK;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -73,15 +73,41 @@ impl ParLayout {
         self.layout.params.len()
     }
 
-    /// The entries of one direction: the count, the body, the sum.
-    pub(crate) fn entries(&self, body: &str, gvar: bool) -> [String; 3] {
-        let (name, suffix) = (&self.layout.name, if gvar { "_grad" } else { "" });
-        [
-            format!("{name}__count{suffix}"),
-            format!("{name}__{body}"),
-            format!("{name}__sum{suffix}"),
-        ]
+    /// The entries of one direction (the count, the body, the sum), and whether they take
+    /// value–gradient pairs.
+    pub(crate) fn entries(&self, d: Direction) -> Result<([String; 3], bool), Error> {
+        let (body, gvar) = match d {
+            Direction::Forward => ("fwd", false),
+            Direction::Inverse => ("inv", false),
+            Direction::Gradient => ("grad", true),
+        };
+        let name = &self.layout.name;
+        if gvar && !self.layout.grad {
+            return Err(Error(format!(
+                "`{name}` has no gradient kernel (no differentiable place in the loop)"
+            )));
+        }
+        let suffix = if gvar { "_grad" } else { "" };
+        Ok((
+            [
+                format!("{name}__count{suffix}"),
+                format!("{name}__{body}"),
+                format!("{name}__sum{suffix}"),
+            ],
+            gvar,
+        ))
     }
+}
+
+/// Which program of a parallel loop a call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// The loop.
+    Forward,
+    /// Its inverse.
+    Inverse,
+    /// Its adjoint (the inverse on value–gradient pairs).
+    Gradient,
 }
 
 /// A parallel loop's kernels compiled for the host ([`HostModule`]): the iterations in a
@@ -109,12 +135,10 @@ impl HostParKernel {
         &self.layout
     }
 
-    fn run(&self, context: &mut Batch, body: &str, gvar: bool) -> Result<(), Error> {
+    fn run(&self, context: &mut Batch, d: Direction) -> Result<(), Error> {
         self.layout.check(context)?;
-        let [count, body, sum] = self
-            .layout
-            .entries(body, gvar)
-            .map(|e| self.module.entry(&e));
+        let (entries, gvar) = self.layout.entries(d)?;
+        let [count, body, sum] = entries.map(|e| self.module.entry(&e));
         let (count, body, sum) = (count?, body?, sum?);
         let mut m = marshal(context, gvar);
         let mut ptrs = m.pointers(context);
@@ -141,22 +165,28 @@ impl HostParKernel {
     }
 }
 
-impl Backend for HostParKernel {
-    fn forward(&self, context: &mut Batch) -> Result<(), Error> {
-        self.run(context, "fwd", false)
-    }
-    fn inverse(&self, context: &mut Batch) -> Result<(), Error> {
-        self.run(context, "inv", false)
-    }
-    fn gradient(&self, context: &mut Batch) -> Result<(), Error> {
-        if !self.layout.layout.grad {
-            return Err(Error(format!(
-                "`{}` has no gradient kernel (no differentiable place in the loop)",
-                self.layout.layout.name
-            )));
+/// The [`Backend`] of a parallel loop's launcher `$ty` with a method `run(&self, &mut Batch,
+/// Direction)`, with the remaining methods given.
+macro_rules! par_loop_backend {
+    ($ty:ty; $($methods:tt)*) => {
+        impl $crate::Backend for $ty {
+            fn forward(&self, context: &mut Batch) -> Result<(), Error> {
+                self.run(context, $crate::par::Direction::Forward)
+            }
+            fn inverse(&self, context: &mut Batch) -> Result<(), Error> {
+                self.run(context, $crate::par::Direction::Inverse)
+            }
+            fn gradient(&self, context: &mut Batch) -> Result<(), Error> {
+                self.run(context, $crate::par::Direction::Gradient)
+            }
+            $($methods)*
         }
-        self.run(context, "grad", true)
-    }
+    };
+}
+pub(crate) use par_loop_backend;
+
+par_loop_backend! {
+    HostParKernel;
     fn describe(&self) -> String {
         "host C++ (g++ -O2), the iterations in sequence".to_string()
     }

@@ -4,8 +4,8 @@
 use crate::batch::{Arg, Batch};
 use crate::cuda::{err, from_device, load, to_device};
 use crate::host::marshal;
-use crate::par::ParLayout;
-use crate::{Backend, Error};
+use crate::par::{Direction, ParLayout};
+use crate::Error;
 use cudarc::driver::{
     CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
 };
@@ -77,9 +77,10 @@ impl CudaParKernel {
         s.synchronize().map_err(err("synchronize"))
     }
 
-    fn run(&self, context: &mut Batch, body: &str, gvar: bool) -> Result<(), Error> {
+    fn run(&self, context: &mut Batch, d: Direction) -> Result<(), Error> {
         self.layout.check(context)?;
-        let [count, body, sum] = self.layout.entries(body, gvar).map(|e| self.function(&e));
+        let (entries, gvar) = self.layout.entries(d)?;
+        let [count, body, sum] = entries.map(|e| self.function(&e));
         let (count, body, sum) = (count?, body?, sum?);
         let s = &self.stream;
         let mut host = marshal(context, gvar);
@@ -125,22 +126,8 @@ impl CudaParKernel {
     }
 }
 
-impl Backend for CudaParKernel {
-    fn forward(&self, context: &mut Batch) -> Result<(), Error> {
-        self.run(context, "fwd", false)
-    }
-    fn inverse(&self, context: &mut Batch) -> Result<(), Error> {
-        self.run(context, "inv", false)
-    }
-    fn gradient(&self, context: &mut Batch) -> Result<(), Error> {
-        if !self.layout.layout.grad {
-            return Err(Error(format!(
-                "`{}` has no gradient kernel",
-                self.layout.layout.name
-            )));
-        }
-        self.run(context, "grad", true)
-    }
+crate::par::par_loop_backend! {
+    CudaParKernel;
     fn describe(&self) -> String {
         format!("cuda (device {}), one thread per iteration", self.device)
     }

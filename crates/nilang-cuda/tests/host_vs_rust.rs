@@ -13,20 +13,9 @@ use std::sync::Arc;
 mod units;
 use units::{ba_module, bessel_module, gmm_module};
 
-/// A seeded generator of uniform numbers in [lo, hi).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        lo + (hi - lo) * ((self.0 >> 11) as f64 / (1u64 << 53) as f64)
-    }
-    fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-        (0..n).map(|_| self.next(lo, hi)).collect()
-    }
-}
+#[path = "common/numbers.rs"]
+mod numbers;
+use numbers::{close, Lcg};
 
 fn host(module: &Module, name: &str) -> Option<HostKernel> {
     if let Err(why) = HostModule::compiler_available() {
@@ -35,16 +24,6 @@ fn host(module: &Module, name: &str) -> Option<HostKernel> {
     }
     let m: Arc<HostModule> = HostModule::compile(&module.source()).unwrap();
     Some(m.kernel(name).unwrap())
-}
-
-fn close(a: &[f64], b: &[f64], what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}");
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0),
-            "{what}[{i}]: {x} vs {y}"
-        );
-    }
 }
 
 // ---------------------------------------------------------------- Bessel J2

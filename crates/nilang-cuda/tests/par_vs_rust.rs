@@ -16,27 +16,13 @@ use std::sync::Arc;
 #[path = "common/units.rs"]
 mod units;
 
+#[path = "common/numbers.rs"]
+mod numbers;
+use numbers::{close, Lcg};
+
 /// Seeded uniform numbers in [lo, hi).
 fn uniform(seed: u64, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + (hi - lo) * ((state >> 11) as f64 / (1u64 << 53) as f64)
-        })
-        .collect()
-}
-
-fn close(a: &[f64], b: &[f64], what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}");
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0),
-            "{what}[{i}]: {x} vs {y}"
-        );
-    }
+    Lcg(seed).vec(n, lo, hi)
 }
 
 fn host_module() -> Option<Arc<HostModule>> {
