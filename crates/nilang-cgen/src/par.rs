@@ -355,24 +355,7 @@ impl<'f> ParKernel<'f> {
         range_names(range, &mut names);
         let scalar = signature_scalar(f)?;
         let ancillas = context_ancillas(l, &names);
-        let mut g = f.clone();
-        g.sig.inputs = f
-            .sig
-            .inputs
-            .iter()
-            .filter(|a| match a {
-                syn::FnArg::Typed(pt) => match &*pt.pat {
-                    syn::Pat::Ident(pi) => {
-                        let n = pi.ident.to_string();
-                        names.contains(&n) && !ancillas.iter().any(|b| b.name == n)
-                    }
-                    _ => true,
-                },
-                syn::FnArg::Receiver(_) => true,
-            })
-            .cloned()
-            .collect();
-        let mut params = signature(&g)?.params;
+        let mut params = used_params(f, &names, &ancillas)?;
         for b in &ancillas {
             params.push(ancilla_param(b, scalar.as_deref()).ok_or_else(|| {
                 err(format!(
@@ -402,6 +385,28 @@ impl<'f> ParKernel<'f> {
             slot_checks: plan.slot_checks,
         })
     }
+}
+
+/// The C++ view of the parameters of `f` named in `names` (not hidden by one of `ancillas`),
+/// in signature order: the others may have no translation.
+fn used_params(
+    f: &Function,
+    names: &HashSet<String>,
+    ancillas: &[&Binding],
+) -> Result<Vec<ParamInfo>, CgenError> {
+    let used = |a: &syn::FnArg| match a {
+        syn::FnArg::Typed(pt) => match &*pt.pat {
+            syn::Pat::Ident(pi) => {
+                let n = pi.ident.to_string();
+                names.contains(&n) && !ancillas.iter().any(|b| b.name == n)
+            }
+            _ => true,
+        },
+        syn::FnArg::Receiver(_) => true,
+    };
+    let mut g = f.clone();
+    g.sig.inputs = f.sig.inputs.iter().filter(|a| used(a)).cloned().collect();
+    Ok(signature(&g)?.params)
 }
 
 /// The function's scalar type parameter, if any (checked by [`signature`] on the context).

@@ -183,6 +183,7 @@ macro_rules! par_loop_backend {
         }
     };
 }
+#[cfg(feature = "cuda")]
 pub(crate) use par_loop_backend;
 
 par_loop_backend! {

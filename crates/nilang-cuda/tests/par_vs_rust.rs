@@ -20,6 +20,10 @@ mod units;
 mod numbers;
 use numbers::{close, Lcg};
 
+#[path = "common/par_programs.rs"]
+mod par_programs;
+use par_programs::{strided, strided_vjp};
+
 /// Seeded uniform numbers in [lo, hi).
 fn uniform(seed: u64, n: usize, lo: f64, hi: f64) -> Vec<f64> {
     Lcg(seed).vec(n, lo, hi)
@@ -309,6 +313,65 @@ fn gmm_main_terms_loop_matches_the_rust_program() {
                     &what("q gradient via sumq"),
                 );
             }
+        }
+    }
+}
+
+/// `par_programs::strided`: slots of stride 2 written by an inner loop, a reversed inclusive
+/// range, a branch, a shared scalar and a two-signed reduction, against its Rust program.
+#[test]
+fn strided_reversed_loop_with_a_branch_matches_the_rust_par_loop() {
+    let Some(m) = host_module() else { return };
+    let k = m.par_kernel("strided__par0").unwrap();
+    assert_eq!(names(&k), ["y", "x", "w", "total", "n"]);
+    for (seed, n) in [(1, 1), (2, 10), (3, 777)] {
+        let x = uniform(seed, n, -1.0, 1.0);
+        let y0 = uniform(seed + 100, 2 * n, -1.0, 1.0);
+        let w = 0.3 + 0.1 * seed as f64;
+        let y_seeds = uniform(seed + 200, 2 * n, -1.0, 1.0);
+        let mut ctx = Batch::new(1)
+            .real(2 * n, y0.clone())
+            .real(n, x.clone())
+            .real(1, vec![w])
+            .real(1, vec![0.5])
+            .int(vec![n as i64]);
+        k.forward(&mut ctx).unwrap();
+        let (y, total) = (ctx.values(0).to_vec(), ctx.values(3)[0]);
+        ctx.grads_mut(0).copy_from_slice(&y_seeds);
+        ctx.grads_mut(3)[0] = 0.7;
+        k.gradient(&mut ctx).unwrap();
+        close(ctx.values(0), &y0, "y restored");
+        for threads in [1, 2, 4] {
+            let what = |w: &str| format!("{w}, n = {n}, {threads} thread(s)");
+            let (ry, rtotal, grads) = on_pool(threads, || {
+                let (mut ry, mut rx, mut rw, mut rt) = (y0.clone(), x.clone(), w, 0.5);
+                strided(&mut ry, &mut rx, &mut rw, &mut rt, n);
+                let (mut yg, mut xg, mut wg, mut tg) = (y_seeds.clone(), vec![0.0; n], 0.0, 0.7);
+                let (mut ry2, mut rx2, mut rw2, mut rt2) = (y0.clone(), x.clone(), w, 0.5);
+                strided_vjp(
+                    &mut ry2,
+                    &mut yg,
+                    &mut rx2,
+                    &mut xg,
+                    &mut rw2,
+                    &mut wg,
+                    &mut rt2,
+                    &mut tg,
+                    n,
+                    (),
+                );
+                (ry, rt, (yg, xg, wg, tg))
+            });
+            close(&y, &ry, &what("y"));
+            close(&[total], &[rtotal], &what("total (reduction)"));
+            close(ctx.grads(0), &grads.0, &what("y gradient"));
+            close(ctx.grads(1), &grads.1, &what("x gradient"));
+            close(
+                &[ctx.grads(2)[0]],
+                &[grads.2],
+                &what("w gradient (shared adjoint)"),
+            );
+            close(&[ctx.grads(3)[0]], &[grads.3], &what("total gradient"));
         }
     }
 }

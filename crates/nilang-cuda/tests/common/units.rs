@@ -9,6 +9,8 @@ const SPECIAL: &str = include_str!("../../../nilang/src/stdlib/special.rs");
 const LSE: &str = include_str!("../../../nilang-gradbench/src/evals/lse.rs");
 /// GradBench's `gmm` eval, whose objective computes its main terms in a `.par()` loop.
 const GMM: &str = include_str!("../../../nilang-gradbench/src/evals/gmm.rs");
+/// Loops of shapes those lack (`par_programs.rs`).
+const STRIDED: &str = include_str!("par_programs.rs");
 
 pub fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
     fs.iter()
@@ -76,30 +78,34 @@ pub fn all_prims_module() -> Module {
     m
 }
 
-/// The kernels of parallel loops of GradBench's evals, one thread per iteration: `lse`'s
-/// `logsumexp` (a reduction, and the shifted maximum `a` read by every iteration: an
-/// atomically summed adjoint) and `logsumexp_kept` (a reduction, and the exponentials written
-/// at owned slots) when `lse`, and gmm's main terms (the first loop of `gmm_objective`: two
-/// slices read by every iteration) when `gmm`.
-pub fn par_unit(lse: bool, gmm: bool) -> Module {
+/// The parallel loops whose kernels the tests run, in groups: `(group, source, function)`;
+/// each function's first `.par()` loop. GradBench's `lse`: `logsumexp` (a reduction, and the
+/// shifted maximum `a` read by every iteration: an atomically summed adjoint) and
+/// `logsumexp_kept` (a reduction, and the exponentials written at owned slots); `gmm`: the
+/// main terms (the first loop of `gmm_objective`: two slices read by every iteration);
+/// `strided`: `common/par_programs.rs` (strided slots, a reversed range, a branch).
+const PAR_LOOPS: [(&str, &str, &str); 4] = [
+    ("lse", LSE, "logsumexp"),
+    ("lse", LSE, "logsumexp_kept"),
+    ("gmm", GMM, "gmm_objective"),
+    ("strided", STRIDED, "strided"),
+];
+
+/// The kernels of the parallel loops of `groups` ([`PAR_LOOPS`]), one thread per iteration.
+pub fn par_unit(groups: &[&str]) -> Module {
     let mut m = Module::new();
-    if lse {
-        let fs = nilang_ir::parse_file(LSE).unwrap();
-        m.par_kernel(find(&fs, "logsumexp"), 0)
-            .unwrap()
-            .par_kernel(find(&fs, "logsumexp_kept"), 0)
-            .unwrap();
-    }
-    if gmm {
-        let fs = nilang_ir::parse_file(GMM).unwrap();
-        m.par_kernel(find(&fs, "gmm_objective"), 0).unwrap();
+    for (group, source, name) in PAR_LOOPS {
+        if groups.contains(&group) {
+            let fs = nilang_ir::parse_file(source).unwrap();
+            m.par_kernel(find(&fs, name), 0).unwrap();
+        }
     }
     m
 }
 
-/// Every parallel loop kernel of [`par_unit`] in one unit.
+/// Every kernel of [`PAR_LOOPS`] in one unit.
 pub fn par_module() -> Module {
-    par_unit(true, true)
+    par_unit(&["lse", "gmm", "strided"])
 }
 
 /// `#[i(cuda)]`'s constant after the header: a whole unit.
@@ -126,13 +132,18 @@ pub fn all_units() -> Vec<(&'static str, String, &'static str)> {
         ),
         (
             "lse's parallel loops",
-            par_unit(true, false).source(),
+            par_unit(&["lse"]).source(),
             "logsumexp__par0",
         ),
         (
             "gmm's main-terms parallel loop",
-            par_unit(false, true).source(),
+            par_unit(&["gmm"]).source(),
             "gmm_objective__par0",
+        ),
+        (
+            "a strided, reversed parallel loop",
+            par_unit(&["strided"]).source(),
+            "strided__par0",
         ),
         (
             "GMM_POINT_CUDA",
