@@ -6,7 +6,7 @@
 //! instance** with each place whole: `Batch::new(1).real(x.len(), x)…`. A call runs three
 //! entries: `count` (the iteration count, from the context), the body with one thread per
 //! iteration, and `sum` (each reduction's per-iteration partials added to its target in
-//! iteration order). The [`Backend`] contract holds for the context: `forward` runs the loop,
+//! iteration order). The [`Backend`](crate::Backend) contract holds for the context: `forward` runs the loop,
 //! `inverse` undoes it, `gradient` runs the loop's adjoint on value–gradient pairs (call it
 //! after `forward`, with the seeds in the gradients), gradients of places every iteration
 //! reads summed over the iterations.
@@ -165,7 +165,7 @@ impl HostParKernel {
     }
 }
 
-/// The [`Backend`] of a parallel loop's launcher `$ty` with a method `run(&self, &mut Batch,
+/// The [`Backend`](crate::Backend) of a parallel loop's launcher `$ty` with a method `run(&self, &mut Batch,
 /// Direction)`, with the remaining methods given.
 macro_rules! par_loop_backend {
     ($ty:ty; $($methods:tt)*) => {
