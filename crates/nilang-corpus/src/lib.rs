@@ -2,5 +2,7 @@
 
 pub mod compare;
 pub mod generator;
+pub mod interpreter;
 
 pub use generator::{function, program, program_with, Features, Rng, LIBRARY, NN, NQ, NX};
+pub use interpreter::input;

@@ -1,0 +1,860 @@
+//! An interpreter of the IR that exists only for the random programs' tests (issue 14): it
+//! runs a program that `nilang_ir` parsed, forward or its reversal, on `GVar<T>` for any scalar
+//! `T` (`f64` for values, the inverse and the reversal gradient; the tape engine's `DualRev`
+//! for a second AD mode), with the real instruction traits of `nilang` and fixed point of
+//! `nilang::numbers`. It makes the checks the generated code makes, and records what the
+//! compiled code cannot show: every branch decision and loop count (the trace that tells
+//! whether finite differences cross a decision, and whether an inverse took the forward's
+//! decisions), the largest float of the run, and the smallest margin of a float condition.
+//! Rounded results can be moved at random within their round-off (Monte Carlo arithmetic).
+//!
+//! Both layers run it: `nilang/tests/random_programs.rs` checks very many programs on it
+//! alone, and `tests/compiled.rs` runs it beside the code `#[i]` generated for the same
+//! program (whose values it gives bit for bit) for the decisions of each difference step.
+//!
+//! ```
+//! use nilang_corpus::interpreter::{run, Order, Program};
+//! use nilang_corpus::{input, program_with, Features};
+//!
+//! let seed = 7;
+//! let program = Program::parse(&program_with(seed, Features::ALL)).unwrap();
+//! let (s0, _weights) = input(seed);
+//! let (s1, trace) = run(&program, &s0, Order::Post).unwrap();
+//! // the inverse restores the integers bit for bit, and takes the forward's decisions
+//! let (s2, back) = run(&program, &s1, Order::Pre).unwrap();
+//! assert_eq!(s2.n, s0.n);
+//! assert!(back.iter().rev().eq(trace.iter()));
+//! ```
+
+use crate::{Rng, NN, NQ, NX};
+use nilang::__private::{Acc1, Acc2, Hadamard, Invert, Negate, Rotate};
+use nilang::{prims, Float, GVar};
+use nilang_ir::ast::*;
+use nilang_ir::reverse::reverse_block;
+use nilang_ir::Function;
+use std::collections::HashMap;
+
+/// The interpreter's numbers: values and gradients over a scalar `T` (`f64` for the program,
+/// its inverse and the reversal gradient; `DualRev` for the tape engine's gradient).
+type G<T> = GVar<T>;
+type Q = nilang::numbers::I21F43;
+#[derive(Clone, Debug)]
+enum Val<T> {
+    F(G<T>),
+    I(i64),
+    B(bool),
+    FArr(Vec<G<T>>),
+    IArr(Vec<i64>),
+    QArr(Vec<Q>),
+    Stack(Vec<G<T>>),
+    /// A tuple built by a reversible constructor.
+    Tuple(Vec<Val<T>>),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Loc {
+    slot: usize,
+    index: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum E {
+    F(f64),
+    I(i64),
+    B(bool),
+}
+
+struct Machine<'p, T> {
+    program: &'p Program,
+    slots: Vec<Val<T>>,
+    /// Every branch decision and loop count, to tell whether finite differences cross one
+    /// and whether the inverse took the forward's decisions.
+    trace: Vec<i64>,
+    /// Whether a decision is recorded after its statement's body (the forward) or before it
+    /// (the inverse): an inverse that takes the forward's decisions then records the
+    /// forward's trace reversed (its statements run in mirror order).
+    order: Order,
+    /// The largest magnitude a float took during the run.
+    peak: f64,
+    /// The smallest distance of a float condition's operands (`x[1].val() > 0.0` at
+    /// `x[1] = 0`: zero): a decision that round-off can turn.
+    margin: std::cell::Cell<f64>,
+    /// Where set, every rounded result (of an instruction, `rot`, `hadamard`, `inv`) is moved
+    /// at random within the round-off of the operations that made it (see [`Self::rounded`]):
+    /// Monte Carlo arithmetic, which samples how the run amplifies round-off (see
+    /// [`round_off`]).
+    jitter: Option<Rng>,
+}
+
+type Frame = HashMap<syn::Ident, Loc>;
+
+/// A reversibility failure found by the interpreter (a check the generated code makes), or
+/// a singular point (a NaN or an infinity from moderate values).
+#[derive(Debug)]
+pub struct Failed {
+    /// What failed, at which statement.
+    pub what: String,
+    /// Whether it is a singular point (a NaN or an infinity from moderate values).
+    pub singular: bool,
+    /// Whether a float had overflowed to infinity when a check failed (set by `run`).
+    pub overflowed: bool,
+}
+
+impl Failed {
+    fn check(what: String) -> Failed {
+        Failed {
+            what,
+            singular: false,
+            overflowed: false,
+        }
+    }
+}
+
+impl<T: Float> Machine<'_, T> {
+    fn place(&self, frame: &Frame, v: &Dataview) -> Loc {
+        let loc = frame[&v.root];
+        match v.path.as_slice() {
+            [] => loc,
+            [Access::Index(e)] => match self.eval(frame, e) {
+                E::I(i) => Loc {
+                    slot: loc.slot,
+                    index: Some(i as usize),
+                },
+                other => panic!("index {other:?}"),
+            },
+            other => panic!("path {other:?}"),
+        }
+    }
+
+    fn get_f(&self, l: Loc) -> G<T> {
+        match (&self.slots[l.slot], l.index) {
+            (Val::F(g), None) => *g,
+            (Val::FArr(a), Some(i)) => a[i],
+            other => panic!("not a float: {other:?}"),
+        }
+    }
+
+    fn set_f(&mut self, l: Loc, v: G<T>) {
+        self.peak = self.peak.max(v.x.to_f64().abs());
+        match (&mut self.slots[l.slot], l.index) {
+            (Val::F(g), None) => *g = v,
+            (Val::FArr(a), Some(i)) => a[i] = v,
+            other => panic!("not a float: {other:?}"),
+        }
+    }
+
+    /// A rounded result, moved where the run is jittered by a random amount within
+    /// `ε·scale`: `scale` bounds the magnitudes the operations rounded (for `y += f(x)`, the
+    /// result and `f(x)`, which can be much larger than the result where they cancel; for a
+    /// rotation, the norm of the pair).
+    fn rounded(&mut self, mut v: G<T>, scale: f64) -> G<T> {
+        if let Some(rng) = &mut self.jitter {
+            v.x = v.x + T::from_f64(f64::EPSILON * scale * rng.unit());
+        }
+        v
+    }
+
+    /// The result `y` of `y += f(x)` (or `-=`) from `before`: rounded in `f(x)` and in the sum.
+    fn rounded_sum(&mut self, y: G<T>, before: f64) -> G<T> {
+        let after = y.x.to_f64();
+        self.rounded(y, after.abs() + (after - before).abs())
+    }
+
+    fn get_i(&self, l: Loc) -> Option<i64> {
+        match (&self.slots[l.slot], l.index) {
+            (Val::I(v), None) => Some(*v),
+            (Val::IArr(a), Some(i)) => Some(a[i]),
+            _ => None,
+        }
+    }
+
+    fn set_i(&mut self, l: Loc, v: i64) {
+        match (&mut self.slots[l.slot], l.index) {
+            (Val::I(x), None) => *x = v,
+            (Val::IArr(a), Some(i)) => a[i] = v,
+            other => panic!("not an integer: {other:?}"),
+        }
+    }
+
+    fn get_q(&self, l: Loc) -> Option<Q> {
+        match (&self.slots[l.slot], l.index) {
+            (Val::QArr(a), Some(i)) => Some(a[i]),
+            _ => None,
+        }
+    }
+
+    fn set_q(&mut self, l: Loc, v: Q) {
+        match (&mut self.slots[l.slot], l.index) {
+            (Val::QArr(a), Some(i)) => a[i] = v,
+            other => panic!("not a fixed-point number: {other:?}"),
+        }
+    }
+
+    fn is_float(&self, l: Loc) -> bool {
+        matches!(
+            (&self.slots[l.slot], l.index),
+            (Val::F(_), None) | (Val::FArr(_), Some(_))
+        )
+    }
+
+    fn eval(&self, frame: &Frame, e: &syn::Expr) -> E {
+        use syn::Expr;
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => E::I(i.base10_parse().unwrap()),
+                syn::Lit::Float(f) => E::F(f.base10_parse().unwrap()),
+                syn::Lit::Bool(b) => E::B(b.value),
+                other => panic!("literal {other:?}"),
+            },
+            Expr::Paren(p) => self.eval(frame, &p.expr),
+            Expr::Path(_) | Expr::Index(_) => {
+                let v = nilang_ir::parse::dataview(e).expect("a place");
+                let l = self.place(frame, &v);
+                match (&self.slots[l.slot], self.get_i(l)) {
+                    (Val::B(b), _) => E::B(*b),
+                    (_, Some(i)) => E::I(i),
+                    _ => E::F(self.get_f(l).x.to_f64()),
+                }
+            }
+            Expr::MethodCall(m) if m.method == "val" => self.eval(frame, &m.receiver),
+            Expr::MethodCall(m) if m.method == "len" => E::I(self.len(frame, &m.receiver)),
+            Expr::Call(_) => E::F(0.0), // T::zero()
+            Expr::Binary(b) => {
+                let (l, r) = (self.eval(frame, &b.left), self.eval(frame, &b.right));
+                match (l, r, b.op) {
+                    (E::I(l), E::I(r), syn::BinOp::Add(_)) => return E::I(l + r),
+                    (E::I(l), E::I(r), syn::BinOp::Rem(_)) => return E::I(l % r),
+                    _ => {}
+                }
+                let (l, r) = match (l, r) {
+                    (E::I(a), E::I(b)) => (a as f64, b as f64),
+                    (E::F(a), E::F(b)) => {
+                        self.margin.set(self.margin.get().min((a - b).abs()));
+                        (a, b)
+                    }
+                    other => panic!("operands {other:?}"),
+                };
+                match b.op {
+                    syn::BinOp::Lt(_) => E::B(l < r),
+                    syn::BinOp::Gt(_) => E::B(l > r),
+                    other => panic!("operator {other:?}"),
+                }
+            }
+            other => panic!("expression {}", nilang_ir::print::expr_text(other)),
+        }
+    }
+
+    /// The length of the slice `e` names.
+    fn len(&self, frame: &Frame, e: &syn::Expr) -> i64 {
+        let v = nilang_ir::parse::dataview(e).expect("a variable");
+        match &self.slots[self.place(frame, &v).slot] {
+            Val::FArr(a) => a.len() as i64,
+            Val::IArr(a) => a.len() as i64,
+            Val::QArr(a) => a.len() as i64,
+            other => panic!("len of {other:?}"),
+        }
+    }
+
+    fn cond(&self, frame: &Frame, e: &syn::Expr) -> bool {
+        match self.eval(frame, e) {
+            E::B(b) => b,
+            other => panic!("condition {other:?}"),
+        }
+    }
+
+    /// The place of the decision of a statement that starts: reserved now in pre-order.
+    fn reserve(&mut self) -> Option<usize> {
+        (self.order == Order::Pre).then(|| {
+            self.trace.push(0);
+            self.trace.len() - 1
+        })
+    }
+
+    /// Records a decision at its reserved place, or (post-order) after everything its
+    /// statement's body recorded.
+    fn decided(&mut self, at: Option<usize>, decision: i64) {
+        match at {
+            Some(k) => self.trace[k] = decision,
+            None => self.trace.push(decision),
+        }
+    }
+
+    fn block(&mut self, frame: &mut Frame, stmts: &[Stmt]) -> Result<(), Failed> {
+        stmts.iter().try_for_each(|s| self.stmt(frame, s))
+    }
+
+    fn stmt(&mut self, frame: &mut Frame, s: &Stmt) -> Result<(), Failed> {
+        let fail = |what: &str| Err(Failed::check(format!("{what} at `{}`", s.source)));
+        match &s.kind {
+            StmtKind::Instr(i) => {
+                // from moderate values, a NaN or an infinity is a singular point; past them
+                // (products in loops reach 1e300), an overflow of an ill-conditioned run
+                let moderate = self
+                    .floats(frame, i)
+                    .all(|v| v.x.to_f64().abs() <= 1e3 && v.g.to_f64().is_finite());
+                self.instr(frame, i)?;
+                if moderate
+                    && !self
+                        .floats(frame, i)
+                        .all(|v| v.x.to_f64().is_finite() && v.g.to_f64().is_finite())
+                {
+                    return Err(Failed {
+                        singular: true,
+                        ..Failed::check(format!("a NaN or an infinity at `{}`", s.source))
+                    });
+                }
+                Ok(())
+            }
+            StmtKind::Builtin { op, args, operand } => {
+                let locs: Vec<Loc> = args.iter().map(|v| self.place(frame, v)).collect();
+                match op {
+                    BuiltinOp::Swap => {
+                        let (a, b) = (self.get_f(locs[0]), self.get_f(locs[1]));
+                        self.set_f(locs[0], b);
+                        self.set_f(locs[1], a);
+                    }
+                    BuiltinOp::Neg => {
+                        let mut a = self.get_f(locs[0]);
+                        a.negate();
+                        self.set_f(locs[0], a);
+                    }
+                    BuiltinOp::Inc | BuiltinOp::Dec => {
+                        let v = self.get_i(locs[0]).unwrap();
+                        let step = if *op == BuiltinOp::Inc { 1 } else { -1 };
+                        self.set_i(locs[0], v.wrapping_add(step));
+                    }
+                    BuiltinOp::Rot | BuiltinOp::IRot => {
+                        let Some(Operand::View(t)) = operand else {
+                            panic!("angle")
+                        };
+                        let lt = self.place(frame, t);
+                        let (mut a, mut b, mut th) =
+                            (self.get_f(locs[0]), self.get_f(locs[1]), self.get_f(lt));
+                        if *op == BuiltinOp::Rot {
+                            G::<T>::rot(&mut a, &mut b, &mut th);
+                        } else {
+                            G::<T>::irot(&mut a, &mut b, &mut th);
+                        }
+                        let norm = a.x.to_f64().hypot(b.x.to_f64());
+                        let (a, b) = (self.rounded(a, norm), self.rounded(b, norm));
+                        self.set_f(locs[0], a);
+                        self.set_f(locs[1], b);
+                        self.set_f(lt, th);
+                    }
+                    BuiltinOp::Inv => {
+                        let mut a = self.get_f(locs[0]);
+                        a.invert();
+                        let a = self.rounded(a, a.x.to_f64().abs());
+                        self.set_f(locs[0], a);
+                    }
+                    BuiltinOp::Hadamard => {
+                        let (mut a, mut b) = (self.get_f(locs[0]), self.get_f(locs[1]));
+                        G::<T>::hadamard(&mut a, &mut b);
+                        let norm = a.x.to_f64().hypot(b.x.to_f64());
+                        let (a, b) = (self.rounded(a, norm), self.rounded(b, norm));
+                        self.set_f(locs[0], a);
+                        self.set_f(locs[1], b);
+                    }
+                    BuiltinOp::Flip => match &mut self.slots[locs[0].slot] {
+                        Val::B(b) => *b = !*b,
+                        other => panic!("flip of {other:?}"),
+                    },
+                    BuiltinOp::Conj => {}
+                }
+                Ok(())
+            }
+            StmtKind::Alloc(bs) => {
+                for b in bs {
+                    let v = match self.eval(frame, &b.value) {
+                        E::F(f) => Val::F(G::new(T::from_f64(f))),
+                        E::I(i) => Val::I(i),
+                        E::B(b) => Val::B(b),
+                    };
+                    self.slots.push(v);
+                    let slot = self.slots.len() - 1;
+                    frame.insert(b.name.clone(), Loc { slot, index: None });
+                }
+                Ok(())
+            }
+            StmtKind::Dealloc(bs) => {
+                for b in bs {
+                    let l = frame[&b.name];
+                    let ok = match (self.eval(frame, &b.value), &self.slots[l.slot]) {
+                        // past moderate values, an ancilla that overflowed to NaN (`a·b − a·b`
+                        // with `a·b` infinite) is an ill-conditioned run, not a wrong inverse:
+                        // the run is not compared (its floats are not finite at the end)
+                        (E::F(_), Val::F(g)) if !g.x.to_f64().is_finite() && self.peak > 1e3 => {
+                            true
+                        }
+                        (E::F(f), Val::F(g)) => {
+                            let v = g.x.to_f64();
+                            (v - f).abs() <= 1e-9 * v.abs().max(1.0)
+                        }
+                        (E::I(i), Val::I(v)) => i == *v,
+                        (E::B(b), Val::B(v)) => b == *v,
+                        other => panic!("dealloc {other:?}"),
+                    };
+                    if !ok {
+                        return fail("ancilla not at its declared value");
+                    }
+                    frame.remove(&b.name);
+                }
+                Ok(())
+            }
+            StmtKind::If {
+                pre,
+                post,
+                then,
+                els,
+                ..
+            } => {
+                let c = self.cond(frame, pre);
+                let at = self.reserve();
+                self.block(frame, if c { then } else { els })?;
+                self.decided(at, c as i64);
+                if self.cond(frame, post) != c {
+                    return fail("if postcondition");
+                }
+                Ok(())
+            }
+            StmtKind::While { pre, post, body } => {
+                if self.cond(frame, post) {
+                    return fail("while postcondition true on entry");
+                }
+                let (mut count, at) = (0, self.reserve());
+                while self.cond(frame, pre) {
+                    self.block(frame, body)?;
+                    count += 1;
+                    if !self.cond(frame, post) {
+                        return fail("while postcondition false after an iteration");
+                    }
+                }
+                self.decided(at, count);
+                Ok(())
+            }
+            StmtKind::For { var, range, body } => {
+                let (E::I(a), E::I(b)) =
+                    (self.eval(frame, &range.start), self.eval(frame, &range.end))
+                else {
+                    panic!("range")
+                };
+                let end = if range.inclusive { b + 1 } else { b };
+                // a broadcast's loop runs over slices of one length (checked before it)
+                if let Some(broadcast) = &range.broadcast {
+                    if broadcast.slices.iter().any(|e| self.len(frame, e) != end) {
+                        return fail("broadcast over slices of different lengths");
+                    }
+                }
+                // one slot for the variable, which each iteration sets
+                let slot = self.slots.len();
+                self.slots.push(Val::I(a));
+                frame.insert(var.clone(), Loc { slot, index: None });
+                for j in 0..(end - a).max(0) {
+                    let k = if range.rev { end - 1 - j } else { a + j };
+                    self.slots[slot] = Val::I(k);
+                    self.block(frame, body)?;
+                }
+                Ok(())
+            }
+            StmtKind::Call { call, uncall } => {
+                let nilang_ir::ast::Callee::Path(p) = &call.callee else {
+                    panic!("method call")
+                };
+                let program: &Program = self.program;
+                let f = program.function(&p.path.segments.last().unwrap().ident);
+                let mut inner = Frame::new();
+                for (param, arg) in f.params.iter().zip(&call.args) {
+                    let CallArg::View(v) = arg else {
+                        panic!("argument")
+                    };
+                    inner.insert(param.clone(), self.place(frame, v));
+                }
+                self.block(&mut inner, if *uncall { &f.inverse } else { &f.forward })
+            }
+            StmtKind::Stack {
+                stack, value, push, ..
+            } => {
+                let (ls, lv) = (self.place(frame, stack), self.place(frame, value));
+                if *push {
+                    let v = self.get_f(lv);
+                    let Val::Stack(st) = &mut self.slots[ls.slot] else {
+                        panic!("stack")
+                    };
+                    st.push(v);
+                    self.set_f(lv, G::new(T::f_zero()));
+                } else {
+                    if self.get_f(lv).x.to_f64() != 0.0 {
+                        return fail("pop into a nonzero variable");
+                    }
+                    let Val::Stack(st) = &mut self.slots[ls.slot] else {
+                        panic!("stack")
+                    };
+                    let Some(v) = st.pop() else {
+                        return fail("pop from an empty stack");
+                    };
+                    self.set_f(lv, v);
+                }
+                Ok(())
+            }
+            StmtKind::Routine { .. } => panic!("routines are expanded by `Program::new`"),
+            StmtKind::NoCheck(b) => self.block(frame, b),
+            StmtKind::Fields(fields) => {
+                self.fields(frame, fields);
+                Ok(())
+            }
+            StmtKind::XorExpr { .. } | StmtKind::Safe(_) => panic!("not generated"),
+        }
+    }
+
+    /// A reversible constructor (`let p = new!((a, b));`: the ancillas' values move into a
+    /// tuple, and their names are gone) or destructor (`let (a, b) = fields!(p);`).
+    fn fields(&mut self, frame: &mut Frame, fields: &Fields) {
+        let slot_of =
+            |frame: &mut Frame, name: &syn::Ident| frame.remove(name).expect("a live ancilla").slot;
+        let index = |member: &syn::Member| match member {
+            syn::Member::Unnamed(i) => i.index as usize,
+            syn::Member::Named(n) => panic!("struct field {n}"),
+        };
+        if fields.construct {
+            let mut parts = vec![None; fields.parts.len()];
+            for p in &fields.parts {
+                let slot = slot_of(frame, &p.var);
+                parts[index(&p.member)] = Some(self.take(slot));
+            }
+            let whole = Val::Tuple(parts.into_iter().map(|p| p.expect("every field")).collect());
+            self.bind(frame, &fields.whole, whole);
+        } else {
+            let slot = slot_of(frame, &fields.whole);
+            let Val::Tuple(mut parts) = self.take(slot) else {
+                panic!("fields! of a value that is not a tuple")
+            };
+            for p in &fields.parts {
+                let v = std::mem::replace(&mut parts[index(&p.member)], Val::B(false));
+                self.bind(frame, &p.var, v);
+            }
+        }
+    }
+
+    /// The value of a slot whose name is gone (a moved ancilla's slot holds nothing after).
+    fn take(&mut self, slot: usize) -> Val<T> {
+        std::mem::replace(&mut self.slots[slot], Val::B(false))
+    }
+
+    /// A new slot holding `v`, named `name`.
+    fn bind(&mut self, frame: &mut Frame, name: &syn::Ident, v: Val<T>) {
+        self.slots.push(v);
+        let slot = self.slots.len() - 1;
+        frame.insert(name.clone(), Loc { slot, index: None });
+    }
+
+    /// The values of an instruction's float places (target and operands).
+    fn floats<'a>(&'a self, frame: &'a Frame, i: &'a Instr) -> impl Iterator<Item = G<T>> + 'a {
+        let views = std::iter::once(&i.target).chain(i.args.iter().filter_map(|a| match a {
+            Operand::View(v) => Some(v),
+            Operand::Const(_) => None,
+        }));
+        views
+            .map(|v| self.place(frame, v))
+            .filter(|l| self.is_float(*l))
+            .map(|l| self.get_f(l))
+    }
+
+    fn instr(&mut self, frame: &Frame, i: &Instr) -> Result<(), Failed> {
+        let lt = self.place(frame, &i.target);
+        let locs: Vec<Option<Loc>> = i
+            .args
+            .iter()
+            .map(|a| match a {
+                Operand::View(v) => Some(self.place(frame, v)),
+                Operand::Const(_) => None,
+            })
+            .collect();
+        let name = match &i.prim {
+            Prim::Builtin(info) => info.name,
+            Prim::User(_) => panic!("user primitive"),
+        };
+        let sub = match i.op {
+            AccOp::Add => false,
+            AccOp::Sub => true,
+            other => panic!("op {other:?}"),
+        };
+        if let Some(y) = self.get_q(lt) {
+            let v: Vec<Q> = locs
+                .iter()
+                .map(|l| self.get_q(l.unwrap()).unwrap())
+                .collect();
+            self.set_q(lt, fixed_instr(y, &v, name, sub));
+            return Ok(());
+        }
+        if let Some(y) = self.get_i(lt) {
+            let v: Vec<i64> = (i.args.iter().zip(&locs))
+                .map(|(a, l)| match (l, self.constant(frame, a)) {
+                    (Some(l), _) => self.get_i(*l).unwrap(),
+                    (None, Some(E::I(c))) => c,
+                    other => panic!("integer operand {other:?}"),
+                })
+                .collect();
+            let f = match (name, v.as_slice()) {
+                ("identity", [a]) => *a,
+                ("add", [a, b]) => a.wrapping_add(*b),
+                ("sub", [a, b]) => a.wrapping_sub(*b),
+                ("mul", [a, b]) => a.wrapping_mul(*b),
+                other => panic!("integer instruction {other:?}"),
+            };
+            self.set_i(
+                lt,
+                if sub {
+                    y.wrapping_sub(f)
+                } else {
+                    y.wrapping_add(f)
+                },
+            );
+            return Ok(());
+        }
+        let mut y = self.get_f(lt);
+        let before = y.x.to_f64();
+        let mut v: Vec<G<T>> = (i.args.iter().zip(&locs))
+            .map(|(a, l)| match (l, self.constant(frame, a)) {
+                (Some(l), _) => self.get_f(*l),
+                (None, Some(E::F(c))) => G::new(T::from_f64(c)),
+                other => panic!("float operand {other:?}"),
+            })
+            .collect();
+        macro_rules! unary {
+            ($($n:literal => $p:ty),*) => {
+                match name {
+                    $($n => if sub { <G<T> as Acc1<$p>>::sub1(&mut y, &mut v[0]) } else { <G<T> as Acc1<$p>>::add1(&mut y, &mut v[0]) },)*
+                    _ => return self.binary(lt, y, v, locs, name, sub),
+                }
+            };
+        }
+        unary!("identity" => prims::Identity, "sin" => prims::Sin, "cos" => prims::Cos,
+               "tanh" => prims::Tanh, "atan" => prims::Atan, "sigmoid" => prims::Sigmoid);
+        let y = self.rounded_sum(y, before);
+        self.set_f(lt, y);
+        if let Some(l) = locs[0] {
+            self.set_f(l, v[0]);
+        }
+        Ok(())
+    }
+
+    /// The value of a constant operand (`x += 0.5`).
+    fn constant(&self, frame: &Frame, a: &Operand) -> Option<E> {
+        match a {
+            Operand::Const(e) => Some(self.eval(frame, e)),
+            Operand::View(_) => None,
+        }
+    }
+
+    fn binary(
+        &mut self,
+        lt: Loc,
+        mut y: G<T>,
+        mut v: Vec<G<T>>,
+        locs: Vec<Option<Loc>>,
+        name: &str,
+        sub: bool,
+    ) -> Result<(), Failed> {
+        let before = y.x.to_f64();
+        let (a, b) = v.split_at_mut(1);
+        let (a, b) = (&mut a[0], &mut b[0]);
+        macro_rules! binary {
+            ($($n:literal => $p:ty),*) => {
+                match name {
+                    $($n => if sub { <G<T> as Acc2<$p>>::sub2(&mut y, a, b) } else { <G<T> as Acc2<$p>>::add2(&mut y, a, b) },)*
+                    other => panic!("primitive {other}"),
+                }
+            };
+        }
+        binary!("add" => prims::Add, "sub" => prims::Sub, "mul" => prims::Mul, "atan2" => prims::Atan2);
+        let y = self.rounded_sum(y, before);
+        self.set_f(lt, y);
+        self.set_f(locs[0].unwrap(), v[0]);
+        self.set_f(locs[1].unwrap(), v[1]);
+        Ok(())
+    }
+}
+
+/// A fixed-point instruction `y += f(v)` (or `-=`) by the `nilang::numbers` instruction
+/// rules, which wrap: exact both ways.
+fn fixed_instr(mut y: Q, v: &[Q], name: &str, sub: bool) -> Q {
+    let (mut a, mut b) = (v[0], v.get(1).copied().unwrap_or(v[0]));
+    macro_rules! rule {
+        ($tr:ident, $p:ty, $add:ident, $sub:ident, $($arg:expr),*) => {
+            if sub { <Q as $tr<$p>>::$sub(&mut y, $($arg),*) } else { <Q as $tr<$p>>::$add(&mut y, $($arg),*) }
+        };
+    }
+    match name {
+        "identity" => rule!(Acc1, prims::Identity, add1, sub1, &mut a),
+        "square" => rule!(Acc1, prims::Square, add1, sub1, &mut a),
+        "abs" => rule!(Acc1, prims::Abs, add1, sub1, &mut a),
+        "sub" => rule!(Acc2, prims::Sub, add2, sub2, &mut a, &mut b),
+        "mul" => rule!(Acc2, prims::Mul, add2, sub2, &mut a, &mut b),
+        other => panic!("fixed-point instruction {other}"),
+    }
+    y
+}
+
+/// Where a run records a statement's decision relative to its body's decisions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Order {
+    /// After the body: the forward program.
+    Post,
+    /// Before the body: the inverse program.
+    Pre,
+}
+
+/// The state: `x` (floats), `n` (integers), an empty stack, `q` (fixed point, when the
+/// program takes it).
+#[derive(Clone, Debug)]
+pub struct State<T> {
+    /// The floats, with their gradients.
+    pub x: Vec<G<T>>,
+    /// The integers.
+    pub n: Vec<i64>,
+    /// The fixed-point numbers.
+    pub q: Vec<Q>,
+    /// The largest magnitude a float took in the run that made this state.
+    pub peak: f64,
+    /// The smallest distance of a float condition's operands in that run.
+    pub margin: f64,
+}
+
+/// A parsed program ready to run: each function's body and its reversal (what `uncall!`
+/// and the inverse run), with every routine expanded into its steps, made once. (Made at
+/// every call and routine, the reversals took half the interpreter's time, most of it
+/// printing each reversed statement's source text.)
+pub struct Program {
+    functions: Vec<Prepared>,
+}
+
+/// A function of a [`Program`].
+struct Prepared {
+    name: syn::Ident,
+    params: Vec<syn::Ident>,
+    /// The body, routines expanded.
+    forward: Vec<Stmt>,
+    /// The reversed body, routines expanded.
+    inverse: Vec<Stmt>,
+}
+
+impl Program {
+    /// Prepares parsed functions (one of them `f`).
+    pub fn new(functions: &[Function]) -> Program {
+        let prepared = |f: &Function| Prepared {
+            name: f.sig.ident.clone(),
+            params: f.params.iter().map(|p| p.name.clone()).collect(),
+            forward: expand_routines(&f.body),
+            inverse: expand_routines(&reverse_block(&f.body)),
+        };
+        Program {
+            functions: functions.iter().map(prepared).collect(),
+        }
+    }
+
+    /// Parses a source file; the function checked is `f`.
+    pub fn parse(src: &str) -> Result<Program, String> {
+        let functions = nilang_ir::parse_file(src).map_err(|e| format!("{e}\n{src}"))?;
+        Ok(Program::new(&functions))
+    }
+
+    fn function(&self, name: &syn::Ident) -> &Prepared {
+        self.functions.iter().find(|f| f.name == *name).unwrap()
+    }
+
+    /// The function checked, `f`.
+    fn f(&self) -> &Prepared {
+        self.functions.iter().find(|f| f.name == "f").unwrap()
+    }
+}
+
+/// Runs the program `f` (`Order::Post`) or its inverse (`Order::Pre`) on a state; the
+/// decision trace with it.
+pub fn run<T: Float>(
+    program: &Program,
+    s: &State<T>,
+    order: Order,
+) -> Result<(State<T>, Vec<i64>), Failed> {
+    run_jittered(program, s, order, None)
+}
+
+/// [`run`], with every rounded result moved within its round-off by `jitter` where given.
+pub fn run_jittered<T: Float>(
+    program: &Program,
+    s: &State<T>,
+    order: Order,
+    jitter: Option<Rng>,
+) -> Result<(State<T>, Vec<i64>), Failed> {
+    let f = program.f();
+    let body = match order {
+        Order::Post => &f.forward,
+        Order::Pre => &f.inverse,
+    };
+    let mut m = Machine {
+        program,
+        slots: vec![
+            Val::FArr(s.x.clone()),
+            Val::IArr(s.n.clone()),
+            Val::Stack(vec![]),
+            Val::QArr(s.q.clone()),
+        ],
+        trace: vec![],
+        order,
+        peak: 0.0,
+        margin: std::cell::Cell::new(f64::INFINITY),
+        jitter,
+    };
+    let mut frame = Frame::new();
+    for (k, p) in f.params.iter().enumerate() {
+        frame.insert(
+            p.clone(),
+            Loc {
+                slot: k,
+                index: None,
+            },
+        );
+    }
+    m.block(&mut frame, body).map_err(|e| Failed {
+        overflowed: !e.singular && m.peak == f64::INFINITY,
+        ..e
+    })?;
+    let (Val::FArr(x), Val::IArr(n), Val::Stack(st), Val::QArr(q)) =
+        (&m.slots[0], &m.slots[1], &m.slots[2], &m.slots[3])
+    else {
+        unreachable!()
+    };
+    assert!(st.is_empty(), "the stack is balanced");
+    Ok((
+        State {
+            x: x.clone(),
+            n: n.clone(),
+            q: q.clone(),
+            peak: m.peak,
+            margin: m.margin.get(),
+        },
+        m.trace,
+    ))
+}
+
+/// The input of a seed: floats in [-1, 1], integers in -3..=3, fixed point in [-4, 4]; and
+/// the weights of the linear loss whose gradient is checked.
+pub fn input(seed: u64) -> (State<f64>, Vec<f64>) {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let x: Vec<G<f64>> = (0..NX).map(|_| G::new(rng.unit())).collect();
+    let n: Vec<i64> = (0..NN).map(|_| rng.below(7) as i64 - 3).collect();
+    // from a generator of their own, so that the other inputs of a seed stay as they were
+    let mut qrng = Rng(seed ^ 0x51ED_F1CE_D0C0_FFEE | 1);
+    let q: Vec<Q> = (0..NQ).map(|_| Q::from_num(4.0 * qrng.unit())).collect();
+    let w: Vec<f64> = (0..NX).map(|_| rng.unit()).collect();
+    let (peak, margin) = (0.0, f64::INFINITY);
+    (
+        State {
+            x,
+            n,
+            q,
+            peak,
+            margin,
+        },
+        w,
+    )
+}
