@@ -86,7 +86,8 @@ pub struct Disagreement {
 /// order of 1.5 to 2.5: `in_asymptotic_range`), and the first is within 1% of the
 /// derivative; or when all changes are at round-off level (1e-7 of the largest component).
 /// The first step in range is compared, allowing 8 changes plus 1e-6 of the largest
-/// component.
+/// component. A step whose differences cross a branch decision is passed over for the
+/// smaller ones (a decision at a distance d of the input is crossed by the steps past d only).
 ///
 /// Gradients of 1e6 to 1e9 from moderate values (near a pole of `inv`, rotations by state
 /// angles) need the smaller steps. Where the loss oscillates faster than the step (a gradient
@@ -95,16 +96,17 @@ pub struct Disagreement {
 /// fell by 4e3, 1.1% off, which a test of three differences that only asked the change to
 /// halve took for the asymptotic range.
 ///
-/// `Ok(true)`: every component compared; `Ok(false)`: some component could not be (a branch
-/// within the step, or no step in range), the others agree.
+/// `Ok` says how many components were compared (and agree) and why the others could not be
+/// (a branch within the step, or no step in range).
 pub fn against_differences(
     gradient: &[f64],
     central: impl Fn(usize, f64) -> Option<f64>,
-) -> Result<bool, Disagreement> {
+) -> Result<Differences, Disagreement> {
     let scale = largest(gradient);
-    let mut all = true;
+    let mut counts = Differences::default();
     for (k, g) in gradient.iter().enumerate() {
         let mut compared = false;
+        let mut crossed = false;
         for h in [1e-5, 1e-6, 1e-7, 1e-8] {
             let steps = [h, h / 2.0, h / 4.0, h / 8.0];
             let Some(d) = steps
@@ -112,7 +114,8 @@ pub fn against_differences(
                 .map(|h| central(k, *h))
                 .collect::<Option<Vec<f64>>>()
             else {
-                break;
+                crossed = true;
+                continue;
             };
             let changes = [d[1] - d[0], d[2] - d[1], d[3] - d[2]];
             let last = d[3];
@@ -134,9 +137,42 @@ pub fn against_differences(
             compared = true;
             break;
         }
-        all &= compared;
+        match (compared, crossed) {
+            (true, _) => counts.agreed += 1,
+            (false, true) => counts.crossed += 1,
+            (false, false) => counts.out_of_range += 1,
+        }
     }
-    Ok(all)
+    Ok(counts)
+}
+
+/// How many gradient components [`against_differences`] compared, and why it did not
+/// compare the others.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Differences {
+    /// Compared with differences in their asymptotic range, and agreeing.
+    pub agreed: usize,
+    /// Not compared: a branch decision changes within some step, and no other step was in the
+    /// asymptotic range.
+    pub crossed: usize,
+    /// Not compared: no step down to 1e-8 was in the asymptotic range.
+    pub out_of_range: usize,
+}
+
+impl Differences {
+    /// Whether every component was compared.
+    pub fn all(&self) -> bool {
+        self.crossed + self.out_of_range == 0
+    }
+
+    /// The sum of two counts.
+    pub fn add(self, other: Differences) -> Differences {
+        Differences {
+            agreed: self.agreed + other.agreed,
+            crossed: self.crossed + other.crossed,
+            out_of_range: self.out_of_range + other.out_of_range,
+        }
+    }
 }
 
 /// Whether the successive changes of differences at halved steps behave as a truncation
@@ -155,21 +191,33 @@ mod tests {
     use super::*;
 
     /// The differences of a smooth function agree with its derivative; a wrong derivative is
-    /// found; a branch within the step compares nothing.
+    /// found; a branch within the step, or differences never in their asymptotic range, compare
+    /// nothing.
     #[test]
     fn differences_find_a_wrong_derivative() {
         let f = |x: f64| (3.0 * x).sin() + x * x * x;
         let at = |x: f64| move |_k: usize, h: f64| Some((f(x + h) - f(x - h)) / (2.0 * h));
         let exact = |x: f64| 3.0 * (3.0 * x).cos() + 3.0 * x * x;
-        assert!(matches!(
-            against_differences(&[exact(0.4)], at(0.4)),
-            Ok(true)
-        ));
+        assert!(against_differences(&[exact(0.4)], at(0.4)).unwrap().all());
         assert!(against_differences(&[exact(0.4) * (1.0 + 1e-4)], at(0.4)).is_err());
-        assert!(matches!(
-            against_differences(&[1.0], |_, _| None),
-            Ok(false)
-        ));
+        assert_eq!(
+            against_differences(&[1.0], |_, _| None).unwrap(),
+            Differences {
+                crossed: 1,
+                ..Differences::default()
+            }
+        );
+        // a decision at 2e-6 from the input: the steps past it are passed over, 1e-6 compares
+        let beyond = |k: usize, h: f64| (h < 2e-6).then(|| at(0.4)(k, h)).flatten();
+        assert!(against_differences(&[exact(0.4)], beyond).unwrap().all());
+        // differences that change linearly with the step are never in their asymptotic range
+        assert_eq!(
+            against_differences(&[1.0], |_, h| Some(1.0 + 1e3 * h)).unwrap(),
+            Differences {
+                out_of_range: 1,
+                ..Differences::default()
+            }
+        );
     }
 
     /// Near a pole (1/x at 1e-4: a derivative of −1e8) the differences at 1e-5 are 1% off;
@@ -181,15 +229,13 @@ mod tests {
             |x: f64| move |_k: usize, h: f64| Some((1.0 / (x + h) - 1.0 / (x - h)) / (2.0 * h));
         let exact = |x: f64| -1.0 / (x * x);
         assert!((near(1e-4)(0, 1e-5).unwrap() - exact(1e-4)).abs() > 1e-3 * exact(1e-4).abs());
-        assert!(matches!(
-            against_differences(&[exact(1e-4)], near(1e-4)),
-            Ok(true)
-        ));
+        assert!(against_differences(&[exact(1e-4)], near(1e-4))
+            .unwrap()
+            .all());
         assert!(against_differences(&[exact(1e-4) * 1.05], near(1e-4)).is_err());
-        assert!(matches!(
-            against_differences(&[exact(1e-5)], near(1e-5)),
-            Ok(true)
-        ));
+        assert!(against_differences(&[exact(1e-5)], near(1e-5))
+            .unwrap()
+            .all());
         assert!(against_differences(&[exact(1e-5) * 1.05], near(1e-5)).is_err());
     }
 
@@ -209,7 +255,7 @@ mod tests {
         let (e1, e2) = ((d[1] - d[0]).abs(), (d[2] - d[1]).abs());
         assert!(e2 <= e1 / 2.0 && e1 <= 1e-2 * d[2].abs());
         assert!((d[2] - exact).abs() > 0.1 * exact.abs());
-        assert!(matches!(against_differences(&[exact], central), Ok(true)));
+        assert!(against_differences(&[exact], central).unwrap().all());
         assert!(against_differences(&[exact * 1.05], central).is_err());
     }
 

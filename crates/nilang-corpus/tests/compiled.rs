@@ -10,14 +10,19 @@
 //!   1e-9 relatively;
 //! - both equal the tape engine's gradient (`f::<DualRev>` under `nilang_dualrev::grad`)
 //!   within the inverse's round-off, probed by restoring from the output moved by 64 ulps;
+//! - the same program on the interpreter of the IR (`nilang_corpus::interpreter`) gives `f`'s
+//!   values bit for bit, at the input and at every finite-difference step (a check of the
+//!   macro's code against the IR's semantics), and its branch decisions and loop counts;
 //! - the tape's gradient equals central differences of `f` where they are in their asymptotic
-//!   range (`nilang_corpus::compare`: a branch decision that changes within the step keeps
-//!   them out of it, and the test counts the components so compared).
+//!   range and cross no branch decision (the interpreter's decisions at x ± h are those at x),
+//!   the rule of the IR level (`nilang_corpus::compare`); the test counts the components so
+//!   compared, and those not compared by why.
 //!
 //! `NILANG_CORPUS_PROGRAMS` (read when the crate is built) sets the corpus size.
 
 use nilang::{i, GVar, GradError, Loss, Real};
-use nilang_corpus::{compare, Rng, NN, NX};
+use nilang_corpus::interpreter::{self, Order, State};
+use nilang_corpus::{compare, input, LIBRARY, NX};
 use nilang_dualrev::DualRev;
 
 /// One compiled program: its seed and source, and the functions `#[i]` generated.
@@ -43,9 +48,9 @@ enum Compared {
     Nothing,
     /// Its floats grew past 1e3: integers only.
     IntegersOnly,
-    /// Inverse, shadow, GVar and tape gradients; `differences` when every component of the
-    /// tape's was compared with central differences in their asymptotic range.
-    Gradients { differences: bool },
+    /// Inverse, shadow, GVar and tape gradients; and the tape's components against central
+    /// differences, as counted.
+    Gradients(compare::Differences),
 }
 
 /// How closely a round trip restores the floats, relatively. Loops of sums can grow the floats
@@ -65,12 +70,17 @@ fn overflowed(e: &nilang::ReversibilityError, x: &[f64]) -> bool {
     e.found.parse().is_ok_and(non_finite) || x.iter().copied().any(non_finite)
 }
 
+/// Checks a program on the inputs of its seed (as the interpreter of the IR takes them).
 fn check(p: &Program) -> Result<Compared, String> {
+    let (s0, w) = input(p.seed);
+    check_at(p, s0, w)
+}
+
+/// Checks a program at the input `s0` (its floats and integers) with the loss's weights `w`.
+fn check_at(p: &Program, s0: State<f64>, w: Vec<f64>) -> Result<Compared, String> {
     let fail = |what: String| Err(format!("seed {}: {what}\n{}", p.seed, p.source));
-    let mut rng = Rng(p.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let x0: Vec<f64> = (0..NX).map(|_| rng.unit()).collect();
-    let n0: Vec<i64> = (0..NN).map(|_| rng.below(7) as i64 - 3).collect();
-    let w: Vec<f64> = (0..NX).map(|_| rng.unit()).collect();
+    let x0: Vec<f64> = s0.x.iter().map(|v| v.x).collect();
+    let n0 = s0.n.clone();
     let run = |x: &[f64]| {
         let (mut x, mut n, mut st) = (x.to_vec(), n0.clone(), Vec::new());
         (p.f)(&mut x, &mut n, &mut st);
@@ -93,6 +103,23 @@ fn check(p: &Program) -> Result<Compared, String> {
     if x.iter().any(|v| !v.is_finite()) {
         return Ok(Compared::Nothing);
     }
+    // the same program on the interpreter of the IR: the compiled code's values bit for bit,
+    // and the branch decisions the compiled code cannot show
+    let interpreted = interpreter::Program::parse(&format!("{LIBRARY}\n{}", p.source))?;
+    let trace = match interpreter::run(&interpreted, &s0, Order::Post) {
+        Ok((s1, trace)) if same_bits(&s1, &x, &n) => trace,
+        Ok((s1, _)) => {
+            return fail(format!(
+                "the interpreter of the IR gives {s1:?}, f {x:?} {n:?}"
+            ))
+        }
+        Err(e) => {
+            return fail(format!(
+                "the interpreter of the IR fails where f does not: {}",
+                e.what
+            ))
+        }
+    };
     let grew = x.iter().any(|v| v.abs() > 1e3);
     if let Err(e) = nilang::catch(|| (p.f_inv)(&mut x, &mut n, &mut st)) {
         // the same on the way back, after floats that grew past 1e3
@@ -162,16 +189,33 @@ fn check(p: &Program) -> Result<Compared, String> {
             xg[k], tape[k]
         ));
     }
-    // the tape's gradient against central differences
-    let loss = |x: &[f64]| run(x).0.iter().zip(&w).map(|(v, w)| v * w).sum::<f64>();
+    // the tape's gradient against central differences where no branch decision changes within
+    // the step (the interpreter's decisions at x ± h, whose values must be f's too)
+    let differed = std::cell::Cell::new(None);
     let central = |k: usize, h: f64| {
-        let (mut plus, mut minus) = (x0.clone(), x0.clone());
-        plus[k] += h;
-        minus[k] -= h;
-        Some((loss(&plus) - loss(&minus)) / (2.0 * h))
+        let (mut plus, mut minus) = (s0.clone(), s0.clone());
+        plus.x[k].x += h;
+        minus.x[k].x -= h;
+        let side = |s: &State<f64>| {
+            let x: Vec<f64> = s.x.iter().map(|v| v.x).collect();
+            let (fx, fn_, _) = run(&x);
+            let decided = match interpreter::run(&interpreted, s, Order::Post) {
+                Ok((s1, t)) if same_bits(&s1, &fx, &fn_) => t == trace,
+                _ => {
+                    differed.set(Some(x));
+                    false
+                }
+            };
+            decided.then(|| fx.iter().zip(&w).map(|(v, w)| v * w).sum::<f64>())
+        };
+        Some((side(&plus)? - side(&minus)?) / (2.0 * h))
     };
-    match compare::against_differences(&tape, central) {
-        Ok(differences) => Ok(Compared::Gradients { differences }),
+    let compared = compare::against_differences(&tape, central);
+    if let Some(x) = differed.take() {
+        return fail(format!("the interpreter of the IR and f differ at {x:?}"));
+    }
+    match compared {
+        Ok(differences) => Ok(Compared::Gradients(differences)),
         Err(d) => fail(format!(
             "gradient of x[{}]: tape engine {} (f_vjp {}), finite differences {} (±{}, step \
              {:e})",
@@ -180,15 +224,21 @@ fn check(p: &Program) -> Result<Compared, String> {
     }
 }
 
+/// Whether the interpreter's state `s` holds `x` and `n` bit for bit.
+fn same_bits(s: &State<f64>, x: &[f64], n: &[i64]) -> bool {
+    s.n == n && s.x.iter().zip(x).all(|(a, b)| a.x.to_bits() == b.to_bits())
+}
+
 #[test]
 fn compiled_random_programs() {
     let start = std::time::Instant::now();
-    let (mut gradients, mut differences) = (0, 0);
+    let (mut gradients, mut all, mut components) = (0, 0, compare::Differences::default());
     for program in PROGRAMS {
         match check(&program()) {
-            Ok(Compared::Gradients { differences: d }) => {
+            Ok(Compared::Gradients(d)) => {
                 gradients += 1;
-                differences += d as usize;
+                all += d.all() as usize;
+                components = components.add(d);
             }
             Ok(Compared::IntegersOnly | Compared::Nothing) => {}
             Err(e) => panic!("{e}"),
@@ -197,8 +247,12 @@ fn compiled_random_programs() {
     eprintln!(
         "{} compiled random programs: the inverse checked on all, on floats and the gradients \
          (f_vjp = f_grad = the tape engine's) on {gradients}, the tape's = central differences \
-         on {differences} (the others cross a branch within the step), in {:.1?}",
+         in every component on {all}; components: {} compared, {} with a branch decision \
+         within the step, {} with no step in the asymptotic range; in {:.1?}",
         PROGRAMS.len(),
+        components.agreed,
+        components.crossed,
+        components.out_of_range,
         start.elapsed()
     );
     assert!(
@@ -206,7 +260,82 @@ fn compiled_random_programs() {
         "most programs compare gradients"
     );
     assert!(
-        differences * 2 > gradients,
+        all * 2 > gradients,
         "most gradient comparisons include differences"
     );
+}
+
+/// A program written here, with its source text for the interpreter.
+macro_rules! program {
+    ($($f:tt)*) => {
+        $($f)*
+        /// The program, as the corpus holds one.
+        pub fn program() -> Program {
+            Program { seed: 0, source: stringify!($($f)*), f: f::<f64>, f_inv: f_inv::<f64>,
+                f_vjp: f_vjp::<f64, f64>, f_grad: f_grad::<f64>, f_tape: f::<DualRev> }
+        }
+    };
+}
+
+mod near_a_decision {
+    use super::*;
+    program! {
+        #[i]
+        fn f<T: Real>(x: &mut [T], n: &mut [i64], st: &mut Vec<T>) {
+            if (x[0].val() > 0.0, x[0].val() > 0.0) {
+                x[1] += 0.5;
+            } else {
+                x[1] += sin(x[2]);
+            }
+            x[3] += x[0] * x[2];
+        }
+    }
+}
+
+/// A branch decision 1e-9 from the input, on `x[0]`: every difference step in `x[0]` crosses
+/// it, which the interpreter's decisions at x ± h show, so that component is not compared
+/// with differences; the others are (and away from the decision, `x[0]` is too).
+#[test]
+fn a_branch_decision_within_the_step_is_not_compared() {
+    let p = near_a_decision::program();
+    let (mut s0, w) = input(1);
+    s0.x[0].x = 1e-9;
+    let expected = compare::Differences {
+        agreed: 3,
+        crossed: 1,
+        out_of_range: 0,
+    };
+    assert_eq!(
+        check_at(&p, s0.clone(), w.clone()),
+        Ok(Compared::Gradients(expected))
+    );
+    s0.x[0].x = 0.3;
+    let every = compare::Differences {
+        agreed: 4,
+        ..compare::Differences::default()
+    };
+    assert_eq!(check_at(&p, s0, w), Ok(Compared::Gradients(every)));
+}
+
+/// The interpreter must give the compiled code's values bit for bit: a source text that is
+/// not the compiled program's (`x[3] -=` for `x[3] +=`) fails the check.
+#[test]
+fn the_interpreter_and_the_compiled_code_must_agree() {
+    let p = near_a_decision::program();
+    let other = p
+        .source
+        .replace("x[3] += x[0] * x[2]", "x[3] -= x[0] * x[2]");
+    assert_ne!(other, p.source);
+    let leaked: &'static str = Box::leak(other.into_boxed_str());
+    let (s0, w) = input(1);
+    let err = check_at(
+        &Program {
+            source: leaked,
+            ..p
+        },
+        s0,
+        w,
+    )
+    .unwrap_err();
+    assert!(err.contains("the interpreter of the IR gives"), "{err}");
 }
