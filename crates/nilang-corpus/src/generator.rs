@@ -13,8 +13,9 @@
 //! [`Features::fixed_point`]) instructions on a fourth parameter `q: &mut [I21F43]` of [`NQ`]
 //! fixed-point numbers, (with [`Features::newer_instructions`]) `hadamard`, `inv`,
 //! constant add/subtract and `flip`, and (with [`Features::newer_statements`]) broadcasts
-//! over whole slices and reversible constructors and destructors. Only std: the build
-//! script includes this file.
+//! over whole slices and reversible constructors and destructors, and (with
+//! [`Features::parallel_broadcasts`]) broadcasts in `par!` blocks. Only std: the build script
+//! includes this file.
 
 /// How many floats a program's `x` holds.
 pub const NX: usize = 4;
@@ -44,6 +45,9 @@ pub struct Features {
     /// and destructors of tuples of ancillas in routines (`let p = new!((t1, t2));`,
     /// `let (u1, u2) = fields!(p);`).
     pub newer_statements: bool,
+    /// Broadcasts in `par! { … }` (one or two: `par! { neg(x[..]); inc(n[..]); }`), whose
+    /// elements run as parallel loops (with [`Features::newer_statements`]).
+    pub parallel_broadcasts: bool,
 }
 
 impl Features {
@@ -53,6 +57,7 @@ impl Features {
         fixed_point: false,
         newer_instructions: false,
         newer_statements: false,
+        parallel_broadcasts: false,
     };
     /// The first version and the indexed loops (the regression seeds found with it).
     pub const INDEXED: Features = Features {
@@ -60,6 +65,7 @@ impl Features {
         fixed_point: false,
         newer_instructions: false,
         newer_statements: false,
+        parallel_broadcasts: false,
     };
     /// The indexed loops and fixed point (the regression seeds found with them: the first
     /// 100 000 programs of the long run).
@@ -68,15 +74,19 @@ impl Features {
         fixed_point: true,
         newer_instructions: false,
         newer_statements: false,
+        parallel_broadcasts: false,
     };
     /// What the compiled corpus writes: everything but fixed point (a fixed-point parameter
-    /// beside a differentiable one does not compile in the adjoint programs) and the newer
-    /// statements.
+    /// beside a differentiable one does not compile in the adjoint programs).
     pub const COMPILED: Features = Features {
-        dynamic_indices: true,
         fixed_point: false,
-        newer_instructions: true,
+        ..Features::ALL
+    };
+    /// What the compiled corpus wrote before the newer statements (the regression seeds found
+    /// with it).
+    pub const COMPILED_INSTRUCTIONS: Features = Features {
         newer_statements: false,
+        ..Features::COMPILED
     };
     /// Everything but the newer statements (the regression seeds found with it: the 10^6 run).
     pub const NEWER_INSTRUCTIONS: Features = Features {
@@ -84,6 +94,12 @@ impl Features {
         fixed_point: true,
         newer_instructions: true,
         newer_statements: false,
+        parallel_broadcasts: false,
+    };
+    /// Everything but the parallel broadcasts (the regression seeds found with it).
+    pub const NEWER_STATEMENTS: Features = Features {
+        parallel_broadcasts: false,
+        ..Features::ALL
     };
     /// Everything the generator can write.
     pub const ALL: Features = Features {
@@ -91,6 +107,7 @@ impl Features {
         fixed_point: true,
         newer_instructions: true,
         newer_statements: true,
+        parallel_broadcasts: true,
     };
 }
 
@@ -435,19 +452,33 @@ impl Gen {
     /// destructor unpacks (see [`Features::newer_statements`]).
     fn newer_statement(&mut self, free: &Free, op: &str) -> Vec<String> {
         let whole_x = free.x.len() == NX;
+        let parallel = self.features.parallel_broadcasts;
         match self.rng.below(3) {
-            0 if whole_x => match self.rng.below(3) {
-                0 => vec!["neg(x[..]);".to_string()],
-                _ => {
-                    let c = self.rng.pick(&["0.25", "0.5", "1.5"]);
-                    vec![format!("x[..] {op} {c};")]
+            0 | 1 if parallel && self.rng.below(3) == 0 => {
+                let mut out = vec!["par! {".to_string()];
+                for _ in 0..1 + self.rng.below(2) {
+                    let on_x = whole_x && self.rng.below(2) == 0;
+                    out.push(self.broadcast(on_x, op));
                 }
-            },
-            0 | 1 => match self.rng.below(2) {
-                0 => vec![format!("{}(n[..]);", self.rng.pick(&["inc", "dec"]))],
-                _ => vec![format!("n[..] {op} {};", 1 + self.rng.below(3))],
-            },
+                out.push("}".into());
+                out
+            }
+            0 if whole_x => vec![self.broadcast(true, op)],
+            0 | 1 => vec![self.broadcast(false, op)],
             _ => self.constructed_pair(free, op),
+        }
+    }
+
+    /// A broadcast over all of `x` (`on_x`) or of `n`.
+    fn broadcast(&mut self, on_x: bool, op: &str) -> String {
+        match (on_x, self.rng.below(if on_x { 3 } else { 2 })) {
+            (true, 0) => "neg(x[..]);".to_string(),
+            (true, _) => {
+                let c = self.rng.pick(&["0.25", "0.5", "1.5"]);
+                format!("x[..] {op} {c};")
+            }
+            (false, 0) => format!("{}(n[..]);", self.rng.pick(&["inc", "dec"])),
+            (false, _) => format!("n[..] {op} {};", 1 + self.rng.below(3)),
         }
     }
 

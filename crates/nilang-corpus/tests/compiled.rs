@@ -18,6 +18,8 @@
 //!   the rule of the IR level (`nilang_corpus::compare`); the test counts the components so
 //!   compared, and those not compared by why.
 //!
+//! `par!` broadcasts run their chunked code on rayon's pool (the least parallel work is set to
+//! 1; the tape engine's `DualRev` runs them sequentially, as every parallel loop).
 //! `NILANG_CORPUS_PROGRAMS` (read when the crate is built) sets the corpus size.
 
 use nilang::{i, GVar, GradError, Loss, Real};
@@ -231,6 +233,8 @@ fn same_bits(s: &State<f64>, x: &[f64], n: &[i64]) -> bool {
 
 #[test]
 fn compiled_random_programs() {
+    // `par!` broadcasts run their chunked code on rayon's pool even over four elements
+    nilang::parallel::set_min_parallel_work(1);
     let start = std::time::Instant::now();
     let (mut gradients, mut all, mut components) = (0, 0, compare::Differences::default());
     for program in PROGRAMS {

@@ -3,7 +3,8 @@
 //! `hadamard`/`inv`/`flip` and constant add/subtract, ancillas in routines (boolean ones
 //! included), `if`/`while`/`for` with correct conditions, calls and uncalls of two library
 //! functions, stack pushes and pops, integer and fixed-point targets, loops indexing by their
-//! variable, broadcasts over whole slices, reversible constructors and destructors of tuples);
+//! variable, broadcasts over whole slices (in `par!` blocks too), reversible constructors and
+//! destructors of tuples);
 //! they are parsed by `nilang_ir` and run by a small interpreter of the IR that
 //! exists only for these tests, generic over the scalar (the same programs compiled by `#[i]`
 //! are checked by `nilang-corpus/tests/compiled.rs`). For each program and random inputs:
@@ -466,6 +467,7 @@ fn the_generator_writes_every_construct() {
         "n[..] += ",
         "= new!((",
         "= fields!(p",
+        "par! {",
     ] {
         assert!(all.contains(construct), "no {construct}");
     }
@@ -550,7 +552,9 @@ fn regression_rotations_amplify_round_off() {
 }
 
 /// Prints what the check of `NILANG_SEED` (the program of `NILANG_FEATURES`: `first`,
-/// `indexed`, `fixed`, `compiled`, `instructions` (the 10^6 run's), default all) says, with its
+/// `indexed`, `fixed`, `compiled`, `compiled-instructions` (the compiled corpus's before the
+/// newer statements), `instructions` (the 10^6 run's), `statements` (before the `par!`
+/// broadcasts), default all) says, with its
 /// program and its gradients by every mode: for triage of a long run's failures.
 #[test]
 #[ignore = "triage: NILANG_SEED"]
@@ -562,6 +566,8 @@ fn triage_seed() {
         Ok("fixed") => Features::FIXED_POINT,
         Ok("compiled") => Features::COMPILED,
         Ok("instructions") => Features::NEWER_INSTRUCTIONS,
+        Ok("compiled-instructions") => Features::COMPILED_INSTRUCTIONS,
+        Ok("statements") => Features::NEWER_STATEMENTS,
         _ => Features::ALL,
     };
     let src = program_with(seed, features);
@@ -775,7 +781,7 @@ fn regression_inv_of_an_overflowed_float() {
 fn regression_compiled_overflow_fails_a_check() {
     let seed = 10_271_659_848_792_104_633;
     assert_eq!(
-        check_source(seed, &program_with(seed, Features::COMPILED)),
+        check_source(seed, &program_with(seed, Features::COMPILED_INSTRUCTIONS)),
         Ok(Compared::Nothing)
     );
 }
@@ -881,29 +887,35 @@ fn regression_differences_of_a_fast_oscillation() {
 }
 
 /// The newer statements run on the interpreter and are checked like every other: programs
-/// with a broadcast or a constructor compare their floats and gradients (most of them in
-/// full), and a constructor's inverse gives back every ancilla.
+/// with a broadcast (in a `par!` block or not) or a constructor compare their floats and
+/// gradients (most of them in full), and a constructor's inverse gives back every ancilla.
 #[test]
 fn the_newer_statements_are_checked() {
-    let (mut broadcasts, mut constructors) = (0, 0);
+    let (mut broadcasts, mut parallel, mut constructors) = (0, 0, 0);
     for seed in 1..150 {
         let src = program(seed);
-        let (broadcast, constructor) = (src.contains("[..]"), src.contains("new!(("));
+        let broadcast = src.contains("[..]");
+        let (in_par, constructor) = (src.contains("par! {"), src.contains("new!(("));
         if !(broadcast || constructor) {
             continue;
         }
         match check(seed) {
             Ok(Compared::All) => {
                 broadcasts += broadcast as usize;
+                parallel += in_par as usize;
                 constructors += constructor as usize;
             }
             Ok(_) => {}
             Err(e) => panic!("seed {seed}: {e}"),
         }
     }
-    eprintln!("compared in full: {broadcasts} with broadcasts, {constructors} with constructors");
+    let counts = format!(
+        "compared in full: {broadcasts} with broadcasts ({parallel} in `par!`), {constructors} \
+         with constructors"
+    );
+    eprintln!("{counts}");
     assert!(
-        broadcasts > 10 && constructors > 10,
-        "compared in full: {broadcasts} with broadcasts, {constructors} with constructors"
+        broadcasts > 10 && parallel > 3 && constructors > 10,
+        "{counts}"
     );
 }
