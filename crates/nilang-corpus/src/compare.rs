@@ -6,9 +6,10 @@
 //!   tape engine's: the reversal takes its derivatives at values the inverse recomputed, which
 //!   carry the inverse's round-off; [`within_round_off`] allows a tolerance relatively to the
 //!   gradient's largest component (round-off of a reverse sweep reaches every component):
-//!   [`sampled_tolerance`] where the interpreter samples the round-off at every operation
-//!   (Monte Carlo arithmetic), [`round_off_tolerance`] where the compiled code can only be
-//!   probed from its output (moved by 64 ulps, which can miss the amplified directions);
+//!   [`sampled_tolerance`] of the round-off that the interpreter samples at every operation
+//!   (Monte Carlo arithmetic; the compiled code gives the interpreter's values bit for bit, so
+//!   the compiled corpus takes the same samples; a probe from the output moved by 64 ulps,
+//!   which it used before, can miss the amplified directions);
 //! - the tape engine's gradient (the forward's own derivatives) against central differences:
 //!   [`against_differences`] allows their truncation error, estimated from four differences at
 //!   halved steps, and trusts a step only in its asymptotic range.
@@ -16,13 +17,6 @@
 /// The least relative tolerance of a round trip and of a reversal gradient (what a
 /// well-conditioned run meets by orders of magnitude).
 pub const LEAST_TOLERANCE: f64 = 1e-6;
-
-/// The relative tolerance that the inverse's probed `spread` allows (how far the restored
-/// inputs move when the inverse starts from the output moved by 64 ulps); at least
-/// [`LEAST_TOLERANCE`].
-pub fn round_off_tolerance(spread: f64) -> f64 {
-    spread.max(LEAST_TOLERANCE)
-}
 
 /// How many runs sample round-off by Monte Carlo arithmetic (every rounded result of the run
 /// moved at random within its round-off) for [`sampled_tolerance`].
@@ -268,6 +262,6 @@ mod tests {
             within_round_off(&[875.0, 7.0], &tape, 1e-4).unwrap_err().0,
             1
         );
-        assert_eq!(round_off_tolerance(1e-9), LEAST_TOLERANCE);
+        assert_eq!(sampled_tolerance(1e-9), LEAST_TOLERANCE);
     }
 }

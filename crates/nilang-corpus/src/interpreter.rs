@@ -26,6 +26,7 @@
 //! assert!(back.iter().rev().eq(trace.iter()));
 //! ```
 
+use crate::compare::ROUND_OFF_SAMPLES;
 use crate::{Rng, NN, NQ, NX};
 use nilang::__private::{Acc1, Acc2, Hadamard, Invert, Negate, Rotate};
 use nilang::{prims, Float, GVar};
@@ -857,4 +858,83 @@ pub fn input(seed: u64) -> (State<f64>, Vec<f64>) {
         },
         w,
     )
+}
+
+/// Whether a run is too ill-conditioned for its inverse to be compared (`Compared::Nothing`
+/// in both layers' tests), from the forward's output `s1` with its decisions `trace` and the
+/// inverse's run from it: the forward passed 1e3 and the inverse's products overflow on the
+/// way back (seeds 7164858835918242479, 16934990449402922581 of a release long run: an
+/// ancilla deallocated as NaN, integers changed by branches on NaN), or the inverse's floats,
+/// off by amplified round-off, decide a branch otherwise than the forward did (seeds
+/// 17192442607949975595, 10160311474237256323 of the 10^6 run: the fixed-point numbers that
+/// branch changes do not come back). A moderate run decides otherwise too where a
+/// condition's operands were equal, or within what the inverse restores (1e-6 relatively),
+/// on the way forward: seed 11731786694130093399 of the 10^6 run takes input x[1] = 0, so
+/// `x[1].val() > 0.0` is false; the inverse brings x[1] back as 1e-16 and takes the branch
+/// (`inv` makes it 2^53), and the fixed-point numbers that branch changes do not come back.
+pub fn ill_conditioned(
+    s1: &State<f64>,
+    trace: &[i64],
+    inverse: &Result<(State<f64>, Vec<i64>), Failed>,
+) -> bool {
+    let decided_otherwise = match inverse {
+        Ok((_, back)) => !back.iter().rev().eq(trace.iter()),
+        Err(_) => true,
+    };
+    let overflowed = matches!(inverse, Ok((s2, _)) if s2.x.iter().any(|v| !v.x.is_finite()));
+    let marginal = s1.margin <= 1e-6 * s1.peak.max(1.0);
+    (s1.peak > 1e3 && (decided_otherwise || overflowed)) || (marginal && decided_otherwise)
+}
+
+/// How far round-off moves what the inverse computes, sampled by Monte Carlo arithmetic:
+/// the largest deviations over [`ROUND_OFF_SAMPLES`] runs of the inverse from `seeded` (the
+/// output with the loss's weights as gradients) whose every rounded result is moved at random
+/// within its round-off ([`run_jittered`]), from the unjittered run `back`.
+pub fn round_off(program: &Program, seeded: &State<f64>, back: &State<f64>) -> RoundOff {
+    let infinite = RoundOff {
+        values: f64::INFINITY,
+        gradient: f64::INFINITY,
+    };
+    (1..=ROUND_OFF_SAMPLES)
+        .map(|k| {
+            let jitter = Some(Rng(k.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+            match run_jittered(program, seeded, Order::Pre, jitter) {
+                Ok((m, _)) => RoundOff {
+                    values: deviation(&m, back),
+                    gradient: gradient_deviation(&m, back),
+                },
+                Err(_) => infinite,
+            }
+        })
+        .fold(RoundOff::default(), |a, b| RoundOff {
+            values: a.values.max(b.values),
+            gradient: a.gradient.max(b.gradient),
+        })
+}
+
+/// Round-off sampled by [`round_off`], relatively.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RoundOff {
+    /// Of the restored inputs (each relatively to its magnitude, at least 1).
+    pub values: f64,
+    /// Of the reversal's gradient (relatively to its largest component, at least 1).
+    pub gradient: f64,
+}
+
+/// The largest distance of `a`'s gradients from `b`'s, relatively to `b`'s largest (at
+/// least 1).
+pub fn gradient_deviation(a: &State<f64>, b: &State<f64>) -> f64 {
+    let largest = b.x.iter().fold(1.0, |m: f64, v| m.max(v.g.abs()));
+    a.x.iter()
+        .zip(&b.x)
+        .map(|(a, b)| (a.g - b.g).abs() / largest)
+        .fold(0.0, f64::max)
+}
+
+/// The largest distance of `a`'s floats from `b`'s, relatively to `b`'s (at least 1).
+pub fn deviation(a: &State<f64>, b: &State<f64>) -> f64 {
+    a.x.iter()
+        .zip(&b.x)
+        .map(|(a, b)| (a.x - b.x).abs() / b.x.abs().max(1.0))
+        .fold(0.0, f64::max)
 }

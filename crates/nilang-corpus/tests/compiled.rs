@@ -1,22 +1,24 @@
 //! The corpus of random programs compiled by `#[i]` (see the crate doc): for each program and
 //! a random input, the real generated code is checked.
 //!
-//! - `f_inv(f(x)) == x`: integers bit for bit, floats within 1e-4 relatively (`ROUND_TRIP`:
-//!   rotations by angles that are state and floats that grow and shrink again amplify
-//!   round-off; as at IR level, runs whose floats end past 1e3 compare integers only, and runs
-//!   that overflow to infinity or NaN nothing);
+//! - `f` and `f_inv` give the values of the same program run on the interpreter of the IR
+//!   (`nilang_corpus::interpreter`) bit for bit, at the input, at every finite-difference step
+//!   and on the way back (a check of the macro's code against the IR's semantics); the
+//!   interpreter adds what the compiled code cannot show, and the checks below follow the
+//!   rules of the IR level (`nilang/tests/random_programs.rs`) with it:
+//! - `f_inv(f(x)) == x`: integers bit for bit, floats within the inverse's round-off sampled
+//!   by Monte Carlo arithmetic on the interpreter (`compare::sampled_tolerance`); runs whose
+//!   floats passed 1e3 on the way compare integers only, and ill-conditioned runs nothing
+//!   (overflows, or an inverse that decides a branch otherwise: `interpreter::ill_conditioned`);
 //! - the shadow gradient of a random linear loss `L = Σ w·x` (`f_vjp`, the adjoint programs)
 //!   equals the `GVar` gradient (`f_grad`, one output at a time, combined with `w`), within
 //!   1e-9 relatively;
 //! - both equal the tape engine's gradient (`f::<DualRev>` under `nilang_dualrev::grad`)
-//!   within the inverse's round-off, probed by restoring from the output moved by 64 ulps;
-//! - the same program on the interpreter of the IR (`nilang_corpus::interpreter`) gives `f`'s
-//!   values bit for bit, at the input and at every finite-difference step (a check of the
-//!   macro's code against the IR's semantics), and its branch decisions and loop counts;
+//!   within the reversal's sampled round-off;
 //! - the tape's gradient equals central differences of `f` where they are in their asymptotic
-//!   range and cross no branch decision (the interpreter's decisions at x ± h are those at x),
-//!   the rule of the IR level (`nilang_corpus::compare`); the test counts the components so
-//!   compared, and those not compared by why.
+//!   range and cross no branch decision (the interpreter's decisions at x ± h are those at x;
+//!   `nilang_corpus::compare`); the test counts the components so compared, and those not
+//!   compared by why.
 //!
 //! `par!` broadcasts run their chunked code on rayon's pool (the least parallel work is set to
 //! 1; the tape engine's `DualRev` runs them sequentially, as every parallel loop).
@@ -46,30 +48,47 @@ include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 /// What checking one program compared.
 #[derive(Debug, PartialEq)]
 enum Compared {
-    /// Its floats overflowed to infinity or NaN: nothing (the inverse takes branches on NaN).
+    /// An ill-conditioned run (its floats overflowed, or its inverse decided a branch
+    /// otherwise): nothing.
     Nothing,
-    /// Its floats grew past 1e3: integers only.
+    /// Its floats grew past 1e3 on the way, or its round-off past 1e-2: integers only.
     IntegersOnly,
     /// Inverse, shadow, GVar and tape gradients; and the tape's components against central
     /// differences, as counted.
     Gradients(compare::Differences),
 }
 
-/// How closely a round trip restores the floats, relatively. Loops of sums can grow the floats
-/// past 1e3 and back before the end (seed 8449976239126413222: restored within 1e-5, bit for
-/// bit as the interpreter of the IR does, so round-off); the compiled code cannot be watched
-/// on the way as the interpreter is (which compares integers only in such runs). A wrong
-/// inverse is off by O(1).
-const ROUND_TRIP: f64 = 1e-4;
-
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0)
-}
-
 /// Whether a failed check saw a float that overflowed (its found value, or the state).
 fn overflowed(e: &nilang::ReversibilityError, x: &[f64]) -> bool {
     let non_finite = |v: f64| !v.is_finite();
     e.found.parse().is_ok_and(non_finite) || x.iter().copied().any(non_finite)
+}
+
+impl Program {
+    /// A failure of this program's check: the seed, what failed, the source.
+    fn failed(&self, what: String) -> String {
+        format!("seed {}: {what}\n{}", self.seed, self.source)
+    }
+
+    /// `f` (`f_inv` where `inverse`) on floats `x` and integers `n`, its reversibility errors
+    /// caught; the stack must be balanced after.
+    fn run(&self, inverse: bool, x: &mut [f64], n: &mut [i64]) -> Result<(), Failure> {
+        let mut st = Vec::new();
+        let f = if inverse { self.f_inv } else { self.f };
+        nilang::catch(|| f(x, n, &mut st)).map_err(Failure::Check)?;
+        match st.is_empty() {
+            true => Ok(()),
+            false => Err(Failure::Other(format!("the stack is not balanced: {st:?}"))),
+        }
+    }
+}
+
+/// Why a run of compiled code failed.
+enum Failure {
+    /// A reversibility check.
+    Check(nilang::ReversibilityError),
+    /// Something else.
+    Other(String),
 }
 
 /// Checks a program on the inputs of its seed (as the interpreter of the IR takes them).
@@ -80,150 +99,218 @@ fn check(p: &Program) -> Result<Compared, String> {
 
 /// Checks a program at the input `s0` (its floats and integers) with the loss's weights `w`.
 fn check_at(p: &Program, s0: State<f64>, w: Vec<f64>) -> Result<Compared, String> {
-    let fail = |what: String| Err(format!("seed {}: {what}\n{}", p.seed, p.source));
-    let x0: Vec<f64> = s0.x.iter().map(|v| v.x).collect();
-    let n0 = s0.n.clone();
-    let run = |x: &[f64]| {
-        let (mut x, mut n, mut st) = (x.to_vec(), n0.clone(), Vec::new());
-        (p.f)(&mut x, &mut n, &mut st);
-        (x, n, st)
+    let interpreted = interpreter::Program::parse(&format!("{LIBRARY}\n{}", p.source))?;
+    let Some((s1, trace)) = forward(p, &interpreted, &s0)? else {
+        return Ok(Compared::Nothing);
     };
-    let (mut x, mut n, mut st) = (x0.clone(), n0.clone(), Vec::new());
-    if let Err(e) = nilang::catch(|| (p.f)(&mut x, &mut n, &mut st)) {
+    let tolerance = match round_trip(p, &interpreted, &s0, &s1, &trace, &w)? {
+        Ok(tolerance) => tolerance,
+        Err(compared) => return Ok(compared),
+    };
+    let tape = gradients(p, &s0, &w, tolerance)?;
+    differences(p, &interpreted, &s0, &w, &trace, &tape)
+}
+
+/// `f` at `s0`, and the interpreter's run of the program there, which must give `f`'s values
+/// bit for bit (a check of the macro's code against the IR's semantics): the interpreter's
+/// output (with the largest float on the way and the narrowest condition) and its branch
+/// decisions, which the compiled code cannot show; `None` for an ill-conditioned run whose
+/// floats overflowed.
+fn forward(
+    p: &Program,
+    interpreted: &interpreter::Program,
+    s0: &State<f64>,
+) -> Result<Option<(State<f64>, Vec<i64>)>, String> {
+    let (mut x, mut n) = (floats(s0), s0.n.clone());
+    match p.run(false, &mut x, &mut n) {
         // Products in loops overflow, and a check fails on a non-finite value (seed
         // 10271659848792104633 of a corpus of 1000: an ancilla `t += a·b … t −= a·b` found
         // NaN at its deallocation, as the interpreter of the IR sees): an ill-conditioned
         // run, nothing to compare. A check that fails on finite values is a failure.
-        return match overflowed(&e, &x) {
-            true => Ok(Compared::Nothing),
-            false => fail(format!("f: {e}")),
+        Err(Failure::Check(e)) if overflowed(&e, &x) => return Ok(None),
+        Err(Failure::Check(e)) => return Err(p.failed(format!("f: {e}"))),
+        Err(Failure::Other(e)) => return Err(p.failed(format!("f: {e}"))),
+        Ok(()) if x.iter().any(|v| !v.is_finite()) => return Ok(None),
+        Ok(()) => {}
+    }
+    match interpreter::run(interpreted, s0, Order::Post) {
+        Ok((s1, trace)) if same_bits(&s1, &x, &n) => Ok(Some((s1, trace))),
+        Ok((s1, _)) => Err(p.failed(format!(
+            "the interpreter of the IR gives {s1:?}, f {x:?} {n:?}"
+        ))),
+        Err(e) => Err(p.failed(format!(
+            "the interpreter of the IR fails where f does not: {}",
+            e.what
+        ))),
+    }
+}
+
+/// `f_inv(f(x)) == x`, by the rules of the IR level: the interpreter's inverse from `f`'s
+/// output `s1` must give `f_inv`'s values bit for bit; a run that the interpreter finds
+/// ill-conditioned (`interpreter::ill_conditioned`: overflows, or an inverse that decides a
+/// branch otherwise past 1e3 or at a condition's threshold) compares nothing; the integers
+/// come back bit for bit; runs whose floats passed 1e3 on the way compare integers only; the
+/// floats come back within the round-off of the inverse sampled by Monte Carlo arithmetic
+/// (`interpreter::round_off`), and past a tolerance of 1e-2 only integers are compared. `Ok`:
+/// the tolerance of the reversal gradients (sampled too); `Err`: what was compared instead.
+fn round_trip(
+    p: &Program,
+    interpreted: &interpreter::Program,
+    s0: &State<f64>,
+    s1: &State<f64>,
+    trace: &[i64],
+    w: &[f64],
+) -> Result<Result<f64, Compared>, String> {
+    let (mut x, mut n) = (floats(s1), s1.n.clone());
+    let inverse_run = interpreter::run(interpreted, s1, Order::Pre);
+    if let Err(failure) = p.run(true, &mut x, &mut n) {
+        return match failure {
+            // the same on the way back, after floats that grew past 1e3
+            Failure::Check(e) if s1.peak > 1e3 && overflowed(&e, &x) => Ok(Err(Compared::Nothing)),
+            Failure::Check(e) => Err(p.failed(format!("f_inv: {e}"))),
+            Failure::Other(e) => Err(p.failed(format!("f_inv: {e}"))),
         };
     }
-    if !st.is_empty() {
-        return fail(format!("the stack is not balanced after f: {st:?}"));
+    if interpreter::ill_conditioned(s1, trace, &inverse_run) {
+        return Ok(Err(Compared::Nothing));
     }
-    if x.iter().any(|v| !v.is_finite()) {
-        return Ok(Compared::Nothing);
-    }
-    // the same program on the interpreter of the IR: the compiled code's values bit for bit,
-    // and the branch decisions the compiled code cannot show
-    let interpreted = interpreter::Program::parse(&format!("{LIBRARY}\n{}", p.source))?;
-    let trace = match interpreter::run(&interpreted, &s0, Order::Post) {
-        Ok((s1, trace)) if same_bits(&s1, &x, &n) => trace,
-        Ok((s1, _)) => {
-            return fail(format!(
-                "the interpreter of the IR gives {s1:?}, f {x:?} {n:?}"
-            ))
+    match &inverse_run {
+        Ok((s2, _)) if same_bits(s2, &x, &n) => {}
+        Ok((s2, _)) => {
+            return Err(p.failed(format!(
+                "the interpreter's inverse gives {s2:?}, f_inv {x:?} {n:?}"
+            )))
         }
         Err(e) => {
-            return fail(format!(
-                "the interpreter of the IR fails where f does not: {}",
+            return Err(p.failed(format!(
+                "the interpreter's inverse fails where f_inv does not: {}",
                 e.what
-            ))
+            )))
         }
-    };
-    let grew = x.iter().any(|v| v.abs() > 1e3);
-    if let Err(e) = nilang::catch(|| (p.f_inv)(&mut x, &mut n, &mut st)) {
-        // the same on the way back, after floats that grew past 1e3
-        return match grew && overflowed(&e, &x) {
-            true => Ok(Compared::Nothing),
-            false => fail(format!("f_inv: {e}")),
-        };
     }
-    if n != n0 {
-        return fail(format!("f_inv(f(x)) != x on integers: {n0:?} -> {n:?}"));
+    if n != s0.n {
+        return Err(p.failed(format!("f_inv(f(x)) != x on integers: {:?} -> {n:?}", s0.n)));
     }
-    if grew {
-        return Ok(Compared::IntegersOnly);
+    if s1.peak > 1e3 {
+        return Ok(Err(Compared::IntegersOnly));
     }
-    if x.iter().zip(&x0).any(|(a, b)| !close(*a, *b, ROUND_TRIP)) {
-        return fail(format!("f_inv(f(x)) != x: {x0:?} -> {x:?}"));
+    let mut seeded = s1.clone();
+    seeded.x.iter_mut().zip(w).for_each(|(v, w)| v.g = *w);
+    let (back, _) = interpreter::run(interpreted, &seeded, Order::Pre)
+        .map_err(|e| p.failed(format!("the interpreter's reversal: {}", e.what)))?;
+    let sampled = interpreter::round_off(interpreted, &seeded, &back);
+    let tolerance = compare::sampled_tolerance(sampled.values);
+    if !(tolerance <= 1e-2) {
+        return Ok(Err(Compared::IntegersOnly));
     }
-    // the shadow gradient: f_vjp seeded with w
-    let (mut x, mut xg, mut n, mut st) = (x0.clone(), w.clone(), n0.clone(), Vec::new());
+    if !restored(&x, s0, tolerance) {
+        return Err(p.failed(format!(
+            "f_inv(f(x)) != x (relative tolerance {tolerance:e}): {:?} -> {x:?}",
+            floats(s0)
+        )));
+    }
+    Ok(Ok(compare::sampled_tolerance(sampled.gradient)))
+}
+
+/// The shadow gradient of `L = Σ w·x` (`f_vjp` seeded with `w`), which must restore the input
+/// within the inverse's `tolerance`, equal the `GVar` gradient (`f_grad`, one output at a
+/// time, combined with `w`) within 1e-9 relatively, and the tape engine's (`f::<DualRev>`
+/// under `nilang_dualrev::grad`) within `tolerance` of the largest component; the tape's.
+fn gradients(p: &Program, s0: &State<f64>, w: &[f64], tolerance: f64) -> Result<Vec<f64>, String> {
+    let (x0, n0) = (floats(s0), s0.n.clone());
+    let (mut x, mut xg, mut n, mut st) = (x0.clone(), w.to_vec(), n0.clone(), Vec::new());
     let (mut ng, mut stg) = (n0.clone(), Vec::new());
     (p.f_vjp)(&mut x, &mut xg, &mut n, &mut ng, &mut st, &mut stg);
-    if n != n0 || x.iter().zip(&x0).any(|(a, b)| !close(*a, *b, ROUND_TRIP)) {
-        return fail(format!("f_vjp did not restore the input: {x:?}, {n:?}"));
+    if n != n0 || !restored(&x, s0, tolerance) {
+        return Err(p.failed(format!("f_vjp did not restore the input: {x:?}, {n:?}")));
     }
-    // the GVar gradient: one output at a time, combined with w
     let mut by_gvar = vec![0.0; NX];
     for (j, wj) in w.iter().enumerate() {
         let (mut x, mut n, mut st) = (x0.clone(), n0.clone(), Vec::new());
         let (gx, _) = (p.f_grad)(Loss::elem(0, j), &mut x, &mut n, &mut st)
-            .map_err(|e| format!("seed {}: f_grad: {e}\n{}", p.seed, p.source))?;
+            .map_err(|e| p.failed(format!("f_grad: {e}")))?;
         by_gvar
             .iter_mut()
             .zip(&gx)
             .for_each(|(b, g)| *b += wj * g.g);
     }
     if xg.iter().zip(&by_gvar).any(|(a, b)| !close(*a, *b, 1e-9)) {
-        return fail(format!("f_vjp {xg:?} != f_grad {by_gvar:?}"));
+        return Err(p.failed(format!("f_vjp {xg:?} != f_grad {by_gvar:?}")));
     }
-    // the tape engine's gradient: the forward on DualRev
     let (_, tape) = nilang_dualrev::grad(
         |x: &[DualRev]| {
             let (mut x, mut n, mut st) = (x.to_vec(), n0.clone(), Vec::new());
             (p.f_tape)(&mut x, &mut n, &mut st);
-            x.iter().zip(&w).map(|(v, w)| *v * *w).sum()
+            x.iter().zip(w).map(|(v, w)| *v * *w).sum()
         },
         &x0,
     )
-    .map_err(|e| format!("seed {}: the tape engine: {e}\n{}", p.seed, p.source))?;
-    // the inverse's round-off, probed: restored from the output moved by 64 ulps (seed
-    // 13099462982940301125: f_vjp 15.419169, the tape and the differences 15.418974, the
-    // spread 6.8e-8 relatively to the largest component, 2091)
-    let (mut x1, mut n1, mut st1) = (x0.clone(), n0.clone(), Vec::new());
-    (p.f)(&mut x1, &mut n1, &mut st1);
-    let restore = |x1: &[f64]| {
-        let (mut x, mut n, mut st) = (x1.to_vec(), n1.clone(), Vec::new());
-        (p.f_inv)(&mut x, &mut n, &mut st);
-        x
-    };
-    let moved: Vec<f64> = x1.iter().map(|v| v * (1.0 + 64.0 * f64::EPSILON)).collect();
-    let spread = (restore(&moved).iter().zip(&restore(&x1)))
-        .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
-        .fold(0.0, f64::max);
-    let tolerance = compare::round_off_tolerance(spread);
+    .map_err(|e| p.failed(format!("the tape engine: {e}")))?;
+    // the reversal takes its derivatives at the values the inverse recomputed (seed
+    // 13099462982940301125: f_vjp 15.419169, the tape and the differences 15.418974)
     if let Err((k, allowed)) = compare::within_round_off(&xg, &tape, tolerance) {
-        return fail(format!(
+        return Err(p.failed(format!(
             "gradient of x[{k}]: f_vjp {}, tape engine {} (±{allowed:e})",
             xg[k], tape[k]
-        ));
+        )));
     }
-    // the tape's gradient against central differences where no branch decision changes within
-    // the step (the interpreter's decisions at x ± h, whose values must be f's too)
+    Ok(tape)
+}
+
+/// The tape's gradient against central differences of `f` where no branch decision changes
+/// within the step (the interpreter's decisions at x ± h must be those at x, and its values
+/// `f`'s).
+fn differences(
+    p: &Program,
+    interpreted: &interpreter::Program,
+    s0: &State<f64>,
+    w: &[f64],
+    trace: &[i64],
+    tape: &[f64],
+) -> Result<Compared, String> {
     let differed = std::cell::Cell::new(None);
+    let loss = |s: &State<f64>| {
+        let (mut x, mut n) = (floats(s), s.n.clone());
+        p.run(false, &mut x, &mut n).ok()?;
+        let decided = match interpreter::run(interpreted, s, Order::Post) {
+            Ok((s1, t)) if same_bits(&s1, &x, &n) => t == trace,
+            _ => {
+                differed.set(Some(floats(s)));
+                false
+            }
+        };
+        decided.then(|| x.iter().zip(w).map(|(v, w)| v * w).sum::<f64>())
+    };
     let central = |k: usize, h: f64| {
         let (mut plus, mut minus) = (s0.clone(), s0.clone());
         plus.x[k].x += h;
         minus.x[k].x -= h;
-        let side = |s: &State<f64>| {
-            let x: Vec<f64> = s.x.iter().map(|v| v.x).collect();
-            let (fx, fn_, _) = run(&x);
-            let decided = match interpreter::run(&interpreted, s, Order::Post) {
-                Ok((s1, t)) if same_bits(&s1, &fx, &fn_) => t == trace,
-                _ => {
-                    differed.set(Some(x));
-                    false
-                }
-            };
-            decided.then(|| fx.iter().zip(&w).map(|(v, w)| v * w).sum::<f64>())
-        };
-        Some((side(&plus)? - side(&minus)?) / (2.0 * h))
+        Some((loss(&plus)? - loss(&minus)?) / (2.0 * h))
     };
-    let compared = compare::against_differences(&tape, central);
+    let compared = compare::against_differences(tape, central);
     if let Some(x) = differed.take() {
-        return fail(format!("the interpreter of the IR and f differ at {x:?}"));
+        return Err(p.failed(format!("the interpreter of the IR and f differ at {x:?}")));
     }
-    match compared {
-        Ok(differences) => Ok(Compared::Gradients(differences)),
-        Err(d) => fail(format!(
-            "gradient of x[{}]: tape engine {} (f_vjp {}), finite differences {} (±{}, step \
-             {:e})",
-            d.k, tape[d.k], xg[d.k], d.difference, d.allowed, d.step
-        )),
-    }
+    compared.map(Compared::Gradients).map_err(|d| {
+        p.failed(format!(
+            "gradient of x[{}]: tape engine {}, finite differences {} (±{}, step {:e})",
+            d.k, tape[d.k], d.difference, d.allowed, d.step
+        ))
+    })
+}
+
+/// The floats of a state.
+fn floats(s: &State<f64>) -> Vec<f64> {
+    s.x.iter().map(|v| v.x).collect()
+}
+
+/// Whether `x` restores the floats of `s0` within `tolerance`, relatively (at least 1).
+fn restored(x: &[f64], s0: &State<f64>, tolerance: f64) -> bool {
+    x.iter().zip(&s0.x).all(|(a, b)| close(*a, b.x, tolerance))
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1.0)
 }
 
 /// Whether the interpreter's state `s` holds `x` and `n` bit for bit.
@@ -236,6 +323,7 @@ fn compiled_random_programs() {
     // `par!` broadcasts run their chunked code on rayon's pool even over four elements
     nilang::parallel::set_min_parallel_work(1);
     let start = std::time::Instant::now();
+    let (mut nothing, mut integers) = (0, 0);
     let (mut gradients, mut all, mut components) = (0, 0, compare::Differences::default());
     for program in PROGRAMS {
         match check(&program()) {
@@ -244,15 +332,19 @@ fn compiled_random_programs() {
                 all += d.all() as usize;
                 components = components.add(d);
             }
-            Ok(Compared::IntegersOnly | Compared::Nothing) => {}
+            Ok(Compared::IntegersOnly) => integers += 1,
+            Ok(Compared::Nothing) => nothing += 1,
             Err(e) => panic!("{e}"),
         }
     }
     eprintln!(
-        "{} compiled random programs: the inverse checked on all, on floats and the gradients \
-         (f_vjp = f_grad = the tape engine's) on {gradients}, the tape's = central differences \
-         in every component on {all}; components: {} compared, {} with a branch decision \
-         within the step, {} with no step in the asymptotic range; in {:.1?}",
+        "{} compiled random programs: f = the interpreter of the IR bit for bit on every \
+         run that did not overflow; ill-conditioned (nothing more compared): {nothing}; \
+         f_inv (= the interpreter's inverse bit for bit) on integers only: {integers}; on \
+         floats, with the gradients (f_vjp = f_grad = the tape engine's): {gradients}; the \
+         tape's = central differences in every component: {all}; components: {} compared, \
+         {} with a branch decision within the step, {} with no step in the asymptotic \
+         range; in {:.1?}",
         PROGRAMS.len(),
         components.agreed,
         components.crossed,

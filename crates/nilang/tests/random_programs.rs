@@ -33,8 +33,10 @@
 //! ("Random programs and fuzzing").
 
 use nilang::GVar;
-use nilang_corpus::interpreter::{input, run, run_jittered, Order, Program, State};
-use nilang_corpus::{compare, program, program_with, Features, Rng, NX};
+use nilang_corpus::interpreter::{
+    deviation, ill_conditioned, input, round_off, run, Order, Program, State,
+};
+use nilang_corpus::{compare, program, program_with, Features, NX};
 use nilang_dualrev::DualRev;
 use nilang_ir::ast::Stmt;
 use nilang_ir::reverse::reverse_block;
@@ -103,26 +105,11 @@ fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
     if s1.x.iter().any(|v| !v.x.is_finite()) {
         return Ok(Compared::Nothing);
     }
+    // The same where the inverse overflows on the way back, or decides a branch otherwise
+    // than the forward after growth past 1e3 or at a condition's threshold (the seeds are in
+    // `ill_conditioned`'s doc).
     let inverse_run = run(&program, &s1, Order::Pre);
-    // The same when the forward stayed finite but passed 1e3 and the inverse's products
-    // overflow on the way back (seeds 7164858835918242479, 16934990449402922581 of a release
-    // long run: an ancilla deallocated as NaN, integers changed by branches on NaN), or when
-    // the inverse's floats, off by amplified round-off, decide a branch otherwise than the
-    // forward did (seeds 17192442607949975595, 10160311474237256323 of the 10^6 run: the
-    // fixed-point numbers that branch changes do not come back).
-    let decided_otherwise = match &inverse_run {
-        Ok((_, back)) => !back.iter().rev().eq(trace.iter()),
-        Err(_) => true,
-    };
-    let ill_conditioned = decided_otherwise
-        || matches!(&inverse_run, Ok((s2, _)) if s2.x.iter().any(|v| !v.x.is_finite()));
-    // A moderate run decides otherwise too where a condition's operands were equal, or
-    // within what the inverse restores (1e-6 relatively), on the way forward: seed
-    // 11731786694130093399 of the 10^6 run takes input x[1] = 0, so `x[1].val() > 0.0` is
-    // false; the inverse brings x[1] back as 1e-16 and takes the branch (`inv` makes it
-    // 2^53), and the fixed-point numbers that branch changes do not come back.
-    let marginal = s1.margin <= 1e-6 * s1.peak.max(1.0);
-    if (s1.peak > 1e3 && ill_conditioned) || (marginal && decided_otherwise) {
+    if ill_conditioned(&s1, &trace, &inverse_run) {
         return Ok(Compared::Nothing);
     }
     let (s2, _) = inverse_run.map_err(|e| format!("inverse: {}\n{src}", e.what))?;
@@ -243,59 +230,6 @@ fn spread(program: &Program, s1: &State<f64>, s2: &State<f64>) -> f64 {
         }
         Err(_) => f64::INFINITY,
     }
-}
-
-/// How far round-off moves what the inverse computes, sampled by Monte Carlo arithmetic:
-/// the largest deviations over `compare::ROUND_OFF_SAMPLES` runs of `inverse` from `seeded`
-/// (the output with the loss's weights as gradients) whose every rounded result is moved at
-/// random within its round-off ([`run_jittered`]), from the unjittered run `back`.
-fn round_off(program: &Program, seeded: &State<f64>, back: &State<f64>) -> RoundOff {
-    let infinite = RoundOff {
-        values: f64::INFINITY,
-        gradient: f64::INFINITY,
-    };
-    (1..=compare::ROUND_OFF_SAMPLES)
-        .map(|k| {
-            let jitter = Some(Rng(k.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
-            match run_jittered(program, seeded, Order::Pre, jitter) {
-                Ok((m, _)) => RoundOff {
-                    values: deviation(&m, back),
-                    gradient: gradient_deviation(&m, back),
-                },
-                Err(_) => infinite,
-            }
-        })
-        .fold(RoundOff::default(), |a, b| RoundOff {
-            values: a.values.max(b.values),
-            gradient: a.gradient.max(b.gradient),
-        })
-}
-
-/// Round-off sampled by [`round_off`], relatively.
-#[derive(Clone, Copy, Debug, Default)]
-struct RoundOff {
-    /// Of the restored inputs (each relatively to its magnitude, at least 1).
-    values: f64,
-    /// Of the reversal's gradient (relatively to its largest component, at least 1).
-    gradient: f64,
-}
-
-/// The largest distance of `a`'s gradients from `b`'s, relatively to `b`'s largest (at
-/// least 1).
-fn gradient_deviation(a: &State<f64>, b: &State<f64>) -> f64 {
-    let largest = b.x.iter().fold(1.0, |m: f64, v| m.max(v.g.abs()));
-    a.x.iter()
-        .zip(&b.x)
-        .map(|(a, b)| (a.g - b.g).abs() / largest)
-        .fold(0.0, f64::max)
-}
-
-/// The largest distance of `a`'s floats from `b`'s, relatively to `b`'s (at least 1).
-fn deviation(a: &State<f64>, b: &State<f64>) -> f64 {
-    a.x.iter()
-        .zip(&b.x)
-        .map(|(a, b)| (a.x - b.x).abs() / b.x.abs().max(1.0))
-        .fold(0.0, f64::max)
 }
 
 /// The gradient of the loss `Σ w·x` at the input `s0` by the tape engine of
