@@ -25,7 +25,7 @@
 //! `NILANG_CORPUS_PROGRAMS` (read when the crate is built) sets the corpus size.
 
 use nilang::{i, GVar, GradError, Loss, Real};
-use nilang_corpus::interpreter::{self, Order, State};
+use nilang_corpus::interpreter::{self, Order, RoundOff, State};
 use nilang_corpus::{compare, input, LIBRARY, NX};
 use nilang_dualrev::DualRev;
 
@@ -103,11 +103,11 @@ fn check_at(p: &Program, s0: State<f64>, w: Vec<f64>) -> Result<Compared, String
     let Some((s1, trace)) = forward(p, &interpreted, &s0)? else {
         return Ok(Compared::Nothing);
     };
-    let tolerance = match round_trip(p, &interpreted, &s0, &s1, &trace, &w)? {
-        Ok(tolerance) => tolerance,
+    let sampled = match round_trip(p, &interpreted, &s0, &s1, &trace, &w)? {
+        Ok(sampled) => sampled,
         Err(compared) => return Ok(compared),
     };
-    let tape = gradients(p, &s0, &w, tolerance)?;
+    let tape = gradients(p, &s0, &w, sampled)?;
     differences(p, &interpreted, &s0, &w, &trace, &tape)
 }
 
@@ -152,7 +152,8 @@ fn forward(
 /// come back bit for bit; runs whose floats passed 1e3 on the way compare integers only; the
 /// floats come back within the round-off of the inverse sampled by Monte Carlo arithmetic
 /// (`interpreter::round_off`), and past a tolerance of 1e-2 only integers are compared. `Ok`:
-/// the tolerance of the reversal gradients (sampled too); `Err`: what was compared instead.
+/// the round-off sampled (of the values and of the reversal gradient); `Err`: what was
+/// compared instead.
 fn round_trip(
     p: &Program,
     interpreted: &interpreter::Program,
@@ -160,7 +161,7 @@ fn round_trip(
     s1: &State<f64>,
     trace: &[i64],
     w: &[f64],
-) -> Result<Result<f64, Compared>, String> {
+) -> Result<Result<RoundOff, Compared>, String> {
     let (mut x, mut n) = (floats(s1), s1.n.clone());
     let inverse_run = interpreter::run(interpreted, s1, Order::Pre);
     if let Err(failure) = p.run(true, &mut x, &mut n) {
@@ -209,19 +210,25 @@ fn round_trip(
             floats(s0)
         )));
     }
-    Ok(Ok(compare::sampled_tolerance(sampled.gradient)))
+    Ok(Ok(sampled))
 }
 
 /// The shadow gradient of `L = Σ w·x` (`f_vjp` seeded with `w`), which must restore the input
-/// within the inverse's `tolerance`, equal the `GVar` gradient (`f_grad`, one output at a
-/// time, combined with `w`) within 1e-9 relatively, and the tape engine's (`f::<DualRev>`
-/// under `nilang_dualrev::grad`) within `tolerance` of the largest component; the tape's.
-fn gradients(p: &Program, s0: &State<f64>, w: &[f64], tolerance: f64) -> Result<Vec<f64>, String> {
+/// within the inverse's round-off `sampled`, equal the `GVar` gradient (`f_grad`, one output
+/// at a time, combined with `w`) within 1e-9 relatively, and the tape engine's
+/// (`f::<DualRev>` under `nilang_dualrev::grad`) within the reversal's round-off `sampled`,
+/// relatively to the largest component; the tape's.
+fn gradients(
+    p: &Program,
+    s0: &State<f64>,
+    w: &[f64],
+    sampled: RoundOff,
+) -> Result<Vec<f64>, String> {
     let (x0, n0) = (floats(s0), s0.n.clone());
     let (mut x, mut xg, mut n, mut st) = (x0.clone(), w.to_vec(), n0.clone(), Vec::new());
     let (mut ng, mut stg) = (n0.clone(), Vec::new());
     (p.f_vjp)(&mut x, &mut xg, &mut n, &mut ng, &mut st, &mut stg);
-    if n != n0 || !restored(&x, s0, tolerance) {
+    if n != n0 || !restored(&x, s0, compare::sampled_tolerance(sampled.values)) {
         return Err(p.failed(format!("f_vjp did not restore the input: {x:?}, {n:?}")));
     }
     let mut by_gvar = vec![0.0; NX];
@@ -248,6 +255,7 @@ fn gradients(p: &Program, s0: &State<f64>, w: &[f64], tolerance: f64) -> Result<
     .map_err(|e| p.failed(format!("the tape engine: {e}")))?;
     // the reversal takes its derivatives at the values the inverse recomputed (seed
     // 13099462982940301125: f_vjp 15.419169, the tape and the differences 15.418974)
+    let tolerance = compare::sampled_tolerance(sampled.gradient);
     if let Err((k, allowed)) = compare::within_round_off(&xg, &tape, tolerance) {
         return Err(p.failed(format!(
             "gradient of x[{k}]: f_vjp {}, tape engine {} (±{allowed:e})",

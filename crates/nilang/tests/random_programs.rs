@@ -4,10 +4,11 @@
 //! included), `if`/`while`/`for` with correct conditions, calls and uncalls of two library
 //! functions, stack pushes and pops, integer and fixed-point targets, loops indexing by their
 //! variable, broadcasts over whole slices (in `par!` blocks too), reversible constructors and
-//! destructors of tuples);
-//! they are parsed by `nilang_ir` and run by a small interpreter of the IR that
-//! exists only for these tests, generic over the scalar (the same programs compiled by `#[i]`
-//! are checked by `nilang-corpus/tests/compiled.rs`). For each program and random inputs:
+//! destructors of tuples); they are parsed by `nilang_ir` and run by a small interpreter of
+//! the IR that exists only for the tests (`nilang_corpus::interpreter`), generic over the
+//! scalar (the same programs compiled by `#[i]` are checked by
+//! `nilang-corpus/tests/compiled.rs`, which runs the interpreter beside them). For each
+//! program and random inputs:
 //!
 //! - `reverse(reverse(P)) == P` (printed);
 //! - running `reverse(P)` after `P` restores the inputs: bit for bit on integers and fixed
