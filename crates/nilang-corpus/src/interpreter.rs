@@ -869,8 +869,8 @@ pub fn input(seed: u64) -> (State<f64>, Vec<f64>) {
 /// 17192442607949975595, 10160311474237256323 of the 10^6 run: the fixed-point numbers that
 /// branch changes do not come back). A moderate run decides otherwise too where a
 /// condition's operands were equal, or within what the inverse restores (1e-6 relatively),
-/// on the way forward: seed 11731786694130093399 of the 10^6 run takes input x[1] = 0, so
-/// `x[1].val() > 0.0` is false; the inverse brings x[1] back as 1e-16 and takes the branch
+/// on the way forward: seed 11731786694130093399 of the 10^6 run takes input `x[1] = 0`, so
+/// `x[1].val() > 0.0` is false; the inverse brings `x[1]` back as 1e-16 and takes the branch
 /// (`inv` makes it 2^53), and the fixed-point numbers that branch changes do not come back.
 pub fn ill_conditioned(
     s1: &State<f64>,
