@@ -552,8 +552,6 @@ impl Walker<'_> {
         }
     }
 
-    /// Is an expression free of the loop variable, inner loop variables, local ancillas and
-    /// writable names (so it has one value for the whole loop)?
     /// Whether `e` has one value in every iteration: it reads no name of the loop's own and no
     /// writable name that the body may write (a weight reads `c.len()` of a slice the loop
     /// only reads; a stride may be an ancilla set before the loop).
