@@ -36,7 +36,14 @@ fn walk(body: &[Stmt], scope: &mut Scope, at: &str) {
                 .iter()
                 .for_each(|b| scope.declare(&b.name, VarKind::Ancilla)),
             StmtKind::For { var, range, body } => {
-                let hoisted = nilang_ir::bounds::hoistable(var, range, body, scope);
+                let hoisted = nilang_ir::bounds::hoistable(
+                    var,
+                    range,
+                    body,
+                    scope,
+                    &mut nilang_ir::bounds::numbered_locals(),
+                )
+                .hoisted;
                 let mut seen = Vec::new();
                 direct_indices(body, &mut seen);
                 for v in seen {

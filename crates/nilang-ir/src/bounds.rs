@@ -5,8 +5,25 @@
 //! the loop; or no function of `i` at all) lies between its values at the first and the last
 //! iteration. When both are in range of `x` — checked once before the loop — every access in
 //! the loop is, provided `x` keeps its length: it is declared before the loop and the loop
-//! never hands it to a call or a stack operation, and runs no `safe!` block. Code generation
-//! then indexes without checks, which lets the compiler vectorise the loop.
+//! never hands it to a call, a method or a stack operation, never swaps or moves it whole, and
+//! runs no `safe!` block. Code generation then indexes without checks, which lets the compiler
+//! vectorise the loop.
+//!
+//! What the unchecked access relies on, and where each is made sure of (ARCHITECTURE.md,
+//! "Soundness"):
+//!
+//! - *The index the check saw is the index the loop uses.* The loop-invariant parts `c`, `d`
+//!   are evaluated once, before the loop, into locals ([`Hoisting::lets`]); check and access
+//!   both compute [`Hoisted::unchecked`], the index over those locals and the loop variable,
+//!   with `+ - *` only. Names mean one binding each ([`crate::names`]), so the loop variable in
+//!   it is the loop's.
+//! - *Only accesses that run in every iteration are hoisted* (not those under an `if`, a
+//!   `while` or an inner loop, whose index may leave the range where they do not run: `if
+//!   i > 0 { y[i - 1] … }`); the same access elsewhere in the body is covered by the check.
+//! - *The length checked is the length indexed*: generated code reaches the place through
+//!   `nilang::__private::hoist`, which indexes without checks only slices, arrays, `Vec`s and
+//!   boxed slices (measured and indexed without user code) and any other type with its own,
+//!   checked, `Index`.
 
 use crate::ast::*;
 use crate::check::Scope;
@@ -15,13 +32,27 @@ use quote::{quote, ToTokens};
 use syn::{BinOp, Expr, Ident};
 
 /// An index access `root[index]` (the first access of a dataview) that a loop may do without
-/// bounds checks once [`checked_index`] is in range at its first and last iteration.
+/// bounds checks once [`checked_index`] of [`Hoisted::unchecked`] is in range at its first and
+/// last iteration.
 #[derive(Clone, Debug)]
 pub struct Hoisted {
     /// The indexed variable.
     pub root: Ident,
-    /// The index expression.
+    /// The index expression, as written (what [`Hoisted::matches`] compares).
     pub index: Expr,
+    /// The index the loop computes: `index` with its loop-invariant parts replaced by the
+    /// locals of [`Hoisting::lets`].
+    pub unchecked: Expr,
+}
+
+/// What a loop hoists: the accesses, and the locals their invariant parts are bound to before
+/// the loop (each name made by the caller, unique in the function).
+#[derive(Clone, Debug, Default)]
+pub struct Hoisting {
+    /// The accesses done without checks.
+    pub hoisted: Vec<Hoisted>,
+    /// `let name = part;` before the loop, in order.
+    pub lets: Vec<(Ident, Expr)>,
 }
 
 impl Hoisted {
@@ -37,11 +68,19 @@ fn same(a: &Expr, b: &Expr) -> bool {
 }
 
 /// The indices of a loop body over `var` whose checks can be hoisted (see the module doc);
-/// `scope` is the scope at the loop (without `var`). Nothing for a loop with a step.
-pub fn hoistable(var: &Ident, range: &RangeSpec, body: &[Stmt], outer: &Scope) -> Vec<Hoisted> {
+/// `scope` is the scope at the loop (without `var`); `local` names each local of
+/// [`Hoisting::lets`]. Nothing for a loop with a step.
+pub fn hoistable(
+    var: &Ident,
+    range: &RangeSpec,
+    body: &[Stmt],
+    outer: &Scope,
+    local: &mut dyn FnMut() -> Ident,
+) -> Hoisting {
     let scope = outer;
+    let mut out = Hoisting::default();
     if range.step.is_some() || body.iter().any(has_safe) {
-        return Vec::new();
+        return out;
     }
     let mut views = Vec::new();
     body.iter().for_each(|s| collect_views(s, var, &mut views));
@@ -63,7 +102,6 @@ pub fn hoistable(var: &Ident, range: &RangeSpec, body: &[Stmt], outer: &Scope) -
         inner,
         written,
     };
-    let mut out: Vec<Hoisted> = Vec::new();
     for v in views {
         let Some(Access::Index(index)) = v.path.first() else {
             continue;
@@ -73,15 +111,60 @@ pub fn hoistable(var: &Ident, range: &RangeSpec, body: &[Stmt], outer: &Scope) -
         if declared_before
             && keeps_length
             && (affine(index, var, scope) || invariant(index, var, scope))
-            && !out.iter().any(|h| h.matches(v))
+            && !out.hoisted.iter().any(|h| h.matches(v))
         {
-            out.push(Hoisted {
+            let unchecked = over_locals(index, var, scope, &mut out.lets, local);
+            out.hoisted.push(Hoisted {
                 root: v.root.clone(),
                 index: index.clone(),
+                unchecked,
             });
         }
     }
     out
+}
+
+/// Names `__hoisted1`, `__hoisted2`, … for [`hoistable`]'s locals, for a caller that emits
+/// one loop (generators number them across the function instead).
+pub fn numbered_locals() -> impl FnMut() -> Ident {
+    let mut n = 0usize;
+    move || {
+        n += 1;
+        quote::format_ident!("__hoisted{}", n)
+    }
+}
+
+/// An affine or invariant index with each maximal invariant part that is not a literal
+/// replaced by a new local (`lets`): `d * i + idx[2]` becomes `__h1 * i + __h2`.
+fn over_locals(
+    e: &Expr,
+    var: &Ident,
+    scope: &Invariants,
+    lets: &mut Vec<(Ident, Expr)>,
+    local: &mut dyn FnMut() -> Ident,
+) -> Expr {
+    match e {
+        Expr::Lit(_) => e.clone(),
+        _ if invariant(e, var, scope) => {
+            let name = local();
+            lets.push((name.clone(), e.clone()));
+            syn::parse_quote!(#name)
+        }
+        Expr::Paren(p) => {
+            let inner = over_locals(&p.expr, var, scope, lets, local);
+            syn::parse_quote!((#inner))
+        }
+        Expr::Binary(b) => {
+            let (l, r) = (
+                over_locals(&b.left, var, scope, lets, local),
+                over_locals(&b.right, var, scope, lets, local),
+            );
+            let op = &b.op;
+            syn::parse_quote!(#l #op #r)
+        }
+        // the loop variable
+        _ => e.clone(),
+    }
 }
 
 /// `Option<usize>`-valued code for an affine index at the current value of the loop variable,
@@ -210,7 +293,8 @@ pub fn has_safe(s: &Stmt) -> bool {
     matches!(s.kind, StmtKind::Safe(_)) || s.blocks().into_iter().flatten().any(has_safe)
 }
 
-/// The dataviews that statements read or write, not below a loop that rebinds `var`.
+/// The dataviews that statements run in every iteration read or write: not those under an
+/// `if`, a `while` or an inner loop.
 fn collect_views<'a>(s: &'a Stmt, var: &Ident, out: &mut Vec<&'a Dataview>) {
     match &s.kind {
         StmtKind::Instr(i) => {
@@ -226,7 +310,7 @@ fn collect_views<'a>(s: &'a Stmt, var: &Ident, out: &mut Vec<&'a Dataview>) {
                 out.push(v);
             }
         }
-        StmtKind::For { var: inner, .. } if inner == var => {}
+        StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::For { .. } => {}
         _ => s
             .blocks()
             .into_iter()
@@ -236,8 +320,8 @@ fn collect_views<'a>(s: &'a Stmt, var: &Ident, out: &mut Vec<&'a Dataview>) {
 }
 
 /// The variables a body might resize or replace: stacks, whole variables moved by stack
-/// operations, swapped, or moved by a constructor or destructor, call arguments, and names it
-/// allocates.
+/// operations, swapped, or moved by a constructor or destructor, what calls are handed or
+/// name, and names it allocates.
 fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
     match &s.kind {
         StmtKind::Stack { stack, value, .. } => {
@@ -246,10 +330,25 @@ fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
                 out.push(value.root.to_string());
             }
         }
-        StmtKind::Call { call, .. } => out.extend(call.args.iter().filter_map(|a| match a {
-            CallArg::View(v) => Some(v.root.to_string()),
-            _ => None,
-        })),
+        // a call may resize what it is handed, its receiver, and anything its arguments by
+        // value or by `&` name (they are evaluated as plain Rust: `rows.at(i)`)
+        StmtKind::Call { call, .. } => {
+            let mut names = std::collections::BTreeSet::new();
+            for a in &call.args {
+                match a {
+                    CallArg::View(v) => {
+                        names.insert(v.root.to_string());
+                    }
+                    CallArg::Value(e) | CallArg::Shared(e) => {
+                        crate::names::identifiers(e.to_token_stream(), &mut names)
+                    }
+                }
+            }
+            if let Callee::Method { receiver, .. } = &call.callee {
+                crate::names::identifiers(receiver.to_token_stream(), &mut names);
+            }
+            out.extend(names);
+        }
         StmtKind::Alloc(b) => out.extend(b.iter().map(|b| b.name.to_string())),
         // a constructor or destructor moves whole values
         StmtKind::Fields(f) => out.extend(f.names().into_iter().map(|n| n.to_string())),
@@ -283,7 +382,8 @@ mod tests {
                     .iter()
                     .for_each(|b| scope.declare(&b.name, crate::check::VarKind::Ancilla)),
                 StmtKind::For { var, range, body } => {
-                    return hoistable(var, range, body, &scope)
+                    return hoistable(var, range, body, &scope, &mut numbered_locals())
+                        .hoisted
                         .iter()
                         .map(|h| format!("{}[{}]", h.root, h.index.to_token_stream()))
                         .collect();

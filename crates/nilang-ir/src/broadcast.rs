@@ -31,6 +31,7 @@
 use crate::ast::*;
 use proc_macro2::Span;
 use quote::quote;
+use std::collections::BTreeSet;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident};
 
@@ -49,12 +50,14 @@ pub fn is_broadcast(s: &Stmt) -> bool {
 
 /// Lowers a broadcast statement to its loop (see the module doc); a statement without `[..]`
 /// is returned unchanged. Errors are the spans and messages of malformed broadcasts.
-pub fn lower(s: Stmt) -> Result<Stmt, Vec<(Span, String)>> {
+/// The loop variable is a name that no identifier of the function uses (`taken`, see
+/// [`crate::names`]), so that it cannot shadow or be mistaken for a user's variable.
+pub fn lower(s: Stmt, taken: &BTreeSet<String>) -> Result<Stmt, Vec<(Span, String)>> {
     if !is_broadcast(&s) {
         return Ok(s);
     }
     form_errors(&s)?;
-    let var = loop_variable(&s);
+    let var = loop_variable(&s, taken);
     let mut lowering = Lowering::new(var.clone());
     let mut element = s.clone();
     lowering.stmt(&mut element);
@@ -228,31 +231,19 @@ fn form_errors(s: &Stmt) -> Result<(), Vec<(Span, String)>> {
     }
 }
 
-/// A loop variable the statement does not mention: `i`, `j`, `k`, then `i1`, `i2`, ….
-fn loop_variable(s: &Stmt) -> Ident {
-    let mut mentioned = std::collections::HashSet::new();
-    collect_idents(crate::print::stmt_tokens(s), &mut mentioned);
+/// A loop variable that neither the statement nor the function (`taken`) mentions: `i`, `j`,
+/// `k`, then `i1`, `i2`, ….
+fn loop_variable(s: &Stmt, taken: &BTreeSet<String>) -> Ident {
+    let mut mentioned = taken.clone();
+    crate::names::identifiers(crate::print::stmt_tokens(s), &mut mentioned);
     let candidates = ["i", "j", "k"]
         .into_iter()
         .map(String::from)
         .chain((1..).map(|n| format!("i{n}")));
-    let name = candidates
-        .into_iter()
-        .find(|c| !mentioned.contains(c))
-        .expect("an unused name");
-    Ident::new(&name, Span::call_site())
-}
-
-fn collect_idents(ts: proc_macro2::TokenStream, out: &mut std::collections::HashSet<String>) {
-    for t in ts {
-        match t {
-            proc_macro2::TokenTree::Ident(i) => {
-                out.insert(i.to_string());
-            }
-            proc_macro2::TokenTree::Group(g) => collect_idents(g.stream(), out),
-            _ => {}
-        }
-    }
+    Ident::new(
+        &crate::names::unused_name(candidates, &mentioned),
+        Span::call_site(),
+    )
 }
 
 /// Replaces every `[..]` of a statement by `[var]`, recording the slices (their text and

@@ -3,7 +3,9 @@
 //! 1. **Writable targets.** An instruction, a builtin (`swap`, `rot`, …), a stack operation or
 //!    a call argument passed `&mut` may only change a `&mut` parameter or a live ancilla; loop
 //!    variables, by-value parameters and `&` parameters are read-only.
-//! 2. **Target is not an operand.** `y += x * y` is rejected (its inverse cannot recover `y`).
+//! 2. **Target is not an operand.** `y += x * y` is rejected (its inverse cannot recover `y`);
+//!    so is `b[0] ^= b[0]` (the value an `^=` reads, [`xor_self_reads`]), and `b[i] ^= b[j]` is
+//!    checked at run time.
 //! 3. **No shared write.** The same dataview twice among the operands of one instruction
 //!    (`y += x * x`) is rejected: its adjoint would write the gradient of `x` twice. Where the
 //!    dataviews differ only by run-time indices (`y[i] += x[j] * x[k]`), the generated code
@@ -20,6 +22,11 @@
 //!    [`crate::constructors`]): what they consume must be a live ancilla of the same block,
 //!    named once; afterwards it is dead like a deallocated ancilla, and a use names the
 //!    statement that consumed it and how to get it back.
+//!
+//! 7. **One binding per name** ([`crate::names`]): a `let`, a loop variable or a name a
+//!    constructor or destructor creates may not shadow a name bound at that point (a
+//!    parameter, a live ancilla, an enclosing loop's variable), so that every analysis that
+//!    names a variable means one binding.
 //!
 //! Rules that need values (deallocation values, `if`/`while` conditions, `for` ranges, stack
 //! zero-clearing, index aliasing) are checked at run time by the generated code.
@@ -144,6 +151,70 @@ impl Scope {
     }
 }
 
+/// What the value of `target ^= expr` reads of `target`'s variable.
+pub struct XorSelfReads {
+    /// Places the expression reads that are the target, contain it or lie in it: rejected.
+    pub static_errors: Vec<Dataview>,
+    /// Places of the same variable at other indices, which may be the target at run time
+    /// (`b[i] ^= b[j]`): checked distinct by the generated code.
+    pub dynamic: Vec<Dataview>,
+}
+
+/// The places of `target`'s variable that the expression of `target ^= expr` reads (a
+/// variable's length, `b.len()`, is not a read of its elements).
+pub fn xor_self_reads(target: &Dataview, expr: &syn::Expr) -> XorSelfReads {
+    struct Reads<'a> {
+        target: &'a Dataview,
+        out: XorSelfReads,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Reads<'_> {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if let syn::Expr::MethodCall(m) = e {
+                if m.method == "len" && m.args.is_empty() {
+                    return;
+                }
+            }
+            let Some(v) = crate::parse::dataview(e) else {
+                return syn::visit::visit_expr(self, e);
+            };
+            for a in &v.path {
+                if let Access::Index(ix) = a {
+                    self.visit_expr(ix);
+                }
+            }
+            if v.root != self.target.root {
+                return;
+            }
+            let steps = |d: &Dataview| -> Vec<String> {
+                d.path
+                    .iter()
+                    .map(|a| match a {
+                        Access::Field(m) => crate::constructors::member_text(m),
+                        Access::Index(ix) => format!("[{}]", crate::print::expr_text(ix)),
+                    })
+                    .collect()
+            };
+            let (a, b) = (steps(&v), steps(self.target));
+            let shared = a.len().min(b.len());
+            let nested = a[..shared] == b[..shared];
+            if v.has_index() && self.target.has_index() && !nested {
+                self.out.dynamic.push(v);
+            } else {
+                self.out.static_errors.push(v);
+            }
+        }
+    }
+    let mut r = Reads {
+        target,
+        out: XorSelfReads {
+            static_errors: Vec::new(),
+            dynamic: Vec::new(),
+        },
+    };
+    syn::visit::Visit::visit_expr(&mut r, expr);
+    r.out
+}
+
 /// Runs every static check on a parsed function.
 pub fn check_function(f: &Function) -> syn::Result<()> {
     run_checks(f).0.finish(())
@@ -260,6 +331,11 @@ impl Checker<'_> {
             seen.push(n);
             self.dead_use(n, n.span(), scope, &format!("this {what}"));
         }
+        for n in f.created() {
+            if !f.consumed().contains(&n) {
+                self.new_binding(n, scope, "ancilla");
+            }
+        }
         for n in scope.move_fields(f) {
             let kind = scope.lookup(n);
             if twice.contains(&n)
@@ -289,6 +365,28 @@ impl Checker<'_> {
         for n in f.created() {
             self.dead.retain(|d| d.name != n.to_string());
         }
+    }
+
+    /// Rule 7: a new binding (`what`: "ancilla", "loop variable") may not shadow a name bound
+    /// at this point.
+    fn new_binding(&mut self, name: &Ident, scope: &Scope, what: &str) {
+        let Some(kind) = scope.lookup(name) else {
+            return;
+        };
+        let bound = match kind {
+            VarKind::MutRef | VarKind::SharedRef | VarKind::Value => "a parameter",
+            VarKind::LoopVar => "the variable of an enclosing loop",
+            VarKind::Ancilla => "a live ancilla",
+        };
+        self.errors.push(
+            name.span(),
+            format!(
+                "this {what} shadows `{name}`, {bound}: a reversible function binds a name once \
+                 at a time, so that its analyses (bounds checks, parallel loops, deallocation) \
+                 and its generated code mean one variable by one name\n\
+                 help: give this {what} a name of its own"
+            ),
+        );
     }
 
     /// A dataview as the user wrote it.
@@ -398,7 +496,21 @@ impl Checker<'_> {
                     }
                 }
             }
-            StmtKind::XorExpr { target, .. } => self.writable(target, scope, "this instruction"),
+            StmtKind::XorExpr { target, expr } => {
+                self.writable(target, scope, "this instruction");
+                for v in xor_self_reads(target, expr).static_errors {
+                    self.errors.push(
+                        v.span,
+                        format!(
+                            "`{}` is read by the value `{}` is xor-ed with, so the instruction \
+                             would not be reversible (`b ^= b` clears `b`)\n\
+                             help: xor it with a copy kept in an ancilla, or with other places",
+                            self.shown(&v),
+                            self.shown(target)
+                        ),
+                    );
+                }
+            }
             StmtKind::Builtin { op, args, .. } => {
                 for a in args {
                     self.writable(a, scope, &format!("`{}`", op.name()));
@@ -406,6 +518,7 @@ impl Checker<'_> {
             }
             StmtKind::Alloc(bindings) => {
                 for b in bindings {
+                    self.new_binding(&b.name, scope, "ancilla");
                     scope.declare(&b.name, VarKind::Ancilla);
                     self.dead.retain(|d| d.name != b.name.to_string());
                 }
@@ -445,6 +558,7 @@ impl Checker<'_> {
                         }
                     }
                 }
+                self.new_binding(var, scope, "loop variable");
                 scope.push();
                 scope.declare(var, VarKind::LoopVar);
                 let outer = self.broadcast.clone();

@@ -11,6 +11,7 @@ pub mod constructors;
 pub mod dropped;
 pub mod effects;
 pub mod mapfoldl;
+pub mod names;
 pub mod parallel;
 pub mod parse;
 pub mod print;

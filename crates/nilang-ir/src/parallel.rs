@@ -56,6 +56,22 @@ pub struct Plan {
     /// Places handed to calls that must not write them (shared reads through calls): each is
     /// a compile-time condition on the callee's published effects.
     pub call_reads: Vec<CallRead>,
+    /// For each place indexed at owned slots only (those in `owned`, and shared reads whose
+    /// `owned_slots` is `Some`): the elements an iteration owns, from which each chunk of
+    /// iterations gets its window of the place (`nilang::parallel::Window`).
+    pub windows: Vec<(Ident, SlotWindow)>,
+}
+
+/// The elements `stride*i + shift + [0, stride)` that iteration `i` owns in a place. Both are
+/// evaluated once before the loop; every chunk `[lo, hi)` of iterations then reaches only
+/// `[stride*lo + shift, stride*hi + shift)` of the place, so that chunks never share an
+/// element, even if an index expression computed something else than the check saw.
+#[derive(Clone, Debug)]
+pub struct SlotWindow {
+    /// The stride (`1` for `y[i]`).
+    pub stride: Expr,
+    /// The shift (`o` for `y[i + o]`, else `0`).
+    pub shift: Expr,
 }
 
 /// A place declared outside a parallel loop, handed to a call by every iteration, which the
@@ -245,6 +261,8 @@ struct Use {
     in_expr: Vec<Span>,
     /// Handed to calls that must not write it.
     call_reads: Vec<CallRead>,
+    /// The elements an iteration owns, from the first owned slot.
+    window: Option<SlotWindow>,
 }
 
 struct Walker<'a> {
@@ -334,6 +352,9 @@ pub fn plan(
                 let one_stride = u.slot_reads.iter().all(|(s, _)| *s == u.slot_reads[0].0);
                 let owned_slots = (indexed == Some(true) && u.other_reads.is_empty() && one_stride)
                     .then_some(u.checks);
+                if let (Some(_), Some(window)) = (&owned_slots, u.window) {
+                    plan.windows.push((root.clone(), window));
+                }
                 plan.shared_reads.push(SharedRead {
                     root,
                     indexed,
@@ -434,6 +455,9 @@ pub fn plan(
             }
         }
         plan.slot_checks.extend(u.checks);
+        if let Some(window) = u.window {
+            plan.windows.push((root.clone(), window));
+        }
         plan.owned.push(root);
     }
     if w.errors.is_empty() {
@@ -516,8 +540,9 @@ impl Walker<'_> {
         self.first_index_expr(v, slot.is_some());
         let u = self.root_use(&v.root);
         match slot {
-            Some(s) => {
+            Some((s, window)) => {
                 u.slot_reads.push((s, v.span));
+                u.window.get_or_insert(window);
                 u.checks.extend(checks);
             }
             None => u.in_expr.push(v.span),
@@ -602,8 +627,10 @@ impl Walker<'_> {
         true
     }
 
-    /// The stride of an owned-slot first index (element or sub-slice), or `None`.
-    fn owned_slot(&mut self, index: &Expr, text: &str) -> Option<String> {
+    /// The stride (as text: accesses of one place must agree on it) and the window of an
+    /// owned-slot first index (element or sub-slice), or `None`.
+    fn owned_slot(&mut self, index: &Expr, text: &str) -> Option<(String, SlotWindow)> {
+        let window = |stride: Expr, shift: Expr| SlotWindow { stride, shift };
         if let Expr::Range(r) = strip(index) {
             let (Some(a), Some(b)) = (&r.start, &r.end) else {
                 return None;
@@ -635,20 +662,21 @@ impl Walker<'_> {
                 stride: stride.clone(),
                 text: text.to_string(),
             });
-            return Some(expr_text(&stride));
+            return Some((expr_text(&stride), window(stride, zero())));
         }
         let s = slot(index, self.var)?;
         let stride = s.stride.clone().unwrap_or_else(one);
         match (&s.stride, &s.offset) {
             // `y[i]`
-            (None, None) => Some("1".to_string()),
+            (None, None) => Some(("1".to_string(), window(one(), zero()))),
             // `y[i + o]`: a shift is injective, as long as every access has the same shift
-            (None, Some(o)) if self.invariant(o) => {
-                Some(format!("{} + {}", self.var, expr_text(o)))
-            }
+            (None, Some(o)) if self.invariant(o) => Some((
+                format!("{} + {}", self.var, expr_text(o)),
+                window(one(), o.clone()),
+            )),
             _ => self
                 .offset_ok(s.offset.as_ref(), &stride, text)
-                .then(|| expr_text(&stride)),
+                .then(|| (expr_text(&stride), window(stride.clone(), zero()))),
         }
     }
 
@@ -678,9 +706,10 @@ impl Walker<'_> {
         self.first_index_expr(v, first.is_some());
         let root = v.root.clone();
         match first {
-            Some(stride) => {
+            Some((stride, window)) => {
                 let u = self.root_use(&root);
                 u.slot_writes.push((stride, v.span));
+                u.window.get_or_insert(window);
                 u.checks.extend(checks);
             }
             None => {
@@ -745,8 +774,9 @@ impl Walker<'_> {
         let u = self.root_use(&v.root);
         u.all_reads.push(v.clone());
         match stride {
-            Some(s) => {
+            Some((s, window)) => {
                 u.slot_reads.push((s, v.span));
+                u.window.get_or_insert(window);
                 u.checks.extend(checks);
             }
             None => u.other_reads.push(v.clone()),

@@ -143,6 +143,7 @@ fn parse_signature_and_body(
     block: &syn::Block,
 ) -> syn::Result<Function> {
     let mut errors = Errors::default();
+    crate::names::reserved_names(&sig, block, &mut errors);
     if let syn::ReturnType::Type(_, ty) = &sig.output {
         errors.spanned(
             &ty,
@@ -195,11 +196,15 @@ fn parse_signature_and_body(
         .filter(|p| p.kind == ParamKind::MutRef)
         .map(|p| p.name.to_string())
         .collect();
+    let mut names = std::collections::BTreeSet::new();
+    crate::names::identifiers(sig.to_token_stream(), &mut names);
+    crate::names::identifiers(block.to_token_stream(), &mut names);
     let mut parser = Parser {
         errors: &mut errors,
         expand: options.expand,
         temp_counter: 0,
         state_names,
+        names,
     };
     let body = parser.block(&block.stmts);
     let function = Function {
@@ -211,6 +216,7 @@ fn parse_signature_and_body(
         params,
         body,
     };
+    crate::names::gradient_name_collisions(&function, &mut errors);
     if let Err(e) = crate::check::check_function(&function) {
         errors.add(e);
     }
@@ -224,6 +230,9 @@ struct Parser<'a> {
     /// Names of state: `&mut` parameters and every ancilla allocated so far. An expression
     /// that mentions none of them is a constant operand, however it is computed.
     state_names: std::collections::HashSet<String>,
+    /// Every identifier of the function as written: the loops the parser writes for the user
+    /// take names outside it ([`crate::names`]).
+    names: std::collections::BTreeSet<String>,
 }
 
 fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {
@@ -578,7 +587,7 @@ impl Parser<'_> {
     /// The statement, or its loop when it is a broadcast over whole slices (`y[..] += x[..]`,
     /// [`crate::broadcast`]); `None` after an error.
     fn lowered(&mut self, s: Stmt) -> Option<Stmt> {
-        match crate::broadcast::lower(s) {
+        match crate::broadcast::lower(s, &self.names) {
             Ok(s) => Some(s),
             Err(errors) => {
                 for (span, message) in errors {

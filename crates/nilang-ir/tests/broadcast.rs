@@ -5,7 +5,7 @@
 
 use nilang_ir::adjoint::adjoint_text;
 use nilang_ir::ast::{Stmt, StmtKind};
-use nilang_ir::bounds::hoistable;
+use nilang_ir::bounds::{hoistable, numbered_locals};
 use nilang_ir::check::Scope;
 use nilang_ir::print::{block_tokens, expr_text, function_text, tokens_text};
 use nilang_ir::reverse::reverse_block;
@@ -59,14 +59,15 @@ const AXPY: &str = r#"
 fn a_broadcast_is_a_loop_of_its_element_statement() {
     let f = parse(AXPY);
     let (var, slices, body) = lowered(&f.body[0]);
-    assert_eq!(var, "i");
-    assert_eq!(body, "y[i] += a * x[i];");
+    // the function reads `i` (a parameter): the loop takes a name it does not use
+    assert_eq!(var, "j");
+    assert_eq!(body, "y[j] += a * x[j];");
     assert_eq!(slices, "y, x");
     // the loop keeps the user's statement as its source (runtime errors name it)
     assert_eq!(f.body[0].source, "y[..] += a * x[..];");
     let (_, _, body) = lowered(&f.body[1]);
-    assert_eq!(body, "swap(y[i], z[i]);");
-    // a statement that reads `i` itself gets another index
+    assert_eq!(body, "swap(y[j], z[j]);");
+    // the same name in every broadcast of the function
     let (var, _, body) = lowered(&f.body[2]);
     assert_eq!(
         (var.as_str(), body.as_str()),
@@ -85,8 +86,8 @@ fn the_inverse_runs_the_inverse_element_statement_backwards() {
         bodies,
         [
             "irot(y[j], z[j], x[i]);",
-            "swap(y[i], z[i]);",
-            "y[i] -= a * x[i];"
+            "swap(y[j], z[j]);",
+            "y[j] -= a * x[j];"
         ]
     );
     assert!(inv
@@ -148,12 +149,12 @@ fn the_printed_program_and_adjoint_show_the_loop() {
     let f = parse(AXPY);
     let program = function_text(&f);
     for line in [
-        "    for i in broadcast!(y, x) {",
+        "    for j in broadcast!(y, x) {",
         "    for j in broadcast!(y, z).rev() {",
-        "        y[i] += a * x[i];",
-        "        swap(y[i], z[i]);",
+        "        y[j] += a * x[j];",
+        "        swap(y[j], z[j]);",
         "        irot(y[j], z[j], x[i]);",
-        "        y[i] -= a * x[i];",
+        "        y[j] -= a * x[j];",
     ] {
         assert!(program.contains(line), "{line}\n{program}");
     }
@@ -177,11 +178,13 @@ fn bounds_checks_of_the_element_statement_are_hoisted() {
     let StmtKind::For { var, range, body } = &f.body[0].kind else {
         unreachable!()
     };
-    let hoisted: Vec<String> = hoistable(var, range, body, &Scope::for_function(&f))
+    let scope = Scope::for_function(&f);
+    let hoisted: Vec<String> = hoistable(var, range, body, &scope, &mut numbered_locals())
+        .hoisted
         .iter()
         .map(|h| format!("{}[{}]", h.root, expr_text(&h.index)))
         .collect();
-    assert_eq!(hoisted, ["y[i]", "x[i]"]);
+    assert_eq!(hoisted, ["y[j]", "x[j]"]);
 }
 
 #[test]

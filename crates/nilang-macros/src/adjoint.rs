@@ -210,12 +210,13 @@ impl Gen {
             // constants (`2.0`, integers) convert on load as in the plain program
             Operand::Const(e) if self.shadow.as_ref().is_some_and(|s| s.names_scalar(e)) => {
                 let lane = self.lane();
+                let e = crate::codegen::read_only(e);
                 let load = load(quote!(#p::join_constant::<_, #lane>(#e)));
                 (quote!(let mut #local = #load;), TokenStream::new())
             }
             Operand::Const(e) => (
                 {
-                    let load = load(e.to_token_stream());
+                    let load = load(crate::codegen::read_only(e));
                     quote!(let mut #local = #load;)
                 },
                 TokenStream::new(),
@@ -412,7 +413,7 @@ impl Gen {
         let p = private();
         let mut out = TokenStream::new();
         for b in bindings {
-            let (name, value) = (&b.name, &b.value);
+            let (name, value) = (&b.name, crate::codegen::read_only(&b.value));
             let shadow = shadow_name(name);
             let ty = b.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
@@ -565,7 +566,7 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
     );
     let inv_doc =
         format!("The inverse of [`{adjoint}`]: `{fwd}`'s program run on values and gradients.");
-    let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, non_snake_case, clippy::all)]);
+    let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, unused_imports, non_snake_case, clippy::all)]);
     let adj_sig: syn::Signature =
         syn::parse_quote!(fn #adjoint #generics (#(#inputs),*) #where_clause);
     let mut inv_sig = adj_sig.clone();

@@ -28,7 +28,7 @@ pub fn generate(f: &Function) -> TokenStream {
         "The inverse of [`{}`](#): runs its program backwards, undoing every change it made.",
         f.sig.ident
     );
-    let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, clippy::all)]);
+    let allow = quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, unused_imports, clippy::all)]);
     quote! {
         #(#attrs)*
         #allow
@@ -452,38 +452,47 @@ impl Gen {
             Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
             _ => quote_spanned!(v.span=> #root),
         };
-        let unchecked = self.hoisted.iter().any(|h| h.matches(v));
+        let hoisted = self.hoisted.iter().find(|h| h.matches(v));
         for (k, a) in v.path.iter().enumerate() {
             let i = match a {
                 Access::Index(e) => self.index_tokens(e),
                 Access::Field(_) => TokenStream::new(),
             };
-            ts = match a {
-                // SAFETY: the element (or sub-slice) is an owned slot of this iteration of a
-                // parallel loop (`nilang_ir::parallel`): no other iteration touches it.
-                Access::Index(e) if k == 0 && cell => match e {
-                    syn::Expr::Range(_) => quote!((*unsafe { #ts.range(#i) })),
-                    // SAFETY (also): the enclosing unchecked loop checked the index's range
-                    // before it started (`nilang_ir::bounds`)
-                    _ if unchecked => quote!((*unsafe { #ts.at_unchecked(#i) })),
+            ts = match (a, hoisted) {
+                // SAFETY (`Window::at`, `Window::range`): a place's code uses the reference
+                // within its statement, and places of one root handed to one call go through
+                // temporaries (`Gen::call`): no other reference to the element is alive. The
+                // window itself keeps the chunk to its own elements.
+                (Access::Index(e), _) if k == 0 && cell => match (e, hoisted) {
+                    (syn::Expr::Range(_), _) => quote!((*unsafe { #ts.range(#i) })),
+                    // SAFETY (also, `Window::at_unchecked`): the enclosing unchecked loop checked
+                    // this index against the window's bounds before it started
+                    // (`Gen::hoisted_check`).
+                    (_, Some(h)) => {
+                        let u = &h.unchecked;
+                        quote!((*unsafe { #ts.at_unchecked(#u) }))
+                    }
                     _ => quote!((*unsafe { #ts.at(#i) })),
                 },
-                Access::Field(m) => quote!(#ts.#m),
-                Access::Index(_) if k == 0 && unchecked => {
+                (Access::Field(m), _) => quote!(#ts.#m),
+                (Access::Index(_), Some(h)) if k == 0 => {
                     // a chunk's own shadow of a place a parallel loop only reads is writable
                     let own_shadow =
                         *root != v.root && self.par.local_shadows.contains(&v.root.to_string());
+                    let u = &h.unchecked;
                     let get = if self.writable(v) || own_shadow {
-                        quote!(get_unchecked_mut)
+                        quote!((&&#ts.__nilang_place_mut()).get(#u))
                     } else {
-                        quote!(get_unchecked)
+                        quote!((&&#ts.__nilang_place()).get(#u))
                     };
-                    // SAFETY: the enclosing loop checked this index at its first and last
-                    // iteration; it is non-decreasing in the loop variable and the loop does
-                    // not resize the variable (nilang_ir::bounds).
-                    quote!((*unsafe { #ts.#get(#i) }))
+                    // SAFETY (`hoist::Trusted::get`): the enclosing loop checked this index,
+                    // computed over locals bound before it, against the bounds of the same
+                    // place at its first and last iteration (`Gen::hoisted_check`); the index
+                    // is non-decreasing in the loop variable and the loop does not resize the
+                    // place (nilang_ir::bounds).
+                    quote!((*unsafe { #get }))
                 }
-                Access::Index(_) => quote!(#ts[#i]),
+                (Access::Index(_), _) => quote!(#ts[#i]),
             };
         }
         ts
@@ -527,11 +536,18 @@ impl Gen {
         let outer = self.indices.len();
         let mut lets = TokenStream::new();
         for v in s.views() {
-            for a in &v.path {
+            // a hoisted first index is computed over locals bound before the loop
+            let hoisted = self.hoisted.iter().any(|h| h.matches(v));
+            for (k, a) in v.path.iter().enumerate() {
                 match a {
-                    Access::Index(e) if needs_binding(e) && self.bound_index(e).is_none() => {
+                    Access::Index(e)
+                        if needs_binding(e)
+                            && self.bound_index(e).is_none()
+                            && !(k == 0 && hoisted) =>
+                    {
                         let local = self.fresh("index");
-                        lets.extend(quote!(let #local = #e;));
+                        let value = read_only(e);
+                        lets.extend(quote!(let #local = #value;));
                         self.indices.push((e.clone(), local));
                     }
                     _ => {}
@@ -574,7 +590,21 @@ impl Gen {
             StmtKind::Instr(instr) => self.instruction(instr, &site, s.span),
             StmtKind::XorExpr { target, expr } => {
                 let t = self.place(target);
-                quote!({ let __v = #expr; #t ^= __v; })
+                let checks: TokenStream = if self.checked {
+                    let reads = nilang_ir::check::xor_self_reads(target, expr).dynamic;
+                    reads
+                        .iter()
+                        .map(|r| {
+                            let (pr, names) =
+                                (self.place(r), format!("{} and {}", target.text(), r.text()));
+                            quote!(#p::check_disjoint(&#t, &#pr, #site, #names);)
+                        })
+                        .collect()
+                } else {
+                    TokenStream::new()
+                };
+                let expr = read_only(expr);
+                quote!({ #checks let __v = #expr; #t ^= __v; })
             }
             StmtKind::Builtin { op, args, operand } => {
                 let views: Vec<&Dataview> = args.iter().collect();
@@ -625,7 +655,7 @@ impl Gen {
             StmtKind::Alloc(bindings) => {
                 let mut out = TokenStream::new();
                 for b in bindings {
-                    let (name, value) = (&b.name, &b.value);
+                    let (name, value) = (&b.name, read_only(&b.value));
                     let ty = b.ty.as_ref().map(|t| quote!(: #t));
                     out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
                 }
@@ -641,7 +671,7 @@ impl Gen {
             StmtKind::Dealloc(bindings) => {
                 let mut out = TokenStream::new();
                 for b in bindings {
-                    let (name, value) = (&b.name, &b.value);
+                    let (name, value) = (&b.name, read_only(&b.value));
                     if self.checked {
                         let var = name.to_string();
                         let ty = b.ty.as_ref().map(|t| quote!(: &#t));
@@ -668,8 +698,10 @@ impl Gen {
                 let els = self.block(els);
                 let check = self.checked.then(|| {
                     let text = expr_text(post);
+                    let post = read_only(post);
                     quote!(#p::check_if(__pre, #post, #site, #text);)
                 });
+                let pre = read_only(pre);
                 quote!({
                     let __pre: bool = #pre;
                     if __pre { #then } else { #els }
@@ -678,8 +710,8 @@ impl Gen {
             }
             StmtKind::While { pre, post, body } => {
                 let body = self.block(body);
+                let (text, pre, post) = (expr_text(post), read_only(pre), read_only(post));
                 if self.checked {
-                    let text = expr_text(post);
                     quote!({
                         #p::check_while_entry(#post, #site, #text);
                         while #pre {
@@ -700,10 +732,7 @@ impl Gen {
                     rev,
                     ..
                 } = range;
-                let step = step
-                    .as_ref()
-                    .map(|s| s.to_token_stream())
-                    .unwrap_or_else(|| quote!(1));
+                let step = step.as_ref().map(read_only).unwrap_or_else(|| quote!(1));
                 if !self.checked && range.step.is_none() {
                     return self.unchecked_for(var, range, body, &site);
                 }
@@ -712,6 +741,7 @@ impl Gen {
                 let body = self.block(body);
                 self.scope.pop();
                 let end = self.range_end(range, &site);
+                let start = read_only(start);
                 let check = self.checked.then(|| {
                     let text = tokens_text(&range_tokens(range));
                     quote!(#p::check_for_range((__start, __end, __step), (#start, #end, #step), #site, #text);)
@@ -794,11 +824,23 @@ impl Gen {
             ..
         } = range;
         let end = self.range_end(range, site);
-        let hoisted = nilang_ir::bounds::hoistable(var, range, body, &self.scope);
-        let checks: TokenStream = hoisted
+        let start = read_only(start);
+        let scope = self.scope.clone();
+        let hoisting =
+            nilang_ir::bounds::hoistable(var, range, body, &scope, &mut || self.fresh("hoisted"));
+        let lets = hoisting
+            .lets
+            .iter()
+            .map(|(name, part)| quote!(let #name = #part;));
+        let checks: TokenStream = hoisting
+            .hoisted
             .iter()
             .map(|h| self.hoisted_check(h, var, site))
             .collect();
+        let uses = (!hoisting.hoisted.is_empty()).then(|| {
+            let p = private();
+            quote!(use #p::hoist::prelude::*;)
+        });
         let (nonempty, last, iter) = if *inclusive {
             (
                 quote!(__start <= __end),
@@ -814,20 +856,23 @@ impl Gen {
         };
         let iter = if *rev { quote!((#iter).rev()) } else { iter };
         let depth = self.hoisted.len();
-        self.hoisted.extend(hoisted);
+        self.hoisted.extend(hoisting.hoisted);
         self.scope.push();
         self.scope.declare(var, VarKind::LoopVar);
         let body = self.block(body);
         self.scope.pop();
         self.hoisted.truncate(depth);
+        // the invariant parts are evaluated only when the loop runs (as the loop would)
         quote!({
             let __start = #start;
             let __end = #end;
             if #nonempty {
+                #uses
+                #(#lets)*
                 let (__first, __last) = (__start, #last);
                 #checks
+                for #var in #iter { #body }
             }
-            for #var in #iter { #body }
         })
     }
 
@@ -836,7 +881,7 @@ impl Gen {
     /// (`__private::broadcast_len`).
     pub(crate) fn range_end(&self, range: &RangeSpec, site: &TokenStream) -> TokenStream {
         let Some(b) = &range.broadcast else {
-            return range.end.to_token_stream();
+            return read_only(&range.end);
         };
         let p = private();
         let names = b.slices.iter().map(expr_text);
@@ -845,7 +890,9 @@ impl Gen {
     }
 
     /// The check before a loop that an index it hoists is in range of its variable (and of
-    /// the variable's gradient, in an adjoint program) at the first and the last iteration.
+    /// the variable's gradient, in an adjoint program) at the first and the last iteration:
+    /// the bounds of the very place the loop indexes (`__private::hoist`; a parallel chunk's
+    /// window, `Window::bounds`).
     fn hoisted_check(
         &self,
         h: &nilang_ir::bounds::Hoisted,
@@ -858,14 +905,18 @@ impl Gen {
             path: Vec::new(),
             span: h.root.span(),
         };
-        let index = nilang_ir::bounds::checked_index(&h.index, var);
-        let len = |root: &syn::Ident| {
+        let index = nilang_ir::bounds::checked_index(&h.unchecked, var);
+        let bounds = |root: &syn::Ident| {
             let place = self.place_at(&view, root);
-            quote!(#place.len())
+            if self.par.cells.contains(&root.to_string()) {
+                quote!(::core::option::Option::Some(#place.bounds()))
+            } else {
+                quote!((&&#place.__nilang_place()).bounds())
+            }
         };
-        let length = len(&h.root);
-        let grad_length = if self.has_shadow(&view) {
-            let shadow = len(&nilang_ir::adjoint::shadow_name(&h.root));
+        let value = bounds(&h.root);
+        let grad = if self.has_shadow(&view) {
+            let shadow = bounds(&nilang_ir::adjoint::shadow_name(&h.root));
             quote!(::core::option::Option::Some(#shadow))
         } else {
             quote!(::core::option::Option::None)
@@ -874,7 +925,7 @@ impl Gen {
         quote!({
             let __lo = { let #var = __first; #index };
             let __hi = { let #var = __last; #index };
-            #p::check_hoisted_index(__lo, __hi, #length, #grad_length, #site, #text);
+            #p::check_hoisted_index(__lo, __hi, #value, #grad, #site, #text);
         })
     }
 
@@ -899,7 +950,7 @@ impl Gen {
                 (load, store)
             }
             Operand::Const(e) => {
-                let load = load_call(syn::spanned::Spanned::span(e), &like, &e.to_token_stream());
+                let load = load_call(syn::spanned::Spanned::span(e), &like, &read_only(e));
                 (quote!(let mut #local = #load;), TokenStream::new())
             }
         }
@@ -1072,9 +1123,29 @@ impl Gen {
                     let place = self.place(&v);
                     quote!(&#place)
                 }
+                // arguments a call takes run as in Rust, even when they change something
+                // (a cache's `rows.at(i)`); unchecked loops keep the checks of what they name
+                // (`nilang_ir::bounds`)
                 _ => quote!(&(#e)),
             },
             CallArg::Value(e) => e.to_token_stream(),
+        }
+    }
+}
+
+/// An expression of the user's (an index, a condition, a range bound, an ancilla's value; not
+/// an argument of a call) as code that can only read: `__private::read(|| e)` takes a closure that must be `Fn`, so an expression that
+/// changes or moves a variable (`v.clear()`, `k = 2`) does not compile, with rustc's message
+/// at the change. Literals and names are left as they are. What unchecked loops rely on: no
+/// expression resizes a place whose bounds they checked before the loop
+/// (`nilang_ir::bounds`).
+pub(crate) fn read_only(e: &syn::Expr) -> TokenStream {
+    match e {
+        syn::Expr::Lit(_) => e.to_token_stream(),
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => e.to_token_stream(),
+        _ => {
+            let span = syn::spanned::Spanned::span(e);
+            quote_spanned!(span=> ::nilang::__private::read(|| #e))
         }
     }
 }

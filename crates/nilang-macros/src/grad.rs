@@ -858,7 +858,7 @@ fn gradient_generics(p: &Params) -> syn::Generics {
 }
 
 fn allow() -> TokenStream {
-    quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, non_snake_case, clippy::all)])
+    quote!(#[allow(unused_mut, unused_variables, unused_assignments, unused_braces, unused_parens, unused_imports, non_snake_case, clippy::all)])
 }
 
 /// `f_grad`: forward on plain scalars, seed, adjoint into gradient buffers, and the values

@@ -69,6 +69,11 @@ impl Gen {
         let p = private();
         let (start, end, inclusive) = (&range.start, &range.end, range.inclusive);
         let weight = range.weight.clone().unwrap_or_else(|| syn::parse_quote!(1));
+        let (start, end, weight) = (
+            crate::codegen::read_only(start),
+            crate::codegen::read_only(end),
+            crate::codegen::read_only(&weight),
+        );
         let split = quote!(#p::par::worth_splitting(#start, #end, #inclusive, #weight));
         quote!({ if #gate && #split { #par } else { #seq } })
     }
@@ -125,9 +130,10 @@ impl Gen {
                 // handed to calls at owned slots only (`g(us[2*i..2*i + 2])`): each iteration
                 // borrows its own elements through cells, as for a place it writes, instead
                 // of every chunk copying the whole place
+                let window = self.window_of(plan, root, &mut pre);
                 let cells = self.fresh("cells");
                 pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
-                enter.extend(quote!(let #root = &#cells;));
+                enter.extend(window_binding(root, &cells, &window));
                 state.cells.push(root.to_string());
                 value_slot_checks.extend(checks.iter());
                 continue;
@@ -158,6 +164,7 @@ impl Gen {
         }
         for root in &plan.owned {
             let v = whole(root);
+            let window = self.window_of(plan, root, &mut pre);
             let mut roots = vec![(root.clone(), self.place(&v))];
             if self.has_shadow(&v) {
                 roots.push((shadow_name(root), self.shadow_place(&v)));
@@ -165,16 +172,17 @@ impl Gen {
             for (name, place) in roots {
                 let cells = self.fresh("cells");
                 pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
-                enter.extend(quote!(let #name = &#cells;));
+                enter.extend(window_binding(&name, &cells, &window));
                 state.cells.push(name.to_string());
             }
         }
         for (root, _) in &slot_shadows {
             // the value stays read-only; the shadow is written at this iteration's slots only
+            let window = self.window_of(plan, root, &mut pre);
             let (name, place) = (shadow_name(root), self.shadow_place(&whole(root)));
             let cells = self.fresh("cells");
             pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
-            enter.extend(quote!(let #name = &#cells;));
+            enter.extend(window_binding(&name, &cells, &window));
             state.cells.push(name.to_string());
             state.local_shadows.push(root.to_string());
         }
@@ -298,6 +306,37 @@ impl Gen {
             #check
         }))
     }
+}
+
+impl Gen {
+    /// The elements a chunk `__lo..__hi` of the loop owns in `root` (`__private::par::slots`),
+    /// from its stride and shift, which `pre` evaluates once, before the loop.
+    fn window_of(
+        &mut self,
+        plan: &nilang_ir::parallel::Plan,
+        root: &syn::Ident,
+        pre: &mut TokenStream,
+    ) -> TokenStream {
+        let p = private();
+        let (_, w) = plan
+            .windows
+            .iter()
+            .find(|(r, _)| r == root)
+            .expect("a place of owned slots has a window (nilang_ir::parallel::Plan::windows)");
+        let (stride, shift) = (self.fresh("stride"), self.fresh("shift"));
+        let (s, b) = (&w.stride, &w.shift);
+        let (s, b) = (crate::codegen::read_only(s), crate::codegen::read_only(b));
+        pre.extend(quote!(let #stride: usize = #s; let #shift: usize = #b;));
+        quote!(#p::par::slots(__lo, __hi, #stride, #shift))
+    }
+}
+
+/// Binds `name`, in a chunk, to its window of `cells`.
+fn window_binding(name: &syn::Ident, cells: &syn::Ident, window: &TokenStream) -> TokenStream {
+    // SAFETY (`Cells::window`): every chunk `__lo..__hi` gets the window `slots(__lo, __hi,
+    // stride, shift)`, with one stride and shift for all chunks, evaluated before the loop;
+    // the chunks (`par::chunks`) are disjoint, so the windows are.
+    quote!(let #name = &unsafe { #cells.window(#window) };)
 }
 
 /// For every place a parallel loop of `f` hands to a call that must not write it

@@ -310,16 +310,18 @@ where
     out
 }
 
-/// A slice whose elements the iterations of a parallel loop write, each element by one
-/// iteration only (`nilang_ir::parallel` proved it): shared by all chunks.
+/// A slice whose elements the iterations of a parallel loop write, shared by all chunks:
+/// each chunk reaches its elements through its own [`Window`], and the windows of different
+/// chunks are disjoint, whatever the loop's index expressions compute.
 ///
 /// Called by generated parallel loops (through `nilang::__private`); not a public API.
 #[doc(hidden)]
 pub struct Cells<'a, E>(&'a [UnsafeCell<E>]);
 
-// SAFETY: `Cells` hands out `&mut E` to elements only through the unsafe `at`/`range`, whose
-// callers (generated parallel loops) touch every element from one iteration, hence one
-// thread, only; sending those `&mut E` across threads needs `E: Send`.
+// SAFETY: `Cells` gives access to its elements only through `Cells::window`, whose contract
+// (checked where generated code calls it) makes the windows alive on different threads
+// disjoint, so no element is reached from two threads; sending `&mut E` across threads needs
+// `E: Send`.
 unsafe impl<E: Send> Sync for Cells<'_, E> {}
 // SAFETY: as above.
 unsafe impl<E: Send> Send for Cells<'_, E> {}
@@ -344,59 +346,178 @@ impl<'a, E> Cells<'a, E> {
         self.0.is_empty()
     }
 
-    /// Element `k`.
+    /// The elements `slots` (clamped to the slice) of one chunk of iterations.
     ///
     /// # Safety
-    /// No other reference to element `k` (from `at`, `range` or indexing) may be alive while
-    /// the result is (each iteration of a parallel loop touches only the elements it owns).
+    /// No window overlapping this one is used on another thread while this one is alive.
+    /// Generated loops give every chunk `[lo, hi)` of the iterations the window
+    /// [`slots`]`(lo, hi, stride, shift)` with one `stride` and `shift` for all chunks,
+    /// evaluated once before the loop: chunks are disjoint ([`chunks`]), so their windows are.
     #[inline(always)]
-    #[allow(clippy::mut_from_ref)]
-    pub unsafe fn at(&self, k: usize) -> &mut E {
-        &mut *self.0[k].get()
-    }
-
-    /// Element `k`, without a bounds check.
-    ///
-    /// # Safety
-    /// As [`Cells::at`], and `k` is in bounds.
-    #[inline(always)]
-    #[allow(clippy::mut_from_ref)]
-    pub unsafe fn at_unchecked(&self, k: usize) -> &mut E {
-        &mut *self.0.get_unchecked(k).get()
-    }
-
-    /// The elements in `r` (a range).
-    ///
-    /// # Safety
-    /// As [`Cells::at`], for every element of `r`.
-    #[inline(always)]
-    #[allow(clippy::mut_from_ref)]
-    pub unsafe fn range<R>(&self, r: R) -> &mut [E]
-    where
-        R: core::slice::SliceIndex<[UnsafeCell<E>], Output = [UnsafeCell<E>]>,
-    {
-        let s = &self.0[r];
-        core::slice::from_raw_parts_mut(UnsafeCell::raw_get(s.as_ptr()), s.len())
+    pub unsafe fn window(&self, slots: core::ops::Range<usize>) -> Window<'_, E> {
+        let len = self.0.len();
+        let (lo, hi) = (slots.start.min(len), slots.end.min(len));
+        Window {
+            cells: self.0,
+            lo,
+            hi: hi.max(lo),
+        }
     }
 }
 
+/// The elements `[s*lo + b, s*hi + b)` that the iterations `[lo, hi)` of a parallel loop own
+/// at stride `s` and shift `b` (`y[s*i + o]` with `o` in `0..s`: `b` is 0; `y[i + b]`: `s` is
+/// 1); an overflow or a negative bound fails with a message.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
+#[inline(always)]
+pub fn slots<I: PrimInt>(lo: I, hi: I, stride: usize, shift: usize) -> core::ops::Range<usize> {
+    let at = |k: I| {
+        k.to_usize()
+            .and_then(|k| k.checked_mul(stride))
+            .and_then(|k| k.checked_add(shift))
+    };
+    match (at(lo), at(hi)) {
+        (Some(a), Some(b)) => a..b,
+        _ => slots_overflow(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn slots_overflow() -> ! {
+    panic!(
+        "a parallel loop's owned slots do not fit in `usize` (its stride times its iterations \
+         overflows, or the loop variable is negative)"
+    )
+}
+
+/// The elements one chunk of a parallel loop may reach in a place its iterations own
+/// ([`Cells::window`]): every access outside it fails with a message, so no iteration of
+/// another chunk can be reached, whatever an index expression computes.
+///
+/// Called by generated parallel loops (through `nilang::__private`); not a public API.
+#[doc(hidden)]
+pub struct Window<'c, E> {
+    cells: &'c [UnsafeCell<E>],
+    lo: usize,
+    hi: usize,
+}
+
+impl<'c, E> Window<'c, E> {
+    /// The length of the whole place (what `y.len()` reads in the loop's body).
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Whether the whole place is empty.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The elements this window may reach.
+    #[inline(always)]
+    pub fn bounds(&self) -> core::ops::Range<usize> {
+        self.lo..self.hi
+    }
+
+    #[inline(always)]
+    fn cell(&self, k: usize) -> &'c UnsafeCell<E> {
+        if k < self.lo || k >= self.hi {
+            outside_window(k, self.lo, self.hi, self.cells.len());
+        }
+        &self.cells[k]
+    }
+
+    /// Element `k` (in the window, else a panic).
+    ///
+    /// # Safety
+    /// No other reference to element `k` (from `at`, `at_unchecked`, `range` or indexing) is
+    /// alive while the result is: generated code uses each result within one statement, and
+    /// hands places that share a root to one call through temporaries.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn at(&self, k: usize) -> &'c mut E {
+        // SAFETY: `k` is in this window (`cell`), which no other thread reaches
+        // (`Cells::window`); no other reference to it is alive (the caller's contract).
+        unsafe { &mut *self.cell(k).get() }
+    }
+
+    /// Element `k`, without the window check.
+    ///
+    /// # Safety
+    /// As [`Window::at`], and `k` lies in [`Window::bounds`]: generated code calls it only for
+    /// an index that `check_hoisted_index` checked against those bounds before the chunk's loop
+    /// (`nilang::__private::hoist`).
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn at_unchecked(&self, k: usize) -> &'c mut E {
+        // SAFETY: the caller's contract: `lo <= k < hi <= len`.
+        unsafe { &mut *self.cells.get_unchecked(k).get() }
+    }
+
+    /// The elements in `r` (in the window, else a panic).
+    ///
+    /// # Safety
+    /// As [`Window::at`], for every element of `r`.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn range(&self, r: core::ops::Range<usize>) -> &'c mut [E] {
+        if r.start > r.end || r.start < self.lo || r.end > self.hi {
+            outside_window_range(r.clone(), self.lo, self.hi, self.cells.len());
+        }
+        let s = &self.cells[r];
+        // SAFETY: the elements are in this window (checked just above), which no other thread
+        // reaches; no other reference to them is alive (the caller's contract); `UnsafeCell<E>`
+        // has the layout of `E`.
+        unsafe { core::slice::from_raw_parts_mut(UnsafeCell::raw_get(s.as_ptr()), s.len()) }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn outside_window(k: usize, lo: usize, hi: usize, len: usize) -> ! {
+    if k >= len {
+        panic!("index out of bounds: the len is {len} but the index is {k}");
+    }
+    panic!(
+        "a parallel loop reached element {k} of a place its iterations own, outside the \
+         elements {lo}..{hi} of this chunk of iterations: its index expressions do not compute \
+         the slots the compile-time check saw"
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn outside_window_range(r: core::ops::Range<usize>, lo: usize, hi: usize, len: usize) -> ! {
+    if r.start > r.end || r.end > len {
+        panic!("range {r:?} out of bounds for a place of length {len}");
+    }
+    outside_window(if r.start < lo { r.start } else { r.end - 1 }, lo, hi, len)
+}
+
 /// Reads element `k` (what `expand!`'s `(y[i]).zero_like()` does inside a parallel loop).
-impl<E> core::ops::Index<usize> for Cells<'_, E> {
+impl<E> core::ops::Index<usize> for Window<'_, E> {
     type Output = E;
     fn index(&self, k: usize) -> &E {
-        // SAFETY: generated code reads an element only in the iteration that owns it, so no
-        // `&mut` to it (from `at`/`range`) is alive at the same time.
-        unsafe { &*self.0[k].get() }
+        // SAFETY: `k` is in this window (`cell`), which no other thread reaches; generated
+        // code reads an element only while no `&mut` to it (from `at`/`range`) is alive.
+        unsafe { &*self.cell(k).get() }
     }
 }
 
 /// Reads the elements in a range (`&y[k*i..k*(i+1)]` in an expression of a parallel loop).
-impl<E> core::ops::Index<core::ops::Range<usize>> for Cells<'_, E> {
+impl<E> core::ops::Index<core::ops::Range<usize>> for Window<'_, E> {
     type Output = [E];
     fn index(&self, r: core::ops::Range<usize>) -> &[E] {
-        let s = &self.0[r];
-        // SAFETY: as for one element: only the iteration that owns them reads them, and no
-        // `&mut` to them is alive meanwhile; `UnsafeCell<E>` has the layout of `E`.
+        if r.start > r.end || r.start < self.lo || r.end > self.hi {
+            outside_window_range(r.clone(), self.lo, self.hi, self.cells.len());
+        }
+        let s = &self.cells[r];
+        // SAFETY: the elements are in this window (checked just above), which no other thread
+        // reaches; generated code reads them only while no `&mut` to them is alive;
+        // `UnsafeCell<E>` has the layout of `E`.
         unsafe { core::slice::from_raw_parts(s.as_ptr() as *const E, s.len()) }
     }
 }

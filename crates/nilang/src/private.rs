@@ -10,60 +10,28 @@ use crate::stack::Stack;
 use core::fmt::Debug;
 pub use num_traits::PrimInt;
 
+#[path = "hoist.rs"]
+pub mod hoist;
+pub use hoist::check_hoisted_index;
+
 /// Stores an operand back after an instruction.
 #[inline(always)]
 pub fn store<Y: Accepts<X>, X>(x: &mut X, v: Y) {
     Y::store(x, v)
 }
 
+/// Evaluates an expression of a reversible function's body (an index, a condition, a value):
+/// the closure must be `Fn`, so an expression that changes or moves a variable does not
+/// compile (`nilang_macros`' `read_only`).
+#[inline(always)]
+pub fn read<R>(f: impl Fn() -> R) -> R {
+    f()
+}
+
 /// A copy of a dataview's value.
 #[inline(always)]
 pub fn copy<X: Clone>(x: &X) -> X {
     x.clone()
-}
-
-/// Checks, before an unchecked loop, that an index it does without bounds checks is in range
-/// at the first (`lo`) and the last (`hi`) iteration (`None`: the index overflowed) for the
-/// variable's length `len` and, in an adjoint program, its gradient's `grad_len`. Inlined, so
-/// that a loop of a few iterations pays two comparisons, not a call and its arguments; the
-/// message is built out of line.
-#[inline(always)]
-pub fn check_hoisted_index(
-    lo: Option<usize>,
-    hi: Option<usize>,
-    len: usize,
-    grad_len: Option<usize>,
-    site: &Site,
-    index: &'static str,
-) {
-    let fits = |n: usize| matches!((lo, hi), (Some(_), Some(hi)) if hi < n);
-    if !(fits(len) && grad_len.is_none_or(fits)) {
-        hoisted_index_out_of_range(lo, hi, len, grad_len, site, index);
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn hoisted_index_out_of_range(
-    lo: Option<usize>,
-    hi: Option<usize>,
-    len: usize,
-    grad_len: Option<usize>,
-    site: &Site,
-    index: &'static str,
-) -> ! {
-    let lengths = match grad_len {
-        Some(g) => format!(
-            "{} (lengths [{len}, {g}]: the value's and its gradient's)",
-            len.min(g)
-        ),
-        None => len.to_string(),
-    };
-    panic!(
-        "index out of range in `{}`: {} takes the values {:?} to {:?} in the loop of `{}`, \
-         but the length is {}",
-        site.function, index, lo, hi, site.statement, lengths
-    )
 }
 
 /// The length of the whole slices of a broadcast statement (`y[..] += a * x[..]`, lowered by
@@ -175,6 +143,29 @@ pub fn check_for_range<I: PartialEq + Debug>(
 #[inline]
 pub fn check_distinct<A, B>(a: *const A, b: *const B, site: &Site, names: &'static str) {
     if a as *const () == b as *const () {
+        fail(
+            site,
+            CheckKind::Aliasing,
+            names,
+            "different places".into(),
+            "the same place".into(),
+        );
+    }
+}
+
+/// Checks that the target of `b[i] ^= f(b[j])` and a place its value reads do not overlap
+/// (`b[i] ^= b[i]` would clear `b[i]`): fails with [`CheckKind::Aliasing`] at `site`.
+#[inline(always)]
+pub fn check_disjoint<A: ?Sized, B: ?Sized>(a: &A, b: &B, site: &Site, names: &'static str) {
+    let (a0, b0) = (
+        a as *const A as *const u8 as usize,
+        b as *const B as *const u8 as usize,
+    );
+    let (a1, b1) = (
+        a0 + core::mem::size_of_val(a).max(1),
+        b0 + core::mem::size_of_val(b).max(1),
+    );
+    if a0 < b1 && b0 < a1 {
         fail(
             site,
             CheckKind::Aliasing,
