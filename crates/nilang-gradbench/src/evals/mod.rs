@@ -72,12 +72,16 @@ pub fn canonical(module: &str) -> &str {
     }
 }
 
-/// Evaluates `function` of `module` on `input`: the output and one timing per run.
+/// Evaluates `function` of `module` on `input`: the output and one timing per run. The
+/// input's `Runs` fields are checked against their caps first ([`crate::limits`]), before the
+/// eval allocates anything; each eval checks the memory its sizes ask for
+/// ([`crate::limits::Need`]) before allocating it.
 pub fn evaluate(
     module: &str,
     function: &str,
     input: &Value,
 ) -> Result<(Value, Vec<Timing>), String> {
+    Runs::from_input(input)?;
     match canonical(module) {
         "hello" => hello::evaluate(function, input),
         "lse" => lse::evaluate(function, input),
