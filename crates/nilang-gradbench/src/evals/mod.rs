@@ -152,19 +152,16 @@ pub fn timed_into_with<B, V>(
     Ok((encode(out), timings))
 }
 
-/// Flattens rows into one row-major vector, checking every row has `cols` entries.
+/// Flattens rows into one row-major vector, checking every row has `cols` entries (before
+/// allocating: the vector is then as long as the rows together, whatever `cols` says).
 pub fn flatten(what: &str, rows: &[Vec<f64>], cols: usize) -> Result<Vec<f64>, String> {
-    let mut out = Vec::with_capacity(rows.len() * cols);
-    for (i, r) in rows.iter().enumerate() {
-        if r.len() != cols {
-            return Err(format!(
-                "`{what}[{i}]` has {} entries, expected {cols}",
-                r.len()
-            ));
-        }
-        out.extend_from_slice(r);
+    if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != cols) {
+        return Err(format!(
+            "`{what}[{i}]` has {} entries, expected {cols}",
+            r.len()
+        ));
     }
-    Ok(out)
+    Ok(rows.concat())
 }
 
 /// Splits a row-major vector into `count` rows of `cols` entries.
