@@ -40,7 +40,8 @@ enum Command {
     /// Be a GradBench tool: answer GradBench's JSON-lines messages on stdin, on stdout (as the
     /// `nilang-gradbench` binary, which times without this binary's allocation counter).
     Gradbench {
-        /// Threads of the pool the evals' parallel loops run on.
+        /// Threads of the pool the evals' parallel loops run on (at most 64 per core, and
+        /// 4096).
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
@@ -61,8 +62,9 @@ enum Command {
         /// absent.
         #[arg(long)]
         data: Option<std::path::PathBuf>,
-        /// Threads for the programs' parallel loops (default: every core). With more than one,
-        /// samples are timed by wall time instead of the thread's CPU time.
+        /// Threads for the programs' parallel loops (default: every core; at most 64 per core,
+        /// and 4096). With more than one, samples are timed by wall time instead of the
+        /// thread's CPU time.
         #[arg(long)]
         threads: Option<usize>,
     },

@@ -53,3 +53,58 @@ fn gradbench_refuses_zero_threads() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("positive number"), "{stderr}");
 }
+
+/// Runs `nilang ARGS` with nothing on stdin; its exit status and stderr, or a failure if it
+/// is still running after 30 s (it is killed then): before the bound, `--threads 200000`
+/// never got past starting its pool.
+fn run_with_patience(args: &[&str]) -> (std::process::ExitStatus, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nilang"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`nilang {}` did not exit within 30 s", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `--threads` beyond 64 per core (and 4096) is refused at start, with the bound, by both
+/// subcommands that take it.
+#[test]
+fn threads_beyond_the_bound_are_refused_at_start() {
+    let (status, stderr) = run_with_patience(&["gradbench", "--threads", "200000"]);
+    assert!(!status.success());
+    assert!(stderr.contains("positive number of at most"), "{stderr}");
+    let out = std::env::temp_dir().join(format!("nilang-threads-{}", std::process::id()));
+    let out = out.to_string_lossy();
+    let args = [
+        "bench",
+        "--quick",
+        "--only",
+        "bessel",
+        "--threads",
+        "200000",
+        "--out",
+        &out,
+    ];
+    let (status, stderr) = run_with_patience(&args);
+    assert!(!status.success());
+    assert!(stderr.contains("`--threads 200000`: at most"), "{stderr}");
+    assert!(
+        !std::path::Path::new(&*out).join("report.md").exists(),
+        "no report is written"
+    );
+}

@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod evals;
+pub mod limits;
 pub mod protocol;
 pub mod runs;
 pub mod seeded;
@@ -9,7 +10,8 @@ pub mod seeded;
 pub use protocol::{serve, Tool};
 
 /// The thread count of `--threads N` / `--threads=N` among a tool's arguments (1 when absent):
-/// the size of the rayon pool the evals' parallel loops run on.
+/// the size of the rayon pool the evals' parallel loops run on, at most
+/// [`limits::max_threads`].
 pub fn threads_option(args: &[String]) -> Result<usize, String> {
     let mut threads = 1;
     let mut it = args.iter();
@@ -25,26 +27,26 @@ pub fn threads_option(args: &[String]) -> Result<usize, String> {
         };
         threads = value
             .parse::<usize>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("`--threads` takes a positive number, not `{value}`"))?;
+            .map_err(|_| format!("`--threads` takes a positive number, not `{value}`"))
+            .and_then(limits::check_threads)?;
     }
     Ok(threads)
 }
 
 /// Serves the GradBench protocol on stdin/stdout ([`protocol::serve_stdio`]) from inside a
-/// rayon pool of `threads` threads, on which the evals' parallel loops run; `0` is refused
-/// (rayon would take it to mean every core, which `nilang gradbench --threads 0` must not do
-/// silently).
+/// rayon pool of `threads` threads, on which the evals' parallel loops run, with the caps of
+/// [`limits::Limits::from_env`]. A thread count outside `1..=`[`limits::max_threads`] is
+/// refused ([`limits::check_threads`]: rayon would take `0` to mean every core, which
+/// `nilang gradbench --threads 0` must not do silently, and a pool of far more threads than
+/// cores takes minutes to start), and so is a cap's variable that is not a positive number.
 ///
 /// Inside the pool, because a parallel loop entered from a thread outside it hands its work
 /// to the pool and sleeps until it is done: about 90 µs per loop instead of 20 µs once the
 /// pool's threads sleep (docs/benchmarks.md, "What a parallel loop costs"), which made two
 /// threads slower than one on every small input.
 pub fn serve_stdio_on(threads: usize) -> Result<(), String> {
-    if threads == 0 {
-        return Err("`--threads` takes a positive number, not `0`".into());
-    }
+    limits::check_threads(threads)?;
+    limits::set(limits::Limits::from_env()?);
     nilang::parallel::min_parallel_work_from_env()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

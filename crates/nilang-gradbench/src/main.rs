@@ -2,8 +2,10 @@
 //! JSON object per line, and writes one response line per message to stdout. Exits when stdin
 //! closes (or stdout does).
 //!
-//! `--threads N` (default 1) sizes the rayon pool that serves the messages and on which the
-//! evals' parallel loops run (`kmeans` switches to its parallel program above one thread).
+//! `--threads N` (default 1, at most 64 per core and 4096) sizes the rayon pool that serves the
+//! messages and on which the evals' parallel loops run (`kmeans` switches to its parallel
+//! program above one thread). The caps on what one message may ask for (memory, runs, solver
+//! steps) come from environment variables (`nilang_gradbench::limits`).
 
 const USAGE: &str = "\
 nilang-gradbench: nilang as a GradBench tool. Reads GradBench messages on stdin (one JSON object
@@ -12,9 +14,17 @@ per line) and answers each with one line on stdout; exits when stdin closes.
 Usage: nilang-gradbench [--threads N]
 
 Options:
-  --threads N   threads of the pool the evals' parallel loops run on (default 1)
+  --threads N   threads of the pool the evals' parallel loops run on (default 1; at most 64
+                per core, and 4096)
   -h, --help    print this help and exit
-  -V, --version print the version and exit";
+  -V, --version print the version and exit
+
+Caps on what one message may ask for (environment variables; a message over a cap is
+answered with an error, and the next one served):
+  NILANG_GRADBENCH_MAX_BYTES    memory one evaluation allocates (default 4G; K, M, G, T suffixes)
+  NILANG_GRADBENCH_MAX_RUNS     runs of one evaluation (default 1000000)
+  NILANG_GRADBENCH_MAX_SECONDS  largest min_seconds (default 3600)
+  NILANG_GRADBENCH_MAX_STEPS    steps of one solver loop, descent or integration (default 100000)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,7 +42,10 @@ fn main() {
         );
         return;
     }
-    let threads = match nilang_gradbench::threads_option(&args) {
+    // a bad option or cap variable is a usage error (2), refused before serving
+    let threads = nilang_gradbench::threads_option(&args)
+        .and_then(|n| nilang_gradbench::limits::Limits::from_env().map(|_| n));
+    let threads = match threads {
         Ok(n) => n,
         Err(e) => {
             eprintln!("nilang-gradbench: {e}");

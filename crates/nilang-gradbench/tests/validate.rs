@@ -561,24 +561,24 @@ fn saddle_nested_derivatives() {
         );
         // the outer derivative through the inner solver, in all four nestings, against
         // differences of the plain r and against each other
-        let numeric = numeric_gradient(|x| saddle::reference_outer(start, x), &x, 1e-6);
+        let numeric = numeric_gradient(|x| saddle::reference_outer(start, x).unwrap(), &x, 1e-6);
         for inner in [Forward, Reverse] {
             assert!(close(
-                saddle::outer::<f64>(start, inner, &x),
-                saddle::reference_outer(start, &x),
+                saddle::outer::<f64>(start, inner, &x).unwrap(),
+                saddle::reference_outer(start, &x).unwrap(),
                 1e-15
             ));
         }
-        let ff = saddle::outer_gradient(start, gd::Nesting::parse("ff").unwrap(), &x);
+        let ff = saddle::outer_gradient(start, gd::Nesting::parse("ff").unwrap(), &x).unwrap();
         for nesting in nestings() {
-            let g = saddle::outer_gradient(start, nesting, &x);
+            let g = saddle::outer_gradient(start, nesting, &x).unwrap();
             assert_all_close(&format!("∇r {nesting:?}"), &g, &numeric, 1e-7);
             assert_all_close(&format!("∇r {nesting:?} vs ff"), &g, &ff, 1e-13);
         }
         // the whole computation: every variant agrees with the plain solver, near (0, 0, 0, 0)
-        let want = saddle::reference(start);
+        let want = saddle::reference(start).unwrap();
         for nesting in nestings() {
-            let got = saddle::saddle(start, nesting);
+            let got = saddle::saddle(start, nesting).unwrap();
             assert_all_close(&format!("saddle {nesting:?}"), &got, &want, 1e-12);
             assert!(got.iter().all(|v| v.abs() < 1e-3), "{got:?}");
         }
@@ -612,20 +612,21 @@ fn particle_nested_derivatives() {
         // the integration with nilang's field against the plain one, and the outer
         // derivative through it (all four nestings) against differences of the plain cost
         // and against each other
-        let d = numeric_gradient(|v| particle::reference_cost(v[0]), &[w], 1e-6)[0];
+        let d = numeric_gradient(|v| particle::reference_cost(v[0]).unwrap(), &[w], 1e-6)[0];
         for inner in [Forward, Reverse] {
             assert!(close(
                 particle::naive_euler(w, |x: &[f64], w| match inner {
                     Forward => particle::grad_x_forward(x, w),
                     Reverse => particle::grad_x_reverse(x, w),
-                }),
-                particle::reference_cost(w),
+                })
+                .unwrap(),
+                particle::reference_cost(w).unwrap(),
                 1e-12
             ));
         }
-        let ff = particle::cost_derivative(gd::Nesting::parse("ff").unwrap(), w);
+        let ff = particle::cost_derivative(gd::Nesting::parse("ff").unwrap(), w).unwrap();
         for nesting in nestings() {
-            let dn = particle::cost_derivative(nesting, w);
+            let dn = particle::cost_derivative(nesting, w).unwrap();
             assert!(
                 close(dn, d, 1e-6),
                 "{nesting:?} {w}: {dn} vs differences {d}"
@@ -634,11 +635,14 @@ fn particle_nested_derivatives() {
         }
     }
     // the whole optimisation: all variants agree, and the particle then hits the origin
-    let ff = particle::particle(0.0, gd::Nesting::parse("ff").unwrap());
+    let ff = particle::particle(0.0, gd::Nesting::parse("ff").unwrap()).unwrap();
     for nesting in nestings() {
-        let w = particle::particle(0.0, nesting);
+        let w = particle::particle(0.0, nesting).unwrap();
         assert!(close(ff, w, 1e-12), "{nesting:?}: {ff} {w}");
-        assert!(particle::reference_cost(w) < 1e-6, "{nesting:?}: {w}");
+        assert!(
+            particle::reference_cost(w).unwrap() < 1e-6,
+            "{nesting:?}: {w}"
+        );
     }
 }
 

@@ -184,6 +184,15 @@ pub fn run(options: &Options) -> std::io::Result<PathBuf> {
                 .into(),
         ));
     }
+    // the bound of `nilang gradbench --threads`: a pool of far more threads than cores takes
+    // minutes to start
+    let max = nilang_gradbench::limits::max_threads();
+    if options.threads > max {
+        return Err(invalid(format!(
+            "`--threads {}`: at most {max} threads (64 per core, and never more than 4096)",
+            options.threads
+        )));
+    }
     let data = match &options.data {
         Some(dir) if dir.is_dir() => dir.clone(),
         Some(dir) => {

@@ -20,6 +20,7 @@
 //! the CSR arrays followed by their last entry.
 
 use super::{decode, timed_into_with, unknown_function, Fresh};
+use crate::limits::Need;
 use crate::runs::Timing;
 use nilang::{i, Lanes, Real};
 use rand::{Rng, SeedableRng};
@@ -602,10 +603,28 @@ pub fn reference_reproj(cam: &[f64; NCAM], x: &[f64; 3], w: f64, feat: &[f64; 2]
     ]
 }
 
+/// The memory `function` needs on `i` ([`Need`]): the replicated problem
+/// ([`Problem::from_input`]: `n` cameras, `m` points, `p` weights, observations and features)
+/// and the output buffers (residuals, or the Jacobian's `3p + 1` row starts and `31p` columns
+/// and values). The answer is a cut of fixed size.
+pub fn need(function: &str, i: &Input) -> Result<(), String> {
+    let mut need = Need::new("ba");
+    need.add("n", &[i.n, NCAM], 8)?;
+    need.add("m", &[i.m, 3], 8)?;
+    need.add("p", &[i.p, 1 + 2 + 2], 8)?;
+    let row = NCAM + 4;
+    match function {
+        "jacobian" => need.add("p", &[i.p, 3 + 2 * (2 * row + 1)], 8),
+        _ => need.add("p", &[i.p, 3], 8),
+    }
+}
+
 /// The `ba` functions: `objective` and `jacobian`. The output buffers are allocated once and
 /// reused by every run of the message ([`Problem::objective_into`], [`Problem::jacobian_into`]).
+/// The sizes are checked first ([`need`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("ba", input)?;
+    need(function, &inp)?;
     let problem = Problem::from_input(&inp)?;
     match function {
         "objective" => {

@@ -16,6 +16,7 @@
 //! of an expansion down to 1 × 1 minors.
 
 use super::{decode, timed, unknown_function};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, Loss, Real};
 use serde::Deserialize;
@@ -180,6 +181,16 @@ pub fn reference(a: &[f64], ell: usize) -> f64 {
     minor(a, ell, 0, Cols::all(ell))
 }
 
+/// The memory `function` needs for an `ell × ell` matrix (`ell ≤` [`MAX_ELL`]; [`Need`]): the
+/// [`stacked`] sub-minors, 8 bytes each forward, 16 in the gradient's sweep (measured: 8.0
+/// and 16.0 bytes each at `ell = 11`), and the matrix's copies and the answer.
+pub fn need(function: &str, ell: usize) -> Result<(), String> {
+    let mut need = Need::new("det");
+    let per_value = if function == "gradient" { 16 } else { 8 };
+    need.add("ell", &[stacked(ell)], per_value)?;
+    need.add("ell", &[3, ell, ell], 8 + ANSWER_NUMBER_BYTES)
+}
+
 /// The `det` functions: `primal` and `gradient`.
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("det", input)?;
@@ -190,6 +201,7 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
             inp.a.len()
         ));
     }
+    need(function, inp.ell)?;
     match function {
         "primal" => timed(input, || Ok(primal(&inp.a, inp.ell)), |y| json!(y)),
         "gradient" => timed(input, || gradient(&inp.a, inp.ell), |g| json!(g)),

@@ -10,9 +10,14 @@
 //! differentiates through the loop. The function and its gradient are closures: the evals pass
 //! reversible programs and their generated derivatives.
 //!
+//! Unlike `gd.hpp`, the descent stops with an error instead of looping forever: after
+//! [`crate::limits::Limits::steps`] steps, or where the objective or its gradient is not
+//! finite (a NaN gradient makes every step a rejected one, for ever).
+//!
 //! The module also holds what the two nested evals share: their function names ([`Nesting`])
 //! and the outer derivative in either mode ([`forward_gradient`], [`reverse_gradient`]).
 
+use crate::limits;
 use nilang::{Dual, Float};
 use nilang_dualrev::DualRev;
 
@@ -56,14 +61,18 @@ impl Nesting {
     }
 }
 
-/// `∇f(x)` by forward mode: `f` on [`Dual`] numbers, one pass per component of `x`.
-pub fn forward_gradient(f: impl Fn(&[Dual<f64>]) -> Dual<f64>, x: &[f64]) -> Vec<f64> {
+/// `∇f(x)` by forward mode: `f` on [`Dual`] numbers, one pass per component of `x`; the
+/// first error of `f` stops it.
+pub fn forward_gradient(
+    f: impl Fn(&[Dual<f64>]) -> Result<Dual<f64>, String>,
+    x: &[f64],
+) -> Result<Vec<f64>, String> {
     (0..x.len())
         .map(|k| {
             let xd: Vec<Dual<f64>> = (0..x.len())
                 .map(|j| Dual::new(x[j], if j == k { 1.0 } else { 0.0 }))
                 .collect();
-            f(&xd).eps
+            Ok(f(&xd)?.eps)
         })
         .collect()
 }
@@ -71,12 +80,30 @@ pub fn forward_gradient(f: impl Fn(&[Dual<f64>]) -> Dual<f64>, x: &[f64]) -> Vec
 /// `∇f(x)` by reverse mode through ordinary Rust code: `f` on [`DualRev`] numbers, recorded
 /// and swept back once by the dual-numbers reverse engine ([`nilang_dualrev::grad`]). The
 /// reversible programs `f` calls run on `DualRev` too, and so do their reversal gradients
-/// (the inverse programs on `GVar<DualRev>`): reverse mode over reversal.
-pub fn reverse_gradient(f: impl FnOnce(&[DualRev]) -> DualRev, x: &[f64]) -> Vec<f64> {
-    // only a computation of more than 2³² operations overflows the tape
-    nilang_dualrev::grad(f, x)
-        .expect("reverse-mode outer derivative")
-        .1
+/// (the inverse programs on `GVar<DualRev>`): reverse mode over reversal. An error of `f`
+/// (which then hands the engine a constant) is the result.
+pub fn reverse_gradient(
+    f: impl FnOnce(&[DualRev]) -> Result<DualRev, String>,
+    x: &[f64],
+) -> Result<Vec<f64>, String> {
+    let mut failed = None;
+    let recorded = nilang_dualrev::grad(
+        |x| {
+            f(x).unwrap_or_else(|e| {
+                failed = Some(e);
+                DualRev::from(0.0)
+            })
+        },
+        x,
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    // only a computation of more than 2³² operations overflows the tape (the solvers' step
+    // caps keep them far below)
+    recorded
+        .map(|(_, g)| g)
+        .map_err(|e| format!("reverse-mode outer derivative: {e}"))
 }
 
 fn magnitude<S: Float>(v: &[S]) -> f64 {
@@ -86,16 +113,46 @@ fn magnitude<S: Float>(v: &[S]) -> f64 {
         .sqrt()
 }
 
-/// `argmin f` from `x0` by gradient descent with gradient `g`.
-pub fn argmin<S: Float>(f: impl Fn(&[S]) -> S, g: impl Fn(&[S]) -> Vec<S>, x0: &[S]) -> Vec<S> {
+/// `v` when its primal value is finite; an error saying `what` otherwise.
+fn finite<S: Float>(v: S, what: &str) -> Result<S, String> {
+    if v.to_f64().is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("{what} is not finite ({})", v.to_f64()))
+    }
+}
+
+/// `g` when all its primal values are finite; an error otherwise.
+fn finite_gradient<S: Float>(g: Vec<S>) -> Result<Vec<S>, String> {
+    for v in &g {
+        finite(*v, "the gradient of the descent's objective")?;
+    }
+    Ok(g)
+}
+
+/// `argmin f` from `x0` by gradient descent with gradient `g`. At most [`Limits::steps`]
+/// steps (the process's, [`limits::current`]; a step is one pass of the loop: an accepted or
+/// a rejected step, or a doubling of `η`): one more is an error, as is an objective not finite
+/// at `x0`, a gradient not finite where the descent stands, or an error of `f` or `g`.
+///
+/// [`Limits::steps`]: crate::limits::Limits::steps
+pub fn argmin<S: Float>(
+    f: impl Fn(&[S]) -> Result<S, String>,
+    g: impl Fn(&[S]) -> Result<Vec<S>, String>,
+    x0: &[S],
+) -> Result<Vec<S>, String> {
+    let limits = limits::current();
     let mut x = x0.to_vec();
-    let mut fx = f(&x);
-    let mut gx = g(&x);
+    let mut fx = finite(f(&x)?, "the descent's objective at its start")?;
+    let mut gx = finite_gradient(g(&x)?)?;
     let mut eta = S::from_f64(1e-5);
-    let mut i = 0;
+    let (mut i, mut steps) = (0, 0);
     loop {
+        limits.step(&mut steps, || {
+            "the gradient descent did not converge".into()
+        })?;
         if magnitude(&gx) <= 1e-5 {
-            return x;
+            return Ok(x);
         } else if i == 10 {
             eta = eta * S::from_f64(2.0);
             i = 0;
@@ -103,13 +160,13 @@ pub fn argmin<S: Float>(f: impl Fn(&[S]) -> S, g: impl Fn(&[S]) -> Vec<S>, x0: &
             let x_prime: Vec<S> = x.iter().zip(&gx).map(|(&x, &g)| x - eta * g).collect();
             let dist: Vec<S> = x.iter().zip(&x_prime).map(|(&a, &b)| a - b).collect();
             if magnitude(&dist) <= 1e-5 {
-                return x;
+                return Ok(x);
             }
-            let fx_prime = f(&x_prime);
+            let fx_prime = f(&x_prime)?;
             if fx_prime.to_f64() < fx.to_f64() {
                 x = x_prime;
                 fx = fx_prime;
-                gx = g(&x);
+                gx = finite_gradient(g(&x)?)?;
                 i += 1;
             } else {
                 eta = eta / S::from_f64(2.0);
@@ -120,12 +177,24 @@ pub fn argmin<S: Float>(f: impl Fn(&[S]) -> S, g: impl Fn(&[S]) -> Vec<S>, x0: &
 }
 
 /// `argmax f` from `x0`: [`argmin`] of `−f`.
-pub fn argmax<S: Float>(f: impl Fn(&[S]) -> S, g: impl Fn(&[S]) -> Vec<S>, x0: &[S]) -> Vec<S> {
-    argmin(|x| -f(x), |x| g(x).into_iter().map(|v| -v).collect(), x0)
+pub fn argmax<S: Float>(
+    f: impl Fn(&[S]) -> Result<S, String>,
+    g: impl Fn(&[S]) -> Result<Vec<S>, String>,
+    x0: &[S],
+) -> Result<Vec<S>, String> {
+    argmin(
+        |x| Ok(-f(x)?),
+        |x| Ok(g(x)?.into_iter().map(|v| -v).collect()),
+        x0,
+    )
 }
 
 /// `max f` from `x0`: `f` at [`argmax`].
-pub fn max<S: Float>(f: impl Fn(&[S]) -> S, g: impl Fn(&[S]) -> Vec<S>, x0: &[S]) -> S {
-    let x = argmax(&f, g, x0);
+pub fn max<S: Float>(
+    f: impl Fn(&[S]) -> Result<S, String>,
+    g: impl Fn(&[S]) -> Result<Vec<S>, String>,
+    x0: &[S],
+) -> Result<S, String> {
+    let x = argmax(&f, g, x0)?;
     f(&x)
 }

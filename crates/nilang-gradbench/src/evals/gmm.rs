@@ -36,6 +36,7 @@
 //!
 use super::lse::logsumexp;
 use super::{decode, flatten, rows, timed, timed_into_with, unknown_function};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use rand::{Rng, SeedableRng};
@@ -678,7 +679,10 @@ impl Problem {
         if d == 0 || k == 0 {
             return Err("bad `gmm` input: `d` and `k` must be positive".into());
         }
-        let lsz = d * (d - 1) / 2;
+        let lsz = d
+            .checked_mul(d - 1)
+            .ok_or_else(|| format!("bad `gmm` input: `d` = {d} is too large"))?
+            / 2;
         let count = |what: &str, len: usize, want: usize| {
             if len == want {
                 Ok(())
@@ -971,9 +975,26 @@ impl Problem {
     }
 }
 
-/// The `gmm` functions: `objective` and `jacobian` (the gradient).
+/// The memory the `gmm` functions need on `n` points of dimension `d` and `k` components
+/// ([`Need`]): the `n·k` main terms, their exponentials and both their gradients
+/// ([`Buffers`]), the flattened points, and per component its parameters (`1 + 2d` values and
+/// `d(d − 1)/2` strictly-lower entries) four times (the problem's, the copy the program runs
+/// on, the gradient, the answer).
+pub fn need(d: usize, k: usize, n: usize) -> Result<(), String> {
+    let mut need = Need::new("gmm");
+    let per_value = 3 * 8 + ANSWER_NUMBER_BYTES;
+    need.add("n", &[4, n, k], 8)?;
+    need.add("x", &[n, d], 8)?;
+    need.add("d", &[k, d.saturating_mul(2).saturating_add(1)], per_value)?;
+    need.add("d", &[k, d, d.saturating_sub(1)], per_value / 2)
+}
+
+/// The `gmm` functions: `objective` and `jacobian` (the gradient). The sizes are checked
+/// first ([`need`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
-    let p = Problem::from_raw(decode("gmm", input)?)?;
+    let raw: RawInput = decode("gmm", input)?;
+    need(raw.d, raw.k, raw.n)?;
+    let p = Problem::from_raw(raw)?;
     match function {
         "objective" => {
             let mut b = p.buffers();

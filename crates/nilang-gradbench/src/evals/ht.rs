@@ -33,6 +33,7 @@
 //! correspondence, then `theta`) values.
 
 use super::{decode, timed_into, timed_into_with, unknown_function};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, DualN, Lanes, Loss, Real};
 use rand::{Rng, SeedableRng};
@@ -1397,10 +1398,33 @@ pub fn reference_angle_axis(a: &[f64; 3]) -> [f64; 9] {
     ]
 }
 
-/// The `ht` functions: `objective` and `jacobian`.
+/// The memory `function` needs on `p` ([`Need`]): the `3n` residuals, or the Jacobian's `3n`
+/// rows of `26` or `28`, each value with its answer; for the Jacobian also every vertex's
+/// skinned position and its `3 × 26` derivatives, and the pose's `12·bones + 9` values with
+/// their `26` derivatives (dense, and on dual numbers).
+pub fn need(function: &str, p: &Problem) -> Result<(), String> {
+    let m = &p.model;
+    let n = m.correspondences.len();
+    let mut need = Need::new("ht");
+    if function != "jacobian" {
+        return need.add("correspondences", &[3, n], 8 + ANSWER_NUMBER_BYTES);
+    }
+    let cols = if p.complicated() { 2 + NTHETA } else { NTHETA };
+    need.add("correspondences", &[3, cols, n], 8 + ANSWER_NUMBER_BYTES)?;
+    need.add(
+        "base_positions",
+        &[m.base_positions.len(), 3 * (NTHETA + 1) + 1],
+        8,
+    )?;
+    need.add("bone_count", &[12 * m.nb + 9, 2 * NTHETA + 1], 8)
+}
+
+/// The `ht` functions: `objective` and `jacobian`. The sizes are checked before the outputs
+/// are allocated ([`need`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("ht", input)?;
     let problem = Problem::from_input(&inp)?;
+    need(function, &problem)?;
     match function {
         "objective" => {
             let mut buffers = problem.objective_buffers();

@@ -15,6 +15,7 @@
 //! both: the gradients' values are `J`, their tangents `H·1 = diag H`. Output `J / diag H`.
 
 use super::{decode, flatten, rows, timed, unknown_function};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, Dual, Real};
 use serde::Deserialize;
@@ -372,9 +373,26 @@ impl Problem {
     }
 }
 
+/// The memory the `kmeans` functions need on `i` ([`Need`]): per point its coordinates
+/// flattened and its centroid's index (and that index's gradient); per centroid coordinate its
+/// copies (the search's table, the program's on dual numbers and their gradient, the
+/// direction's two halves) and the answer.
+pub fn need(i: &Input) -> Result<(), String> {
+    let mut need = Need::new("kmeans");
+    let d = i.centroids.first().map_or(0, Vec::len);
+    need.add("points", &[i.points.len(), d + 2], 8)?;
+    need.add(
+        "centroids",
+        &[i.centroids.len(), d],
+        8 * 8 + ANSWER_NUMBER_BYTES,
+    )
+}
+
 /// The `kmeans` functions: `cost` and `dir`.
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
-    let p = Problem::from_input(&decode("kmeans", input)?)?;
+    let i: Input = decode("kmeans", input)?;
+    need(&i)?;
+    let p = Problem::from_input(&i)?;
     let k = p.centroids.len() / p.d;
     match function {
         "cost" => timed(input, || Ok(p.cost()), |c| json!(c)),

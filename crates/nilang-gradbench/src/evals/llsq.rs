@@ -9,6 +9,7 @@
 //! direction by running products into a buffer the program reads ([`Rows`]).
 
 use super::{decode, timed, unknown_function};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use serde::Deserialize;
@@ -220,6 +221,17 @@ pub fn reference(x: &[f64], n: usize) -> f64 {
     sum / 2.0
 }
 
+/// The memory `function` needs on `inp` ([`Need`]): the residuals (and their gradient), the
+/// coefficients' copy (and its gradient, and the answer), the powers of two blocks of points.
+pub fn need(function: &str, inp: &Input) -> Result<(), String> {
+    let mut need = Need::new("llsq");
+    let copies = if function == "gradient" { 2 } else { 1 };
+    let m = inp.x.len();
+    need.add("n", &[copies, inp.n], 8)?;
+    need.add("x", &[copies + 2 * BLOCK, m], 8)?;
+    need.add("x", &[m], ANSWER_NUMBER_BYTES)
+}
+
 /// The `llsq` functions: `primal` and `gradient`.
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("llsq", input)?;
@@ -229,6 +241,7 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
             inp.n
         ));
     }
+    need(function, &inp)?;
     match function {
         "primal" => timed(input, || Ok(primal(&inp.x, inp.n)), |y| json!(y)),
         "gradient" => timed(input, || gradient(&inp.x, inp.n), |g| json!(g)),

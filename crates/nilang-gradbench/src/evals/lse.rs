@@ -6,6 +6,7 @@
 //! constant while reversing gives the exact gradient (the softmax of `x`).
 
 use super::{decode, timed, timed_into_with, unknown_function};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use serde::Deserialize;
@@ -179,6 +180,8 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
     if inp.x.is_empty() {
         return Err("bad `lse` input: `x` is empty".into());
     }
+    // the copy of `x`, the gradient's three buffers and the answer
+    Need::new("lse").add("x", &[inp.x.len()], 4 * 8 + ANSWER_NUMBER_BYTES)?;
     match function {
         // one copy of `x` for all runs (the programs only read it), one gradient buffer
         "primal" => {

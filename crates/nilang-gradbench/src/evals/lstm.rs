@@ -21,6 +21,7 @@
 //! steps backwards).
 
 use super::{decode, flatten, timed, unknown_function, Fresh};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, Loss, Real};
 use serde::Deserialize;
@@ -447,9 +448,27 @@ impl Problem {
     }
 }
 
-/// The `lstm` functions: `objective` and `jacobian`.
+/// The memory `function` needs on `p` ([`Need`]): the state history (`c` steps of `l` layers
+/// of `2b`) and the predictions (`(c − 1)·b`), 8 bytes a value for the objective and 40 for
+/// the Jacobian (the history as gradient values too: measured 41 at `l = 2`, `c = 20000`,
+/// `b = 8`); for the Jacobian, the answer (every parameter's derivative).
+pub fn need(function: &str, p: &Problem) -> Result<(), String> {
+    let Dims { l, c, b } = p.dims;
+    let mut need = Need::new("lstm");
+    let per_value = if function == "jacobian" { 40 } else { 8 };
+    need.add("sequence", &[c, l, 2 * b], per_value)?;
+    need.add("sequence", &[c, b], per_value)?;
+    if function == "jacobian" {
+        need.add("main_params", &[8 * l + 3, b], 8 + ANSWER_NUMBER_BYTES)?;
+    }
+    Ok(())
+}
+
+/// The `lstm` functions: `objective` and `jacobian`. The sizes are checked before the state
+/// history is allocated ([`need`]).
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let p = Problem::from_input(&decode("lstm", input)?)?;
+    need(function, &p)?;
     match function {
         "objective" => {
             let mut b = p.buffers();

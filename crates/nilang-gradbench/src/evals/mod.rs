@@ -72,12 +72,16 @@ pub fn canonical(module: &str) -> &str {
     }
 }
 
-/// Evaluates `function` of `module` on `input`: the output and one timing per run.
+/// Evaluates `function` of `module` on `input`: the output and one timing per run. The
+/// input's `Runs` fields are checked against their caps first ([`crate::limits`]), before the
+/// eval allocates anything; each eval checks the memory its sizes ask for
+/// ([`crate::limits::Need`]) before allocating it.
 pub fn evaluate(
     module: &str,
     function: &str,
     input: &Value,
 ) -> Result<(Value, Vec<Timing>), String> {
+    Runs::from_input(input)?;
     match canonical(module) {
         "hello" => hello::evaluate(function, input),
         "lse" => lse::evaluate(function, input),
@@ -148,19 +152,16 @@ pub fn timed_into_with<B, V>(
     Ok((encode(out), timings))
 }
 
-/// Flattens rows into one row-major vector, checking every row has `cols` entries.
+/// Flattens rows into one row-major vector, checking every row has `cols` entries (before
+/// allocating: the vector is then as long as the rows together, whatever `cols` says).
 pub fn flatten(what: &str, rows: &[Vec<f64>], cols: usize) -> Result<Vec<f64>, String> {
-    let mut out = Vec::with_capacity(rows.len() * cols);
-    for (i, r) in rows.iter().enumerate() {
-        if r.len() != cols {
-            return Err(format!(
-                "`{what}[{i}]` has {} entries, expected {cols}",
-                r.len()
-            ));
-        }
-        out.extend_from_slice(r);
+    if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != cols) {
+        return Err(format!(
+            "`{what}[{i}]` has {} entries, expected {cols}",
+            r.len()
+        ));
     }
-    Ok(out)
+    Ok(rows.concat())
 }
 
 /// Splits a row-major vector into `count` rows of `cols` entries.

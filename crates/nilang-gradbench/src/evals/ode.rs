@@ -18,6 +18,7 @@
 //! coefficients are computed once and their gradient accumulated over the steps).
 
 use super::{decode, timed_into_with, unknown_function};
+use crate::limits::{Need, ANSWER_NUMBER_BYTES};
 use crate::runs::Timing;
 use nilang::{i, Real};
 use serde::Deserialize;
@@ -260,6 +261,17 @@ pub fn reference(x: &[f64], s: usize) -> Vec<f64> {
     y
 }
 
+/// The memory of [`Buffers::new`]`(n, s)` and of the answer ([`Need`]): every buffer and its
+/// gradient (the primal allocates the gradients too), `s + 1` slots of `PAD + n` for the
+/// solution. Saturating sums: a size past `usize` makes the product overflow, which is refused.
+pub fn need(n: usize, s: usize) -> Result<(), String> {
+    let mut need = Need::new("ode");
+    let m = n.saturating_add(PAD);
+    need.add("s", &[2, s.saturating_add(1), m], 8)?;
+    need.add("x", &[2 * 5, m], 8)?;
+    need.add("x", &[n], ANSWER_NUMBER_BYTES)
+}
+
 /// The `ode` functions: `primal` and `gradient`.
 pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
     let inp: Input = decode("ode", input)?;
@@ -270,6 +282,7 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
             inp.s
         ));
     }
+    need(inp.x.len(), inp.s)?;
     match function {
         "primal" => {
             let mut b = Buffers::new(inp.x.len(), inp.s);

@@ -22,6 +22,7 @@
 
 use super::gd::{self, Mode, Nesting};
 use super::{decode, timed, unknown_function};
+use crate::limits;
 use crate::runs::Timing;
 use nilang::{i, Dual, Float, Loss, Real};
 use nilang_dualrev::DualRev;
@@ -92,12 +93,26 @@ where
 }
 
 /// `x₀(t_f)²` for control `w`: naive Euler with acceleration `−grad(x, w)`, then the linear
-/// step to the axis.
-pub fn naive_euler<S: Float>(w: S, grad: impl Fn(&[S], S) -> Vec<S>) -> S {
+/// step to the axis. An error after [`Limits::steps`] steps above the axis (the process's
+/// cap, [`limits::current`]): for some `w` the particle never comes down (`w = 10` puts both
+/// charges at `(10, 0)`, and their push sends it off for ever), where GradBench's `particle.hpp`
+/// loops for ever. `w = 0` takes about 350 steps, `w = −5` about 1900.
+///
+/// [`Limits::steps`]: crate::limits::Limits::steps
+pub fn naive_euler<S: Float>(w: S, grad: impl Fn(&[S], S) -> Vec<S>) -> Result<S, String> {
+    let limits = limits::current();
     let c = S::from_f64;
     let dt = c(0.1);
     let (mut x, mut v) = ([c(0.0), c(8.0)], [c(0.75), c(0.0)]);
+    let mut steps = 0;
     loop {
+        let what = || {
+            format!(
+                "the particle did not reach the x axis (w = {:?})",
+                w.to_f64()
+            )
+        };
+        limits.step(&mut steps, what)?;
         let g = grad(&x, w);
         let x_new = [x[0] + dt * v[0], x[1] + dt * v[1]];
         if x_new[1].to_f64() > 0.0 {
@@ -109,10 +124,10 @@ pub fn naive_euler<S: Float>(w: S, grad: impl Fn(&[S], S) -> Vec<S>) -> S {
     }
     let dt_f = -x[1] / v[1];
     let x0 = x[0] + dt_f * v[0];
-    x0 * x0
+    Ok(x0 * x0)
 }
 
-fn cost<S: Float + Real>(mode: Mode, w: S) -> S
+fn cost<S: Float + Real>(mode: Mode, w: S) -> Result<S, String>
 where
     Dual<S>: Real,
 {
@@ -124,25 +139,28 @@ where
 
 /// `d x₀(t_f)² / dw` in `nesting.outer` mode through the integration (inner field in
 /// `nesting.inner` mode).
-pub fn cost_derivative(nesting: Nesting, w: f64) -> f64 {
+pub fn cost_derivative(nesting: Nesting, w: f64) -> Result<f64, String> {
     let inner = nesting.inner;
-    match nesting.outer {
-        Mode::Forward => gd::forward_gradient(|w: &[Dual<f64>]| cost(inner, w[0]), &[w])[0],
-        Mode::Reverse => gd::reverse_gradient(|w: &[DualRev]| cost(inner, w[0]), &[w])[0],
-    }
+    let d = match nesting.outer {
+        Mode::Forward => gd::forward_gradient(|w: &[Dual<f64>]| cost(inner, w[0]), &[w])?,
+        Mode::Reverse => gd::reverse_gradient(|w: &[DualRev]| cost(inner, w[0]), &[w])?,
+    };
+    Ok(d[0])
 }
 
-/// The optimal control from `w0`, derivatives as `nesting` says.
-pub fn particle(w0: f64, nesting: Nesting) -> f64 {
-    gd::argmin(
+/// The optimal control from `w0`, derivatives as `nesting` says; an error where the
+/// integration or the descent does not end within its cap ([`naive_euler`], [`gd::argmin`]).
+pub fn particle(w0: f64, nesting: Nesting) -> Result<f64, String> {
+    let w = gd::argmin(
         |w: &[f64]| cost(nesting.inner, w[0]),
-        |w: &[f64]| vec![cost_derivative(nesting, w[0])],
+        |w: &[f64]| Ok(vec![cost_derivative(nesting, w[0])?]),
         &[w0],
-    )[0]
+    )?;
+    Ok(w[0])
 }
 
 /// Plain Rust `x₀(t_f)²` with the analytic field (the reference for tests).
-pub fn reference_cost(w: f64) -> f64 {
+pub fn reference_cost(w: f64) -> Result<f64, String> {
     naive_euler(w, |x: &[f64], w| {
         let mut g = vec![0.0; 2];
         for c in [[10.0, 10.0 - w], [10.0, 0.0]] {
@@ -169,7 +187,7 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
         return Err("bad `particle` input: `w` must be finite".into());
     }
     match Nesting::parse(function) {
-        Some(nesting) => timed(input, || Ok(particle(inp.w, nesting)), |v| json!(v)),
+        Some(nesting) => timed(input, || particle(inp.w, nesting), |v| json!(v)),
         None => Err(unknown_function("particle", function, &Nesting::FUNCTIONS)),
     }
 }

@@ -87,51 +87,57 @@ where
 }
 
 /// The outer objective `r(x) = max_y f(x, y)` (inner descent from `start`, inner gradient by
-/// `inner`) on dual numbers: its tangent is the outer derivative along `x`'s tangent.
-pub fn outer<S: Float + Real>(start: [f64; 2], inner: Mode, x: &[S]) -> S
+/// `inner`) on dual numbers: its tangent is the outer derivative along `x`'s tangent. An error
+/// where the inner descent fails ([`gd::argmin`]).
+pub fn outer<S: Float + Real>(start: [f64; 2], inner: Mode, x: &[S]) -> Result<S, String>
 where
     Dual<S>: Real,
 {
     let s: Vec<S> = start.iter().map(|&v| S::from_f64(v)).collect();
-    gd::max(|y| f(x, y), |y| grad_y(inner, x, y), &s)
+    gd::max(|y| Ok(f(x, y)), |y| Ok(grad_y(inner, x, y)), &s)
 }
 
 /// `∇r(x)`, the outer derivative in `nesting.outer` mode through the inner solver (whose own
 /// derivative is in `nesting.inner` mode).
-pub fn outer_gradient(start: [f64; 2], nesting: Nesting, x: &[f64]) -> Vec<f64> {
+pub fn outer_gradient(start: [f64; 2], nesting: Nesting, x: &[f64]) -> Result<Vec<f64>, String> {
     match nesting.outer {
         Mode::Forward => gd::forward_gradient(|x: &[Dual<f64>]| outer(start, nesting.inner, x), x),
         Mode::Reverse => gd::reverse_gradient(|x: &[DualRev]| outer(start, nesting.inner, x), x),
     }
 }
 
-/// The saddle point `[x*, y*]` from `start`, derivatives as `nesting` says.
-pub fn saddle(start: [f64; 2], nesting: Nesting) -> Vec<f64> {
+/// The saddle point `[x*, y*]` from `start`, derivatives as `nesting` says; an error where a
+/// descent fails ([`gd::argmin`]: not converging within its cap, a value not finite).
+pub fn saddle(start: [f64; 2], nesting: Nesting) -> Result<Vec<f64>, String> {
     let xs = gd::argmin(
         |x: &[f64]| outer(start, nesting.inner, x),
         |x: &[f64]| outer_gradient(start, nesting, x),
         &start,
-    );
+    )?;
     // step 2: argmax_y f(x*, y), gradient in the outer mode
-    let ys = gd::argmax(|y| f(&xs, y), |y| grad_y(nesting.outer, &xs, y), &start);
-    vec![xs[0], xs[1], ys[0], ys[1]]
+    let ys = gd::argmax(
+        |y| Ok(f(&xs, y)),
+        |y| Ok(grad_y(nesting.outer, &xs, y)),
+        &start,
+    )?;
+    Ok(vec![xs[0], xs[1], ys[0], ys[1]])
 }
 
 /// Plain Rust saddle point with analytic gradients (the reference for tests).
-pub fn reference(start: [f64; 2]) -> Vec<f64> {
+pub fn reference(start: [f64; 2]) -> Result<Vec<f64>, String> {
     let f = |x: &[f64], y: &[f64]| x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1];
-    let gy = |y: &[f64]| vec![-2.0 * y[0], -2.0 * y[1]];
+    let gy = |y: &[f64]| Ok(vec![-2.0 * y[0], -2.0 * y[1]]);
     // the inner maximiser does not depend on x (∂²f/∂x∂y = 0): ∇r(x) = ∇ₓf(x, y*) = 2x
     let r = |x: &[f64]| reference_outer(start, x);
-    let xs = gd::argmin(r, |x: &[f64]| vec![2.0 * x[0], 2.0 * x[1]], &start);
-    let ys = gd::argmax(|y| f(&xs, y), gy, &start);
-    vec![xs[0], xs[1], ys[0], ys[1]]
+    let xs = gd::argmin(r, |x: &[f64]| Ok(vec![2.0 * x[0], 2.0 * x[1]]), &start)?;
+    let ys = gd::argmax(|y| Ok(f(&xs, y)), gy, &start)?;
+    Ok(vec![xs[0], xs[1], ys[0], ys[1]])
 }
 
 /// Plain Rust `r(x) = max_y f(x, y)` (the inner descent with the analytic gradient).
-pub fn reference_outer(start: [f64; 2], x: &[f64]) -> f64 {
-    let f = |y: &[f64]| x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1];
-    gd::max(f, |y| vec![-2.0 * y[0], -2.0 * y[1]], &start)
+pub fn reference_outer(start: [f64; 2], x: &[f64]) -> Result<f64, String> {
+    let f = |y: &[f64]| Ok(x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1]);
+    gd::max(f, |y| Ok(vec![-2.0 * y[0], -2.0 * y[1]]), &start)
 }
 
 /// The `saddle` input.
@@ -148,7 +154,7 @@ pub fn evaluate(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), S
         return Err("bad `saddle` input: `start` must be finite".into());
     }
     match Nesting::parse(function) {
-        Some(nesting) => timed(input, || Ok(saddle(inp.start, nesting)), |v| json!(v)),
+        Some(nesting) => timed(input, || saddle(inp.start, nesting), |v| json!(v)),
         None => Err(unknown_function("saddle", function, &Nesting::FUNCTIONS)),
     }
 }
