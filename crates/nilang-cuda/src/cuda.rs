@@ -1,7 +1,8 @@
 //! The generated C++ compiled by NVRTC ([`crate::nvrtc`]) and launched with one thread per
 //! instance.
 
-use crate::batch::{Arg, Batch, Layout};
+use crate::arg::ArgKind;
+use crate::batch::{Batch, Layout};
 use crate::host::{unmarshal, Marshalled};
 use crate::nvrtc::{Nvrtc, Target};
 use crate::{Backend, Error};
@@ -164,8 +165,8 @@ impl CudaKernel {
         i64s.resize_with(args, || None);
         let mut ptrs = vec![0u64; args];
         for (k, a) in batch.args().iter().enumerate() {
-            ptrs[k] = match a {
-                Arg::Int { .. } => to_device(s, &mut i64s[k], &host.i64s[k])?,
+            ptrs[k] = match a.kind() {
+                ArgKind::Int => to_device(s, &mut i64s[k], &host.i64s[k])?,
                 _ => to_device(s, &mut f64s[k], &host.f64s[k])?,
             };
         }
@@ -189,8 +190,8 @@ impl CudaKernel {
         s.synchronize().map_err(err("synchronize"))?;
         *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
         for (k, a) in batch.args().iter().enumerate() {
-            match a {
-                Arg::Int { .. } => from_device(s, &i64s[k], &mut host.i64s[k])?,
+            match a.kind() {
+                ArgKind::Int => from_device(s, &i64s[k], &mut host.i64s[k])?,
                 _ => from_device(s, &f64s[k], &mut host.f64s[k])?,
             }
         }

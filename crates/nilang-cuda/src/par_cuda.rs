@@ -1,7 +1,8 @@
 //! A parallel loop's kernels on a GPU (feature `cuda`): the context copied to the device, one
 //! thread per iteration, gradients of places every iteration reads summed with `atomicAdd`.
 
-use crate::batch::{Arg, Batch};
+use crate::arg::ArgKind;
+use crate::batch::Batch;
 use crate::cuda::{err, from_device, load, to_device};
 use crate::host::marshal;
 use crate::par::{Direction, ParLayout};
@@ -90,8 +91,8 @@ impl CudaParKernel {
         dev.i64s.resize_with(args, || None);
         let mut ptrs = Vec::with_capacity(args + 1 + self.layout.reductions.len());
         for (k, a) in context.args().iter().enumerate() {
-            ptrs.push(match a {
-                Arg::Int { .. } => to_device(s, &mut dev.i64s[k], &host.i64s[k])?,
+            ptrs.push(match a.kind() {
+                ArgKind::Int => to_device(s, &mut dev.i64s[k], &host.i64s[k])?,
                 _ => to_device(s, &mut dev.f64s[k], &host.f64s[k])?,
             });
         }
@@ -115,8 +116,8 @@ impl CudaParKernel {
         *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
         self.launch(&sum, n, 1, &ptrs, &lens)?;
         for (k, a) in context.args().iter().enumerate() {
-            match a {
-                Arg::Int { .. } => from_device(s, &dev.i64s[k], &mut host.i64s[k])?,
+            match a.kind() {
+                ArgKind::Int => from_device(s, &dev.i64s[k], &mut host.i64s[k])?,
                 _ => from_device(s, &dev.f64s[k], &mut host.f64s[k])?,
             }
         }
