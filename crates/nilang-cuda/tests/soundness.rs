@@ -322,6 +322,46 @@ fn data_has_no_gradient() {
     let _ = b.grads(1);
 }
 
+/// A parallel loop over `0..k`, `k` from the context, adding into a reduction.
+fn par_unit() -> Option<nilang_cuda::HostParKernel> {
+    let src = "#[i] fn total<T: Real>(out: &mut T, x: &mut [T], k: usize) {
+        for i in (0..k).par() { out += square(x[i]); }
+    }";
+    let f = &nilang_ir::parse_file(src).unwrap()[0];
+    let mut m = Module::new();
+    m.par_kernel(f, 0).unwrap();
+    HostModule::compiler_available().ok()?;
+    Some(
+        HostModule::compile(&m.source())
+            .unwrap()
+            .par_kernel("total__par0")
+            .unwrap(),
+    )
+}
+
+#[test]
+fn a_parallel_loop_too_long_for_its_partials_is_an_error() {
+    let Some(k) = par_unit() else { return };
+    let ctx = |k: i64| {
+        Batch::new(1)
+            .real(1, vec![0.0])
+            .real(3, vec![1.0, 2.0, 3.0])
+            .int(vec![k])
+    };
+    let mut c = ctx(3);
+    k.forward(&mut c).unwrap();
+    assert_eq!(c.values(0), [14.0]);
+    // 2⁶⁰ iterations: their partials cannot be allocated (the old launcher panicked with
+    // "capacity overflow"), so the loop's body never runs past `x`
+    let mut c = ctx(1 << 60);
+    let e = k.forward(&mut c).unwrap_err().0;
+    assert!(
+        e.starts_with("`total__par0`: 1152921504606846976 partials of a reduction: "),
+        "{e}"
+    );
+    assert_eq!(c, ctx(1 << 60));
+}
+
 #[test]
 fn a_buffer_of_the_wrong_size_is_refused_when_added() {
     let e = Batch::new(3)
