@@ -1,65 +1,15 @@
 //! Batches: one buffer per parameter, and the layout the kernels expect.
 
+use crate::arg::{Arg, ArgKind};
 use crate::Error;
 use nilang_cgen::KERNEL_MARK;
 
-/// The buffer of one parameter of a batched function.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Arg {
-    /// A differentiable real parameter (the scalar type `T`): values and gradients.
-    Real {
-        /// Values, `len` per instance (or `len` in all when shared).
-        values: Vec<f64>,
-        /// Gradients, same shape as the values.
-        grads: Vec<f64>,
-        /// Elements per instance.
-        len: usize,
-        /// Read whole by every instance.
-        shared: bool,
-    },
-    /// A real parameter that is never differentiated (`&[f64]`, `f64`).
-    Data {
-        /// Values.
-        values: Vec<f64>,
-        /// Elements per instance.
-        len: usize,
-        /// Read whole by every instance.
-        shared: bool,
-    },
-    /// An integer parameter (`i64`, `usize`, …): one value per instance, or one in all.
-    Int {
-        /// Values.
-        values: Vec<i64>,
-        /// One value for every instance.
-        shared: bool,
-    },
-}
-
-impl Arg {
-    /// Whether every instance reads this parameter whole.
-    pub fn shared(&self) -> bool {
-        match self {
-            Arg::Real { shared, .. } | Arg::Data { shared, .. } | Arg::Int { shared, .. } => {
-                *shared
-            }
-        }
-    }
-
-    /// Elements per instance.
-    pub fn len(&self) -> usize {
-        match self {
-            Arg::Real { len, .. } | Arg::Data { len, .. } => *len,
-            Arg::Int { .. } => 1,
-        }
-    }
-
-    /// Whether the parameter has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 /// `n` independent instances of a reversible function: its parameters' buffers, in order.
+///
+/// Each buffer holds what the `n` instances read: `n * len` elements for a per-instance
+/// parameter, `len` for a shared one ([`Arg::check`]). The builders check it as a buffer is
+/// added, and every backend checks it again before its kernel runs (a buffer may have been
+/// replaced through [`Batch::args_mut`] since).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Batch {
     n: usize,
@@ -85,118 +35,126 @@ impl Batch {
         &self.args
     }
 
-    /// The parameters' buffers, mutably.
+    /// The parameters' buffers, mutably: their elements can be written in place; a buffer put
+    /// in another's place is checked against [`Batch::n`] when a backend runs the batch.
     pub fn args_mut(&mut self) -> &mut [Arg] {
         &mut self.args
     }
 
-    fn check_len(&self, got: usize, want: usize, what: &str) {
-        assert_eq!(got, want, "{what}: {got} values for {} instances", self.n);
+    /// Adds the buffer of the next parameter; `Err` (naming the parameter and the sizes) when
+    /// it does not hold what the batch's instances read, or when that size overflows `usize`.
+    pub fn push(mut self, arg: Arg) -> Result<Self, Error> {
+        arg.check(self.n, &format!("{} ({:?})", self.args.len(), arg.kind()))?;
+        self.args.push(arg);
+        Ok(self)
+    }
+
+    /// [`Batch::push`] for the builders below: a wrong size is the caller's bug.
+    fn with(self, arg: Arg) -> Self {
+        self.push(arg).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Adds a differentiable real parameter with `len` elements per instance.
-    pub fn real(mut self, len: usize, values: Vec<f64>) -> Self {
-        self.check_len(values.len(), self.n * len, "real parameter");
-        let grads = vec![0.0; values.len()];
-        self.args.push(Arg::Real {
-            values,
-            grads,
-            len,
-            shared: false,
-        });
-        self
+    ///
+    /// # Panics
+    /// When `values` does not hold `n * len` elements, or that product overflows `usize`
+    /// ([`Batch::push`] with [`Arg::real`] returns that as an `Err`).
+    pub fn real(self, len: usize, values: Vec<f64>) -> Self {
+        self.with(Arg::real(len, values))
     }
 
     /// Adds a differentiable real parameter read whole by every instance.
-    pub fn shared_real(mut self, values: Vec<f64>) -> Self {
-        let len = values.len();
-        self.args.push(Arg::Real {
-            grads: vec![0.0; len],
-            values,
-            len,
-            shared: true,
-        });
-        self
+    pub fn shared_real(self, values: Vec<f64>) -> Self {
+        self.with(Arg::shared_real(values))
     }
 
     /// Adds a non-differentiated real parameter with `len` elements per instance.
-    pub fn data(mut self, len: usize, values: Vec<f64>) -> Self {
-        self.check_len(values.len(), self.n * len, "data parameter");
-        self.args.push(Arg::Data {
-            values,
-            len,
-            shared: false,
-        });
-        self
+    ///
+    /// # Panics
+    /// When `values` does not hold `n * len` elements, or that product overflows `usize`
+    /// ([`Batch::push`] with [`Arg::data`] returns that as an `Err`).
+    pub fn data(self, len: usize, values: Vec<f64>) -> Self {
+        self.with(Arg::data(len, values))
     }
 
     /// Adds a non-differentiated real parameter read whole by every instance.
-    pub fn shared_data(mut self, values: Vec<f64>) -> Self {
-        let len = values.len();
-        self.args.push(Arg::Data {
-            values,
-            len,
-            shared: true,
-        });
-        self
+    pub fn shared_data(self, values: Vec<f64>) -> Self {
+        self.with(Arg::shared_data(values))
     }
 
     /// Adds an integer parameter, one value per instance.
-    pub fn int(mut self, values: Vec<i64>) -> Self {
-        self.check_len(values.len(), self.n, "integer parameter");
-        self.args.push(Arg::Int {
-            values,
-            shared: false,
-        });
-        self
+    ///
+    /// # Panics
+    /// When `values` does not hold `n` elements ([`Batch::push`] with [`Arg::int`] returns
+    /// that as an `Err`).
+    pub fn int(self, values: Vec<i64>) -> Self {
+        self.with(Arg::int(values))
     }
 
     /// Adds an integer parameter with one value for every instance.
-    pub fn shared_int(mut self, value: i64) -> Self {
-        self.args.push(Arg::Int {
-            values: vec![value],
-            shared: true,
-        });
-        self
+    pub fn shared_int(self, value: i64) -> Self {
+        self.with(Arg::shared_int(value))
     }
 
     /// The values of real (or data) parameter `k`.
+    ///
+    /// # Panics
+    /// When there is no parameter `k`, or it is an integer.
     pub fn values(&self, k: usize) -> &[f64] {
-        match &self.args[k] {
-            Arg::Real { values, .. } | Arg::Data { values, .. } => values,
-            Arg::Int { .. } => panic!("parameter {k} is an integer"),
-        }
+        self.arg(k)
+            .values()
+            .unwrap_or_else(|| panic!("parameter {k} is an integer"))
     }
 
     /// The values of real (or data) parameter `k`, mutably.
+    ///
+    /// # Panics
+    /// When there is no parameter `k`, or it is an integer.
     pub fn values_mut(&mut self, k: usize) -> &mut [f64] {
-        match &mut self.args[k] {
-            Arg::Real { values, .. } | Arg::Data { values, .. } => values,
-            Arg::Int { .. } => panic!("parameter {k} is an integer"),
-        }
+        self.arg_mut(k)
+            .values_mut()
+            .unwrap_or_else(|| panic!("parameter {k} is an integer"))
     }
 
     /// The gradients of real parameter `k`.
+    ///
+    /// # Panics
+    /// When there is no parameter `k`, or it is not a real one.
     pub fn grads(&self, k: usize) -> &[f64] {
-        match &self.args[k] {
-            Arg::Real { grads, .. } => grads,
-            _ => panic!("parameter {k} has no gradient"),
-        }
+        self.arg(k)
+            .grads()
+            .unwrap_or_else(|| panic!("parameter {k} has no gradient"))
     }
 
     /// The gradients of real parameter `k`, mutably (set the seeds here).
+    ///
+    /// # Panics
+    /// When there is no parameter `k`, or it is not a real one.
     pub fn grads_mut(&mut self, k: usize) -> &mut [f64] {
-        match &mut self.args[k] {
-            Arg::Real { grads, .. } => grads,
-            _ => panic!("parameter {k} has no gradient"),
-        }
+        self.arg_mut(k)
+            .grads_mut()
+            .unwrap_or_else(|| panic!("parameter {k} has no gradient"))
+    }
+
+    fn arg(&self, k: usize) -> &Arg {
+        let n = self.args.len();
+        self.args
+            .get(k)
+            .unwrap_or_else(|| panic!("no parameter {k}: the batch has {n}"))
+    }
+
+    fn arg_mut(&mut self, k: usize) -> &mut Arg {
+        let n = self.args.len();
+        self.args
+            .get_mut(k)
+            .unwrap_or_else(|| panic!("no parameter {k}: the batch has {n}"))
     }
 
     /// Sets every gradient to zero.
     pub fn zero_grads(&mut self) {
         for a in &mut self.args {
-            if let Arg::Real { grads, .. } = a {
-                grads.iter_mut().for_each(|g| *g = 0.0);
+            if let Some(g) = a.grads_mut() {
+                g.fill(0.0);
             }
         }
     }
@@ -270,7 +228,11 @@ impl Layout {
         })
     }
 
-    /// Checks that a batch's buffers fit the kernel's parameters.
+    /// Checks that a batch's buffers fit the kernel's parameters: one buffer per parameter, of
+    /// its kind and sharing, one element per instance for a scalar, and each buffer holding
+    /// exactly what the instances read ([`Arg::check`]: `n * len` elements, or `len` when
+    /// shared; `n`, the lengths and those products within the kernel ABI's `long long`). The
+    /// host and CUDA launchers call it right before they hand the buffers to a kernel.
     pub fn check(&self, batch: &Batch) -> Result<(), Error> {
         if batch.args().len() != self.params.len() {
             return Err(Error(format!(
@@ -280,50 +242,79 @@ impl Layout {
                 batch.args().len()
             )));
         }
+        abi_int(batch.n(), || format!("`{}`: the instance count", self.name))?;
         for (p, a) in self.params.iter().zip(batch.args()) {
-            let kind_ok = matches!(
-                (p.elem.as_str(), a),
-                ("real", Arg::Real { .. }) | ("f64", Arg::Data { .. }) | ("int", Arg::Int { .. })
-            );
-            if !kind_ok {
-                return Err(Error(format!(
-                    "parameter `{}` is `{}`, the batch gives {:?}",
-                    p.name,
-                    p.elem,
-                    kind(a)
-                )));
-            }
-            match (p.shared, a.shared()) {
-                (Some(max), true) if a.len() > max => {
-                    return Err(Error(format!("shared parameter `{}`: {} elements, at most {max}", p.name, a.len())))
-                }
-                (Some(_), true) | (None, false) => {}
-                (Some(_), false) => {
-                    return Err(Error(format!("parameter `{}` was generated shared; the batch gives it per instance", p.name)))
-                }
-                (None, true) => {
-                    return Err(Error(format!(
-                        "parameter `{}` is shared in the batch; generate the kernel with KernelSpec::shared(\"{}\", len)",
-                        p.name, p.name
-                    )))
-                }
-            }
-            if p.shape != "slice" && a.len() != 1 {
-                return Err(Error(format!(
-                    "parameter `{}` is a scalar; the batch gives {} elements",
-                    p.name,
-                    a.len()
-                )));
-            }
+            check_param(p, a, batch.n())?;
         }
         Ok(())
     }
 }
 
+/// A count as the kernel ABI's `long long`; `Err` naming `what` when it does not fit.
+pub(crate) fn abi_int(x: usize, what: impl Fn() -> String) -> Result<i64, Error> {
+    i64::try_from(x).map_err(|_| {
+        Error(format!(
+            "{}: {x} does not fit the kernels' 64-bit signed integers",
+            what()
+        ))
+    })
+}
+
+/// Whether buffer `a` fits parameter `p` of a kernel run over `n` instances.
+fn check_param(p: &LayoutParam, a: &Arg, n: usize) -> Result<(), Error> {
+    let kind_ok = matches!(
+        (p.elem.as_str(), a.kind()),
+        ("real", ArgKind::Real) | ("f64", ArgKind::Data) | ("int", ArgKind::Int)
+    );
+    if !kind_ok {
+        return Err(Error(format!(
+            "parameter `{}` is `{}`, the batch gives {}",
+            p.name,
+            p.elem,
+            kind(a)
+        )));
+    }
+    check_sharing(p, a)?;
+    if p.shape != "slice" && a.len() != 1 {
+        return Err(Error(format!(
+            "parameter `{}` is a scalar; the batch gives {} elements",
+            p.name,
+            a.len()
+        )));
+    }
+    let name = format!("`{}`", p.name);
+    a.check(n, &name)?;
+    abi_int(a.len(), || format!("parameter {name}: the length"))?;
+    abi_int(a.elements(), || {
+        format!("parameter {name}: the buffer's length")
+    })?;
+    Ok(())
+}
+
+/// Whether `a` is shared exactly when `p` was generated shared, within its private copy.
+fn check_sharing(p: &LayoutParam, a: &Arg) -> Result<(), Error> {
+    match (p.shared, a.shared()) {
+        (Some(max), true) if a.len() > max => Err(Error(format!(
+            "shared parameter `{}`: {} elements, at most {max}",
+            p.name,
+            a.len()
+        ))),
+        (Some(_), true) | (None, false) => Ok(()),
+        (Some(_), false) => Err(Error(format!(
+            "parameter `{}` was generated shared; the batch gives it per instance",
+            p.name
+        ))),
+        (None, true) => Err(Error(format!(
+            "parameter `{}` is shared in the batch; generate the kernel with KernelSpec::shared(\"{}\", len)",
+            p.name, p.name
+        ))),
+    }
+}
+
 fn kind(a: &Arg) -> &'static str {
-    match a {
-        Arg::Real { .. } => "a real buffer",
-        Arg::Data { .. } => "a data buffer",
-        Arg::Int { .. } => "an integer buffer",
+    match a.kind() {
+        ArgKind::Real => "a real buffer",
+        ArgKind::Data => "a data buffer",
+        ArgKind::Int => "an integer buffer",
     }
 }

@@ -1,7 +1,8 @@
 //! The generated C++ compiled by NVRTC ([`crate::nvrtc`]) and launched with one thread per
 //! instance.
 
-use crate::batch::{Arg, Batch, Layout};
+use crate::arg::ArgKind;
+use crate::batch::{Batch, Layout};
 use crate::host::{unmarshal, Marshalled};
 use crate::nvrtc::{Nvrtc, Target};
 use crate::{Backend, Error};
@@ -20,7 +21,7 @@ pub(crate) fn err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error +
 
 /// Whether CUDA can be used here, and why not.
 pub(crate) fn available() -> Result<(), String> {
-    // SAFETY: only probes whether the shared library can be opened.
+    // SAFETY: it only tries to open the driver library (cudarc's loader); no precondition.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err("no CUDA driver library (libcuda) on this machine".into());
     }
@@ -56,6 +57,23 @@ struct Staging {
     host: Marshalled,
     f64s: Vec<Option<CudaSlice<f64>>>,
     i64s: Vec<Option<CudaSlice<i64>>>,
+}
+
+/// Threads per block of a batched kernel's launch.
+const BLOCK: u32 = 256;
+
+/// The blocks of [`BLOCK`] threads that cover `n` instances (at least one block); `Err` when a
+/// launch cannot hold that many (the grid's x dimension is below 2³¹).
+fn blocks(n: usize) -> Result<u32, Error> {
+    let need = n.div_ceil(BLOCK as usize).max(1);
+    u32::try_from(need)
+        .ok()
+        .filter(|&b| b < 1 << 31)
+        .ok_or_else(|| {
+            Error(format!(
+                "{n} instances need {need} blocks of {BLOCK} threads: more than one launch holds"
+            ))
+        })
 }
 
 /// The device buffer in `slot`, holding at least `len` elements (at least one).
@@ -164,17 +182,18 @@ impl CudaKernel {
         i64s.resize_with(args, || None);
         let mut ptrs = vec![0u64; args];
         for (k, a) in batch.args().iter().enumerate() {
-            ptrs[k] = match a {
-                Arg::Int { .. } => to_device(s, &mut i64s[k], &host.i64s[k])?,
+            ptrs[k] = match a.kind() {
+                ArgKind::Int => to_device(s, &mut i64s[k], &host.i64s[k])?,
                 _ => to_device(s, &mut f64s[k], &host.f64s[k])?,
             };
         }
         let d_ptrs = s.clone_htod(&ptrs).map_err(err("copy to device"))?;
         let d_lens = s.clone_htod(&host.lens).map_err(err("copy to device"))?;
+        // `Layout::check` (first line) keeps `n` within `i64`
         let n = batch.n() as i64;
         let cfg = LaunchConfig {
-            grid_dim: ((batch.n() as u32).div_ceil(256).max(1), 1, 1),
-            block_dim: (256, 1, 1),
+            grid_dim: (blocks(batch.n())?, 1, 1),
+            block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
         let mut launch = s.launch_builder(f);
@@ -182,15 +201,19 @@ impl CudaKernel {
         // the copies to the device done, so that the kernel is timed alone
         s.synchronize().map_err(err("synchronize"))?;
         let start = Instant::now();
-        // SAFETY: the kernel reads `n * lens[k]` elements of each buffer (or `lens[k]` for
-        // shared ones), as `Layout::check` verified; each buffer holds at least that many, and
-        // all live (in `staging`) until the copies back.
+        // SAFETY: the kernel (the ABI's signature, `nilang_cgen`'s entry of that name) reads
+        // `d_ptrs[k]` for each of the layout's parameters and `n * lens[k]` elements of it
+        // (`lens[k]` when shared): `self.layout.check` (first line) verified that the batch
+        // has one buffer per parameter, of its kind, holding exactly that many, with `n` and
+        // the lengths within `i64`; `host.fill` copied each whole and `to_device` gave each a
+        // device buffer of at least its length; all live (in `staging`) until the copies back.
+        // The grid covers the `n` instances (`blocks`); threads past `n` do nothing.
         unsafe { launch.launch(cfg) }.map_err(err("launch"))?;
         s.synchronize().map_err(err("synchronize"))?;
         *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
         for (k, a) in batch.args().iter().enumerate() {
-            match a {
-                Arg::Int { .. } => from_device(s, &i64s[k], &mut host.i64s[k])?,
+            match a.kind() {
+                ArgKind::Int => from_device(s, &i64s[k], &mut host.i64s[k])?,
                 _ => from_device(s, &f64s[k], &mut host.f64s[k])?,
             }
         }
@@ -221,5 +244,23 @@ impl Backend for CudaKernel {
     }
     fn last_kernel_seconds(&self) -> Option<f64> {
         *self.kernel_seconds.lock().expect("not poisoned")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_covers_every_instance_or_is_an_error() {
+        assert_eq!(blocks(0), Ok(1));
+        assert_eq!(blocks(256), Ok(1));
+        assert_eq!(blocks(257), Ok(2));
+        assert_eq!(blocks(((1 << 31) - 1) * 256), Ok((1 << 31) - 1));
+        // the old launch cast `n` to u32: 2³² + 5 instances became one block of 5
+        assert_eq!(blocks((1 << 32) + 5), Ok((1 << 24) + 1));
+        let e = blocks((1 << 31) * 256).unwrap_err().0;
+        assert!(e.contains("more than one launch holds"), "{e}");
+        assert!(blocks(usize::MAX).is_err());
     }
 }

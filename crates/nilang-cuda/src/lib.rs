@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod arg;
 mod batch;
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -11,8 +12,10 @@ pub mod par;
 mod par_cuda;
 pub mod programs;
 mod rust;
+mod views;
 
-pub use batch::{Arg, Batch, Layout, LayoutParam};
+pub use arg::{Arg, ArgKind};
+pub use batch::{Batch, Layout, LayoutParam};
 #[cfg(feature = "cuda")]
 pub use cuda::CudaKernel;
 pub use host::{HostKernel, HostModule};

@@ -185,7 +185,10 @@ pub fn candidates() -> Vec<OsString> {
 }
 
 fn open(path: &OsStr) -> Result<libloading::Library, String> {
-    // SAFETY: NVRTC's initialisers only set up the library itself.
+    // SAFETY: loading runs the library's initialisers. `path` is NVRTC: `$NILANG_NVRTC`, one
+    // of its names (`candidates`), or the file given to `Nvrtc::open` (the crate doc's
+    // "Soundness": a library that is not NVRTC is outside the contract); NVRTC's initialisers
+    // only set up the library itself.
     unsafe { libloading::Library::new(path) }.map_err(|e| match std::error::Error::source(&e) {
         Some(why) => format!("{e}: {why}"),
         None => e.to_string(),
@@ -235,7 +238,9 @@ impl Nvrtc {
         let path = path.to_string_lossy().into_owned();
         macro_rules! sym {
             ($name:literal) => {
-                // SAFETY: the type is the NVRTC prototype of that symbol (nvrtc.h).
+                // SAFETY: the type is the NVRTC prototype of that symbol (nvrtc.h), in the
+                // NVRTC library `lib` (`open`'s contract); the function pointer copied out stays
+                // valid as long as `lib`, which `Nvrtc` keeps loaded beside `api`.
                 unsafe { lib.get($name).map(|s| *s) }.map_err(|e| {
                     Error(format!(
                         "{path} is not a usable NVRTC library: {}: {e}",
@@ -267,21 +272,36 @@ impl Nvrtc {
             archs: Vec::new(),
         };
         let (mut major, mut minor) = (0, 0);
-        // SAFETY: two out-parameters.
+        // SAFETY: `nvrtcVersion(int*, int*)`: two out-parameters, both valid `c_int`s.
         n.check(
             unsafe { (n.api.version)(&mut major, &mut minor) },
             "nvrtcVersion",
         )?;
         n.version = (major as u32, minor as u32);
         if let (Some(num), Some(get)) = (n.api.get_num_supported_archs, n.api.get_supported_archs) {
-            let mut k: c_int = 0;
-            // SAFETY: one out-parameter, then an array of the size it gave.
-            n.check(unsafe { num(&mut k) }, "nvrtcGetNumSupportedArchs")?;
-            let mut a = vec![0 as c_int; k.max(0) as usize];
-            n.check(unsafe { get(a.as_mut_ptr()) }, "nvrtcGetSupportedArchs")?;
-            n.archs = a.into_iter().map(|x| x as u32).collect();
+            n.archs = n.supported(num, get)?;
         }
         Ok(n)
+    }
+
+    /// The real architectures, from `nvrtcGetNumSupportedArchs` and `nvrtcGetSupportedArchs`.
+    fn supported(
+        &self,
+        num: unsafe extern "C" fn(*mut c_int) -> NvrtcResult,
+        get: unsafe extern "C" fn(*mut c_int) -> NvrtcResult,
+    ) -> Result<Vec<u32>, Error> {
+        let mut k: c_int = 0;
+        // SAFETY: one out-parameter, a valid `c_int`.
+        self.check(unsafe { num(&mut k) }, "nvrtcGetNumSupportedArchs")?;
+        let k = usize::try_from(k)
+            .map_err(|_| Error(format!("nvrtcGetNumSupportedArchs: {k} architectures")))?;
+        let mut a = vec![0 as c_int; k];
+        if k > 0 {
+            // SAFETY: `nvrtcGetSupportedArchs` writes the `k` architectures that
+            // `nvrtcGetNumSupportedArchs` counted; `a` holds `k` (checked `>= 0` above).
+            self.check(unsafe { get(a.as_mut_ptr()) }, "nvrtcGetSupportedArchs")?;
+        }
+        Ok(a.into_iter().map(|x| x as u32).collect())
     }
 
     fn error_string(&self, r: NvrtcResult) -> String {
@@ -291,6 +311,7 @@ impl Nvrtc {
         if s.is_null() {
             format!("NVRTC error {r}")
         } else {
+            // SAFETY: not null (checked above): NVRTC's static, NUL-terminated message.
             unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
         }
     }
@@ -389,7 +410,8 @@ impl Nvrtc {
         opts.push(CString::new(target.option()).expect("no NUL"));
         let opt_ptrs: Vec<*const c_char> = opts.iter().map(|o| o.as_ptr()).collect();
         let mut prog: Program = std::ptr::null_mut();
-        // SAFETY: NUL-terminated source and name; no headers.
+        // SAFETY: `prog` is an out-parameter; source and name are NUL-terminated strings
+        // (`CString`, `c""`) that outlive the call; no headers (count 0, null arrays).
         self.check(
             unsafe {
                 (self.api.create_program)(
@@ -404,18 +426,22 @@ impl Nvrtc {
             "nvrtcCreateProgram",
         )?;
         let out = self.compile_program(prog, &opt_ptrs, target);
-        // SAFETY: `prog` was created above and is destroyed once.
+        // SAFETY: `prog` was created above (`check` returned early otherwise) and is
+        // destroyed once, here.
         unsafe { (self.api.destroy_program)(&mut prog) };
         out
     }
 
+    /// Compiles `prog`, a program created by [`Nvrtc::compile`] and not yet destroyed.
     fn compile_program(
         &self,
         prog: Program,
         opts: &[*const c_char],
         target: Target,
     ) -> Result<Compiled, Error> {
-        // SAFETY: `opts` are NUL-terminated strings that outlive the call.
+        // SAFETY: `prog` is live (this function's contract); `opts` are pointers to
+        // NUL-terminated strings (`compile`'s `CString`s) that outlive the call, and their
+        // count is `opts.len()` (a few options: within `c_int`).
         let r = unsafe { (self.api.compile_program)(prog, opts.len() as c_int, opts.as_ptr()) };
         let log = self.log(prog);
         if r != 0 {
@@ -437,7 +463,7 @@ impl Nvrtc {
             ),
         };
         let mut size = 0usize;
-        // SAFETY: one out-parameter.
+        // SAFETY: `prog` is live (this function's contract); one out-parameter.
         self.check(unsafe { size_fn(prog, &mut size) }, what)?;
         if size == 0 {
             return Err(Error(format!(
@@ -445,7 +471,8 @@ impl Nvrtc {
             )));
         }
         let mut image = vec![0u8; size];
-        // SAFETY: a buffer of the size NVRTC gave.
+        // SAFETY: `prog` is live; NVRTC writes the `size` bytes it just reported, and
+        // `image` holds `size` (checked non-zero above).
         self.check(
             unsafe { get_fn(prog, image.as_mut_ptr() as *mut c_char) },
             what,
@@ -458,13 +485,16 @@ impl Nvrtc {
         Ok(Compiled { target, image, log })
     }
 
+    /// The log of `prog`, a program created by [`Nvrtc::compile`] and not yet destroyed.
     fn log(&self, prog: Program) -> String {
         let mut size = 0usize;
-        // SAFETY: one out-parameter, then a buffer of that size.
+        // SAFETY: `prog` is live (this function's contract); one out-parameter.
         if unsafe { (self.api.get_program_log_size)(prog, &mut size) } != 0 || size <= 1 {
             return String::new();
         }
         let mut buf = vec![0u8; size];
+        // SAFETY: NVRTC writes the `size` bytes it just reported (the log and its NUL);
+        // `buf` holds `size`.
         if unsafe { (self.api.get_program_log)(prog, buf.as_mut_ptr() as *mut c_char) } != 0 {
             return String::new();
         }

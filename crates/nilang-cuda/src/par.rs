@@ -99,6 +99,22 @@ impl ParLayout {
     }
 }
 
+/// One zeroed buffer of `n` partials per reduction of `layout`, `n` being the iteration count
+/// that the loop's count kernel gave; `Err` when it is negative or the memory cannot be had.
+pub(crate) fn zeroed_partials(layout: &ParLayout, n: i64) -> Result<Vec<Vec<f64>>, Error> {
+    let name = &layout.layout.name;
+    let len = usize::try_from(n)
+        .map_err(|_| Error(format!("`{name}`: the loop's count is {n}, below zero")))?;
+    let zeros = |_| {
+        let mut v = Vec::new();
+        v.try_reserve_exact(len)
+            .map_err(|e| Error(format!("`{name}`: {len} partials of a reduction: {e}")))?;
+        v.resize(len, 0.0);
+        Ok(v)
+    };
+    (0..layout.reductions.len()).map(zeros).collect()
+}
+
 /// Which program of a parallel loop a call runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Direction {
@@ -143,19 +159,23 @@ impl HostParKernel {
         let mut m = marshal(context, gvar);
         let mut ptrs = m.pointers(context);
         let mut lens = m.lens.clone();
-        let mut n = [0i64];
-        ptrs.push(n.as_mut_ptr() as *mut c_void);
+        let mut count_slot = [0i64];
+        ptrs.push(count_slot.as_mut_ptr() as *mut c_void);
         lens.push(1);
-        // SAFETY: the context's buffers fit the layout (checked); the count entry writes one
-        // `long long` into the slot after them and reads no partials.
+        // SAFETY: `count` has the kernel ABI's signature (`HostModule::entry`); it reads the
+        // context's buffers, which `self.layout.check` (first line) verified hold what one
+        // instance reads, and writes one `long long` into `count_slot`, the slot after them
+        // (`ParLayout::count_slot`); it reads no partials.
         unsafe { count(1, ptrs.as_ptr(), lens.as_ptr()) };
-        let n = n[0];
-        let mut partials = vec![vec![0.0f64; n as usize]; self.layout.reductions.len()];
+        let n = count_slot[0];
+        let mut partials = zeroed_partials(&self.layout, n)?;
         for p in &mut partials {
             ptrs.push(p.as_mut_ptr() as *mut c_void);
             lens.push(n);
         }
-        // SAFETY: as above, and each reduction has `n` partials for the `n` iterations.
+        // SAFETY: as above for the context and the count's slot; `zeroed_partials` (just
+        // above) checked `n >= 0` and gave each reduction a buffer of `n` partials, one per
+        // iteration, after the count's slot as the kernels expect; all live until the end.
         unsafe {
             body(n, ptrs.as_ptr(), lens.as_ptr());
             sum(n, ptrs.as_ptr(), lens.as_ptr());

@@ -1,10 +1,11 @@
 //! A parallel loop's kernels on a GPU (feature `cuda`): the context copied to the device, one
 //! thread per iteration, gradients of places every iteration reads summed with `atomicAdd`.
 
-use crate::batch::{Arg, Batch};
+use crate::arg::ArgKind;
+use crate::batch::Batch;
 use crate::cuda::{err, from_device, load, to_device};
 use crate::host::marshal;
-use crate::par::{Direction, ParLayout};
+use crate::par::{zeroed_partials, Direction, ParLayout};
 use crate::Error;
 use cudarc::driver::{
     CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
@@ -71,8 +72,11 @@ impl CudaParKernel {
         };
         let mut launch = s.launch_builder(f);
         launch.arg(&n).arg(&d_ptrs).arg(&d_lens);
-        // SAFETY: `ptrs` holds the context's device buffers (sized by the checked layout),
-        // the count's slot and each reduction's `n` partials, all alive until the call's end.
+        // SAFETY: `f` is one of the loop's entries (the kernel ABI's signature). `ptrs` holds
+        // the context's device buffers, each a copy of a buffer that `ParLayout::check` (first
+        // line of `run`) verified holds what one instance reads; then the count's slot (one
+        // `long long`); then, for the body and the sum, each reduction's `n` partials
+        // (`zeroed_partials` checked `n >= 0`). All live until `run` returns.
         unsafe { launch.launch(cfg) }.map_err(err("launch"))?;
         s.synchronize().map_err(err("synchronize"))
     }
@@ -90,8 +94,8 @@ impl CudaParKernel {
         dev.i64s.resize_with(args, || None);
         let mut ptrs = Vec::with_capacity(args + 1 + self.layout.reductions.len());
         for (k, a) in context.args().iter().enumerate() {
-            ptrs.push(match a {
-                Arg::Int { .. } => to_device(s, &mut dev.i64s[k], &host.i64s[k])?,
+            ptrs.push(match a.kind() {
+                ArgKind::Int => to_device(s, &mut dev.i64s[k], &host.i64s[k])?,
                 _ => to_device(s, &mut dev.f64s[k], &host.f64s[k])?,
             });
         }
@@ -102,12 +106,18 @@ impl CudaParKernel {
         let mut n = [0i64];
         from_device(s, &dev.count, &mut n)?;
         let n = n[0];
-        let threads = u32::try_from(n)
-            .map_err(|_| Error(format!("{n} iterations: more than one launch holds")))?;
+        let threads = u32::try_from(n).map_err(|_| {
+            Error(format!(
+                "`{}`: {n} iterations: not a launch's thread count (0 to {})",
+                self.layout.layout.name,
+                u32::MAX
+            ))
+        })?;
+        let partials = zeroed_partials(&self.layout, n)?;
         dev.partials
             .resize_with(self.layout.reductions.len(), || None);
-        for slot in &mut dev.partials {
-            ptrs.push(to_device(s, slot, &vec![0.0f64; n as usize])?);
+        for (slot, p) in dev.partials.iter_mut().zip(&partials) {
+            ptrs.push(to_device(s, slot, p)?);
             lens.push(n);
         }
         let start = Instant::now();
@@ -115,8 +125,8 @@ impl CudaParKernel {
         *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
         self.launch(&sum, n, 1, &ptrs, &lens)?;
         for (k, a) in context.args().iter().enumerate() {
-            match a {
-                Arg::Int { .. } => from_device(s, &dev.i64s[k], &mut host.i64s[k])?,
+            match a.kind() {
+                ArgKind::Int => from_device(s, &dev.i64s[k], &mut host.i64s[k])?,
                 _ => from_device(s, &dev.f64s[k], &mut host.f64s[k])?,
             }
         }

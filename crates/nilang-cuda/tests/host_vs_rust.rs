@@ -6,7 +6,7 @@
 use nilang::GVar;
 use nilang_cgen::Module;
 use nilang_cuda::programs::{ba_residual, ba_residual_inv, gmm_point, gmm_point_inv};
-use nilang_cuda::{Backend, Batch, HostKernel, HostModule, RustKernel};
+use nilang_cuda::{ArgKind, Backend, Batch, HostKernel, HostModule, RustKernel};
 use std::sync::Arc;
 
 #[path = "common/units.rs"]
@@ -136,7 +136,7 @@ fn ba_rust() -> RustKernel<
 
 fn same_batches(a: &Batch, b: &Batch, what: &str) {
     for k in 0..a.args().len() {
-        if let nilang_cuda::Arg::Int { .. } = a.args()[k] {
+        if a.args()[k].kind() == ArgKind::Int {
             continue;
         }
         close(
@@ -144,7 +144,7 @@ fn same_batches(a: &Batch, b: &Batch, what: &str) {
             b.values(k),
             &format!("{what}: values of parameter {k}"),
         );
-        if let nilang_cuda::Arg::Real { .. } = a.args()[k] {
+        if a.args()[k].kind() == ArgKind::Real {
             close(
                 a.grads(k),
                 b.grads(k),
