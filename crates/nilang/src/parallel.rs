@@ -644,6 +644,57 @@ mod tests {
             .expect("a thread pool")
     }
 
+    fn panic_message(f: impl FnOnce()) -> String {
+        let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_err();
+        match e.downcast_ref::<&str>() {
+            Some(s) => s.to_string(),
+            None => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Every way into a window stays inside it: an element or a range outside fails with a
+    /// message, past the slice as an ordinary bounds error.
+    #[test]
+    fn a_window_reaches_its_own_elements_only() {
+        let mut v: Vec<f64> = (0..10).map(f64::from).collect();
+        let cells = Cells::new(&mut v);
+        // SAFETY: one window, on this thread only.
+        let w = unsafe { cells.window(slots(1usize, 3, 2, 1)) };
+        assert_eq!(w.bounds(), 3..7);
+        assert_eq!(w.len(), 10);
+        // SAFETY: no other reference to elements 3 and 4..6 is alive.
+        unsafe { *w.at(3) += 0.5 };
+        assert_eq!(unsafe { &*w.range(4..6) }, &[4.0, 5.0]);
+        assert_eq!((w[3], &w[5..7]), (3.5, &[5.0, 6.0][..]));
+        // SAFETY (each): the accesses fail before any reference is made.
+        let outside = panic_message(|| unsafe {
+            w.at(7);
+        });
+        assert!(
+            outside.contains("element 7") && outside.contains("3..7"),
+            "{outside}"
+        );
+        let below = panic_message(|| unsafe {
+            w.range(2..4);
+        });
+        assert!(below.contains("element 2"), "{below}");
+        assert!(panic_message(|| drop(w[9])).contains("outside the elements 3..7"));
+        let past = panic_message(|| drop(w[12]));
+        assert!(past.contains("the len is 10 but the index is 12"), "{past}");
+        // a window past the slice is clamped to it
+        // SAFETY: as above.
+        let end = unsafe { cells.window(slots(4usize, 9, 2, 0)) };
+        assert_eq!(end.bounds(), 8..10);
+    }
+
+    #[test]
+    fn slots_overflowing_usize_fail_with_a_message() {
+        let m = panic_message(|| drop(slots(0usize, usize::MAX, 2, 0)));
+        assert!(m.contains("do not fit in `usize`"), "{m}");
+        let m = panic_message(|| drop(slots(-3i64, 2, 1, 0)));
+        assert!(m.contains("negative"), "{m}");
+    }
+
     /// A loop splits when its iterations times its weight reach `min_parallel_work`, and
     /// never on one thread.
     #[test]
