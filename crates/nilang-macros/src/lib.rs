@@ -35,6 +35,11 @@ pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// What `#[i]` does, on `proc_macro2` tokens (so that tests can call it): the options in
 /// `attr`, the function, method or `impl` block in `item`.
 fn attribute(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    nilang_ir::on_deep_stack(|| attribute_here(attr, item))
+}
+
+/// [`attribute`] on the caller's stack.
+fn attribute_here(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     let options = match Options::parse(attr) {
         Ok(o) => o,
         Err(e) => return e.to_compile_error(),
