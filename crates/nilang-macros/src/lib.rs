@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 mod adjoint;
+mod buffers;
 mod codegen;
 #[cfg(test)]
 mod deep;

@@ -10,6 +10,10 @@ use crate::stack::Stack;
 use core::fmt::Debug;
 pub use num_traits::PrimInt;
 
+// private.rs is a module by `#[path]`: its own modules are found beside it, not under it
+#[path = "private/grad_buffers.rs"]
+pub mod grad_buffers;
+
 /// Stores an operand back after an instruction.
 #[inline(always)]
 pub fn store<Y: Accepts<X>, X>(x: &mut X, v: Y) {
