@@ -8,6 +8,7 @@ pub mod broadcast;
 pub mod check;
 pub mod companions;
 pub mod constructors;
+mod deep;
 pub mod dropped;
 pub mod effects;
 pub mod mapfoldl;
@@ -18,6 +19,7 @@ pub mod print;
 pub mod reverse;
 
 pub use ast::Function;
+pub use deep::{on_deep_stack, DEEP_STACK};
 pub use parse::Options;
 
 /// Is this attribute the `#[i]` attribute (`#[i]`, `#[i(...)]`, `#[nilang::i]`)?
@@ -96,7 +98,15 @@ fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut parse::Err
 
 /// The papers' `macroexpand`: for every reversible function in `src`, its forward program,
 /// its inverse program and its adjoint program, in the language's own syntax.
+///
+/// It runs on a stack of its own ([`on_deep_stack`]), so that deeply nested sources (hundreds
+/// of nested `if`s, products of thousands of factors) do not overflow the caller's.
 pub fn expand_source(src: &str) -> Result<String, String> {
+    on_deep_stack(|| expand_source_here(src))
+}
+
+/// [`expand_source`] on the caller's stack.
+fn expand_source_here(src: &str) -> Result<String, String> {
     let functions = parse_file(src).map_err(|e| {
         let start = e.span().start();
         format!(

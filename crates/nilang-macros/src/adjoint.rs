@@ -545,6 +545,11 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
     };
     let adj_body = body(&adjoint, &nilang_ir::reverse::reverse_block(&f.body));
     let inv_body = body(&adjoint_inv, &f.body);
+    // the caller's gradient buffers, as long as their values
+    let (adj_checks, inv_checks) = (
+        crate::buffers::length_checks(f, &adjoint),
+        crate::buffers::length_checks(f, &adjoint_inv),
+    );
     let fwd = &f.sig.ident;
     let vis = &f.vis;
     let mut generics = crate::grad::with_base_bound(f);
@@ -583,11 +588,13 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
         #[doc = #adj_doc]
         #allow
         #vis #adj_sig {
+            #adj_checks
             #adj_body
         }
         #[doc = #inv_doc]
         #allow
         #vis #inv_sig {
+            #inv_checks
             #inv_body
         }
         #companions

@@ -723,10 +723,12 @@ fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
          gradient. See `nilang::ad`."
     );
     let allow = allow();
+    let checks = crate::buffers::length_checks(f, name);
     quote! {
         #[doc = #doc]
         #allow
         #vis fn #name #generics (#(#inputs),*) #where_clause {
+            #checks
             #forward
             #backward
         }

@@ -2,7 +2,10 @@
 #![warn(missing_docs)]
 
 mod adjoint;
+mod buffers;
 mod codegen;
+#[cfg(test)]
+mod deep;
 #[cfg(test)]
 mod fuzz;
 mod grad;
@@ -27,31 +30,39 @@ use quote::{format_ident, quote, ToTokens};
 /// places (checked at compile time) and run on rayon's pool (`nilang::parallel`).
 #[proc_macro_attribute]
 pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let attr = TokenStream2::from(attr);
+    attribute(attr.into(), item.into()).into()
+}
+
+/// What `#[i]` does, on `proc_macro2` tokens (so that tests can call it): the options in
+/// `attr`, the function, method or `impl` block in `item`.
+fn attribute(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    nilang_ir::on_deep_stack(|| attribute_here(attr, item))
+}
+
+/// [`attribute`] on the caller's stack.
+fn attribute_here(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     let options = match Options::parse(attr) {
         Ok(o) => o,
-        Err(e) => return e.to_compile_error().into(),
+        Err(e) => return e.to_compile_error(),
     };
-    let item: syn::Item = match syn::parse(item) {
+    let item: syn::Item = match syn::parse2(item) {
         Ok(i) => i,
-        Err(e) => return e.to_compile_error().into(),
+        Err(e) => return e.to_compile_error(),
     };
     match item {
-        syn::Item::Fn(f) if in_impl(&f.sig) => method(&options, impl_item(f)).into(),
-        syn::Item::Fn(f) => function(&options, f).into(),
-        syn::Item::Impl(imp) => impl_block(&options, imp).into(),
+        syn::Item::Fn(f) if in_impl(&f.sig) => method(&options, impl_item(f)),
+        syn::Item::Fn(f) => function(&options, f),
+        syn::Item::Impl(imp) => impl_block(&options, imp),
         // A method that does not parse as a function item arrives verbatim.
         syn::Item::Verbatim(ts) => match syn::parse2::<syn::ImplItemFn>(ts) {
             Ok(m) => method(&options, m),
             Err(e) => e.to_compile_error(),
-        }
-        .into(),
+        },
         other => syn::Error::new_spanned(
             other,
             "#[i] applies to a function, a method or an impl block",
         )
-        .to_compile_error()
-        .into(),
+        .to_compile_error(),
     }
 }
 

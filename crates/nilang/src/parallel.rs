@@ -179,19 +179,25 @@ pub fn set_min_parallel_work(n: usize) {
 /// [`min_parallel_work`]; otherwise the sequential loop runs. The one rule for generated loops
 /// and for hand-written chunked code alike.
 ///
+/// A range that [`chunks`] cannot cut is never split, and runs as the sequential loop: an
+/// inclusive range up to its type's maximum (`0u8..=255`: the end of its last chunk, 256, is
+/// no `u8`), and bounds beyond `i128` (`u128` above `i128::MAX`).
+///
 /// ```
 /// use nilang::parallel::worth_splitting;
 ///
 /// // 10 short iterations are less work than the default threshold: the loop runs sequentially
 /// assert!(!worth_splitting(0usize, 10, false, 1));
+/// // up to the type's maximum: the sequential loop, however much work
+/// assert!(!worth_splitting(0u8, u8::MAX, true, usize::MAX));
 /// ```
 #[inline]
 pub fn worth_splitting<I: PrimInt>(start: I, end: I, inclusive: bool, weight: usize) -> bool {
-    if !several_threads() {
+    if !several_threads() || !chunkable(end, inclusive) {
         return false;
     }
     let (Some(s), Some(e)) = (start.to_i128(), end.to_i128()) else {
-        return true;
+        return false;
     };
     let n = if inclusive { e + 1 - s } else { e - s };
     n >= 2 && n.saturating_mul(weight as i128) >= min_parallel_work() as i128
@@ -225,7 +231,23 @@ pub const CHUNKS_PER_THREAD: usize = 4;
 /// let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
 /// assert_eq!(one.install(|| chunks(1i64, 10, true)), [(1, 11)]); // 1..=10, one chunk
 /// ```
+///
+/// # Panics
+///
+/// For a range [`worth_splitting`] never splits: an inclusive range up to its type's maximum
+/// (`chunks(0u8, 255, true)`: the last chunk would end at 256), and bounds beyond `i128`.
 pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
+    assert!(
+        chunkable(end, inclusive),
+        "nilang::parallel::chunks: the range ends at its type's maximum ({}..={}), so the end \
+         of its last chunk is no value of the type: `worth_splitting` is false for it, run \
+         it as a sequential loop",
+        start
+            .to_i128()
+            .map_or_else(|| "?".to_string(), |v| v.to_string()),
+        end.to_i128()
+            .map_or_else(|| "?".to_string(), |v| v.to_string()),
+    );
     let (s, e) = (
         start.to_i128().expect("a loop bound fits in i128"),
         end.to_i128().expect("a loop bound fits in i128"),
@@ -244,6 +266,13 @@ pub fn chunks<I: PrimInt>(start: I, end: I, inclusive: bool) -> Vec<(I, I)> {
     let k = (per_pool as i128).clamp(1, n);
     let at = |c: i128| I::from(s + n * c / k).expect("a chunk bound lies in the loop's range");
     (0..k).map(|c| (at(c), at(c + 1))).collect()
+}
+
+/// Whether [`chunks`] can cut a range ending at `end`: its chunks' ends `[lo, hi)` are values
+/// of the range's type, so an inclusive range up to the type's maximum cannot be cut.
+#[inline]
+fn chunkable<I: PrimInt>(end: I, inclusive: bool) -> bool {
+    !(inclusive && end == I::max_value())
 }
 
 /// Runs `f` on every chunk, in parallel on the current rayon pool; the results in chunk order.

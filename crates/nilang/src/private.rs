@@ -10,7 +10,10 @@ use crate::stack::Stack;
 use core::fmt::Debug;
 pub use num_traits::PrimInt;
 
-#[path = "hoist.rs"]
+// private.rs is a module by `#[path]`: its own modules are found beside it, not under it
+#[path = "private/grad_buffers.rs"]
+pub mod grad_buffers;
+#[path = "private/hoist.rs"]
 pub mod hoist;
 pub use hoist::check_hoisted_index;
 
@@ -199,16 +202,22 @@ impl<I: PrimInt + Debug> RevRange<I> {
                 format!("{step:?}"),
             );
         }
+        // in 128 bits: `end - start` overflows `I` for a range over more than half of a
+        // signed type (`-128i8..=127`)
+        let count = |last_offset: u128| {
+            let steps = last_offset / wide(step);
+            usize::try_from(steps).map_or(usize::MAX, |k| k.saturating_add(1))
+        };
         let count = if inclusive {
             if start > end {
                 0
             } else {
-                ((end - start) / step).to_usize().unwrap_or(0) + 1
+                count(wide(end).wrapping_sub(wide(start)))
             }
         } else if start >= end {
             0
         } else {
-            ((end - start - I::one()) / step).to_usize().unwrap_or(0) + 1
+            count(wide(end).wrapping_sub(wide(start)) - 1)
         };
         RevRange {
             first: start,
@@ -235,7 +244,10 @@ impl<I: PrimInt + Debug> RevRange<I> {
                 rev,
             };
         }
-        let last = first + step * I::from(count - 1).expect("loop index fits the range type");
+        // `first + step·(count − 1)` lies in the range: computed in 128 bits, where the
+        // product may not fit `I` (`count − 1` = 255 in an `i8` loop over every value)
+        let offset = wide(step).wrapping_mul((count - 1) as u128);
+        let last = narrow(wide(first).wrapping_add(offset));
         RevRangeIter {
             next: if rev { last } else { first },
             step,
@@ -243,6 +255,24 @@ impl<I: PrimInt + Debug> RevRange<I> {
             rev,
         }
     }
+}
+
+/// `x` as 128 bits in two's complement (the difference of two values of `I`, taken
+/// modulo 2¹²⁸, is then the exact distance between them when it is non-negative).
+#[inline(always)]
+fn wide<I: PrimInt>(x: I) -> u128 {
+    match x.to_i128() {
+        Some(v) => v as u128,
+        None => x.to_u128().expect("an integer fits in 128 bits"),
+    }
+}
+
+/// The value of `I` whose [`wide`] form is `v` (`v` is one).
+#[inline(always)]
+fn narrow<I: PrimInt>(v: u128) -> I {
+    I::from(v as i128)
+        .or_else(|| I::from(v))
+        .expect("a value of the loop's range")
 }
 
 /// Iterator over a [`RevRange`]: one addition or subtraction per step.

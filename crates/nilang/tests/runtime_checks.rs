@@ -565,13 +565,17 @@ fn hoisted_bounds_checks_fail_before_the_loop() {
     assert_eq!(y, vec![0.0; 3], "nothing ran");
     let m = message(&mut || shifted_add_inv(&mut y, &mut x));
     assert!(m.contains("shifted_add_inv"), "{m}");
-    // in range it runs; a gradient buffer shorter than its value is caught as well
+    // in range it runs; a gradient buffer shorter than its value is caught as well, on
+    // entry (tests/gradient_buffers.rs), before the hoisted checks
     let (mut y, mut x) = (vec![0.0; 3], vec![1.0, 2.0, 3.0, 4.0]);
     shifted_add(&mut y, &mut x);
     assert_eq!(y, vec![2.0, 3.0, 4.0]);
     let (mut y_grad, mut x_grad) = (vec![1.0; 3], vec![0.0; 3]);
     let m = message(&mut || shifted_add_adjoint(&mut y, &mut y_grad, &mut x, &mut x_grad));
-    assert!(m.contains("the length is 3 for its gradient"), "{m}");
+    assert!(
+        m.contains("`shifted_add_adjoint`: the gradient buffer `x_grad` has length 3, but `x` has length 4"),
+        "{m}"
+    );
     let mut x_grad = vec![0.0; 4];
     shifted_add_adjoint(&mut y, &mut y_grad, &mut x, &mut x_grad);
     assert_eq!((y, x_grad), (vec![0.0; 3], vec![0.0, 1.0, 1.0, 1.0]));
