@@ -463,9 +463,8 @@ impl Gen {
                     .then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
                 quote!({
                     #check
-                    let __depth = #p::stack_depth(&#ps);
                     #pv = #p::stack_pop(&mut #ps, #site, #stack_text);
-                    #sv = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&#pv));
+                    #sv = #p::stack_pop_shadow(&mut #ss, #p::zero_grad::<_, #lane>(&#pv));
                 })
             }
             (true, true) => quote!({
@@ -483,9 +482,8 @@ impl Gen {
                     .writable(value)
                     .then(|| quote!(#p::add_grad_into::<_, #lane>(&#pv, &mut #sv, __g);));
                 quote!({
-                    let __depth = #p::stack_depth(&#ps);
                     let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
-                    let __g = #p::stack_pop_shadow(&mut #ss, __depth, #p::zero_grad::<_, #lane>(&__v));
+                    let __g = #p::stack_pop_shadow(&mut #ss, #p::zero_grad::<_, #lane>(&__v));
                     #check
                     #absorb
                 })

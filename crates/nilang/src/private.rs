@@ -329,26 +329,17 @@ pub fn stack_pop<S: Stack<T>, T>(stack: &mut S, site: &Site, stack_text: &'stati
     }
 }
 
-/// Pops the gradient of the value just popped from a stack that held `depth` values (see the
-/// invariant below), or gives `zero` when that value has no gradient entry.
+/// Pops the gradient of the value just popped from a stack, or gives `zero` when that value
+/// has no gradient entry.
 ///
 /// Invariant of an adjoint program's stacks: the shadow stack holds the gradients of the
 /// *top* `shadow.depth()` values of the value stack; the values below (pushed by the plain
 /// forward program, which does not touch gradients, or before the caller's shadow stack was
-/// made) have zero gradients. So a caller may hand an adjoint an empty shadow stack.
+/// made) have zero gradients. So a caller may hand an adjoint an empty shadow stack, or the
+/// gradients of the top values only, and the value popped (the top) takes the shadow's top.
 #[inline]
-pub fn stack_pop_shadow<S: Stack<G>, G>(shadow: &mut S, depth: usize, zero: G) -> G {
-    if shadow.depth() >= depth {
-        shadow.pop_value().unwrap_or(zero)
-    } else {
-        zero
-    }
-}
-
-/// The number of values a stack holds.
-#[inline(always)]
-pub fn stack_depth<S: Stack<T>, T>(stack: &S) -> usize {
-    stack.depth()
+pub fn stack_pop_shadow<S: Stack<G>, G>(shadow: &mut S, zero: G) -> G {
+    shadow.pop_value().unwrap_or(zero)
 }
 
 /// Checks that a pop lands in a zero variable (floats: zero within the tolerance).

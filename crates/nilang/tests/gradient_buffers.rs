@@ -146,6 +146,14 @@ fn a_gradient_stack_may_be_shorter_than_its_stack() {
     let (mut x_grad, mut s_grad) = (0.0, Vec::new());
     push_square_adjoint(&mut x, &mut x_grad, &mut s, &mut s_grad);
     assert_eq!((x, x_grad, &s[..]), (3.0, 0.0, &[7.0][..]));
+    // or the gradient of the top value only: the pushed square's
+    push_square(&mut x, &mut s);
+    let (mut x_grad, mut s_grad) = (0.0, vec![1.0]);
+    push_square_adjoint(&mut x, &mut x_grad, &mut s, &mut s_grad);
+    assert_eq!(
+        (x, x_grad, &s[..], &s_grad[..]),
+        (3.0, 6.0, &[7.0][..], &[][..])
+    );
     // or one as deep, with the gradient of the pushed square on top
     push_square(&mut x, &mut s);
     let (mut x_grad, mut s_grad) = (0.0, vec![0.0, 1.0]);
