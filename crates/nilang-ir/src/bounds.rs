@@ -339,9 +339,10 @@ fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
                     CallArg::View(v) => {
                         names.insert(v.root.to_string());
                     }
-                    CallArg::Value(e) | CallArg::Shared(e) => {
+                    CallArg::Value(e) | CallArg::Shared(e) if crate::names::may_change(e) => {
                         crate::names::identifiers(e.to_token_stream(), &mut names)
                     }
+                    CallArg::Value(_) | CallArg::Shared(_) => {}
                 }
             }
             if let Callee::Method { receiver, .. } = &call.callee {
@@ -515,6 +516,30 @@ mod tests {
         });
         // (`x[j]` is the inner loop's to hoist)
         assert_eq!(h, ["y[i]", "x[i]"]);
+    }
+
+    #[test]
+    fn what_a_call_takes_by_value_keeps_its_checks_only_if_it_may_change_something() {
+        // `2 * k` and `&x[0..1]` cannot change `k` or `x`; `rows.at(k)` may change `rows`
+        // and, as far as names go, `k`
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &[T], z: &mut [T], k: usize) {
+                for c in 0..k {
+                    y[c * k] += x[c];
+                    g(z[0], 2 * k, &x[0..1]);
+                }
+            }
+        });
+        assert_eq!(h, ["y[c * k]", "x[c]"]);
+        let h = hoisted_of(syn::parse_quote! {
+            fn f<T: Real>(y: &mut [T], x: &[T], z: &mut [T], rows: &mut Rows, k: usize) {
+                for c in 0..k {
+                    y[c * k] += x[c];
+                    h(z[0], rows.at(k));
+                }
+            }
+        });
+        assert_eq!(h, ["x[c]"]);
     }
 
     #[test]

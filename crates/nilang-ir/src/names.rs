@@ -17,13 +17,16 @@
 //!    both `x` and `x_grad`.
 //!
 //! Loops the parser writes for the user (a broadcast's, [`crate::broadcast`]) take a name
-//! that no identifier of the function uses ([`unused_name`]).
+//! that no identifier of the function uses ([`unused_name`]). Expressions only read: the
+//! generators evaluate every expression that [`may_change`] a variable through a `Fn`
+//! closure (`nilang::__private::read`), which does not compile if it does.
 
 use crate::ast::*;
 use crate::parse::Errors;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::BTreeSet;
+use syn::{BinOp, Expr};
 
 /// The prefix of the identifiers that generated code reserves.
 pub const RESERVED_PREFIX: &str = "__";
@@ -127,6 +130,60 @@ pub fn unused_name(
         .into_iter()
         .find(|c| !taken.contains(c))
         .expect("an unused name")
+}
+
+/// Could evaluating an expression change a variable? Only through a method (`rows.at(i)`,
+/// `v.clear()`; `len()` excepted), a macro, a block or closure, an assignment or a `&mut`:
+/// arithmetic, indexing, fields, casts and calls of functions on such operands cannot (a
+/// function reaches the caller's variables only through a `&mut` it is handed). The zeros
+/// `expand!` allocates (`crate::parse::is_zero_like_expr`) only read their target.
+pub fn may_change(e: &Expr) -> bool {
+    if crate::parse::is_zero_like_expr(e) {
+        return false;
+    }
+    struct Probe(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Probe {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                    syn::visit::visit_expr(self, e)
+                }
+                Expr::Reference(r) if r.mutability.is_none() => syn::visit::visit_expr(self, e),
+                Expr::Binary(b) if !binary_assigns(&b.op) => syn::visit::visit_expr(self, e),
+                Expr::Lit(_)
+                | Expr::Path(_)
+                | Expr::Paren(_)
+                | Expr::Group(_)
+                | Expr::Unary(_)
+                | Expr::Field(_)
+                | Expr::Index(_)
+                | Expr::Cast(_)
+                | Expr::Range(_)
+                | Expr::Tuple(_)
+                | Expr::Array(_)
+                | Expr::Call(_) => syn::visit::visit_expr(self, e),
+                _ => self.0 = true,
+            }
+        }
+    }
+    fn binary_assigns(op: &BinOp) -> bool {
+        matches!(
+            op,
+            BinOp::AddAssign(_)
+                | BinOp::SubAssign(_)
+                | BinOp::MulAssign(_)
+                | BinOp::DivAssign(_)
+                | BinOp::RemAssign(_)
+                | BinOp::BitXorAssign(_)
+                | BinOp::BitAndAssign(_)
+                | BinOp::BitOrAssign(_)
+                | BinOp::ShlAssign(_)
+                | BinOp::ShrAssign(_)
+        )
+    }
+    let mut p = Probe(false);
+    syn::visit::Visit::visit_expr(&mut p, e);
+    p.0
 }
 
 #[cfg(test)]

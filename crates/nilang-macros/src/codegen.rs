@@ -1136,18 +1136,18 @@ impl Gen {
 /// An expression of the user's (an index, a condition, a range bound, an ancilla's value; not
 /// an argument of a call) as code that can only read: `__private::read(|| e)` takes a closure that must be `Fn`, so an expression that
 /// changes or moves a variable (`v.clear()`, `k = 2`) does not compile, with rustc's message
-/// at the change. Literals and names are left as they are. What unchecked loops rely on: no
+/// at the change. Expressions that cannot change anything (`nilang_ir::names::may_change`)
+/// are left as they are. What unchecked loops rely on: no
 /// expression resizes a place whose bounds they checked before the loop
 /// (`nilang_ir::bounds`).
 pub(crate) fn read_only(e: &syn::Expr) -> TokenStream {
-    match e {
-        syn::Expr::Lit(_) => e.to_token_stream(),
-        syn::Expr::Path(p) if p.path.get_ident().is_some() => e.to_token_stream(),
-        _ => {
-            let span = syn::spanned::Spanned::span(e);
-            quote_spanned!(span=> ::nilang::__private::read(|| #e))
-        }
+    if !nilang_ir::names::may_change(e) {
+        // arithmetic, indexing, fields, casts, calls of functions: nothing to guard (and no
+        // closure in the way of the optimiser)
+        return e.to_token_stream();
     }
+    let span = syn::spanned::Spanned::span(e);
+    quote_spanned!(span=> ::nilang::__private::read(|| #e))
 }
 
 /// `Accepts::load_like(&like, &value)`, spanned at an operand: an operand whose type the
