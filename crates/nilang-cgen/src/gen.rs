@@ -137,7 +137,11 @@ impl<'a> Translator<'a> {
             }
             StmtKind::While { pre, body, .. } => {
                 let c = self.expr(pre).map_err(|e| self.err(s, e))?;
-                self.line(&format!("while ({c}) {{ // {}", one_line(&s.source)));
+                // a loop stops once a check of its thread failed (its results are discarded)
+                self.line(&format!(
+                    "while (!__nl->failed && ({c})) {{ // {}",
+                    one_line(&s.source)
+                ));
                 self.block(body)?;
                 self.line("}");
                 Ok(())
@@ -175,7 +179,9 @@ impl<'a> Translator<'a> {
                 } else {
                     k.clone()
                 };
-                self.line(&format!("for (long long {k} = 0; {k} < {n}; ++{k}) {{"));
+                self.line(&format!(
+                    "for (long long {k} = 0; {k} < {n} && !__nl->failed; ++{k}) {{"
+                ));
                 self.indent += 1;
                 self.push();
                 let cname = format!("{var}");

@@ -50,8 +50,9 @@ struct nl_shared_val {
 // names the function, the slice and the access), the thread (instance or iteration), and two
 // numbers (the index and the length, or the two lengths). A failed check never touches
 // memory outside a buffer: an access out of bounds gets a per-thread scratch place instead,
-// and the thread runs on, on values that the launcher then discards (it reads the status
-// back and returns an error).
+// and the thread runs on to the end of its current loop iteration (every generated loop
+// stops once its thread has failed), on values that the launcher then discards (it reads the
+// status back and returns an error).
 #define NL_STATUS_WORDS 5
 #define NL_CHECK_BOUNDS 1
 #define NL_CHECK_LENGTHS 2
@@ -63,6 +64,8 @@ struct nl_shared_val {
 struct nl_ctx {
     long long* status;
     long long thread;
+    /// Whether a check of this thread failed (its loops stop).
+    bool failed;
     double d;
     gvar g;
     long long ll;
@@ -82,6 +85,7 @@ NL_FN nl_ctx nl_context(long long* status, long long thread) {
 }
 /// Records a failed check, unless one was recorded before (on the device: by any thread).
 NL_FN void nl_fail(nl_ctx* c, long long kind, long long site, long long a, long long b) {
+    c->failed = true;
 #if defined(__CUDACC__)
     if (atomicCAS((unsigned long long*)c->status, 0ull, (unsigned long long)kind) != 0ull) return;
 #else

@@ -367,3 +367,44 @@ fn on_a_gpu_an_access_out_of_bounds_is_an_error_or_skip() {
         }
     }
 }
+
+#[test]
+fn a_loop_stops_at_its_first_failed_check() {
+    if !host() {
+        return;
+    }
+    // 2⁶² iterations, the third out of bounds: the loop ends there (the Rust function panics
+    // there), it does not run on scratch places for ever
+    let k = shift_kernel();
+    let before = shift_batch(1 << 62);
+    let start = std::time::Instant::now();
+    let mut b = before.clone();
+    let e = k.forward(&mut b).unwrap_err().0;
+    assert_eq!(
+        e,
+        "`shift__fwd`, instance 0: index 3 is out of bounds for `x` of length 3 \
+         (`x[i + 1]` in `shift`)"
+    );
+    assert_eq!(b, before);
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    // and a `while` loop, whose condition reads past the slice
+    let src = "#[i] fn walk<T: Real>(y: &mut [T], k: &mut i64) {
+        while (y[k].val() >= 0.0, k > 0) { k += 1; }
+    }";
+    let f = &nilang_ir::parse_file(src).unwrap()[0];
+    let mut m = Module::new();
+    m.function(f)
+        .unwrap()
+        .kernel(f, &KernelSpec::new())
+        .unwrap();
+    let k = HostModule::compile(&m.source())
+        .unwrap()
+        .kernel("walk")
+        .unwrap();
+    let mut b = Batch::new(1).real(2, vec![1.0, 2.0]).int(vec![0]);
+    let e = k.forward(&mut b).unwrap_err().0;
+    assert_eq!(
+        e,
+        "`walk__fwd`, instance 0: index 2 is out of bounds for `y` of length 2 (`y[k]` in `walk`)"
+    );
+}
