@@ -1,5 +1,6 @@
 //! Statements and expressions of the IR → C++ text.
 
+use crate::check::Sites;
 use crate::sig::{scalar_type, Elem, Shape, Signature};
 use crate::CgenError;
 use nilang_ir::ast::*;
@@ -20,6 +21,8 @@ struct Var {
 /// Translates one program (the forward body or the inverse body) of a function.
 pub(crate) struct Translator<'a> {
     sig: &'a Signature,
+    /// The sites of the runtime checks the text makes (slice accesses, broadcast lengths).
+    sites: &'a Sites,
     frames: Vec<HashMap<String, Var>>,
     declared: Vec<HashSet<String>>,
     counter: usize,
@@ -34,7 +37,7 @@ fn unsupported<T>(what: impl Into<String>) -> R<T> {
 }
 
 impl<'a> Translator<'a> {
-    pub(crate) fn new(sig: &'a Signature) -> Self {
+    pub(crate) fn new(sig: &'a Signature, sites: &'a Sites) -> Self {
         let mut top = HashMap::new();
         let mut names = HashSet::new();
         for p in &sig.params {
@@ -51,6 +54,7 @@ impl<'a> Translator<'a> {
         }
         Translator {
             sig,
+            sites,
             frames: vec![top],
             declared: vec![names],
             counter: 0,
@@ -133,7 +137,11 @@ impl<'a> Translator<'a> {
             }
             StmtKind::While { pre, body, .. } => {
                 let c = self.expr(pre).map_err(|e| self.err(s, e))?;
-                self.line(&format!("while ({c}) {{ // {}", one_line(&s.source)));
+                // a loop stops once a check of its thread failed (its results are discarded)
+                self.line(&format!(
+                    "while (!__nl->failed && ({c})) {{ // {}",
+                    one_line(&s.source)
+                ));
                 self.block(body)?;
                 self.line("}");
                 Ok(())
@@ -144,7 +152,7 @@ impl<'a> Translator<'a> {
                         Some(e) => self.expr(e)?,
                         None => "1".into(),
                     };
-                    Ok((self.expr(&range.start)?, self.range_end(range)?, step))
+                    Ok((self.expr(&range.start)?, self.range_end(s, range)?, step))
                 })()
                 .map_err(|e| self.err(s, e))?;
                 let (start, end, step) = r;
@@ -171,7 +179,9 @@ impl<'a> Translator<'a> {
                 } else {
                     k.clone()
                 };
-                self.line(&format!("for (long long {k} = 0; {k} < {n}; ++{k}) {{"));
+                self.line(&format!(
+                    "for (long long {k} = 0; {k} < {n} && !__nl->failed; ++{k}) {{"
+                ));
                 self.indent += 1;
                 self.push();
                 let cname = format!("{var}");
@@ -424,6 +434,7 @@ impl<'a> Translator<'a> {
                     };
                     args.push(arg);
                 }
+                args.insert(0, "__nl".to_string());
                 Ok(format!("{name}({}); {comment}", args.join(", ")))
             }
             StmtKind::Stack { .. } => unsupported(
@@ -484,11 +495,23 @@ impl<'a> Translator<'a> {
             return Err((format!("`{}` {what}", v.text()), Some(v.span)));
         };
         let mut s = var.cname.clone();
-        for a in &v.path[fields..] {
+        for (k, a) in v.path[fields..].iter().enumerate() {
             match a {
-                Access::Index(e) => {
+                // every element access is checked against its slice's length (`nl_at`)
+                Access::Index(e) if k == 0 && var.slice => {
                     let i = self.expr(e)?;
-                    write!(s, "[{i}]").unwrap();
+                    let site = self.sites.site(&self.sig.name, Some(&key), &v.text());
+                    s = format!("nl_at(__nl, {s}, {s}_len, (long long)({i}), {site})");
+                }
+                Access::Index(_) => {
+                    return Err((
+                        format!(
+                            "`{}` indexes a place that is not a slice (C++ indexes slices of \
+                             scalars only)",
+                            v.text()
+                        ),
+                        Some(v.span),
+                    ))
                 }
                 Access::Field(_) => {
                     return Err((
@@ -678,10 +701,10 @@ impl<'a> Translator<'a> {
 }
 
 impl Translator<'_> {
-    /// The end of a loop's range; for a broadcast's loop (`RangeSpec::broadcast`) the length
-    /// of its slices: `nl_same_len` stops the kernel when two differ, as `broadcast_len` fails
-    /// in Rust.
-    fn range_end(&self, range: &RangeSpec) -> R<String> {
+    /// The end of the range of the loop `s`; for a broadcast's loop (`RangeSpec::broadcast`)
+    /// the length of its slices: when two differ, `nl_same_len` records the failure (as
+    /// `broadcast_len` fails in Rust) and gives the shorter.
+    fn range_end(&self, s: &Stmt, range: &RangeSpec) -> R<String> {
         let Some(b) = &range.broadcast else {
             return self.expr(&range.end);
         };
@@ -690,7 +713,10 @@ impl Translator<'_> {
             .iter()
             .map(|s| self.expr(&syn::parse_quote!(#s.len())));
         let first = lengths.next().unwrap_or_else(|| Ok("0LL".to_string()))?;
-        lengths.try_fold(first, |all, l| Ok(format!("nl_same_len({all}, {})", l?)))
+        let site = self.sites.site(&self.sig.name, None, &s.source);
+        lengths.try_fold(first, |all, l| {
+            Ok(format!("nl_same_len(__nl, {site}, {all}, {})", l?))
+        })
     }
 }
 
@@ -882,7 +908,7 @@ impl Translator<'_> {
         range: &RangeSpec,
     ) -> Result<(String, String), CgenError> {
         let start = self.expr_of(s, &range.start)?;
-        let end = self.range_end(range).map_err(|e| self.err(s, e))?;
+        let end = self.range_end(s, range).map_err(|e| self.err(s, e))?;
         Ok((start, end))
     }
 }

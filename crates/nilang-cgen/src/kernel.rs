@@ -3,13 +3,19 @@
 //! Every kernel has the same C ABI, whatever the function's parameters:
 //!
 //! ```text
-//! f__fwd (long long n, void* const* ptrs, const long long* lens)   // forward on double
-//! f__inv (long long n, void* const* ptrs, const long long* lens)   // inverse on double
-//! f__grad(long long n, void* const* ptrs, const long long* lens)   // inverse on gvar: gradients
+//! f__fwd (long long n, void* const* ptrs, const long long* lens, long long* status)  // forward on double
+//! f__inv (long long n, void* const* ptrs, const long long* lens, long long* status)  // inverse on double
+//! f__grad(long long n, void* const* ptrs, const long long* lens, long long* status)  // inverse on gvar: gradients
 //! ```
 //!
 //! `ptrs[k]` is the buffer of parameter `k` and `lens[k]` its length per instance (1 for
-//! scalars). A real parameter's buffer holds `double`s (or `gvar`s, value and gradient
+//! scalars). `status` is [`crate::STATUS_WORDS`] zeros, where the first failed runtime check
+//! of any instance is recorded (an index out of its slice's bounds, a broadcast over slices of
+//! different lengths; [`crate::check_failure`] says what it was): the generated code checks
+//! every slice access against the length it was given, and an access out of bounds touches a
+//! scratch place of its thread instead of memory outside the buffer. On the host, the loop
+//! over instances stops after the instance that failed; a launcher that finds a failure
+//! discards the results. A real parameter's buffer holds `double`s (or `gvar`s, value and gradient
 //! interleaved, for `__grad`); integer parameters' buffers hold `long long`s. Instance `i` uses
 //! elements `i * lens[k] .. (i + 1) * lens[k]`, except for **shared** parameters
 //! ([`KernelSpec::shared`]), which every instance reads whole.
@@ -297,6 +303,8 @@ pub fn kernels(f: &Function, spec: &KernelSpec) -> Result<String, CgenError> {
     let targs = if generic { "<S>" } else { "" };
     let name = &sig.name;
     let inv = &sig.inverse;
+    // every generated function takes its thread's context first
+    args.insert(0, "__nl".to_string());
     let args = args.join(", ");
     let mut out = String::new();
     writeln!(
@@ -309,12 +317,12 @@ pub fn kernels(f: &Function, spec: &KernelSpec) -> Result<String, CgenError> {
     out.push_str(&notes);
     writeln!(
         out,
-        "template <class S> NL_FN void {name}__instance(int inverse, long long i, void* const* ptrs, const long long* lens) {{\n{setup}    if (inverse) {inv}{targs}({args}); else {name}{targs}({args});\n{finish}}}"
+        "template <class S> NL_FN void {name}__instance(nl_ctx* __nl, int inverse, long long i, void* const* ptrs, const long long* lens) {{\n{setup}    if (inverse) {inv}{targs}({args}); else {name}{targs}({args});\n{finish}}}"
     )
     .unwrap();
     let entry = |suffix: &str, ty: &str, inverse: u8| {
         format!(
-            "NL_KERNEL void {name}__{suffix}(long long n, void* const* ptrs, const long long* lens) {{\n    NL_FOR_EACH(i, n) {{ {name}__instance<{ty}>({inverse}, i, ptrs, lens); }}\n}}\n"
+            "NL_KERNEL void {name}__{suffix}(long long n, void* const* ptrs, const long long* lens, long long* status) {{\n    NL_FOR_EACH(i, n, status) {{\n        nl_ctx __nl = nl_context(status, i);\n        {name}__instance<{ty}>(&__nl, {inverse}, i, ptrs, lens);\n    }}\n}}\n"
         )
     };
     out.push_str(&entry("fwd", "double", 0));

@@ -1,11 +1,13 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod check;
 mod gen;
 mod kernel;
 mod par;
 mod sig;
 
+pub use check::{check_failure, CheckFailure, SITE_MARK, STATUS_WORDS};
 pub use kernel::{KernelSpec, SharedGradients, KERNEL_MARK};
 pub use par::{par_kernels, par_loops, ParLoop, PAR_MARK};
 pub use sig::{signature, Elem, ParamInfo, Shape, Signature};
@@ -86,8 +88,9 @@ fn declaration(sig: &Signature, name: &str) -> String {
     let scalar = sig.scalar.as_deref().unwrap_or("double");
     let params: Vec<String> = sig.params.iter().map(|p| p.declaration(scalar)).collect();
     format!(
-        "{}NL_FN void {name}({})",
+        "{}NL_FN void {name}(nl_ctx* __nl{}{})",
         template_prefix(sig),
+        if params.is_empty() { "" } else { ", " },
         params.join(", ")
     )
 }
@@ -108,15 +111,22 @@ pub fn prototypes(f: &Function) -> Result<String, CgenError> {
 /// in an include guard, so that a function's text may appear several times in one unit.
 /// Callees must be declared before a caller's definition: put their text first, or use
 /// [`Module`].
+///
+/// Each function takes its thread's `nl_ctx* __nl` first (the launch's status and scratch
+/// places), and every slice access is checked against the slice's length: out of bounds, the
+/// failure is recorded there and no memory outside the slice is touched. The text lists the
+/// checks' sites (the [`SITE_MARK`] lines) that [`check_failure`] reads.
 pub fn generate(f: &Function) -> Result<String, CgenError> {
     let sig = signature(f)?;
-    let fwd = gen::Translator::new(&sig).body(&f.body)?;
+    let sites = check::Sites::default();
+    let fwd = gen::Translator::new(&sig, &sites).body(&f.body)?;
     let inverse = nilang_ir::reverse::reverse_block(&f.body);
-    let inv = gen::Translator::new(&sig).body(&inverse)?;
+    let inv = gen::Translator::new(&sig, &sites).body(&inverse)?;
     let guard = format!("NILANG_FN_{}", sig.name);
     Ok(format!(
         "#ifndef {guard}\n#define {guard}\n// `{name}` and its inverse `{inv_name}`, generated from the reversible source by nilang-cgen.\n\
-         {proto}{fdecl} {{\n{fwd}}}\n{idecl} {{\n{inv}}}\n#endif // {guard}\n",
+         {sites}{proto}{fdecl} {{\n{fwd}}}\n{idecl} {{\n{inv}}}\n#endif // {guard}\n",
+        sites = sites.lines(),
         name = sig.name,
         inv_name = sig.inverse,
         proto = prototypes(f)?,

@@ -9,7 +9,7 @@
 //! order. Every entry has the batched kernels' C ABI ([`crate::KernelSpec`]),
 //!
 //! ```text
-//! f__parK__fwd  (long long n, void* const* ptrs, const long long* lens)  // the body on double
+//! f__parK__fwd  (long long n, void* const* ptrs, const long long* lens, long long* status)  // the body on double
 //! f__parK__inv  (…)   // the inverse body (nilang_ir::reverse) on double
 //! f__parK__grad (…)   // the inverse body on gvar: the loop's adjoint
 //! f__parK__count, f__parK__count_grad (…)  // the iteration count, into *(long long*)ptrs[P]
@@ -23,6 +23,11 @@
 //! (one thread), `fwd`/`inv`/`grad` with `n` = the count (thread `t` runs iteration
 //! `start + t`, or `end − 1 − t` for a `.rev()` range, so the host's sequential loop over `t`
 //! is the sequential loop), then `sum` (one thread).
+//!
+//! `status` is the launch's record of a failed check ([`crate::check_failure`]): the slot
+//! checks in `count`, and in the body every access of a slice checked against its length (an
+//! access out of bounds records the iteration and touches a scratch place instead of memory
+//! outside the buffer), so a launcher reads it back after `count` and after the body.
 //!
 //! How the places of the plan are treated, per iteration (thread):
 //!
@@ -45,6 +50,7 @@
 //! variable), reductions into an element (`acc[0] += …`) or an integer, and everything the
 //! function-level generator rejects in the body.
 
+use crate::check::Sites;
 use crate::gen::Translator;
 use crate::sig::{scalar_type, signature, Elem, ParamInfo, Shape, Signature};
 use crate::{CgenError, KERNEL_MARK};
@@ -311,6 +317,8 @@ struct ParKernel<'f> {
     roles: Vec<Role>,
     /// The owned slots' offset checks, made before the loop.
     slot_checks: Vec<nilang_ir::parallel::SlotCheck>,
+    /// The sites of the runtime checks of the kernels' text.
+    sites: Sites,
 }
 
 /// The kernels of the parallel loop `index` of `f` ([`par_loops`]; see the module
@@ -383,6 +391,7 @@ impl<'f> ParKernel<'f> {
             sig,
             roles,
             slot_checks: plan.slot_checks,
+            sites: Sites::default(),
         })
     }
 }
@@ -506,13 +515,16 @@ impl ParKernel<'_> {
         else {
             unreachable!("the inverse of a loop is a loop")
         };
-        let mut out = self.description();
-        out.push_str(&self.count_of(range)?);
-        out.push_str(&self.iteration("fwd_at", var, range, body)?);
-        out.push_str(&self.iteration("inv_at", var, inv_range, inv_body)?);
-        out.push_str(&self.sum_of());
-        out.push_str(&self.entries());
-        Ok(out)
+        let mut code = self.count_of(range)?;
+        code.push_str(&self.iteration("fwd_at", var, range, body)?);
+        code.push_str(&self.iteration("inv_at", var, inv_range, inv_body)?);
+        code.push_str(&self.sum_of());
+        code.push_str(&self.entries());
+        Ok(format!(
+            "{}{}{code}",
+            self.description(),
+            self.sites.lines()
+        ))
     }
 
     /// The kernel's [`KERNEL_MARK`] and [`PAR_MARK`] lines, and a comment per role.
@@ -642,7 +654,7 @@ impl ParKernel<'_> {
 
     /// The iteration count, after the owned slots' offset checks.
     fn count_of(&self, range: &RangeSpec) -> Result<String, CgenError> {
-        let tr = Translator::new(&self.sig);
+        let tr = Translator::new(&self.sig, &self.sites);
         let mut checks = String::new();
         for c in &self.slot_checks {
             let lo = tr.expr_of(self.stmt, &c.lo)?;
@@ -651,10 +663,16 @@ impl ParKernel<'_> {
                 Some(hi) => format!("{lo}, {}, {stride}", tr.expr_of(self.stmt, hi)?),
                 None => format!("{lo}, {stride}"),
             };
-            writeln!(checks, "    nl_slot_check({args}); // `{}`", c.text).unwrap();
+            let site = self.sites.site(self.name(), None, &c.text);
+            writeln!(
+                checks,
+                "    nl_slot_check(__nl, {site}, {args}); // `{}`",
+                c.text
+            )
+            .unwrap();
         }
         Ok(format!(
-            "{} NL_FN long long {}__count_of(void* const* ptrs, const long long* lens) {{\n{}{}{checks}    return __count;\n}}\n",
+            "{} NL_FN long long {}__count_of(nl_ctx* __nl, void* const* ptrs, const long long* lens) {{\n{}{}{checks}    return __count;\n}}\n",
             self.template(),
             self.name(),
             self.unpack()?,
@@ -670,7 +688,7 @@ impl ParKernel<'_> {
         range: &RangeSpec,
         body: &[Stmt],
     ) -> Result<String, CgenError> {
-        let mut tr = Translator::new(&self.sig);
+        let mut tr = Translator::new(&self.sig, &self.sites);
         let head = self.range(&tr, range)?;
         let idx = if range.rev {
             "__count - 1 - __t"
@@ -696,7 +714,7 @@ impl ParKernel<'_> {
         tr.bind(&var.to_string(), &var.to_string(), false);
         let text = tr.body(body)?;
         Ok(format!(
-            "{} NL_FN void {}__{suffix}(long long __t, void* const* ptrs, const long long* lens) {{\n{}{head}    if (__t >= __count) return;\n    const long long {var} = __start + ({idx});\n{partials}{text}{stores}}}\n",
+            "{} NL_FN void {}__{suffix}(nl_ctx* __nl, long long __t, void* const* ptrs, const long long* lens) {{\n{}{head}    if (__t >= __count) return;\n    const long long {var} = __start + ({idx});\n{partials}{text}{stores}}}\n",
             self.template(),
             self.name(),
             self.unpack()?,
@@ -741,19 +759,19 @@ impl ParKernel<'_> {
         for (suffix, s, sh) in &kinds {
             writeln!(
                 out,
-                "NL_KERNEL void {name}__count{suffix}(long long n, void* const* ptrs, const long long* lens) {{\n    NL_FOR_EACH(__t, n) {{ if (__t == 0) *(long long*)ptrs[{count}] = {name}__count_of<{s}, {sh}>(ptrs, lens); }}\n}}"
+                "NL_KERNEL void {name}__count{suffix}(long long n, void* const* ptrs, const long long* lens, long long* status) {{\n    NL_FOR_EACH(__t, n, status) {{\n        if (__t == 0) {{\n            nl_ctx __nl = nl_context(status, 0);\n            *(long long*)ptrs[{count}] = {name}__count_of<{s}, {sh}>(&__nl, ptrs, lens);\n        }}\n    }}\n}}"
             )
             .unwrap();
             writeln!(
                 out,
-                "NL_KERNEL void {name}__sum{suffix}(long long n, void* const* ptrs, const long long* lens) {{\n    NL_FOR_EACH(__t, 1) {{ {name}__sum_of<{s}>(n, ptrs, lens); }}\n}}"
+                "NL_KERNEL void {name}__sum{suffix}(long long n, void* const* ptrs, const long long* lens, long long* status) {{\n    NL_FOR_EACH(__t, 1, status) {{ {name}__sum_of<{s}>(n, ptrs, lens); }}\n}}"
             )
             .unwrap();
         }
         let mut entry = |suffix: &str, at: &str, s: &str, sh: &str| {
             writeln!(
                 out,
-                "NL_KERNEL void {name}__{suffix}(long long n, void* const* ptrs, const long long* lens) {{\n    NL_FOR_EACH(__t, n) {{ {name}__{at}<{s}, {sh}>(__t, ptrs, lens); }}\n}}"
+                "NL_KERNEL void {name}__{suffix}(long long n, void* const* ptrs, const long long* lens, long long* status) {{\n    NL_FOR_EACH(__t, n, status) {{\n        nl_ctx __nl = nl_context(status, __t);\n        {name}__{at}<{s}, {sh}>(&__nl, __t, ptrs, lens);\n    }}\n}}"
             )
             .unwrap();
         };

@@ -14,6 +14,18 @@ fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
     fs.iter().find(|f| f.sig.ident == name).expect(name)
 }
 
+/// The id of the check site described by `line` (`FUNCTION SLICE TEXT`) in `source`.
+fn site_id(source: &str, line: &str) -> i64 {
+    source
+        .lines()
+        .filter_map(|l| l.strip_prefix(nilang_cgen::SITE_MARK))
+        .find_map(|l| {
+            let (id, rest) = l.trim_start().split_once(' ')?;
+            (rest == line).then(|| id.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no site `{line}` in:\n{source}"))
+}
+
 fn gxx_syntax_check(source: &str, tag: &str) {
     if std::process::Command::new("g++")
         .arg("--version")
@@ -57,7 +69,7 @@ fn bessel_program_translates_and_compiles() {
     m.kernel(find(&fs, "ibesselj"), &KernelSpec::new()).unwrap();
     let src = m.source();
     assert!(src.contains("NL_KERNEL void ibesselj__grad("));
-    assert!(src.contains("ifactorial_inv(fact_nu, nu);"), "{src}");
+    assert!(src.contains("ifactorial_inv(__nl, fact_nu, nu);"), "{src}");
     gxx_syntax_check(&src, "bessel");
 }
 
@@ -168,7 +180,9 @@ fn shared_writes_and_rejected_shared_gradients_are_errors() {
 fn inverse_program_comes_from_reverse() {
     let fs = parse(SHARED);
     let text = generate(&fs[0]).unwrap();
-    let inv = &text[text.find("NL_FN void scale_inv(T* y").unwrap()..];
+    let inv = &text[text
+        .find("NL_FN void scale_inv(nl_ctx* __nl, T* y")
+        .unwrap()..];
     let inv = &inv[inv.find('{').unwrap()..];
     // the inverse undoes the second instruction first
     let first = inv.find("y[1] -= cam[1] * x[1]").unwrap();
@@ -220,8 +234,17 @@ fn broadcasts_are_loops_with_one_length_check() {
     m.function(&fs[0]).unwrap();
     m.kernel(&fs[0], &KernelSpec::new()).unwrap();
     let src = m.source();
-    assert!(src.contains("nl_same_len(y_len, x_len)"), "{src}");
-    assert!(src.contains("nl_same_len(x_len, z_len)"), "{src}");
+    // the sites of the two length checks name their statements
+    let axpy = site_id(&src, "axpy - y[..] += a * x[..];");
+    let swap = site_id(&src, "axpy - swap(x[..], z[..]);");
+    assert!(
+        src.contains(&format!("nl_same_len(__nl, {axpy}LL, y_len, x_len)")),
+        "{src}"
+    );
+    assert!(
+        src.contains(&format!("nl_same_len(__nl, {swap}LL, x_len, z_len)")),
+        "{src}"
+    );
     gxx_syntax_check(&src, "broadcast");
     // a loop is a broadcast by its origin, not by its range: a hand-written end calling
     // `broadcast_len` is a call the generator does not translate
@@ -318,11 +341,17 @@ fn mapfoldl_is_its_loop_with_a_zero_of_the_output_type() {
         ),
         "{cpp}"
     );
+    let x = site_id(&cpp, "f x x[__mapfoldl_i]");
     assert!(
-        cpp.contains("cube_into(__mapfoldl_anc, x[__mapfoldl_i]);"),
+        cpp.contains(&format!(
+            "cube_into(__nl, __mapfoldl_anc, nl_at(__nl, x, x_len, (long long)(__mapfoldl_i), {x}LL));"
+        )),
         "{cpp}"
     );
-    assert!(cpp.contains("add_sin_inv(out, __mapfoldl_anc);"), "{cpp}");
+    assert!(
+        cpp.contains("add_sin_inv(__nl, out, __mapfoldl_anc);"),
+        "{cpp}"
+    );
     let mut m = Module::new();
     for f in &fs {
         m.function(f).unwrap();

@@ -15,6 +15,18 @@ fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
     fs.iter().find(|f| f.sig.ident == name).expect(name)
 }
 
+/// The id of the check site described by `line` (`FUNCTION SLICE TEXT`) in `source`.
+fn site_id(source: &str, line: &str) -> i64 {
+    source
+        .lines()
+        .filter_map(|l| l.strip_prefix(nilang_cgen::SITE_MARK))
+        .find_map(|l| {
+            let (id, rest) = l.trim_start().split_once(' ')?;
+            (rest == line).then(|| id.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no site `{line}` in:\n{source}"))
+}
+
 fn line<'a>(text: &'a str, prefix: &str) -> &'a str {
     text.lines()
         .find(|l| l.starts_with(prefix))
@@ -99,8 +111,10 @@ fn the_kernel_follows_the_loop_plan() {
         k.contains("const long long i = __start + (__count - 1 - __t);"),
         "{k}"
     );
-    assert!(k.contains("logsumexp__par0__inv_at<gvar, nl_shared_grad>(__t, ptrs, lens);"));
-    assert!(k.contains("logsumexp__par0__fwd_at<double, nl_shared_val>(__t, ptrs, lens);"));
+    assert!(k.contains("logsumexp__par0__inv_at<gvar, nl_shared_grad>(&__nl, __t, ptrs, lens);"));
+    assert!(k.contains("logsumexp__par0__fwd_at<double, nl_shared_val>(&__nl, __t, ptrs, lens);"));
+    // each thread's context: the launch's status, and the iteration it records on a failure
+    assert!(k.contains("nl_ctx __nl = nl_context(status, __t);"), "{k}");
     for entry in [
         "fwd",
         "inv",
@@ -111,7 +125,7 @@ fn the_kernel_follows_the_loop_plan() {
         "sum_grad",
     ] {
         assert!(
-            k.contains(&format!("NL_KERNEL void logsumexp__par0__{entry}(long long n, void* const* ptrs, const long long* lens)")),
+            k.contains(&format!("NL_KERNEL void logsumexp__par0__{entry}(long long n, void* const* ptrs, const long long* lens, long long* status)")),
             "{entry}: {k}"
         );
     }
@@ -125,8 +139,19 @@ fn owned_slots_are_checked_before_the_loop() {
         }",
     );
     let k = par_kernels(&fs[0], 0).unwrap();
+    let site = site_id(&k, "f__par0 - y[2 * i + o]");
     assert!(
-        k.contains("nl_slot_check(o, ((long long)2LL)); // `y[2 * i + o]`"),
+        k.contains(&format!(
+            "nl_slot_check(__nl, {site}LL, o, ((long long)2LL)); // `y[2 * i + o]`"
+        )),
+        "{k}"
+    );
+    // and the access itself, against `y`'s length, in the body
+    let at = site_id(&k, "f__par0 y y[2 * i + o]");
+    assert!(
+        k.contains(&format!(
+            "nl_at(__nl, y, y_len, (long long)(((((long long)2LL) * i) + o)), {at}LL)"
+        )),
         "{k}"
     );
 }

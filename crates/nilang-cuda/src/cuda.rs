@@ -3,7 +3,7 @@
 
 use crate::arg::ArgKind;
 use crate::batch::{Batch, Layout};
-use crate::host::{unmarshal, Marshalled};
+use crate::host::{check_status, unmarshal, Marshalled, Status};
 use crate::nvrtc::{Nvrtc, Target};
 use crate::{Backend, Error};
 use cudarc::driver::{
@@ -43,6 +43,9 @@ pub struct CudaKernel {
     inv: CudaFunction,
     grad: Option<CudaFunction>,
     layout: Layout,
+    /// The source's lines that describe its checks' sites (`nilang_cgen::SITE_MARK`), which
+    /// name a failed check.
+    sites: String,
     device: usize,
     /// The last call's kernel time ([`Backend::last_kernel_seconds`]).
     kernel_seconds: Mutex<Option<f64>>,
@@ -50,13 +53,24 @@ pub struct CudaKernel {
     staging: Mutex<Staging>,
 }
 
-/// A call's buffers, kept for the next call: the batch in the kernel ABI on the host, and one
-/// device buffer per parameter (grown when a batch needs more, never shrunk).
+/// A call's buffers, kept for the next call: the batch in the kernel ABI on the host, one
+/// device buffer per parameter (grown when a batch needs more, never shrunk), and the
+/// launch's status.
 #[derive(Default)]
 struct Staging {
     host: Marshalled,
     f64s: Vec<Option<CudaSlice<f64>>>,
     i64s: Vec<Option<CudaSlice<i64>>>,
+    status: Option<CudaSlice<i64>>,
+}
+
+/// The source's lines that describe its checks' sites.
+pub(crate) fn site_lines(source: &str) -> String {
+    source
+        .lines()
+        .filter(|l| l.starts_with(nilang_cgen::SITE_MARK))
+        .flat_map(|l| [l, "\n"])
+        .collect()
 }
 
 /// Threads per block of a batched kernel's launch.
@@ -165,17 +179,29 @@ impl CudaKernel {
             inv: get("inv")?,
             grad,
             layout,
+            sites: site_lines(source),
             device,
             kernel_seconds: Mutex::new(None),
             staging: Mutex::new(Staging::default()),
         })
     }
 
-    fn run(&self, f: &CudaFunction, batch: &mut Batch, gvar: bool) -> Result<(), Error> {
+    fn run(
+        &self,
+        f: &CudaFunction,
+        suffix: &str,
+        batch: &mut Batch,
+        gvar: bool,
+    ) -> Result<(), Error> {
         self.layout.check(batch)?;
         let s = &self.stream;
         let mut staging = self.staging.lock().expect("not poisoned");
-        let Staging { host, f64s, i64s } = &mut *staging;
+        let Staging {
+            host,
+            f64s,
+            i64s,
+            status,
+        } = &mut *staging;
         host.fill(batch, gvar);
         let args = batch.args().len();
         f64s.resize_with(args, || None);
@@ -189,6 +215,8 @@ impl CudaKernel {
         }
         let d_ptrs = s.clone_htod(&ptrs).map_err(err("copy to device"))?;
         let d_lens = s.clone_htod(&host.lens).map_err(err("copy to device"))?;
+        let zeros: Status = [0; nilang_cgen::STATUS_WORDS];
+        let d_status = to_device(s, status, &zeros)?;
         // `Layout::check` (first line) keeps `n` within `i64`
         let n = batch.n() as i64;
         let cfg = LaunchConfig {
@@ -197,20 +225,31 @@ impl CudaKernel {
             shared_mem_bytes: 0,
         };
         let mut launch = s.launch_builder(f);
-        launch.arg(&n).arg(&d_ptrs).arg(&d_lens);
+        launch.arg(&n).arg(&d_ptrs).arg(&d_lens).arg(&d_status);
         // the copies to the device done, so that the kernel is timed alone
         s.synchronize().map_err(err("synchronize"))?;
         let start = Instant::now();
-        // SAFETY: the kernel (the ABI's signature, `nilang_cgen`'s entry of that name) reads
-        // `d_ptrs[k]` for each of the layout's parameters and `n * lens[k]` elements of it
-        // (`lens[k]` when shared): `self.layout.check` (first line) verified that the batch
-        // has one buffer per parameter, of its kind, holding exactly that many, with `n` and
-        // the lengths within `i64`; `host.fill` copied each whole and `to_device` gave each a
-        // device buffer of at least its length; all live (in `staging`) until the copies back.
-        // The grid covers the `n` instances (`blocks`); threads past `n` do nothing.
+        // SAFETY: the kernel (the ABI's signature, `nilang_cgen`'s entry of that name) gives
+        // instance `i` of the `n` the elements `i * lens[k] .. (i + 1) * lens[k]` of
+        // `d_ptrs[k]` for each of the layout's parameters (all `lens[k]` when shared):
+        // `self.layout.check` (first line) verified that the batch has one buffer per
+        // parameter, of its kind, holding exactly `n * lens[k]` (`lens[k]`), with `n` and the
+        // lengths within `i64`; `host.fill` copied each whole and `to_device` gave each a
+        // device buffer of at least its length. Within an instance, the generated code checks
+        // every slice access against the slice's `lens[k]` and, out of bounds, records the
+        // failure in `d_status` (`STATUS_WORDS` zeros, as the ABI wants) and touches a
+        // scratch place of the thread instead (`nl_at`); no check traps. All live (in
+        // `staging`) until the copies back. The grid covers the `n` instances (`blocks`);
+        // threads past `n` do nothing.
         unsafe { launch.launch(cfg) }.map_err(err("launch"))?;
         s.synchronize().map_err(err("synchronize"))?;
         *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
+        let mut failed = zeros;
+        from_device(s, status, &mut failed)?;
+        s.synchronize().map_err(err("synchronize"))?;
+        // a failed check: the results are discarded, the batch is as it was
+        let name = format!("{}__{suffix}", self.layout.name);
+        check_status(&self.sites, &name, Some("instance"), &failed)?;
         for (k, a) in batch.args().iter().enumerate() {
             match a.kind() {
                 ArgKind::Int => from_device(s, &i64s[k], &mut host.i64s[k])?,
@@ -225,14 +264,14 @@ impl CudaKernel {
 
 impl Backend for CudaKernel {
     fn forward(&self, batch: &mut Batch) -> Result<(), Error> {
-        self.run(&self.fwd, batch, false)
+        self.run(&self.fwd, "fwd", batch, false)
     }
     fn inverse(&self, batch: &mut Batch) -> Result<(), Error> {
-        self.run(&self.inv, batch, false)
+        self.run(&self.inv, "inv", batch, false)
     }
     fn gradient(&self, batch: &mut Batch) -> Result<(), Error> {
         match &self.grad {
-            Some(g) => self.run(g, batch, true),
+            Some(g) => self.run(g, "grad", batch, true),
             None => Err(Error(format!(
                 "`{}` has no gradient kernel",
                 self.layout.name

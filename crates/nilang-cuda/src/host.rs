@@ -10,7 +10,30 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-pub(crate) type Entry = unsafe extern "C" fn(i64, *const *mut c_void, *const i64);
+pub(crate) type Entry = unsafe extern "C" fn(i64, *const *mut c_void, *const i64, *mut i64);
+
+/// A launch's status ([`nilang_cgen::STATUS_WORDS`] zeros before it; the kernel ABI's last
+/// argument, where generated code records its first failed runtime check).
+pub(crate) type Status = [i64; nilang_cgen::STATUS_WORDS];
+
+/// `Err` when a launch of `entry`, a kernel of the unit `source`, recorded a failed check in
+/// `status`, naming the entry, the thread (`thread` says what a thread is: `instance`,
+/// `iteration`; `None` for a one-thread entry) and what failed ([`nilang_cgen::check_failure`]:
+/// the function, the slice, the access, the index and the length).
+pub(crate) fn check_status(
+    source: &str,
+    entry: &str,
+    thread: Option<&str>,
+    status: &Status,
+) -> Result<(), Error> {
+    match nilang_cgen::check_failure(source, status) {
+        None => Ok(()),
+        Some(f) => Err(Error(match thread {
+            Some(what) => format!("`{entry}`, {what} {}: {}", f.thread, f.message),
+            None => format!("`{entry}`: {}", f.message),
+        })),
+    }
+}
 
 /// A generated translation unit compiled into a shared library and loaded.
 pub struct HostModule {
@@ -105,7 +128,8 @@ impl HostModule {
 
     pub(crate) fn entry(&self, name: &str) -> Result<Entry, Error> {
         // SAFETY: every `NL_KERNEL` entry that `nilang_cgen` generates has the `Entry`
-        // signature, `(long long n, void* const* ptrs, const long long* lens)`; the symbol is
+        // signature, `(long long n, void* const* ptrs, const long long* lens, long long*
+        // status)`; the symbol is
         // copied out as a plain function pointer, valid while `self.lib` (kept alive by the
         // `Arc<HostModule>` in each kernel) stays loaded.
         unsafe { self.lib.get::<Entry>(name.as_bytes()).map(|s| *s) }
@@ -230,21 +254,33 @@ impl HostKernel {
     }
 
     fn run(&self, batch: &mut Batch, suffix: &str, gvar: bool) -> Result<(), Error> {
-        let entry = self
-            .module
-            .entry(&format!("{}__{suffix}", self.layout.name))?;
+        let name = format!("{}__{suffix}", self.layout.name);
+        let entry = self.module.entry(&name)?;
         self.layout.check(batch)?;
         let mut m = marshal(batch, gvar);
         let ptrs = m.pointers(batch);
+        let mut status: Status = [0; nilang_cgen::STATUS_WORDS];
         // SAFETY: `entry` has the kernel ABI's signature (`HostModule::entry`). The kernel
-        // reads `ptrs[k]` for each of the layout's parameters and `n * lens[k]` elements of
-        // it (`lens[k]` when shared; `double`, `long long`, or `gvar` = two doubles). Three
-        // lines up, `Layout::check` verified that the batch has one buffer per parameter, of
-        // its kind, holding exactly that many elements, with `n` and the lengths within
-        // `i64`; `marshal` copied each buffer whole (interleaved with its gradients for
-        // `gvar`); `m` and `ptrs` live until after the call. Trusted, not checked (the crate
-        // doc's "Soundness"): the generated code indexes each slice below its `lens[k]`.
-        unsafe { entry(batch.n() as i64, ptrs.as_ptr(), m.lens.as_ptr()) };
+        // gives instance `i` of the `n` the elements `i * lens[k] .. (i + 1) * lens[k]` of
+        // `ptrs[k]` for each of the layout's parameters (all `lens[k]` when shared; `double`,
+        // `long long`, or `gvar` = two doubles). Three lines up, `Layout::check` verified that
+        // the batch has one buffer per parameter, of its kind, holding exactly `n * lens[k]`
+        // elements (`lens[k]`), with `n` and the lengths within `i64`; `marshal` copied each
+        // buffer whole (interleaved with its gradients for `gvar`). Within an instance, the
+        // generated code checks every slice access against the slice's `lens[k]` and, out of
+        // bounds, records the failure in `status` (`STATUS_WORDS` words, as the ABI wants) and
+        // touches a scratch place of its own instead (`nl_at` in `nilang_cgen::HEADER`).
+        // `m`, `ptrs` and `status` live until after the call.
+        unsafe {
+            entry(
+                batch.n() as i64,
+                ptrs.as_ptr(),
+                m.lens.as_ptr(),
+                status.as_mut_ptr(),
+            )
+        };
+        // a failed check: the results are discarded, the batch is as it was
+        check_status(&self.module.source, &name, Some("instance"), &status)?;
         unmarshal(batch, &m, gvar);
         Ok(())
     }

@@ -12,7 +12,7 @@
 //! reads summed over the iterations.
 
 use crate::batch::{Batch, Layout};
-use crate::host::{marshal, unmarshal, HostModule};
+use crate::host::{check_status, marshal, unmarshal, HostModule, Status};
 use crate::Error;
 use nilang_cgen::PAR_MARK;
 use std::ffi::c_void;
@@ -153,33 +153,44 @@ impl HostParKernel {
 
     fn run(&self, context: &mut Batch, d: Direction) -> Result<(), Error> {
         self.layout.check(context)?;
-        let (entries, gvar) = self.layout.entries(d)?;
-        let [count, body, sum] = entries.map(|e| self.module.entry(&e));
+        let (names, gvar) = self.layout.entries(d)?;
+        let [count, body, sum] = names.clone().map(|e| self.module.entry(&e));
         let (count, body, sum) = (count?, body?, sum?);
+        let source = &self.module.source;
         let mut m = marshal(context, gvar);
         let mut ptrs = m.pointers(context);
         let mut lens = m.lens.clone();
         let mut count_slot = [0i64];
         ptrs.push(count_slot.as_mut_ptr() as *mut c_void);
         lens.push(1);
+        let mut status: Status = [0; nilang_cgen::STATUS_WORDS];
         // SAFETY: `count` has the kernel ABI's signature (`HostModule::entry`); it reads the
         // context's buffers, which `self.layout.check` (first line) verified hold what one
-        // instance reads, and writes one `long long` into `count_slot`, the slot after them
-        // (`ParLayout::count_slot`); it reads no partials.
-        unsafe { count(1, ptrs.as_ptr(), lens.as_ptr()) };
+        // instance reads (`lens[k]` elements of `ptrs[k]`), every slice access checked
+        // against its `lens[k]` by the generated code (a failure recorded in `status`, the
+        // ABI's `STATUS_WORDS` words, and a scratch place touched instead), and writes one
+        // `long long` into `count_slot`, the slot after them (`ParLayout::count_slot`); it
+        // reads no partials.
+        unsafe { count(1, ptrs.as_ptr(), lens.as_ptr(), status.as_mut_ptr()) };
+        // a failed slot check: the loop is not run
+        check_status(source, &names[0], None, &status)?;
         let n = count_slot[0];
         let mut partials = zeroed_partials(&self.layout, n)?;
         for p in &mut partials {
             ptrs.push(p.as_mut_ptr() as *mut c_void);
             lens.push(n);
         }
-        // SAFETY: as above for the context and the count's slot; `zeroed_partials` (just
-        // above) checked `n >= 0` and gave each reduction a buffer of `n` partials, one per
-        // iteration, after the count's slot as the kernels expect; all live until the end.
-        unsafe {
-            body(n, ptrs.as_ptr(), lens.as_ptr());
-            sum(n, ptrs.as_ptr(), lens.as_ptr());
-        }
+        // SAFETY: as above for the context, the count's slot and `status`; thread `t < n`
+        // writes the partial `t` of each reduction: `zeroed_partials` (just above) checked
+        // `n >= 0` and gave each reduction a buffer of `n` partials, after the count's slot as
+        // the kernels expect; all live until the end.
+        unsafe { body(n, ptrs.as_ptr(), lens.as_ptr(), status.as_mut_ptr()) };
+        // an access out of bounds: the results are discarded, the context is as it was
+        check_status(source, &names[1], Some("iteration"), &status)?;
+        // SAFETY: as above; `sum` reads the `n` partials of each reduction and writes its
+        // target, a scalar of the context.
+        unsafe { sum(n, ptrs.as_ptr(), lens.as_ptr(), status.as_mut_ptr()) };
+        check_status(source, &names[2], None, &status)?;
         unmarshal(context, &m, gvar);
         Ok(())
     }

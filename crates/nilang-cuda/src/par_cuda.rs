@@ -3,8 +3,8 @@
 
 use crate::arg::ArgKind;
 use crate::batch::Batch;
-use crate::cuda::{err, from_device, load, to_device};
-use crate::host::marshal;
+use crate::cuda::{err, from_device, load, site_lines, to_device};
+use crate::host::{check_status, marshal, Status};
 use crate::par::{zeroed_partials, Direction, ParLayout};
 use crate::Error;
 use cudarc::driver::{
@@ -22,6 +22,8 @@ pub struct CudaParKernel {
     stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
     layout: ParLayout,
+    /// The source's lines that describe its checks' sites (`nilang_cgen::SITE_MARK`).
+    sites: String,
     device: usize,
     kernel_seconds: Mutex<Option<f64>>,
 }
@@ -33,6 +35,7 @@ struct DeviceContext {
     i64s: Vec<Option<CudaSlice<i64>>>,
     count: Option<CudaSlice<i64>>,
     partials: Vec<Option<CudaSlice<f64>>>,
+    status: Option<CudaSlice<i64>>,
 }
 
 impl CudaParKernel {
@@ -45,6 +48,7 @@ impl CudaParKernel {
             stream: ctx.default_stream(),
             module,
             layout,
+            sites: site_lines(source),
             device,
             kernel_seconds: Mutex::new(None),
         })
@@ -54,6 +58,7 @@ impl CudaParKernel {
         self.module.load_function(name).map_err(err("kernel"))
     }
 
+    /// Launches `f` on `threads` threads with a zeroed status in `status`, and waits for it.
     fn launch(
         &self,
         f: &CudaFunction,
@@ -61,30 +66,50 @@ impl CudaParKernel {
         threads: u32,
         ptrs: &[u64],
         lens: &[i64],
+        status: &mut Option<CudaSlice<i64>>,
     ) -> Result<(), Error> {
         let s = &self.stream;
         let d_ptrs = s.clone_htod(ptrs).map_err(err("copy to device"))?;
         let d_lens = s.clone_htod(lens).map_err(err("copy to device"))?;
+        let zeros: Status = [0; nilang_cgen::STATUS_WORDS];
+        let d_status = to_device(s, status, &zeros)?;
         let cfg = LaunchConfig {
             grid_dim: (threads.div_ceil(BLOCK).max(1), 1, 1),
             block_dim: (BLOCK.min(threads.max(1)), 1, 1),
             shared_mem_bytes: 0,
         };
         let mut launch = s.launch_builder(f);
-        launch.arg(&n).arg(&d_ptrs).arg(&d_lens);
+        launch.arg(&n).arg(&d_ptrs).arg(&d_lens).arg(&d_status);
         // SAFETY: `f` is one of the loop's entries (the kernel ABI's signature). `ptrs` holds
         // the context's device buffers, each a copy of a buffer that `ParLayout::check` (first
-        // line of `run`) verified holds what one instance reads; then the count's slot (one
-        // `long long`); then, for the body and the sum, each reduction's `n` partials
+        // line of `run`) verified holds what one instance reads (`lens[k]` elements), every
+        // slice access checked against its `lens[k]` by the generated code (a failure
+        // recorded in `d_status`, the ABI's `STATUS_WORDS` zeros, and a scratch place touched
+        // instead; no check traps); then the count's slot (one `long long`); then, for the
+        // body and the sum, each reduction's `n` partials, thread `t < n` writing partial `t`
         // (`zeroed_partials` checked `n >= 0`). All live until `run` returns.
         unsafe { launch.launch(cfg) }.map_err(err("launch"))?;
         s.synchronize().map_err(err("synchronize"))
     }
 
+    /// `Err` when the launch of the entry `name` that wrote `status` recorded a failed check
+    /// (`thread` says what a thread is, `None` for a one-thread entry).
+    fn check(
+        &self,
+        name: &str,
+        thread: Option<&str>,
+        status: &Option<CudaSlice<i64>>,
+    ) -> Result<(), Error> {
+        let mut failed: Status = [0; nilang_cgen::STATUS_WORDS];
+        from_device(&self.stream, status, &mut failed)?;
+        self.stream.synchronize().map_err(err("synchronize"))?;
+        check_status(&self.sites, name, thread, &failed)
+    }
+
     fn run(&self, context: &mut Batch, d: Direction) -> Result<(), Error> {
         self.layout.check(context)?;
-        let (entries, gvar) = self.layout.entries(d)?;
-        let [count, body, sum] = entries.map(|e| self.function(&e));
+        let (names, gvar) = self.layout.entries(d)?;
+        let [count, body, sum] = names.clone().map(|e| self.function(&e));
         let (count, body, sum) = (count?, body?, sum?);
         let s = &self.stream;
         let mut host = marshal(context, gvar);
@@ -102,7 +127,10 @@ impl CudaParKernel {
         let mut lens = host.lens.clone();
         ptrs.push(to_device(s, &mut dev.count, &[0i64])?);
         lens.push(1);
-        self.launch(&count, 1, 1, &ptrs, &lens)?;
+        let status = &mut dev.status;
+        self.launch(&count, 1, 1, &ptrs, &lens, status)?;
+        // a failed slot check: the loop is not run
+        self.check(&names[0], None, status)?;
         let mut n = [0i64];
         from_device(s, &dev.count, &mut n)?;
         let n = n[0];
@@ -121,9 +149,12 @@ impl CudaParKernel {
             lens.push(n);
         }
         let start = Instant::now();
-        self.launch(&body, n, threads, &ptrs, &lens)?;
+        self.launch(&body, n, threads, &ptrs, &lens, status)?;
         *self.kernel_seconds.lock().expect("not poisoned") = Some(start.elapsed().as_secs_f64());
-        self.launch(&sum, n, 1, &ptrs, &lens)?;
+        // an access out of bounds: the results are discarded, the context is as it was
+        self.check(&names[1], Some("iteration"), status)?;
+        self.launch(&sum, n, 1, &ptrs, &lens, status)?;
+        self.check(&names[2], None, status)?;
         for (k, a) in context.args().iter().enumerate() {
             match a.kind() {
                 ArgKind::Int => from_device(s, &dev.i64s[k], &mut host.i64s[k])?,
