@@ -146,13 +146,7 @@ pub fn check_for_range<I: PartialEq + Debug>(
 #[inline]
 pub fn check_distinct<A, B>(a: *const A, b: *const B, site: &Site, names: &'static str) {
     if a as *const () == b as *const () {
-        fail(
-            site,
-            CheckKind::Aliasing,
-            names,
-            "different places".into(),
-            "the same place".into(),
-        );
+        same_place(site, names);
     }
 }
 
@@ -169,14 +163,20 @@ pub fn check_disjoint<A: ?Sized, B: ?Sized>(a: &A, b: &B, site: &Site, names: &'
         b0 + core::mem::size_of_val(b).max(1),
     );
     if a0 < b1 && b0 < a1 {
-        fail(
-            site,
-            CheckKind::Aliasing,
-            names,
-            "different places".into(),
-            "the same place".into(),
-        );
+        same_place(site, names);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn same_place(site: &Site, names: &'static str) -> ! {
+    fail(
+        site,
+        CheckKind::Aliasing,
+        names,
+        "different places".into(),
+        "the same place".into(),
+    );
 }
 
 /// The iteration space of a reversible `for` loop: the values `start + k·step` for

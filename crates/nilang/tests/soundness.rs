@@ -132,6 +132,12 @@ fn strided(y: &mut [f64], n: usize) {
     }
 }
 
+/// The message of the panic `f` ends in.
+fn panic_message(f: impl FnOnce()) -> String {
+    let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).expect_err("a panic");
+    e.downcast_ref::<String>().cloned().unwrap_or_default()
+}
+
 static POOL: AtomicUsize = AtomicUsize::new(0);
 
 fn global_pool_of_four() {
@@ -147,13 +153,7 @@ fn global_pool_of_four() {
 #[test]
 fn a_parallel_chunk_cannot_reach_another_chunks_elements() {
     global_pool_of_four();
-    let mut y = vec![0.0; 1000];
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| strided(&mut y, 1000)));
-    let message = out.expect_err("the loop fails");
-    let message = message
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
+    let message = panic_message(|| strided(&mut vec![0.0; 1000], 1000));
     assert!(message.contains("outside the elements"), "{message}");
 }
 
@@ -183,14 +183,6 @@ fn strided_unchecked(y: &mut [f64], n: usize) {
 #[test]
 fn an_unchecked_parallel_chunk_cannot_reach_another_chunks_elements() {
     global_pool_of_four();
-    let mut y = vec![0.0; 1000];
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        strided_unchecked(&mut y, 1000)
-    }));
-    let message = out.expect_err("the loop fails");
-    let message = message
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
+    let message = panic_message(|| strided_unchecked(&mut vec![0.0; 1000], 1000));
     assert!(message.contains("outside the elements"), "{message}");
 }
