@@ -707,8 +707,13 @@ mod tests {
             w.range(2..4);
         });
         assert!(below.contains("element 2"), "{below}");
-        assert!(panic_message(|| drop(w[9])).contains("outside the elements 3..7"));
-        let past = panic_message(|| drop(w[12]));
+        assert!(panic_message(|| {
+            let _read = w[9];
+        })
+        .contains("outside the elements 3..7"));
+        let past = panic_message(|| {
+            let _read = w[12];
+        });
         assert!(past.contains("the len is 10 but the index is 12"), "{past}");
         // a window past the slice is clamped to it
         // SAFETY: as above.
