@@ -139,11 +139,11 @@ impl Rng {
 /// What a block may write: float and integer slots not frozen by an enclosing condition,
 /// routine or stack push; and the slots a push zeroed.
 #[derive(Clone)]
-struct Free {
-    x: Vec<usize>,
-    n: Vec<usize>,
-    depth: usize,
-    zeroed: Vec<usize>,
+pub(crate) struct Free {
+    pub(crate) x: Vec<usize>,
+    pub(crate) n: Vec<usize>,
+    pub(crate) depth: usize,
+    pub(crate) zeroed: Vec<usize>,
 }
 
 impl Free {
@@ -162,17 +162,17 @@ impl Free {
     }
 }
 
-const UNARY: &[&str] = &["identity", "sin", "cos", "tanh", "atan", "sigmoid"];
-const BINARY: &[&str] = &["+", "-", "*"];
+pub(crate) const UNARY: &[&str] = &["identity", "sin", "cos", "tanh", "atan", "sigmoid"];
+pub(crate) const BINARY: &[&str] = &["+", "-", "*"];
 
-struct Gen {
-    rng: Rng,
-    counter: usize,
-    features: Features,
+pub(crate) struct Gen {
+    pub(crate) rng: Rng,
+    pub(crate) counter: usize,
+    pub(crate) features: Features,
 }
 
 impl Gen {
-    fn fresh(&mut self, prefix: &str) -> String {
+    pub(crate) fn fresh(&mut self, prefix: &str) -> String {
         self.counter += 1;
         format!("{prefix}{}", self.counter)
     }
@@ -185,7 +185,7 @@ impl Gen {
     }
 
     /// `min` statements and up to `extra - 1` more.
-    fn block(&mut self, free: &Free, min: usize, extra: usize) -> Vec<String> {
+    pub(crate) fn block(&mut self, free: &Free, min: usize, extra: usize) -> Vec<String> {
         let len = min + self.rng.below(extra);
         (0..len).flat_map(|_| self.stmt(free)).collect()
     }
