@@ -165,7 +165,7 @@ pub fn adversarial(seed: u64) -> Adversarial {
         rng: Rng(seed | 1),
         counter: 0,
         // no fixed point: the signature is the compiled corpus's
-        features: Features::COMPILED,
+        features: Features::COMPILED_BROADCASTS,
     };
     let free = Free {
         x: (0..NX).collect(),

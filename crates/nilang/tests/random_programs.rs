@@ -413,9 +413,33 @@ fn the_generator_writes_every_construct() {
         "= new!((",
         "= fields!(p",
         "par! {",
+        // the loop shapes of the adversarial review (issue 25)
+        ".par() {",
+        "nocheck! {",
+        "% 2) as usize]",
+        "x[x.len() - 1 - k",
+        " - 1]);",
+        "if k",
+        ".rev() {",
     ] {
         assert!(all.contains(construct), "no {construct}");
     }
+    let lines: Vec<&str> = all.lines().map(str::trim).collect();
+    // a call on the owned pair of a parallel loop's iteration
+    assert!(lines.iter().any(|l| l.starts_with("lib_sin(x[2 * k")));
+    assert!(lines.iter().any(|l| l.starts_with("lib_mix(x[2 * k")));
+    // sibling loops over one name: the second header right after the first loop's end
+    assert!(lines
+        .windows(4)
+        .any(|w| w[0].starts_with("for k") && w[3] == w[0] && w[2] == "}"));
+    // nested loops with distinct names
+    assert!(lines.windows(2).any(|w| w[0].starts_with("for k")
+        && w[1].starts_with("for k")
+        && w[0].split(' ').nth(1) != w[1].split(' ').nth(1)));
+    // a broadcast in a sequential loop
+    assert!(lines
+        .windows(2)
+        .any(|w| w[0].starts_with("for k") && w[1].contains("[..]")));
 }
 
 /// The program of a seed as the first version of the generator wrote it (the seeds of the
@@ -499,7 +523,8 @@ fn regression_rotations_amplify_round_off() {
 /// Prints what the check of `NILANG_SEED` (the program of `NILANG_FEATURES`: `first`,
 /// `indexed`, `fixed`, `compiled`, `compiled-instructions` (the compiled corpus's before the
 /// newer statements), `instructions` (the 10^6 run's), `statements` (before the `par!`
-/// broadcasts), default all) says, with its
+/// broadcasts), `broadcasts` and `compiled-broadcasts` (all, and the compiled corpus's, before
+/// the loop shapes), default all) says, with its
 /// program and its gradients by every mode: for triage of a long run's failures.
 #[test]
 #[ignore = "triage: NILANG_SEED"]
@@ -513,6 +538,8 @@ fn triage_seed() {
         Ok("instructions") => Features::NEWER_INSTRUCTIONS,
         Ok("compiled-instructions") => Features::COMPILED_INSTRUCTIONS,
         Ok("statements") => Features::NEWER_STATEMENTS,
+        Ok("broadcasts") => Features::PARALLEL_BROADCASTS,
+        Ok("compiled-broadcasts") => Features::COMPILED_BROADCASTS,
         _ => Features::ALL,
     };
     let src = program_with(seed, features);
