@@ -598,3 +598,73 @@ fn no_program_reaches_outside_its_slices() {
     assert!(unchecked * 10 > PROGRAMS.len() && parallel * 10 > PROGRAMS.len());
     assert!(gradients * 2 > PROGRAMS.len());
 }
+
+/// How many times each parallel program runs on each pool of more than one thread.
+const REPETITIONS: usize = 100;
+
+/// `f`, `f_inv` and `f_vjp` of a program at its seed's input (`sentinel_runs` on plain
+/// vectors): the bits of everything they leave.
+fn outcome(p: &Program) -> Vec<Vec<u64>> {
+    sentinel_runs(p, false).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The corpus programs with parallel loops (`par!` broadcasts, `.par()` loops), with the
+/// least parallel work 1 so that every loop splits into chunks: `f`, `f_inv` and `f_vjp` run
+/// [`REPETITIONS`] times on rayon pools of 2 and 4 threads, and each run gives the bits of the
+/// run on a pool of one thread (the sequential loops). No loop of theirs has a reduction (their
+/// iterations write only their own slots and read only those, and no gradient goes to a shared
+/// read), so nothing is regrouped by chunks and the bits must agree.
+#[test]
+fn parallel_programs_give_the_sequential_bits_on_every_run() {
+    nilang::parallel::set_min_parallel_work(1);
+    let start = std::time::Instant::now();
+    let pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+    };
+    let (sequential, pools) = (pool(1), [(2, pool(2)), (4, pool(4))]);
+    // the programs' loops (of 2 iterations and more) split on the pools of several threads
+    assert!(!sequential.install(|| nilang::parallel::worth_splitting(0, 2, false, 1)));
+    for (_, pool) in &pools {
+        assert!(pool.install(|| nilang::parallel::worth_splitting(0, 2, false, 1)));
+    }
+    let (mut programs, mut loops) = (0, 0);
+    for program in PROGRAMS {
+        let p = program();
+        let (par_loops, broadcasts) = (
+            p.source.matches(".par()").count(),
+            p.source.matches("par! {").count(),
+        );
+        if par_loops + broadcasts == 0 {
+            continue;
+        }
+        programs += 1;
+        loops += par_loops + broadcasts;
+        let expected = sequential.install(|| outcome(&p));
+        for (threads, pool) in &pools {
+            for k in 0..REPETITIONS {
+                let found = pool.install(|| outcome(&p));
+                assert_eq!(
+                    found,
+                    expected,
+                    "{}",
+                    p.failed(format!(
+                        "run {k} on {threads} threads differs from the sequential run"
+                    ))
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{programs} compiled programs with {loops} parallel loops or blocks: f, f_inv and \
+         f_vjp {REPETITIONS} times on 2 and on 4 threads, each run bit for bit the \
+         sequential one, in {:.1?}",
+        start.elapsed()
+    );
+    assert!(
+        programs * 5 > PROGRAMS.len(),
+        "{programs} parallel programs"
+    );
+}
