@@ -20,8 +20,18 @@
 //!   `nilang_corpus::compare`); the test counts the components so compared, and those not
 //!   compared by why.
 //!
-//! `par!` broadcasts run their chunked code on rayon's pool (the least parallel work is set to
-//! 1; the tape engine's `DualRev` runs them sequentially, as every parallel loop).
+//! `par!` broadcasts and `.par()` loops run their chunked code on rayon's pool (the least
+//! parallel work is set to 1; the tape engine's `DualRev` runs them sequentially, as every
+//! parallel loop). Two more tests run every program as the adversarial review of issue 25
+//! would look at it:
+//!
+//! - within sentinels: `f`, `f_inv` and `f_vjp` on slices that are windows of larger buffers
+//!   (`x`, `n` and the gradient buffers), whose sentinels must keep their bits (no write out
+//!   of bounds, from checked or unchecked, sequential or parallel code), with the plain run's
+//!   bits (a sentinel read would make a result NaN);
+//! - the programs with parallel loops, 100 times each on pools of 2 and of 4 threads: every
+//!   run gives the bits of the run on one thread (their loops have no reduction).
+//!
 //! `NILANG_CORPUS_PROGRAMS` (read when the crate is built) sets the corpus size.
 
 use nilang::{i, GVar, GradError, Loss, Real};
