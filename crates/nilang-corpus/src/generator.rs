@@ -14,8 +14,12 @@
 //! fixed-point numbers, (with [`Features::newer_instructions`]) `hadamard`, `inv`,
 //! constant add/subtract and `flip`, and (with [`Features::newer_statements`]) broadcasts
 //! over whole slices and reversible constructors and destructors, and (with
-//! [`Features::parallel_broadcasts`]) broadcasts in `par!` blocks. Only std: the build script
-//! includes this file.
+//! [`Features::parallel_broadcasts`]) broadcasts in `par!` blocks, and (with
+//! [`Features::loop_shapes`]) the valid shapes of loops an adversarial review of the unchecked
+//! and parallel paths probed: sibling loops that reuse a name, nested loops, `nocheck!` loops
+//! with every index shape, broadcasts in sequential loops, `.par()` loops whose iterations
+//! write, and hand to calls, their own slots. [`crate::adversarial`] writes the invalid shapes.
+//! Only std: the build script includes this file.
 
 /// How many floats a program's `x` holds.
 pub const NX: usize = 4;
@@ -48,6 +52,12 @@ pub struct Features {
     /// Broadcasts in `par! { … }` (one or two: `par! { neg(x[..]); inc(n[..]); }`), whose
     /// elements run as parallel loops (with [`Features::newer_statements`]).
     pub parallel_broadcasts: bool,
+    /// Valid programs of the shapes an adversarial review of the unchecked and parallel paths
+    /// probed (issue 25): sibling loops that reuse a name, nested loops,
+    /// `nocheck!` loops with every index shape the bounds hoister meets, broadcasts inside
+    /// sequential loops, and parallel loops (`.par()`) whose bodies write, and hand to calls,
+    /// owned slots.
+    pub loop_shapes: bool,
 }
 
 impl Features {
@@ -58,6 +68,7 @@ impl Features {
         newer_instructions: false,
         newer_statements: false,
         parallel_broadcasts: false,
+        loop_shapes: false,
     };
     /// The first version and the indexed loops (the regression seeds found with it).
     pub const INDEXED: Features = Features {
@@ -66,6 +77,7 @@ impl Features {
         newer_instructions: false,
         newer_statements: false,
         parallel_broadcasts: false,
+        loop_shapes: false,
     };
     /// The indexed loops and fixed point (the regression seeds found with them: the first
     /// 100 000 programs of the long run).
@@ -75,6 +87,7 @@ impl Features {
         newer_instructions: false,
         newer_statements: false,
         parallel_broadcasts: false,
+        loop_shapes: false,
     };
     /// What the compiled corpus writes: everything but fixed point (a fixed-point parameter
     /// beside a differentiable one does not compile in the adjoint programs).
@@ -86,6 +99,7 @@ impl Features {
     /// with it).
     pub const COMPILED_INSTRUCTIONS: Features = Features {
         newer_statements: false,
+        loop_shapes: false,
         ..Features::COMPILED
     };
     /// Everything but the newer statements (the regression seeds found with it: the 10^6 run).
@@ -95,11 +109,23 @@ impl Features {
         newer_instructions: true,
         newer_statements: false,
         parallel_broadcasts: false,
+        loop_shapes: false,
     };
     /// Everything but the parallel broadcasts (the regression seeds found with it).
     pub const NEWER_STATEMENTS: Features = Features {
         parallel_broadcasts: false,
+        loop_shapes: false,
         ..Features::ALL
+    };
+    /// Everything but the loop shapes (what `Features::ALL` wrote before them).
+    pub const PARALLEL_BROADCASTS: Features = Features {
+        loop_shapes: false,
+        ..Features::ALL
+    };
+    /// What the compiled corpus wrote before the loop shapes.
+    pub const COMPILED_BROADCASTS: Features = Features {
+        loop_shapes: false,
+        ..Features::COMPILED
     };
     /// Everything the generator can write.
     pub const ALL: Features = Features {
@@ -108,6 +134,7 @@ impl Features {
         newer_instructions: true,
         newer_statements: true,
         parallel_broadcasts: true,
+        loop_shapes: true,
     };
 }
 
@@ -139,11 +166,11 @@ impl Rng {
 /// What a block may write: float and integer slots not frozen by an enclosing condition,
 /// routine or stack push; and the slots a push zeroed.
 #[derive(Clone)]
-struct Free {
-    x: Vec<usize>,
-    n: Vec<usize>,
-    depth: usize,
-    zeroed: Vec<usize>,
+pub(crate) struct Free {
+    pub(crate) x: Vec<usize>,
+    pub(crate) n: Vec<usize>,
+    pub(crate) depth: usize,
+    pub(crate) zeroed: Vec<usize>,
 }
 
 impl Free {
@@ -162,17 +189,17 @@ impl Free {
     }
 }
 
-const UNARY: &[&str] = &["identity", "sin", "cos", "tanh", "atan", "sigmoid"];
-const BINARY: &[&str] = &["+", "-", "*"];
+pub(crate) const UNARY: &[&str] = &["identity", "sin", "cos", "tanh", "atan", "sigmoid"];
+pub(crate) const BINARY: &[&str] = &["+", "-", "*"];
 
-struct Gen {
-    rng: Rng,
-    counter: usize,
-    features: Features,
+pub(crate) struct Gen {
+    pub(crate) rng: Rng,
+    pub(crate) counter: usize,
+    pub(crate) features: Features,
 }
 
 impl Gen {
-    fn fresh(&mut self, prefix: &str) -> String {
+    pub(crate) fn fresh(&mut self, prefix: &str) -> String {
         self.counter += 1;
         format!("{prefix}{}", self.counter)
     }
@@ -185,7 +212,7 @@ impl Gen {
     }
 
     /// `min` statements and up to `extra - 1` more.
-    fn block(&mut self, free: &Free, min: usize, extra: usize) -> Vec<String> {
+    pub(crate) fn block(&mut self, free: &Free, min: usize, extra: usize) -> Vec<String> {
         let len = min + self.rng.below(extra);
         (0..len).flat_map(|_| self.stmt(free)).collect()
     }
@@ -208,6 +235,9 @@ impl Gen {
         }
         if self.features.newer_statements && self.rng.below(8) == 0 {
             return self.newer_statement(free, op);
+        }
+        if self.features.loop_shapes && self.rng.below(6) == 0 {
+            return self.loop_shape(free, op);
         }
         match self.rng.below(kinds) {
             0 | 1 => {
@@ -515,6 +545,258 @@ impl Gen {
         out.push("uncompute!();".into());
         out
     }
+}
+
+impl Gen {
+    /// A valid program of a shape the adversarial review of the unchecked and parallel paths
+    /// probed (see [`Features::loop_shapes`]); with a frozen float slot, one on `n` alone.
+    fn loop_shape(&mut self, free: &Free, op: &str) -> Vec<String> {
+        let whole_x = free.x.len() == NX;
+        let f = *self.rng.pick(UNARY);
+        let k = self.fresh("k");
+        if !whole_x {
+            return match self.rng.below(3) {
+                0 => nocheck(vec![
+                    format!("for {k} in 0..n.len() {{"),
+                    format!("n[{k}] {op} n[({k} + 1) % n.len()];"),
+                    "}".into(),
+                ]),
+                1 => self.parallel_over_n(&k, op),
+                _ => {
+                    let b = self.broadcast(false, op);
+                    vec![format!("for {k} in 0..2 {{"), b, "}".into()]
+                }
+            };
+        }
+        match self.rng.below(7) {
+            // sibling loops that reuse a name: the second `k` is a new variable
+            0 => {
+                let g = *self.rng.pick(UNARY);
+                let mut out = vec![
+                    format!("for {k} in 0..x.len() {{"),
+                    format!("x[({k} + 1) % x.len()] {op} {f}(x[{k}]);"),
+                    "}".into(),
+                ];
+                let second = vec![
+                    format!("for {k} in 0..x.len() {{"),
+                    format!("x[{k}] {op} {g}(x[({k} + 2) % x.len()]);"),
+                    "}".into(),
+                ];
+                out.extend(match self.rng.below(2) {
+                    0 => nocheck(second),
+                    _ => second,
+                });
+                out
+            }
+            // nested loops with distinct names
+            1 => {
+                let j = self.fresh("k");
+                let range = *self.rng.pick(&["0..x.len() / 2", "0..2"]);
+                let nested = vec![
+                    format!("for {k} in {range} {{"),
+                    format!("for {j} in 0..2 {{"),
+                    format!("x[(2 * {k} + {j} + 1) % x.len()] {op} {f}(x[2 * {k} + {j}]);"),
+                    "}".into(),
+                    "}".into(),
+                ];
+                match self.rng.below(2) {
+                    0 => nocheck(nested),
+                    _ => nested,
+                }
+            }
+            // unchecked loops with the index shapes the bounds hoister meets
+            2 | 3 => {
+                let mut out = Vec::new();
+                for _ in 0..1 + self.rng.below(3) {
+                    let k = self.fresh("k");
+                    out.extend(self.indexed(&k, op));
+                }
+                match self.rng.below(4) {
+                    0 => out,
+                    _ => nocheck(out),
+                }
+            }
+            // broadcasts inside a sequential loop (in a `par!` block too)
+            4 => {
+                let range = *self.rng.pick(&["0..2", "0..x.len()"]);
+                let mut out = vec![format!("for {k} in {range} {{")];
+                if self.rng.below(2) == 0 {
+                    out.push(format!("x[({k} + 1) % x.len()] {op} {f}(x[{k}]);"));
+                }
+                let on_x = self.rng.below(2) == 0;
+                let b = self.broadcast(on_x, op);
+                match self.features.parallel_broadcasts && self.rng.below(3) == 0 {
+                    true => out.extend(["par! {".to_string(), b, "}".to_string()]),
+                    false => out.push(b),
+                }
+                out.push("}".into());
+                out
+            }
+            // parallel loops writing, and handing to calls, owned slots
+            _ => {
+                let par = match self.rng.below(4) {
+                    0 => self.parallel_over_n(&k, op),
+                    _ => self.parallel_over_pairs(&k, op),
+                };
+                match self.rng.below(3) {
+                    0 => nocheck(par),
+                    _ => par,
+                }
+            }
+        }
+    }
+
+    /// A loop over `x` (or `n`) with one of the index shapes of unchecked loops: `x[k]`,
+    /// `x[k + c]`, `x[2 * k + d]`, `x[k - c]` over `c..`, `x[(k + 1) % x.len()]`,
+    /// `x[x.len() - 1 - k]` (decreasing), `x[k - 1]` under `if k > 0`, an invariant part read
+    /// from the integer parameter (`x[k + ((n[j] * n[j]) % 2) as usize]`), `n[k]`; the target
+    /// and the operand are distinct places at every iteration.
+    fn indexed(&mut self, k: &str, op: &str) -> Vec<String> {
+        let f = *self.rng.pick(UNARY);
+        let c = 1 + self.rng.below(NX - 1);
+        let rev = |range: String, r: bool| match r {
+            true => format!("({range}).rev()"),
+            false => range,
+        };
+        let r = self.rng.below(4) == 0;
+        let (range, body) = match self.rng.below(9) {
+            0 => (
+                rev(format!("0..x.len() - {c}"), r),
+                vec![format!("x[{k}] {op} {f}(x[{k} + {c}]);")],
+            ),
+            1 => (
+                rev(format!("0..x.len() - {c}"), r),
+                vec![format!("x[{k} + {c}] {op} {f}(x[{k}]);")],
+            ),
+            2 => {
+                let d = self.rng.below(2);
+                (
+                    rev("0..x.len() / 2".into(), r),
+                    vec![format!(
+                        "x[2 * {k} + {d}] {op} {f}(x[2 * {k} + {}]);",
+                        1 - d
+                    )],
+                )
+            }
+            3 => (
+                rev(format!("{c}..x.len()"), r),
+                vec![format!("x[{k} - {c}] {op} {f}(x[{k}]);")],
+            ),
+            4 => (
+                "0..x.len()".into(),
+                vec![format!("x[({k} + 1) % x.len()] {op} {f}(x[{k}]);")],
+            ),
+            5 => (
+                rev("0..x.len() / 2".into(), r),
+                vec![format!("x[x.len() - 1 - {k}] {op} {f}(x[{k}]);")],
+            ),
+            6 => (
+                rev("0..x.len()".into(), r),
+                match self.rng.below(2) {
+                    0 => vec![
+                        format!("if {k} > 0 {{"),
+                        format!("x[{k}] {op} {f}(x[{k} - 1]);"),
+                        "}".into(),
+                    ],
+                    _ => vec![
+                        format!("if {k} + 1 < x.len() {{"),
+                        format!("x[{k} + 1] {op} {f}(x[{k}]);"),
+                        "}".into(),
+                    ],
+                },
+            ),
+            7 => {
+                let j = self.rng.below(NN);
+                (
+                    rev("0..x.len() - 1".into(), r),
+                    vec![format!(
+                        "x[{k} + ((n[{j}] * n[{j}]) % 2) as usize] {op} {f}(x[({k} + 2) % x.len()]);"
+                    )],
+                )
+            }
+            _ => (
+                "0..n.len()".into(),
+                vec![format!("n[{k}] {op} n[({k} + 1) % n.len()];")],
+            ),
+        };
+        let mut out = vec![format!("for {k} in {range} {{")];
+        out.extend(body);
+        out.push("}".into());
+        out
+    }
+
+    /// A parallel loop over pairs of `x`, each iteration writing its own `x[2 * k]` and
+    /// `x[2 * k + 1]`: instructions, a call or an uncall of the library on the pair, a routine
+    /// whose ancilla a call reads, an inner loop over the pair.
+    fn parallel_over_pairs(&mut self, k: &str, op: &str) -> Vec<String> {
+        let f = *self.rng.pick(UNARY);
+        let d = self.rng.below(2);
+        let (a, b) = (
+            format!("x[2 * {k} + {d}]"),
+            format!("x[2 * {k} + {}]", 1 - d),
+        );
+        let mut out = vec![format!("for {k} in (0..x.len() / 2).par() {{")];
+        for _ in 0..1 + self.rng.below(2) {
+            match self.rng.below(7) {
+                0 => out.push(format!("{a} {op} {f}({b});")),
+                1 | 2 => out.push(match self.rng.below(2) {
+                    0 => format!("lib_sin({a}, {b});"),
+                    _ => format!("uncall!(lib_sin({a}, {b}));"),
+                }),
+                3 | 4 => {
+                    let t = self.fresh("t");
+                    let call = format!("lib_mix({a}, {b}, {t})");
+                    out.extend([
+                        "routine! {".to_string(),
+                        format!("let {t} = T::zero();"),
+                        format!("{t} += {f}({b});"),
+                        "}".into(),
+                        match self.rng.below(2) {
+                            0 => format!("{call};"),
+                            _ => format!("uncall!({call});"),
+                        },
+                        "uncompute!();".into(),
+                    ]);
+                }
+                5 => {
+                    let j = self.fresh("k");
+                    let c = self.rng.pick(&["0.25", "0.5", "1.5"]);
+                    out.extend([
+                        format!("for {j} in 0..2 {{"),
+                        match self.rng.below(2) {
+                            0 => format!("neg(x[2 * {k} + {j}]);"),
+                            _ => format!("x[2 * {k} + {j}] {op} {c};"),
+                        },
+                        "}".into(),
+                    ]);
+                }
+                _ => out.push(format!("swap({a}, {b});")),
+            }
+        }
+        out.push("}".into());
+        out
+    }
+
+    /// A parallel loop over `n`, each iteration writing its own `n[k]`.
+    fn parallel_over_n(&mut self, k: &str, op: &str) -> Vec<String> {
+        let mut out = vec![format!("for {k} in (0..n.len()).par() {{")];
+        for _ in 0..1 + self.rng.below(2) {
+            out.push(match self.rng.below(2) {
+                0 => format!("{}(n[{k}]);", self.rng.pick(&["inc", "dec"])),
+                _ => format!("n[{k}] {op} {};", 1 + self.rng.below(3)),
+            });
+        }
+        out.push("}".into());
+        out
+    }
+}
+
+/// `lines` in a `nocheck!` block.
+fn nocheck(lines: Vec<String>) -> Vec<String> {
+    let mut out = vec!["nocheck! {".to_string()];
+    out.extend(lines);
+    out.push("}".into());
+    out
 }
 
 /// Two reversible functions every program may call.

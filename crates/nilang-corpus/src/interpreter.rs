@@ -208,6 +208,11 @@ impl<T: Float> Machine<'_, T> {
                 other => panic!("literal {other:?}"),
             },
             Expr::Paren(p) => self.eval(frame, &p.expr),
+            // an integer cast to an index (`(n[0] % 2) as usize`): the same integer
+            Expr::Cast(c) => match self.eval(frame, &c.expr) {
+                E::I(i) => E::I(i),
+                other => panic!("cast of {other:?}"),
+            },
             Expr::Path(_) | Expr::Index(_) => {
                 let v = nilang_ir::parse::dataview(e).expect("a place");
                 let l = self.place(frame, &v);
@@ -222,8 +227,13 @@ impl<T: Float> Machine<'_, T> {
             Expr::Call(_) => E::F(0.0), // T::zero()
             Expr::Binary(b) => {
                 let (l, r) = (self.eval(frame, &b.left), self.eval(frame, &b.right));
+                // index arithmetic, as Rust computes it (`x[x.len() - 1 - k]`, `x[2 * k + 1]`,
+                // `x[k + ((n[0] * n[0]) % 2) as usize]`)
                 match (l, r, b.op) {
                     (E::I(l), E::I(r), syn::BinOp::Add(_)) => return E::I(l + r),
+                    (E::I(l), E::I(r), syn::BinOp::Sub(_)) => return E::I(l - r),
+                    (E::I(l), E::I(r), syn::BinOp::Mul(_)) => return E::I(l * r),
+                    (E::I(l), E::I(r), syn::BinOp::Div(_)) => return E::I(l / r),
                     (E::I(l), E::I(r), syn::BinOp::Rem(_)) => return E::I(l % r),
                     _ => {}
                 }

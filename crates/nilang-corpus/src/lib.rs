@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod adversarial;
 pub mod compare;
 pub mod generator;
 pub mod interpreter;

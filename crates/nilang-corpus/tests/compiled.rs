@@ -20,8 +20,18 @@
 //!   `nilang_corpus::compare`); the test counts the components so compared, and those not
 //!   compared by why.
 //!
-//! `par!` broadcasts run their chunked code on rayon's pool (the least parallel work is set to
-//! 1; the tape engine's `DualRev` runs them sequentially, as every parallel loop).
+//! `par!` broadcasts and `.par()` loops run their chunked code on rayon's pool (the least
+//! parallel work is set to 1; the tape engine's `DualRev` runs them sequentially, as every
+//! parallel loop). Two more tests run every program as the adversarial review of issue 25
+//! would look at it:
+//!
+//! - within sentinels: `f`, `f_inv` and `f_vjp` on slices that are windows of larger buffers
+//!   (`x`, `n` and the gradient buffers), whose sentinels must keep their bits (no write out
+//!   of bounds, from checked or unchecked, sequential or parallel code), with the plain run's
+//!   bits (a sentinel read would make a result NaN);
+//! - the programs with parallel loops, 100 times each on pools of 2 and of 4 threads: every
+//!   run gives the bits of the run on one thread (their loops have no reduction).
+//!
 //! `NILANG_CORPUS_PROGRAMS` (read when the crate is built) sets the corpus size.
 
 use nilang::{i, GVar, GradError, Loss, Real};
@@ -442,4 +452,229 @@ fn the_interpreter_and_the_compiled_code_must_agree() {
     )
     .unwrap_err();
     assert!(err.contains("the interpreter of the IR gives"), "{err}");
+}
+
+/// How many sentinels stand before and after every slice a program is handed.
+const PAD: usize = 8;
+/// The sentinel of the float buffers: a NaN with a payload no program computes. A write out of
+/// a slice changes its bits; a read out of it makes a result NaN, unlike the run on plain
+/// vectors.
+const FLOAT_SENTINEL: u64 = 0x7FF8_DEAD_BEEF_0001;
+/// The sentinel of the integer buffers.
+const INT_SENTINEL: i64 = -0x5EED_5EED_5EED;
+
+/// `values` with [`PAD`] sentinels before and after.
+fn padded<T: Copy>(values: &[T], sentinel: T) -> Vec<T> {
+    let mut out = vec![sentinel; PAD];
+    out.extend_from_slice(values);
+    out.extend(std::iter::repeat_n(sentinel, PAD));
+    out
+}
+
+/// The slice within a padded buffer.
+fn window<T>(buffer: &mut [T]) -> &mut [T] {
+    let n = buffer.len();
+    &mut buffer[PAD..n - PAD]
+}
+
+/// Whether the sentinels of a padded buffer are untouched (by the bits of `key`).
+fn intact<T, K: PartialEq>(buffer: &[T], sentinel: K, key: impl Fn(&T) -> K) -> bool {
+    let n = buffer.len();
+    buffer[..PAD]
+        .iter()
+        .chain(&buffer[n - PAD..])
+        .all(|v| key(v) == sentinel)
+}
+
+/// The bits of floats, to compare runs exactly (NaN too).
+fn bits(x: &[f64]) -> Vec<u64> {
+    x.iter().map(|v| v.to_bits()).collect()
+}
+
+/// A run of `f` or `f_inv` on `x` and `n` that does not stop at a reversibility error (it
+/// says whether one was raised); the stack must come back balanced after a run without one.
+fn run_caught(f: Run, x: &mut [f64], n: &mut [i64]) -> bool {
+    let mut st = Vec::new();
+    let ok = nilang::catch(|| f(x, n, &mut st)).is_ok();
+    assert!(!ok || st.is_empty(), "the stack is not balanced: {st:?}");
+    ok
+}
+
+/// `f`, then `f_inv`, then (where `f` ran without an error to finite moderate values) `f_vjp`
+/// of a program at its seed's input, on slices within sentinels (`padded`) or on plain
+/// vectors: the bits of everything each step leaves, which the two ways must give alike;
+/// with `padded`, the sentinels of `x`, `n` and the gradient buffers must be untouched after
+/// each step.
+fn sentinel_runs(p: &Program, padded_slices: bool) -> Result<Vec<Vec<u64>>, String> {
+    let (s0, w) = input(p.seed);
+    let (x0, n0) = (floats(&s0), s0.n.clone());
+    let pad_f = |v: &[f64]| match padded_slices {
+        true => padded(v, f64::from_bits(FLOAT_SENTINEL)),
+        false => v.to_vec(),
+    };
+    let pad_i = |v: &[i64]| match padded_slices {
+        true => padded(v, INT_SENTINEL),
+        false => v.to_vec(),
+    };
+    let check = |step: &str, x: &[f64], n: &[i64]| match padded_slices
+        && !(intact(x, FLOAT_SENTINEL, |v| v.to_bits()) && intact(n, INT_SENTINEL, |v| *v))
+    {
+        true => Err(p.failed(format!(
+            "{step} wrote outside its slices: buffers {x:?}, {n:?}"
+        ))),
+        false => Ok(()),
+    };
+    // the bits of the floats and integers the slices hold
+    let state = |x: &mut [f64], n: &mut [i64]| {
+        let (x, n) = slices(x, n, padded_slices);
+        [bits(x), n.iter().map(|&v| v as u64).collect()]
+    };
+    let (mut x, mut n) = (pad_f(&x0), pad_i(&n0));
+    let mut out = Vec::new();
+    let (xs, ns) = slices(&mut x, &mut n, padded_slices);
+    let forward_ok = run_caught(p.f, xs, ns);
+    check("f", &x, &n)?;
+    out.extend(state(&mut x, &mut n));
+    out.push(vec![forward_ok as u64]);
+    if !forward_ok {
+        return Ok(out);
+    }
+    let moderate = slices(&mut x, &mut n, padded_slices)
+        .0
+        .iter()
+        .all(|v| v.abs() < 1e3);
+    let (xs, ns) = slices(&mut x, &mut n, padded_slices);
+    let inverse_ok = run_caught(p.f_inv, xs, ns);
+    check("f_inv", &x, &n)?;
+    out.extend(state(&mut x, &mut n));
+    out.push(vec![inverse_ok as u64]);
+    if !moderate {
+        return Ok(out);
+    }
+    let (mut x, mut n) = (pad_f(&x0), pad_i(&n0));
+    let (mut xg, mut ng) = (pad_f(&w), pad_i(&n0));
+    let (mut st, mut stg) = (Vec::new(), Vec::new());
+    let (xs, ns) = slices(&mut x, &mut n, padded_slices);
+    let (xgs, ngs) = slices(&mut xg, &mut ng, padded_slices);
+    nilang::catch(|| (p.f_vjp)(xs, xgs, ns, ngs, &mut st, &mut stg))
+        .map_err(|e| p.failed(format!("f_vjp: {e}")))?;
+    check("f_vjp (values)", &x, &n)?;
+    check("f_vjp (gradients)", &xg, &ng)?;
+    out.extend(state(&mut x, &mut n));
+    out.extend(state(&mut xg, &mut ng));
+    Ok(out)
+}
+
+/// The slices a program is handed: the windows of padded buffers, or the whole vectors.
+fn slices<'a>(
+    x: &'a mut [f64],
+    n: &'a mut [i64],
+    padded_slices: bool,
+) -> (&'a mut [f64], &'a mut [i64]) {
+    match padded_slices {
+        true => (window(x), window(n)),
+        false => (x, n),
+    }
+}
+
+/// Every compiled program on slices that are windows of larger buffers with sentinels before
+/// and after (`x`, `n` and the gradient buffers of `f_vjp`): `f`, `f_inv` and `f_vjp` leave
+/// the sentinels untouched (no write out of bounds, from checked or unchecked code, sequential
+/// or parallel), and give the bits of the runs on plain vectors (no read out of bounds: a
+/// sentinel read would make a result NaN).
+#[test]
+fn no_program_reaches_outside_its_slices() {
+    nilang::parallel::set_min_parallel_work(1);
+    let (mut unchecked, mut parallel, mut gradients) = (0, 0, 0);
+    for program in PROGRAMS {
+        let p = program();
+        let within = sentinel_runs(&p, true).unwrap_or_else(|e| panic!("{e}"));
+        let plain = sentinel_runs(&p, false).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            within,
+            plain,
+            "{}",
+            p.failed("the run within sentinels differs from the run on plain vectors".into())
+        );
+        unchecked += p.source.contains("nocheck!") as usize;
+        parallel += (p.source.contains(".par()") || p.source.contains("par! {")) as usize;
+        gradients += (within.len() == 10) as usize;
+    }
+    eprintln!(
+        "{} compiled programs within sentinels ({unchecked} with nocheck! blocks, {parallel} \
+         with parallel loops): f and f_inv on all, f_vjp on {gradients}; no sentinel touched",
+        PROGRAMS.len()
+    );
+    assert!(unchecked * 10 > PROGRAMS.len() && parallel * 10 > PROGRAMS.len());
+    assert!(gradients * 2 > PROGRAMS.len());
+}
+
+/// How many times each parallel program runs on each pool of more than one thread.
+const REPETITIONS: usize = 100;
+
+/// `f`, `f_inv` and `f_vjp` of a program at its seed's input (`sentinel_runs` on plain
+/// vectors): the bits of everything they leave.
+fn outcome(p: &Program) -> Vec<Vec<u64>> {
+    sentinel_runs(p, false).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The corpus programs with parallel loops (`par!` broadcasts, `.par()` loops), with the
+/// least parallel work 1 so that every loop splits into chunks: `f`, `f_inv` and `f_vjp` run
+/// [`REPETITIONS`] times on rayon pools of 2 and 4 threads, and each run gives the bits of the
+/// run on a pool of one thread (the sequential loops). No loop of theirs has a reduction (their
+/// iterations write only their own slots and read only those, and no gradient goes to a shared
+/// read), so nothing is regrouped by chunks and the bits must agree.
+#[test]
+fn parallel_programs_give_the_sequential_bits_on_every_run() {
+    nilang::parallel::set_min_parallel_work(1);
+    let start = std::time::Instant::now();
+    let pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool")
+    };
+    let (sequential, pools) = (pool(1), [(2, pool(2)), (4, pool(4))]);
+    // the programs' loops (of 2 iterations and more) split on the pools of several threads
+    assert!(!sequential.install(|| nilang::parallel::worth_splitting(0, 2, false, 1)));
+    for (_, pool) in &pools {
+        assert!(pool.install(|| nilang::parallel::worth_splitting(0, 2, false, 1)));
+    }
+    let (mut programs, mut loops) = (0, 0);
+    for program in PROGRAMS {
+        let p = program();
+        let (par_loops, broadcasts) = (
+            p.source.matches(".par()").count(),
+            p.source.matches("par! {").count(),
+        );
+        if par_loops + broadcasts == 0 {
+            continue;
+        }
+        programs += 1;
+        loops += par_loops + broadcasts;
+        let expected = sequential.install(|| outcome(&p));
+        for (threads, pool) in &pools {
+            for k in 0..REPETITIONS {
+                let found = pool.install(|| outcome(&p));
+                assert_eq!(
+                    found,
+                    expected,
+                    "{}",
+                    p.failed(format!(
+                        "run {k} on {threads} threads differs from the sequential run"
+                    ))
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{programs} compiled programs with {loops} parallel loops or blocks: f, f_inv and \
+         f_vjp {REPETITIONS} times on 2 and on 4 threads, each run bit for bit the \
+         sequential one, in {:.1?}",
+        start.elapsed()
+    );
+    assert!(
+        programs * 5 > PROGRAMS.len(),
+        "{programs} parallel programs"
+    );
 }

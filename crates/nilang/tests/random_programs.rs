@@ -26,6 +26,15 @@
 //! - no instruction produces a NaN or an infinity from moderate values, in values or
 //!   gradients (the generated checked adjoint programs report one as an error).
 //!
+//! Adversarial programs (`nilang_corpus::adversarial`, issue 25): a binding that shadows a
+//! parameter, an enclosing loop's variable or a live ancilla (a `let`, a routine's ancilla, an
+//! inner `for`, a `new!`/`fields!` name), in the body, sequential, parallel and nested loops,
+//! under `nocheck!` and not, and broadcasts in parallel loops, must be rejected by
+//! `nilang_ir::parse::parse_function` with the rule's message, and their twins (the binding
+//! named afresh, or after a sibling loop that ended; the loop sequential) accepted and run on
+//! the interpreter. `adversarial_programs_are_rejected_and_their_twins_run` checks 1000 of
+//! them in CI, `adversarial_programs_long` (ignored) `NILANG_ADVERSARIAL_PROGRAMS`.
+//!
 //! `random_programs_quick` runs 300 programs in CI; `random_programs_long` (ignored) runs
 //! `NILANG_RANDOM_PROGRAMS` programs (default 100 000; `NILANG_RANDOM_PROGRAMS_FROM` resumes),
 //! printing each failing seed as it happens; `triage_seed` (ignored) prints a seed's program
@@ -41,6 +50,7 @@ use nilang_corpus::{compare, program, program_with, Features, NX};
 use nilang_dualrev::DualRev;
 use nilang_ir::ast::Stmt;
 use nilang_ir::reverse::reverse_block;
+use std::collections::BTreeMap;
 
 /// The interpreter's numbers: values and gradients over a scalar.
 type G<T> = GVar<T>;
@@ -403,9 +413,33 @@ fn the_generator_writes_every_construct() {
         "= new!((",
         "= fields!(p",
         "par! {",
+        // the loop shapes of the adversarial review (issue 25)
+        ".par() {",
+        "nocheck! {",
+        "% 2) as usize]",
+        "x[x.len() - 1 - k",
+        " - 1]);",
+        "if k",
+        ".rev() {",
     ] {
         assert!(all.contains(construct), "no {construct}");
     }
+    let lines: Vec<&str> = all.lines().map(str::trim).collect();
+    // a call on the owned pair of a parallel loop's iteration
+    assert!(lines.iter().any(|l| l.starts_with("lib_sin(x[2 * k")));
+    assert!(lines.iter().any(|l| l.starts_with("lib_mix(x[2 * k")));
+    // sibling loops over one name: the second header right after the first loop's end
+    assert!(lines
+        .windows(4)
+        .any(|w| w[0].starts_with("for k") && w[3] == w[0] && w[2] == "}"));
+    // nested loops with distinct names
+    assert!(lines.windows(2).any(|w| w[0].starts_with("for k")
+        && w[1].starts_with("for k")
+        && w[0].split(' ').nth(1) != w[1].split(' ').nth(1)));
+    // a broadcast in a sequential loop
+    assert!(lines
+        .windows(2)
+        .any(|w| w[0].starts_with("for k") && w[1].contains("[..]")));
 }
 
 /// The program of a seed as the first version of the generator wrote it (the seeds of the
@@ -489,7 +523,8 @@ fn regression_rotations_amplify_round_off() {
 /// Prints what the check of `NILANG_SEED` (the program of `NILANG_FEATURES`: `first`,
 /// `indexed`, `fixed`, `compiled`, `compiled-instructions` (the compiled corpus's before the
 /// newer statements), `instructions` (the 10^6 run's), `statements` (before the `par!`
-/// broadcasts), default all) says, with its
+/// broadcasts), `broadcasts` and `compiled-broadcasts` (all, and the compiled corpus's, before
+/// the loop shapes), default all) says, with its
 /// program and its gradients by every mode: for triage of a long run's failures.
 #[test]
 #[ignore = "triage: NILANG_SEED"]
@@ -503,6 +538,8 @@ fn triage_seed() {
         Ok("instructions") => Features::NEWER_INSTRUCTIONS,
         Ok("compiled-instructions") => Features::COMPILED_INSTRUCTIONS,
         Ok("statements") => Features::NEWER_STATEMENTS,
+        Ok("broadcasts") => Features::PARALLEL_BROADCASTS,
+        Ok("compiled-broadcasts") => Features::COMPILED_BROADCASTS,
         _ => Features::ALL,
     };
     let src = program_with(seed, features);
@@ -853,4 +890,205 @@ fn the_newer_statements_are_checked() {
         broadcasts > 10 && parallel > 3 && constructors > 10,
         "{counts}"
     );
+}
+
+/// `parse_function` on the function `f` of `src` (a `#[i]` function alone): the function, or
+/// the messages of every error it found.
+fn parse_f(src: &str) -> Result<nilang_ir::Function, Vec<String>> {
+    let mut item: syn::ItemFn = syn::parse_str(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    item.attrs.retain(|a| !nilang_ir::is_reversible_attr(a));
+    nilang_ir::parse::parse_function(&nilang_ir::Options::default(), item)
+        .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
+}
+
+/// The adversarial program of the `k`-th seed: checked, and what was compared of its twins
+/// (by `Compared` in order). The program is rejected by `parse_function` with its rule's
+/// message; its twins (the binding named afresh or a broadcast's loop made sequential, and
+/// the binding named as a sibling loop's variable that is free again) are accepted and run on
+/// the interpreter: with `full`, through the whole check of `check_source`; otherwise forward
+/// and back, the integers restored bit for bit and the floats within 1e-4 where they stay
+/// moderate.
+fn check_adversarial(
+    k: u64,
+    library: &[nilang_ir::Function],
+    full: bool,
+) -> Result<(nilang_corpus::adversarial::Adversarial, [usize; 4]), String> {
+    let seed = 0xAD5E_u64.wrapping_add(k.wrapping_mul(0x2545_F491_4F6C_DD1D));
+    let a = nilang_corpus::adversarial::adversarial(seed);
+    let failed = |what: String, src: &str| Err(format!("seed {seed} (k = {k}): {what}\n{src}"));
+    match parse_f(&a.rejected) {
+        Ok(_) => return failed("accepted".into(), &a.rejected),
+        Err(messages) if !messages.iter().any(|m| m.contains(&a.message)) => {
+            let what = format!("no error says {:?}: {messages:#?}", a.message);
+            return failed(what, &a.rejected);
+        }
+        Err(_) => {}
+    }
+    let mut compared = [0; 4];
+    for twin in std::iter::once(&a.renamed).chain(&a.reused) {
+        let f = match parse_f(twin) {
+            Ok(f) => f,
+            Err(m) => return failed(format!("the correct twin is rejected: {m:#?}"), twin),
+        };
+        if full {
+            let src = format!("{}\n{twin}", nilang_corpus::LIBRARY);
+            match check_source(seed, &src) {
+                Ok(c) => compared[c as usize] += 1,
+                Err(e) => return failed(e, ""),
+            }
+            continue;
+        }
+        let mut functions = library.to_vec();
+        functions.push(f);
+        let program = Program::new(&functions);
+        let (s0, _) = input(seed);
+        let (s1, trace) = match run(&program, &s0, Order::Post) {
+            Ok(run) => run,
+            Err(e) if e.overflowed => continue,
+            Err(e) => return failed(format!("f: {}", e.what), twin),
+        };
+        if s1.x.iter().any(|v| !v.x.is_finite()) {
+            continue;
+        }
+        // as `check_source` does: nothing compared where the inverse is ill-conditioned,
+        // integers only past 1e3; a wrong inverse is off by O(1), round-off (amplified at
+        // most 1e-5 in the 10^6 run of moderate programs) far less than 1e-4
+        let inverse = run(&program, &s1, Order::Pre);
+        if ill_conditioned(&s1, &trace, &inverse) {
+            continue;
+        }
+        let (s2, _) = match inverse {
+            Ok(run) => run,
+            Err(e) => return failed(format!("the inverse: {}", e.what), twin),
+        };
+        if s2.n != s0.n || (s1.peak <= 1e3 && deviation(&s2, &s0) > 1e-4) {
+            return failed(format!("f_inv(f(x)) != x: {s0:?} -> {s2:?}"), twin);
+        }
+    }
+    proc_macro2::extra::invalidate_current_thread_spans();
+    Ok((a, compared))
+}
+
+/// Checks adversarial programs `from..from + count` (every `full`-th twin through the whole
+/// check); the counts of the shapes checked, by shape, context, and both.
+fn run_adversarial(from: u64, count: u64, full: u64) -> BTreeMap<String, usize> {
+    use nilang_corpus::adversarial::Shape;
+    let library = nilang_ir::parse_file(nilang_corpus::LIBRARY).unwrap();
+    let (mut shapes, mut compared, mut failures) = (BTreeMap::new(), [0usize; 4], Vec::new());
+    let start = std::time::Instant::now();
+    for k in from..from + count {
+        let a = match check_adversarial(k, &library, k % full == 0) {
+            Ok((a, c)) => {
+                compared.iter_mut().zip(c).for_each(|(a, c)| *a += c);
+                a
+            }
+            Err(e) => {
+                eprintln!("FAILED {}", e.lines().next().unwrap_or(""));
+                failures.push(e);
+                continue;
+            }
+        };
+        let what = match &a.shape {
+            Shape::Shadow {
+                binding, shadowed, ..
+            } => format!("{binding:?} shadows {shadowed:?}"),
+            Shape::BroadcastInParallelLoop => "broadcast".to_string(),
+        };
+        let nocheck = if a.nocheck { " (nocheck)" } else { "" };
+        for key in [
+            format!("{what} in {:?}{nocheck}", a.context),
+            what,
+            format!("{:?}", a.context),
+            format!("reused: {}", a.reused.is_some()),
+        ] {
+            *shapes.entry(key).or_insert(0) += 1;
+        }
+        if (k + 1 - from) % 10_000 == 0 {
+            eprintln!(
+                "{} programs, {} failed, {:.1?}",
+                k + 1 - from,
+                failures.len(),
+                start.elapsed()
+            );
+        }
+    }
+    let [nothing, integers, gradients, all] = compared;
+    eprintln!(
+        "{count} adversarial programs rejected with their rule's message, their twins \
+         accepted and run; fully checked twins: {all} compared in full, {gradients} \
+         gradients, {integers} integers, {nothing} nothing; {} failed, in {:.1?}",
+        failures.len(),
+        start.elapsed()
+    );
+    if let Some(first) = failures.first() {
+        panic!("{} failed; the first: {first}", failures.len());
+    }
+    assert!(
+        all * 2 > nothing + integers + gradients + all,
+        "most twins compare in full"
+    );
+    shapes
+}
+
+/// The adversarial binding shapes (`nilang_corpus::adversarial`): every program is rejected
+/// (`shadows `k`, the variable of an enclosing loop`; a broadcast in a parallel loop: `cannot
+/// prove is written by one iteration only`), its twins are accepted and run; each binding
+/// shadows each kind of name, and each kind of name is shadowed in each context, under
+/// `nocheck!` and not.
+#[test]
+fn adversarial_programs_are_rejected_and_their_twins_run() {
+    use nilang_corpus::adversarial::{Context, CONTEXTS};
+    let shapes = run_adversarial(0, 1000, 25);
+    let count = |key: &str| shapes.get(key).copied().unwrap_or(0);
+    for context in CONTEXTS {
+        for nocheck in ["", " (nocheck)"] {
+            for shadowed in ["Parameter", "LoopVariable", "Ancilla"] {
+                if shadowed == "LoopVariable" && context == Context::Body {
+                    continue; // no loop
+                }
+                let suffix = format!("shadows {shadowed} in {context:?}{nocheck}");
+                assert!(
+                    shapes.keys().any(|k| k.ends_with(&suffix)),
+                    "no binding {suffix}: {shapes:#?}"
+                );
+            }
+        }
+        if context != Context::Body {
+            let inner = format!("InnerLoop shadows LoopVariable in {context:?}");
+            assert!(count(&inner) > 0, "no {inner}");
+        }
+    }
+    for binding in [
+        "FloatLet",
+        "FloatRoutine",
+        "IntegerLet",
+        "IndexLet",
+        "InnerLoop",
+        "Constructor",
+        "Destructor",
+    ] {
+        for shadowed in ["Parameter", "LoopVariable", "Ancilla"] {
+            let what = format!("{binding} shadows {shadowed}");
+            assert!(count(&what) >= 5, "{what}: {shapes:#?}");
+        }
+    }
+    assert!(
+        count("broadcast") > 50 && count("reused: true") > 300,
+        "{shapes:#?}"
+    );
+}
+
+/// `NILANG_ADVERSARIAL_PROGRAMS` adversarial programs (default 100 000;
+/// `NILANG_ADVERSARIAL_PROGRAMS_FROM` resumes), every 25th twin through the whole check.
+#[test]
+#[ignore = "long run: NILANG_ADVERSARIAL_PROGRAMS programs (default 100000)"]
+fn adversarial_programs_long() {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
+    let from = var("NILANG_ADVERSARIAL_PROGRAMS_FROM").unwrap_or(0);
+    let shapes = run_adversarial(
+        from,
+        var("NILANG_ADVERSARIAL_PROGRAMS").unwrap_or(100_000),
+        25,
+    );
+    eprintln!("{shapes:#?}");
 }
