@@ -1112,6 +1112,12 @@ impl Gen {
         match a {
             CallArg::View(v) => match self.kind(v) {
                 Some(_) if v.path.is_empty() => v.root.to_token_stream(),
+                // a sub-slice of a read-only place (`x[i*d..(i+1)*d]`) is lent as a slice,
+                // as `&x[…]` would be: a slice cannot be copied
+                Some(_) if matches!(v.path.last(), Some(Access::Index(syn::Expr::Range(_)))) => {
+                    let place = self.place(v);
+                    quote!(&#place)
+                }
                 Some(_) => {
                     let place = self.place(v);
                     quote!(#p::copy(&#place))

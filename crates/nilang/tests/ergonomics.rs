@@ -270,3 +270,32 @@ proptest! {
 fn hessian_vector_product_rejects_a_vector_of_another_length() {
     hessian_vector_product(quartic_vjp, &[1.0, 2.0], &[1.0, 0.0, 0.0]);
 }
+
+/// `out += Σ x[j] w[j]`.
+#[i]
+fn dot_into<T: Real>(out: &mut T, x: &[T], w: &mut [T]) {
+    for j in 0..x.len() {
+        out += x[j] * w[j];
+    }
+}
+
+/// Each row of a read-only `x` handed to a call as it would be written in Rust without `&`:
+/// `x[i * d..(i + 1) * d]` (a sub-slice of a read-only place is lent, not copied).
+#[i]
+fn row_dots<T: Real>(out: &mut [T], x: &[T], w: &mut [T], d: usize) {
+    for i in 0..out.len() {
+        dot_into(out[i], x[i * d..(i + 1) * d], w);
+    }
+}
+
+#[test]
+fn a_sub_slice_of_a_read_only_parameter_is_a_call_argument() {
+    let (x, mut w) = ([1.0, 2.0, 3.0, 4.0], vec![0.5, 2.0]);
+    let mut out = vec![0.0; 2];
+    row_dots(&mut out, &x, &mut w, 2);
+    assert_eq!(out, [4.5, 9.5]);
+    // ∂(out[0] + out[1])/∂w = (1 + 3, 2 + 4), through the call's adjoint
+    let (mut out_grad, mut w_grad) = (vec![1.0; 2], vec![0.0; 2]);
+    row_dots_adjoint(&mut out, &mut out_grad, &x, (), &mut w, &mut w_grad, 2, ());
+    assert_eq!((out, w_grad), (vec![0.0; 2], vec![4.0, 6.0]));
+}
