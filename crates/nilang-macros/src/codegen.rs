@@ -510,7 +510,7 @@ impl Gen {
                 if a.root == b.root && (a.has_index() || b.has_index()) {
                     let (pa, pb) = (self.place(a), self.place(b));
                     let names = format!("{} and {}", a.text(), b.text());
-                    out.extend(quote!(#p::check_distinct(&#pa, &#pb, #site, #names);));
+                    out.extend(quote!(#p::check_disjoint(&#pa, &#pb, #site, #names);));
                 }
             }
         }
@@ -1033,8 +1033,16 @@ impl Gen {
                     if shadow {
                         places.push((self.shadow_place(v), quote!(pass_shadow)));
                     }
+                    let sub_slice =
+                        matches!(v.path.last(), Some(Access::Index(syn::Expr::Range(_))));
                     for (place, pass) in places {
-                        if conflicting(v) {
+                        if conflicting(v) && sub_slice {
+                            // `g(p[0], p[1..3])`: the sub-slice goes through a vector
+                            let t = self.fresh("arg");
+                            pre.extend(quote!(let mut #t = #p::copy_slice(&#place);));
+                            post.extend(quote!(#p::store_slice(&mut #place, &#t);));
+                            args.push(quote!(#p::#pass(&mut #t)));
+                        } else if conflicting(v) {
                             let t = self.fresh("arg");
                             pre.extend(quote!(let mut #t = #p::copy(&#place);));
                             post.extend(quote!(#place = #t;));

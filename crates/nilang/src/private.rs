@@ -142,16 +142,22 @@ pub fn check_for_range<I: PartialEq + Debug>(
     }
 }
 
-/// Checks that two dataviews of one instruction are different places.
+/// A sub-slice handed to a call beside another place of its variable (`g(p[0], p[1..3])`),
+/// copied so that each argument is borrowed alone; [`store_slice`] puts it back.
 #[inline]
-pub fn check_distinct<A, B>(a: *const A, b: *const B, site: &Site, names: &'static str) {
-    if a as *const () == b as *const () {
-        same_place(site, names);
-    }
+pub fn copy_slice<T: Clone>(s: &[T]) -> Vec<T> {
+    s.to_vec()
 }
 
-/// Checks that the target of `b[i] ^= f(b[j])` and a place its value reads do not overlap
-/// (`b[i] ^= b[i]` would clear `b[i]`): fails with [`CheckKind::Aliasing`] at `site`.
+/// Puts back a sub-slice copied by [`copy_slice`].
+#[inline]
+pub fn store_slice<T: Clone>(to: &mut [T], from: &[T]) {
+    to.clone_from_slice(from)
+}
+
+/// Checks that two places of one statement do not overlap (`x[i] += x[j]` with `i == j`, an
+/// element and a sub-slice of one variable handed to one call, the target of `b[i] ^= f(b[j])`
+/// and a place its value reads): fails with [`CheckKind::Aliasing`] at `site`.
 #[inline(always)]
 pub fn check_disjoint<A: ?Sized, B: ?Sized>(a: &A, b: &B, site: &Site, names: &'static str) {
     let (a0, b0) = (

@@ -299,3 +299,42 @@ fn a_sub_slice_of_a_read_only_parameter_is_a_call_argument() {
     row_dots_adjoint(&mut out, &mut out_grad, &x, (), &mut w, &mut w_grad, 2, ());
     assert_eq!((out, w_grad), (vec![0.0; 2], vec![4.0, 6.0]));
 }
+
+/// `a += Σ s`.
+#[i]
+fn add_all<T: Real>(a: &mut T, s: &mut [T]) {
+    for j in 0..s.len() {
+        a += s[j];
+    }
+}
+
+/// An element beside a sub-slice of the same variable, in one call.
+#[i]
+fn head_plus_tail<T: Real>(p: &mut [T]) {
+    add_all(p[0], p[1..p.len()]);
+}
+
+#[test]
+fn an_element_beside_a_sub_slice_of_one_variable_is_a_call() {
+    let mut p = vec![1.0, 2.0, 3.0];
+    head_plus_tail(&mut p);
+    assert_eq!(p, [6.0, 2.0, 3.0]);
+    let mut p_grad = vec![1.0, 0.0, 0.0];
+    head_plus_tail_adjoint(&mut p, &mut p_grad);
+    assert_eq!((p, p_grad), (vec![1.0, 2.0, 3.0], vec![1.0, 1.0, 1.0]));
+}
+
+/// An element inside the sub-slice beside it: the same place twice.
+#[i]
+fn head_plus_itself<T: Real>(p: &mut [T]) {
+    add_all(p[1], p[1..p.len()]);
+}
+
+#[test]
+fn an_element_inside_a_sub_slice_of_the_same_call_is_an_aliasing_error() {
+    let mut p = vec![1.0, 2.0, 3.0];
+    let e = nilang::catch(|| head_plus_itself(&mut p)).expect_err("aliasing");
+    assert_eq!(e.kind, nilang::CheckKind::Aliasing);
+    assert_eq!(e.variable, "p[1] and p[1..p.len()]");
+    assert_eq!(p, [1.0, 2.0, 3.0], "nothing ran");
+}
