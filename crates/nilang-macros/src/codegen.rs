@@ -472,6 +472,7 @@ impl Gen {
                         let u = &h.unchecked;
                         quote!((*unsafe { #ts.at_unchecked(#u) }))
                     }
+                    // SAFETY (`Window::at`): as above; the window checks the index
                     _ => quote!((*unsafe { #ts.at(#i) })),
                 },
                 (Access::Field(m), _) => quote!(#ts.#m),

@@ -703,6 +703,7 @@ mod tests {
             outside.contains("element 7") && outside.contains("3..7"),
             "{outside}"
         );
+        // SAFETY: the access fails before any reference is made.
         let below = panic_message(|| unsafe {
             w.range(2..4);
         });
