@@ -26,8 +26,9 @@ const SHIFT: &str = "#[i] fn shift<T: Real>(y: &mut [T], x: &mut [T], n: usize) 
     for i in 0..n { y[i] += identity(x[i + 1]); }
 }";
 
-fn shift_unit() -> String {
-    let f = &nilang_ir::parse_file(SHIFT).unwrap()[0];
+/// The translation unit of the one function of `src`, with its batched kernels.
+fn kernel_unit(src: &str) -> String {
+    let f = &nilang_ir::parse_file(src).unwrap()[0];
     let mut m = Module::new();
     m.function(f)
         .unwrap()
@@ -36,11 +37,16 @@ fn shift_unit() -> String {
     m.source()
 }
 
+/// The host kernels of the one function `name` of `src`.
+fn host_kernel(src: &str, name: &str) -> nilang_cuda::HostKernel {
+    HostModule::compile(&kernel_unit(src))
+        .unwrap()
+        .kernel(name)
+        .unwrap()
+}
+
 fn shift_kernel() -> nilang_cuda::HostKernel {
-    HostModule::compile(&shift_unit())
-        .unwrap()
-        .kernel("shift")
-        .unwrap()
+    host_kernel(SHIFT, "shift")
 }
 
 /// Two instances of 3 elements each; the first runs `n[0]` iterations, the second none, so
@@ -120,16 +126,7 @@ fn a_write_past_the_last_instance_is_an_error() {
     let src = "#[i] fn spill<T: Real>(y: &mut [T], x: &[T], n: usize) {
         for i in 0..n { y[i] += identity(x[i]); }
     }";
-    let f = &nilang_ir::parse_file(src).unwrap()[0];
-    let mut m = Module::new();
-    m.function(f)
-        .unwrap()
-        .kernel(f, &KernelSpec::new())
-        .unwrap();
-    let k = HostModule::compile(&m.source())
-        .unwrap()
-        .kernel("spill")
-        .unwrap();
+    let k = host_kernel(src, "spill");
     let before = Batch::new(2)
         .real(2, vec![0.0; 4])
         .real(8, vec![1.0; 16])
@@ -150,16 +147,7 @@ fn a_negative_index_is_an_error() {
         return;
     }
     let src = "#[i] fn back<T: Real>(y: &mut [T], k: i64) { y[k - 1] += identity(1.0); }";
-    let f = &nilang_ir::parse_file(src).unwrap()[0];
-    let mut m = Module::new();
-    m.function(f)
-        .unwrap()
-        .kernel(f, &KernelSpec::new())
-        .unwrap();
-    let k = HostModule::compile(&m.source())
-        .unwrap()
-        .kernel("back")
-        .unwrap();
+    let k = host_kernel(src, "back");
     let mut b = Batch::new(1).real(2, vec![0.0; 2]).int(vec![0]);
     let e = k.forward(&mut b).unwrap_err().0;
     assert_eq!(
@@ -204,16 +192,7 @@ fn slices_of_different_lengths_in_a_broadcast_are_an_error() {
         return;
     }
     let src = "#[i] fn bc<T: Real>(y: &mut [T], x: &[T]) { y[..] += identity(x[..]); }";
-    let f = &nilang_ir::parse_file(src).unwrap()[0];
-    let mut m = Module::new();
-    m.function(f)
-        .unwrap()
-        .kernel(f, &KernelSpec::new())
-        .unwrap();
-    let k = HostModule::compile(&m.source())
-        .unwrap()
-        .kernel("bc")
-        .unwrap();
+    let k = host_kernel(src, "bc");
     let mut b = Batch::new(1).real(2, vec![0.0; 2]).real(3, vec![1.0; 3]);
     let e = k.forward(&mut b).unwrap_err().0;
     assert_eq!(
@@ -335,7 +314,7 @@ fn on_a_gpu_an_access_out_of_bounds_is_an_error_or_skip() {
         Ok(()) => {
             #[cfg(feature = "cuda")]
             {
-                let k = nilang_cuda::CudaKernel::compile(&shift_unit(), "shift", 0).unwrap();
+                let k = nilang_cuda::CudaKernel::compile(&kernel_unit(SHIFT), "shift", 0).unwrap();
                 let before = shift_batch(4);
                 let mut b = before.clone();
                 let e = k.forward(&mut b).unwrap_err().0;
@@ -391,16 +370,7 @@ fn a_loop_stops_at_its_first_failed_check() {
     let src = "#[i] fn walk<T: Real>(y: &mut [T], k: &mut i64) {
         while (y[k].val() >= 0.0, k > 0) { k += 1; }
     }";
-    let f = &nilang_ir::parse_file(src).unwrap()[0];
-    let mut m = Module::new();
-    m.function(f)
-        .unwrap()
-        .kernel(f, &KernelSpec::new())
-        .unwrap();
-    let k = HostModule::compile(&m.source())
-        .unwrap()
-        .kernel("walk")
-        .unwrap();
+    let k = host_kernel(src, "walk");
     let mut b = Batch::new(1).real(2, vec![1.0, 2.0]).int(vec![0]);
     let e = k.forward(&mut b).unwrap_err().0;
     assert_eq!(
