@@ -21,8 +21,12 @@ use syn::{Expr, Ident};
 /// Options of the `#[i(...)]` attribute.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// `#[i(nocheck)]`: no runtime reversibility checks.
+    /// `#[i(nocheck)]`: no runtime reversibility checks, in any build.
     pub nocheck: bool,
+    /// `#[i(check)]`: the runtime reversibility checks in every build, release included.
+    /// Without `check` or `nocheck` the checks follow `debug_assertions`, as Rust's overflow
+    /// checks do: on in debug builds and tests, off in release builds.
+    pub check: bool,
     /// `#[i(inverse = name)]`: the inverse function's name.
     pub inverse: Option<Ident>,
     /// `#[i(expand)]`: expand nested right-hand sides into ancillas.
@@ -54,6 +58,9 @@ impl Options {
             if meta.path.is_ident("nocheck") {
                 options.nocheck = true;
                 Ok(())
+            } else if meta.path.is_ident("check") {
+                options.check = true;
+                Ok(())
             } else if meta.path.is_ident("unchecked") {
                 options.unchecked = Some(meta.value()?.parse()?);
                 Ok(())
@@ -83,11 +90,21 @@ impl Options {
                 Ok(())
             } else {
                 Err(meta.error(
-                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd`, `cuda`, `inverse = name`, `unchecked = name`, `grad = name`, `vjp = name`, `jacobian = name` and `hessian = name`",
+                    "unknown option of #[i]: the options are `check`, `nocheck`, `expand`, `nograd`, `cuda`, `inverse = name`, `unchecked = name`, `grad = name`, `vjp = name`, `jacobian = name` and `hessian = name`",
                 ))
             }
         });
+        let span = attr.span();
         syn::parse::Parser::parse2(parser, attr)?;
+        if options.check && options.nocheck {
+            return Err(syn::Error::new(
+                span,
+                "`check` and `nocheck` contradict each other: `check` keeps the runtime \
+                 reversibility checks in every build, `nocheck` removes them from every build, \
+                 and without either they follow `debug_assertions` (on in debug builds and \
+                 tests, off in release builds); keep one or neither",
+            ));
+        }
         Ok(options)
     }
 }
