@@ -572,12 +572,17 @@ struct Halves {
     adjoint: TokenStream,
 }
 
-fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
-    // on the caller's buffers, `P` may write arguments whose gradients are zero on entry
+/// `between` runs after the forward half and before the adjoint one (`f_vjp` reads the
+/// function's value there); it ends `forward`.
+fn halves(p: &Params, sweep: Sweep, lane: &TokenStream, between: &TokenStream) -> Halves {
+    // on the caller's buffers, `P` may write arguments whose gradients are zero on entry —
+    // not a scalar one: `f_vjp` returns its value after `f`, which the fused forward half
+    // `L P M` has not restored
     let zero_tests: Vec<(String, TokenStream)> = match sweep {
         Sweep::CallerBuffers => p
             .diff()
             .into_iter()
+            .filter(|(_, _, ty)| !is_ident(ty, &p.scalar))
             .filter_map(|(_, name, ty)| {
                 let g = shadow_name(name);
                 let test = zero_test(ty, &p.scalar, lane, quote!(&*#g))?;
@@ -587,8 +592,17 @@ fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
         Sweep::Copies => Vec::new(),
     };
     let guardable: Vec<String> = zero_tests.iter().map(|(n, _)| n.clone()).collect();
+    let then_between = |h: Halves| {
+        let forward = h.forward;
+        Halves {
+            forward: quote!(#forward #between),
+            adjoint: h.adjoint,
+        }
+    };
     match split_guarded(p.f, &guardable, sweep == Sweep::CallerBuffers) {
-        Some((split, guarded)) if guarded.is_empty() => fused_halves(p, sweep, lane, split),
+        Some((split, guarded)) if guarded.is_empty() => {
+            then_between(fused_halves(p, sweep, lane, split))
+        }
         Some((split, guarded)) => {
             let zero = zero_tests
                 .iter()
@@ -600,11 +614,11 @@ fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
             );
             let (ff, fa, pf, pa) = (fused.forward, fused.adjoint, plain.forward, plain.adjoint);
             Halves {
-                forward: quote!(if #(#zero)&&* { #ff #fa } else { #pf #pa }),
+                forward: quote!(if #(#zero)&&* { #ff #between #fa } else { #pf #between #pa }),
                 adjoint: TokenStream::new(),
             }
         }
-        None => plain_halves(p, sweep, lane),
+        None => then_between(plain_halves(p, sweep, lane)),
     }
 }
 
@@ -709,10 +723,16 @@ fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
     let where_clause = &generics.where_clause;
     let inputs = nilang_ir::adjoint::shadowed_inputs(f, Some((&p.scalar, &lane)));
     let vis = &f.vis;
+    let (output, value) = vjp_value(p);
     let Halves {
         forward,
         adjoint: backward,
-    } = halves(p, Sweep::CallerBuffers, &lane.to_token_stream());
+    } = halves(
+        p,
+        Sweep::CallerBuffers,
+        &lane.to_token_stream(),
+        &quote!(__value = #value;),
+    );
     let doc = format!(
         "Vector–Jacobian product of [`{fwd}`] in place: on entry each `&mut` argument holds an \
          input of `{fwd}` and its `*_grad` the gradient of a loss with respect to that \
@@ -720,17 +740,41 @@ fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
          input again and each `*_grad` the gradient with respect to the input. Runs `{fwd}` \
          and [`{adjoint}`] (fused when the body computes, copies and uncomputes) on the \
          caller's buffers: no copy, no allocation. Read-only parameters take `()` as their \
-         gradient. See `nilang::ad`."
+         gradient. Returns the value of each scalar `&mut` argument after `{fwd}` (a loss \
+         `out: &mut T`: its value, computed on the way). See `nilang::ad`."
     );
     let allow = allow();
     let checks = crate::buffers::length_checks(f, name);
     quote! {
         #[doc = #doc]
         #allow
-        #vis fn #name #generics (#(#inputs),*) #where_clause {
+        #vis fn #name #generics (#(#inputs),*) #output #where_clause {
             #checks
+            let __value;
             #forward
             #backward
+            __value
+        }
+    }
+}
+
+/// What `f_vjp` returns, and how it reads it after the forward half: the values of the
+/// parameters that are `&mut` to one scalar (`-> T` for one, a tuple for several, nothing
+/// for none).
+fn vjp_value(p: &Params) -> (TokenStream, TokenStream) {
+    let scalar = &p.scalar;
+    let outputs: Vec<&syn::Ident> = p
+        .diff()
+        .into_iter()
+        .filter(|(_, _, ty)| is_ident(ty, scalar))
+        .map(|(_, name, _)| name)
+        .collect();
+    match outputs.as_slice() {
+        [] => (TokenStream::new(), quote!(())),
+        [one] => (quote!(-> #scalar), quote!(*#one)),
+        many => {
+            let scalars = many.iter().map(|_| scalar);
+            (quote!(-> (#(#scalars),*)), quote!((#(*#many),*)))
         }
     }
 }
@@ -889,7 +933,12 @@ fn grad_fn(p: &Params, names: &Names) -> TokenStream {
     let Halves {
         forward,
         adjoint: backward,
-    } = halves(p, Sweep::Copies, &scalar.to_token_stream());
+    } = halves(
+        p,
+        Sweep::Copies,
+        &scalar.to_token_stream(),
+        &TokenStream::new(),
+    );
     let lane = scalar.to_token_stream();
     let (validate, copies, shadows, seed) = (
         p.validate(),
@@ -948,7 +997,13 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
         _ => quote!(#name),
     });
     let tf = p.turbofish(scalar.to_token_stream());
-    let forward = halves(p, Sweep::Copies, &scalar.to_token_stream()).forward;
+    let forward = halves(
+        p,
+        Sweep::Copies,
+        &scalar.to_token_stream(),
+        &TokenStream::new(),
+    )
+    .forward;
     let validate = p.validate();
     let (labels, loss_label) = (p.labels(), p.loss_label());
     // one sweep for one row on plain gradients, for two rows on 2 lanes, else 4 rows on 4
@@ -1021,7 +1076,7 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
 fn lane_sweep(p: &Params, lane: &TokenStream) -> TokenStream {
     let s = quote!(::nilang::ad::support);
     let scalar = &p.scalar;
-    let adjoint = halves(p, Sweep::Copies, lane).adjoint;
+    let adjoint = halves(p, Sweep::Copies, lane, &TokenStream::new()).adjoint;
     let (copies, shadows, seed) = (p.value_copies(), p.zero_shadows(lane), p.seed(lane));
     let read_row: TokenStream = p
         .diff()

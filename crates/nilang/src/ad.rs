@@ -1024,15 +1024,88 @@ pub mod support {
 /// // ∂/∂x₀ = −400 x₀ (x₁ − x₀²) − 2 (1 − x₀), ∂/∂x₁ = 200 (x₁ − x₀²)
 /// assert_eq!(g, vec![-400.0, 200.0]);
 /// ```
-pub fn gradient<T: Float, F>(mut vjp: F, x: &[T]) -> Vec<T>
+pub fn gradient<T: Float, F, R>(vjp: F, x: &[T]) -> Vec<T>
 where
-    F: FnMut(&mut T, &mut T, &mut [T], &mut [T]),
+    F: FnMut(&mut T, &mut T, &mut [T], &mut [T]) -> R,
+{
+    run_vjp(vjp, x).1
+}
+
+/// The value of a scalar loss of a vector and its gradient, from one run of the loss's
+/// generated vector–Jacobian product, which returns the loss it computed on the way:
+/// `value_and_gradient(f_vjp, &x)` is `(f(x), ∂f/∂x)` for
+/// `#[i] fn f<T: Real>(out: &mut T, x: &mut [T])`, at the cost of [`gradient`] alone — no
+/// second forward run for the value. `x` is not changed.
+///
+/// ```
+/// use nilang::{i, Real};
+///
+/// #[i]
+/// fn norm2<T: Real>(out: &mut T, x: &mut [T]) {
+///     for k in 0..x.len() {
+///         out += square(x[k]);
+///     }
+/// }
+/// let (value, g) = nilang::ad::value_and_gradient(norm2_vjp, &[1.0, 2.0]);
+/// assert_eq!((value, g), (5.0, vec![2.0, 4.0]));
+/// ```
+pub fn value_and_gradient<T: Float, F>(vjp: F, x: &[T]) -> (T, Vec<T>)
+where
+    F: FnMut(&mut T, &mut T, &mut [T], &mut [T]) -> T,
+{
+    run_vjp(vjp, x)
+}
+
+/// `vjp` run once with the loss seeded 1 on a copy of `x`: what it returns and `x`'s gradient.
+fn run_vjp<T: Float, F, R>(mut vjp: F, x: &[T]) -> (R, Vec<T>)
+where
+    F: FnMut(&mut T, &mut T, &mut [T], &mut [T]) -> R,
 {
     let (mut out, mut out_grad) = (T::f_zero(), T::f_one());
     let mut x = x.to_vec();
     let mut x_grad = vec![T::f_zero(); x.len()];
-    vjp(&mut out, &mut out_grad, &mut x, &mut x_grad);
-    x_grad
+    let value = vjp(&mut out, &mut out_grad, &mut x, &mut x_grad);
+    (value, x_grad)
+}
+
+/// One flat vector cut into consecutive mutable pieces of the given lengths — how a flat
+/// parameter vector `θ` (and its gradient buffer) is handed to a generated function that
+/// takes the parameters piece by piece: `let [w1, b1, w2] = split_mut(&mut theta, [n * m, m,
+/// m]);`. Panics, naming both, when the lengths do not add up to the vector's length.
+///
+/// ```
+/// use nilang::{i, Real};
+/// use nilang::ad::split_mut;
+///
+/// #[i]
+/// fn affine<T: Real>(out: &mut T, w: &mut [T], b: &mut [T], x: &[T]) {
+///     for k in 0..w.len() {
+///         out += w[k] * x[k];
+///     }
+///     out += identity(b[0]);
+/// }
+/// // θ = (w₀, w₁, b) in one vector, its gradient in another
+/// let (mut theta, mut theta_grad) = (vec![1.0, 2.0, 0.5], vec![0.0; 3]);
+/// let x = [3.0, 4.0];
+/// let [w, b] = split_mut(&mut theta, [2, 1]);
+/// let [w_grad, b_grad] = split_mut(&mut theta_grad, [2, 1]);
+/// let value = affine_vjp(&mut 0.0, &mut 1.0, w, w_grad, b, b_grad, &x, ());
+/// assert_eq!((value, theta_grad), (11.5, vec![3.0, 4.0, 1.0]));
+/// ```
+pub fn split_mut<T, const N: usize>(v: &mut [T], lengths: [usize; N]) -> [&mut [T]; N] {
+    let total = lengths.iter().try_fold(0usize, |a, &l| a.checked_add(l));
+    assert!(
+        total == Some(v.len()),
+        "split_mut: the pieces' lengths {lengths:?} add up to {}, but the vector has length {}",
+        total.map_or("more than usize::MAX".to_string(), |t| t.to_string()),
+        v.len()
+    );
+    let mut rest = v;
+    lengths.map(|l| {
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(l);
+        rest = tail;
+        piece
+    })
 }
 
 /// The Hessian–vector product `H v` of a scalar loss of a vector, from the same generated
@@ -1056,9 +1129,9 @@ where
 /// # Panics
 ///
 /// When `x` and `v` differ in length.
-pub fn hessian_vector_product<T: Float, F>(mut vjp: F, x: &[T], v: &[T]) -> Vec<T>
+pub fn hessian_vector_product<T: Float, F, R>(mut vjp: F, x: &[T], v: &[T]) -> Vec<T>
 where
-    F: FnMut(&mut Dual<T>, &mut Dual<T>, &mut [Dual<T>], &mut [Dual<T>]),
+    F: FnMut(&mut Dual<T>, &mut Dual<T>, &mut [Dual<T>], &mut [Dual<T>]) -> R,
 {
     assert_eq!(
         x.len(),
