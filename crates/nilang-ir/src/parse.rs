@@ -1145,9 +1145,15 @@ impl Parser<'_> {
         self.lowered(stmt(StmtKind::Builtin { op, args, operand }, whole))
     }
 
+    /// A call's argument. `&mut p` of a place is the place `p` (how Rust spells lending it);
+    /// `&e` is lent shared; a place is lent `&mut`; anything else is passed by value.
     fn call_arg(&self, a: &Expr) -> CallArg {
         match a {
             Expr::Reference(r) if r.mutability.is_none() => CallArg::Shared((*r.expr).clone()),
+            Expr::Reference(r) => match self.dataview(&r.expr) {
+                Some(v) => CallArg::View(v),
+                None => CallArg::Value(a.clone()),
+            },
             other => match self.dataview(other) {
                 Some(v) => CallArg::View(v),
                 None => CallArg::Value(other.clone()),
