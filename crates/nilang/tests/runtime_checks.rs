@@ -585,29 +585,21 @@ fn hoisted_bounds_checks_fail_before_the_loop() {
 // ---------------------------------------------------------------------------------------
 // when the checks run: the same leaky program under each policy
 
-#[i]
-fn leaky_by_default(y: &mut f64, x: &mut f64) {
-    let a = 0.0;
-    a += identity(x);
-    y += identity(a);
-    dealloc!(a = 0.0);
+/// The same leaky program (its ancilla is not uncomputed) under the attribute `$attr`.
+macro_rules! leaky {
+    ($name:ident, #[$attr:meta]) => {
+        #[$attr]
+        fn $name(y: &mut f64, x: &mut f64) {
+            let a = 0.0;
+            a += identity(x);
+            y += identity(a);
+            dealloc!(a = 0.0);
+        }
+    };
 }
-
-#[i(check)]
-fn leaky_always_checked(y: &mut f64, x: &mut f64) {
-    let a = 0.0;
-    a += identity(x);
-    y += identity(a);
-    dealloc!(a = 0.0);
-}
-
-#[i(nocheck)]
-fn leaky_never_checked(y: &mut f64, x: &mut f64) {
-    let a = 0.0;
-    a += identity(x);
-    y += identity(a);
-    dealloc!(a = 0.0);
-}
+leaky!(leaky_by_default, #[i]);
+leaky!(leaky_always_checked, #[i(check)]);
+leaky!(leaky_never_checked, #[i(nocheck)]);
 
 #[test]
 fn checks_follow_debug_assertions_unless_check_or_nocheck_says_otherwise() {
