@@ -493,67 +493,6 @@ pub fn pass_shadow<'a, X: ?Sized, P: PassShadow<'a, X>>(g: &'a mut X) -> P {
     P::pass_shadow(g)
 }
 
-/// Turns a live ancilla of a plain program into its value in the gradient program: real
-/// numbers become `GVar`s with zero gradient, integers and booleans stay as they are, arrays,
-/// `Vec`s and complex numbers convert element by element.
-pub trait Lift {
-    /// The ancilla's type in the gradient program.
-    type Out;
-    /// Converts.
-    fn lift(self) -> Self::Out;
-}
-
-impl<T: crate::Float> Lift for T {
-    type Out = crate::GVar<T>;
-    #[inline(always)]
-    fn lift(self) -> crate::GVar<T> {
-        crate::GVar::new(self)
-    }
-}
-
-macro_rules! lift_identity {
-    ($($t:ty),*) => {$(
-        impl Lift for $t {
-            type Out = $t;
-            #[inline(always)]
-            fn lift(self) -> $t { self }
-        }
-    )*};
-}
-lift_identity!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
-
-impl<X: Lift, const N: usize> Lift for [X; N] {
-    type Out = [X::Out; N];
-    #[inline(always)]
-    fn lift(self) -> [X::Out; N] {
-        self.map(Lift::lift)
-    }
-}
-
-impl<X: Lift> Lift for Vec<X> {
-    type Out = Vec<X::Out>;
-    fn lift(self) -> Vec<X::Out> {
-        self.into_iter().map(Lift::lift).collect()
-    }
-}
-
-impl<X: Lift> Lift for num_complex::Complex<X> {
-    type Out = num_complex::Complex<X::Out>;
-    #[inline(always)]
-    fn lift(self) -> Self::Out {
-        num_complex::Complex {
-            re: self.re.lift(),
-            im: self.im.lift(),
-        }
-    }
-}
-
-/// Converts a live ancilla for the gradient program (see [`Lift`]).
-#[inline(always)]
-pub fn lift<X: Lift>(x: X) -> X::Out {
-    x.lift()
-}
-
 /// How a value and its shadow (its gradient, kept in a separate place) meet for one
 /// instruction of an adjoint program, when the gradient of one scalar is an `L` (the scalar
 /// itself for one loss, [`crate::Lanes`] for several): real numbers pair into a
