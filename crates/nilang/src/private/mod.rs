@@ -28,12 +28,13 @@
 //! - [`grad_buffers`] (its own namespace): the lengths of a caller's gradient buffers —
 //!   `GradBuffer`, `HasLength`, `NoLength`.
 //!
-//! Also re-exported for generated code: [`par`] (the parallel loops' runtime), [`prims`],
-//! [`Real`], [`PrimInt`].
+//! - [`par`] (its own namespace): the parallel loops' cells and windows, owned-slot checks
+//!   and per-chunk gradients, with `crate::parallel`'s chunking re-exported;
+//!
+//! Also re-exported for generated code: [`prims`], [`Real`], [`PrimInt`].
 
 pub use crate::check::{fail, CheckKind, Site};
 pub use crate::instr::*;
-pub use crate::parallel as par;
 pub use crate::prims;
 pub use crate::real::Real;
 pub use num_traits::PrimInt;
@@ -44,6 +45,7 @@ mod check;
 pub mod entry;
 pub mod grad_buffers;
 pub mod hoist;
+pub mod par;
 mod pass;
 mod range;
 mod shadow;
