@@ -237,7 +237,7 @@ impl<'f> Params<'f> {
     /// differentiable argument, a copy of each other `&mut` argument (the shadow of a value
     /// without gradient).
     fn zero_shadows(&self, lane: &TokenStream) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
@@ -255,7 +255,7 @@ impl<'f> Params<'f> {
 
     /// Seeds 1 in lane `__k` of the gradient of the loss `__loss` (already validated).
     fn seed(&self, lane: &TokenStream) -> TokenStream {
-        let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+        let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
         let scalar = &self.scalar;
         let arms: TokenStream = self
             .diff()
@@ -271,7 +271,7 @@ impl<'f> Params<'f> {
     /// Binds each `&mut` parameter's name to its copy and its shadow's name to its gradient
     /// buffer, for the adjoint statements of a fused gradient.
     fn bind_shadows(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
@@ -294,7 +294,7 @@ impl<'f> Params<'f> {
     /// `let mut __v{i} = …`: a copy of each `&mut` argument's values, for one reverse sweep
     /// of a Jacobian (the arguments keep the outputs).
     fn value_copies(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
@@ -314,7 +314,7 @@ impl<'f> Params<'f> {
     /// ([`Sweep::Copies`]), or on the arguments and the caller's gradients
     /// ([`Sweep::CallerBuffers`]).
     fn adjoint_call(&self, sweep: Sweep, lane: &TokenStream) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         let adjoint = nilang_ir::adjoint::adjoint_name(&self.f.sig.ident);
         let tf = self.turbofish_with(scalar.to_token_stream(), Some(lane.clone()));
@@ -340,7 +340,7 @@ impl<'f> Params<'f> {
 
     /// Checks that `__loss` names a differentiable scalar.
     fn validate(&self) -> TokenStream {
-        let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+        let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
         let scalar = &self.scalar;
         let name_str = self.f.sig.ident.to_string();
         let arms: TokenStream = self
@@ -369,7 +369,7 @@ impl<'f> Params<'f> {
     /// `let __labels = …`: the label of every differentiable scalar, arguments in signature
     /// order (`x` for a parameter of the scalar type, `x[k]` for scalar `k` of any other).
     fn labels(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         let push: TokenStream = self
             .diff()
@@ -387,7 +387,7 @@ impl<'f> Params<'f> {
 
     /// The label of the (validated) loss `__loss`, as in [`Params::labels`].
     fn loss_label(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let arms: TokenStream = self
             .diff()
             .iter()
@@ -669,7 +669,7 @@ fn zero_test(
 ) -> Option<TokenStream> {
     let elements = |elem: &syn::Type| {
         if is_ident(elem, scalar) {
-            return Some(quote!(::nilang::__private::all_zero::<#scalar, #lane>(&(#g)[..])));
+            return Some(quote!(::nilang::__private::entry::all_zero::<#scalar, #lane>(&(#g)[..])));
         }
         let inner = zero_test(elem, scalar, lane, quote!(__e))?;
         Some(quote!((#g).iter().all(|__e| #inner)))
@@ -910,7 +910,7 @@ fn allow() -> TokenStream {
 /// `f_grad`: forward on plain scalars, seed, adjoint into gradient buffers, and the values
 /// and gradients zipped into `GVar`s.
 fn grad_fn(p: &Params, names: &Names) -> TokenStream {
-    let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+    let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
@@ -1074,7 +1074,7 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
 /// type `lane` (`T` for one row, `Lanes<T, N>` for up to `N`): copies of the outputs, a seed
 /// in lane `k` for the `k`-th loss of the chunk, the adjoint, and each lane read into its row.
 fn lane_sweep(p: &Params, lane: &TokenStream) -> TokenStream {
-    let s = quote!(::nilang::ad::support);
+    let s = quote!(::nilang::__private::entry);
     let scalar = &p.scalar;
     let adjoint = halves(p, Sweep::Copies, lane, &TokenStream::new()).adjoint;
     let (copies, shadows, seed) = (p.value_copies(), p.zero_shadows(lane), p.seed(lane));
@@ -1105,7 +1105,7 @@ fn lane_sweep(p: &Params, lane: &TokenStream) -> TokenStream {
 
 /// `f_hessian`: dual numbers through `f_grad` (forward over reverse), one column per pass.
 fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
-    let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+    let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
