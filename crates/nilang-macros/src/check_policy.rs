@@ -2,7 +2,7 @@
 //! none, and by default wherever `debug_assertions` are on
 //! (docs/decisions/0005-checks-follow-debug-assertions.md).
 
-use nilang_ir::parse::Options;
+use nilang_ir::Options;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 

@@ -26,7 +26,7 @@ pub struct Names {
 
 impl Names {
     /// The names for the function named `f`, with the options' choices.
-    pub fn of(options: &nilang_ir::parse::Options, f: &syn::Ident) -> Names {
+    pub fn of(options: &nilang_ir::Options, f: &syn::Ident) -> Names {
         let or = |chosen: &Option<syn::Ident>, suffix: &str| {
             chosen
                 .clone()
@@ -44,13 +44,13 @@ impl Names {
 
     /// The default names of `f`.
     pub fn default_for(f: &syn::Ident) -> Names {
-        Names::of(&nilang_ir::parse::Options::default(), f)
+        Names::of(&nilang_ir::Options::default(), f)
     }
 }
 
 /// The chosen names of an attribute (`grad = …` and the others), for errors where the
 /// function gets no gradient functions.
-pub fn chosen_names(options: &nilang_ir::parse::Options) -> Vec<&syn::Ident> {
+pub fn chosen_names(options: &nilang_ir::Options) -> Vec<&syn::Ident> {
     [
         &options.grad,
         &options.vjp,
@@ -1382,10 +1382,10 @@ fn split_guarded(f: &Function, may_write: &[String], built: bool) -> Option<(Spl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nilang_ir::parse::{parse_function, Options};
+    use nilang_ir::{lower, Options};
 
     fn fused(attr: TokenStream, item: syn::ItemFn) -> Option<Split> {
-        let f = parse_function(&Options::parse(attr).unwrap(), item).unwrap();
+        let f = lower(&Options::parse(attr).unwrap(), item).unwrap();
         split(&f)
     }
 
@@ -1430,7 +1430,7 @@ mod tests {
                 dealloc!(n = 0, a = T::zero(), b = T::zero());
             }
         };
-        let f = parse_function(&Options::parse(TokenStream::new()).unwrap(), item).unwrap();
+        let f = lower(&Options::parse(TokenStream::new()).unwrap(), item).unwrap();
         // the copy-based gradients clone live values: not fused there
         assert!(split(&f).is_none());
         let (s, guarded) = split_guarded(&f, &[], true).expect("fused in f_vjp");

@@ -12,7 +12,7 @@ mod fuzz;
 mod grad;
 mod parallel;
 
-use nilang_ir::parse::{parse_function, parse_method, Options};
+use nilang_ir::{lower, lower_method, Options};
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{format_ident, quote, ToTokens};
@@ -99,7 +99,7 @@ fn inverse_name(options: &Options, sig: &syn::Signature) -> syn::Ident {
 
 fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     let (attrs, vis, sig) = (f.attrs.clone(), f.vis.clone(), f.sig.clone());
-    match parse_function(options, f) {
+    match lower(options, f) {
         Ok(mut ir) => {
             add_primitive_bounds(&mut ir);
             let names = grad::Names::of(options, &ir.sig.ident);
@@ -302,7 +302,7 @@ fn method(options: &Options, m: syn::ImplItemFn) -> TokenStream2 {
         .to_compile_error()
     });
     let errors: TokenStream2 = errors.collect();
-    match parse_method(options, m) {
+    match lower_method(options, m) {
         Ok(ir) => {
             let code = check_policy::by_check_policy(options, &ir, codegen::generate);
             quote!(#code #errors)

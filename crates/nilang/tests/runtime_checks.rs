@@ -603,18 +603,27 @@ leaky!(leaky_never_checked, #[i(nocheck)]);
 
 #[test]
 fn checks_follow_debug_assertions_unless_check_or_nocheck_says_otherwise() {
-    let fails = |f: fn(&mut f64, &mut f64)| catch(|| f(&mut 0.0, &mut 1.5)).is_err();
+    // a program fails when its forward or its inverse (run after it) stops at a check
+    type Program = fn(&mut f64, &mut f64);
+    let fails = |(f, inv): (Program, Program)| {
+        catch(|| {
+            let (mut y, mut x) = (0.0, 1.5);
+            f(&mut y, &mut x);
+            inv(&mut y, &mut x);
+        })
+        .is_err()
+    };
     assert_eq!(
-        fails(leaky_by_default),
+        fails((leaky_by_default, leaky_by_default::inv)),
         cfg!(debug_assertions),
         "by default the checks run exactly where debug assertions do"
     );
     assert!(
-        fails(leaky_always_checked),
+        fails((leaky_always_checked, leaky_always_checked::inv)),
         "#[i(check)] checks in every build"
     );
     assert!(
-        !fails(leaky_never_checked),
+        !fails((leaky_never_checked, leaky_never_checked::inv)),
         "#[i(nocheck)] checks in no build"
     );
     // whichever program runs, the values are the same
