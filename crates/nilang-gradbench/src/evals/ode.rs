@@ -108,7 +108,7 @@ pub fn rk4_coefficients<T: Real>(c: &mut [T], x: &mut [T], rk: Rk) {
 /// passes, the even diagonals and the odd ones: a pass reads `y` at positions two apart, so
 /// the gradient pass's updates of `y`'s gradient are never adjacent (adjacent ones are merged
 /// into 16-byte updates whose loads cannot be forwarded from the previous iteration's 8-byte
-/// stores: a stall per component, 70% of the gradient's time in a stencil written that way).
+/// stores: a stall per component, most of the gradient's time in a stencil written that way).
 #[i(nocheck)]
 pub fn rk4_step<T: Real>(ys: &mut [T], c: &mut [T], k: usize, rk: Rk) {
     for i in 0..rk.n {
