@@ -11,9 +11,9 @@ use nilang::Lanes;
 const BLOCK_WEIGHT: usize = 115;
 
 /// The two rows of the Jacobian of one observation's reprojection residual with respect to
-/// (camera (`NCAM`), point (3), weight): one forward run of [`ba_reproj`] and one adjoint sweep
-/// with both rows' gradients in two lanes (`ba_reproj_vjp` on `Lanes<f64, 2>`, fused: the
-/// reprojection is not uncomputed and recomputed). No allocation.
+/// (camera (`NCAM`), point (3), weight): one forward run of [`ba_reproj`](super::ba_reproj)
+/// and one adjoint sweep with both rows' gradients in two lanes (`ba_reproj_vjp` on
+/// `Lanes<f64, 2>`, fused: the reprojection is not uncomputed and recomputed). No allocation.
 pub fn reproj_rows(
     cam: &[f64; NCAM],
     x: &[f64; 3],

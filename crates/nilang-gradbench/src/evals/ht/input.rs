@@ -32,14 +32,15 @@ pub struct Model {
     pub points: Vec<[f64; 3]>,
     /// For `theta[k]`, `k ≥ 6`: the flat index `3·column + row` in the pose parameters.
     pub theta_map: Vec<usize>,
-    /// The layout of the whole pose ([`ht_pose`]): every bone's transform, then the rotation.
+    /// The layout of the whole pose ([`ht_pose`](super::ht_pose)): every bone's transform,
+    /// then the rotation.
     pub layout: PoseLayout,
 }
 
 /// Where a pose buffer keeps the bones' skinning transforms (12 values each) and the global
-/// rotation (9 values): the whole pose of [`ht_pose`] ([`PoseLayout::full`]), or only the bones
-/// one correspondence is skinned with ([`PoseLayout::of_point`]), which is what the Jacobian's
-/// per-correspondence program differentiates.
+/// rotation (9 values): the whole pose of [`ht_pose`](super::ht_pose) ([`PoseLayout::full`]),
+/// or only the bones one correspondence is skinned with ([`PoseLayout::of_point`]), which is
+/// what the Jacobian's per-correspondence program differentiates.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoseLayout {
     /// `slot[b]`: the index (in transforms) of bone `b`'s transform; `usize::MAX` if absent.

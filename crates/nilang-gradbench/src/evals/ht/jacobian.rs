@@ -142,8 +142,8 @@ impl Problem {
     /// threads ([`par_blocks`]: each correspondence's rows are computed alone, so the
     /// result is the same bits for every thread count). It is plain Rust around one adjoint
     /// sweep per correspondence, each with its own seeds and its own gradients (the rows), so
-    /// it is not the adjoint of [`ht_residuals`]' `.par()` loop, which would sum the
-    /// correspondences' gradients.
+    /// it is not the adjoint of [`ht_residuals`](super::ht_residuals)' `.par()` loop, which
+    /// would sum the correspondences' gradients.
     pub fn jacobian_into(&self, out: &mut RowMajor) -> Result<(), String> {
         let m = &self.model;
         let (jp, pose) = self.pose_jacobian();
@@ -340,9 +340,9 @@ impl Problem {
     }
 
     /// The same Jacobian in one stage: per correspondence the three rows of the whole
-    /// [`ht_residuals`] on that correspondence by reversal (`ht_residuals_jacobian_of`; each
-    /// sweep reverses the pose computation too). Slower than [`Problem::jacobian`]; kept to
-    /// check it.
+    /// [`ht_residuals`](super::ht_residuals) on that correspondence by reversal
+    /// (`ht_residuals_jacobian_of`; each sweep reverses the pose computation too). Slower than
+    /// [`Problem::jacobian`]; kept to check it.
     pub fn jacobian_direct(&self) -> Result<Vec<Vec<f64>>, String> {
         let n = self.model.correspondences.len();
         let cx = self.complicated();

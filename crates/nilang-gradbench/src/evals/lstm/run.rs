@@ -74,7 +74,8 @@ impl Problem {
     }
 
     /// The gradient with respect to the main then the extra parameters (row-major,
-    /// concatenated), by running [`lstm_objective_inv`] on gradient values.
+    /// concatenated), by running [`lstm_objective_inv`](super::lstm_objective_inv) on gradient
+    /// values.
     pub fn gradient(&self) -> Result<Vec<f64>, String> {
         let mut loss = 0.0;
         let (mut main, mut extra) = (self.main.clone(), self.extra.clone());
