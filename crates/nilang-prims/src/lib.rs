@@ -198,3 +198,38 @@ macro_rules! __elementary_rows {
         $callback! { [$($arg)*] $($(($ty $method $doc $x $value $deriv $from))?)* }
     };
 }
+
+/// Points and differences for the tests of the table's consumers: every consumer checks
+/// each row it generates against central differences at points of the row's interval.
+pub mod sample {
+    /// Five points spread inside `(lo, hi)`, the ends excluded.
+    ///
+    /// ```
+    /// assert_eq!(nilang_prims::sample::points(0.0, 6.0), [1.0, 2.0, 3.0, 4.0, 5.0]);
+    /// ```
+    pub fn points(lo: f64, hi: f64) -> [f64; 5] {
+        core::array::from_fn(|k| lo + (hi - lo) * (k + 1) as f64 / 6.0)
+    }
+
+    /// The central difference of `f` at `x` with step `1e-6`.
+    ///
+    /// ```
+    /// let d = nilang_prims::sample::central(|x| x * x, 3.0);
+    /// assert!((d - 6.0).abs() < 1e-8);
+    /// ```
+    pub fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+        let h = 1e-6;
+        (f(x + h) - f(x - h)) / (2.0 * h)
+    }
+
+    /// Whether a derivative `d` agrees with a central difference `c` (relative to `1 + |d|`,
+    /// within `1e-6`: the difference's truncation and round-off at step `1e-6`).
+    ///
+    /// ```
+    /// assert!(nilang_prims::sample::agrees(2.0, 2.0 + 1e-9));
+    /// assert!(!nilang_prims::sample::agrees(2.0, 2.1));
+    /// ```
+    pub fn agrees(d: f64, c: f64) -> bool {
+        (d - c).abs() <= 1e-6 * (1.0 + d.abs())
+    }
+}
