@@ -1,7 +1,8 @@
 //! The primitives of the C++/CUDA header, generated from the primitive table
 //! (`nilang_prims::primitives!`): for each row a struct with its value `v`, its derivative `d`
 //! (unary) or partials `p` (binary), and its wrapping integer value `iv` where the row has
-//! one, in the row's C++ spelling. The instructions of the header (`nl_add1` … `nl_sub2`)
+//! one, in the row's C++ spelling. (The text is ASCII: each struct's comment is the
+//! primitive's name, not its documentation, which has symbols NVRTC need not read.) The instructions of the header (`nl_add1` … `nl_sub2`)
 //! take the struct as a template parameter, so their adjoint rules are written once.
 
 /// One struct per row, as C++ source text (a `&'static str` built at compile time).
@@ -12,7 +13,7 @@ macro_rules! cpp_prims {
         $partials:block $infix:tt [$bv:literal $p:literal] [$($biv:literal)?] $($bdomain:tt)*))* }) => {
         concat!(
             $(
-                "/// ", $doc, "\n",
+                "// ", stringify!($name), "\n",
                 "struct nl_", stringify!($ty), " {\n",
                 "    NL_M static double v(double ", stringify!($x), ") { return ", $v, "; }\n",
                 "    NL_M static double d(double ", stringify!($x), ") { (void)", stringify!($x),
@@ -21,7 +22,7 @@ macro_rules! cpp_prims {
                 "};\n",
             )*
             $(
-                "/// ", $bdoc, "\n",
+                "// ", stringify!($bname), "\n",
                 "struct nl_", stringify!($bty), " {\n",
                 "    NL_M static double v(double ", stringify!($a), ", double ", stringify!($b),
                 ") { return ", $bv, "; }\n",
