@@ -92,6 +92,9 @@ macro_rules! primitives {
                 (Log1p log1p "`log1p(x) = ln(1 + x)`" x
                     {x.ln_1p()} {T::f_one() / (T::f_one() + x)} [] [ln_1p]
                     ["log1p(x)" "1.0 / (1.0 + x)"] [] (-0.9, 3.0))
+                (Log2 log2 "`log2(x)` (base 2)" x
+                    {x.log2()} {T::f_one() / (x * T::from_f64(core::f64::consts::LN_2))} [] [log2]
+                    ["log2(x)" "1.0 / (x * 0.6931471805599453)"] [] (0.1, 3.0))
                 (Expm1 expm1 "`expm1(x) = eˣ − 1`" x
                     {x.exp_m1()} {x.exp()} [] [exp_m1]
                     ["expm1(x)" "exp(x)"] [] (-3.0, 3.0))
