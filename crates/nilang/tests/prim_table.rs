@@ -178,3 +178,35 @@ fn every_elementary_method_is_its_row() {
     }
     nilang_prims::elementary!(methods);
 }
+
+/// `log2`, the row added to the table as the proof that a primitive is declared once: in a
+/// reversible function, its gradient against central differences.
+#[test]
+fn log2_in_a_reversible_function() {
+    use nilang::{i, Loss, Real};
+
+    #[i]
+    fn bits<T: Real>(y: &mut T, x: &mut [T]) {
+        for k in 0..x.len() {
+            y += log2(x[k]);
+        }
+        y += x[0] * x[1];
+    }
+    let x = vec![0.5, 3.0, 10.0];
+    let f = |x: &[f64]| {
+        let (mut y, mut x) = (0.0, x.to_vec());
+        bits(&mut y, &mut x);
+        y
+    };
+    assert_eq!(f(&x), -1.0 + 3f64.log2() + 10f64.log2() + 1.5);
+    let (_, gx) = bits_grad(Loss::arg(0), &mut 0.0, &mut x.clone()).unwrap();
+    for k in 0..3 {
+        let along = |t: f64| {
+            let mut moved = x.clone();
+            moved[k] = t;
+            f(&moved)
+        };
+        let fd = central(along, x[k]);
+        assert!(agrees(gx[k].g, fd), "x[{k}]: {} against {fd}", gx[k].g);
+    }
+}
