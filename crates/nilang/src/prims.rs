@@ -1,5 +1,11 @@
 //! The primitives of the instruction table: each one's value and derivative, written once.
 //!
+//! The built-in ones are generated from the primitive table, `nilang_prims::primitives!`
+//! (one row per primitive: name, arity, value, derivative, `Float` method, C++ spelling),
+//! which also gives the IR its list, [`crate::Float`] its elementary methods and their
+//! dual-number rules, and the C++ header its primitives; a new built-in primitive is a new
+//! row there.
+//!
 //! A primitive is a zero-sized type implementing [`Unary`] or [`Binary`]. The instruction
 //! `y += f(x)` on any scalar, and its adjoint on [`crate::GVar`], are derived from these two
 //! functions alone. Users add their own primitive (a special function, a library call with a
