@@ -7,6 +7,7 @@
 //! | consumer | what its callback emits |
 //! |---|---|
 //! | `nilang::prims` | the runtime types and their `Unary`/`Binary` impls (value, derivative) |
+//! | `nilang::real` | `Primitives`, one `Acc1`/`Acc2` bound per row, a bound of `Real` |
 //! | `nilang::float` | the `Float` methods of the elementary rows, on `f64` and `f32` |
 //! | `nilang::dual` | the dual-number rules of those methods (`Dual`, `DualN`) |
 //! | `nilang-dualrev` | the local partials of those methods, and `DualRev`'s `Float` methods |
