@@ -5,20 +5,17 @@ mod check;
 mod gen;
 mod kernel;
 mod par;
+mod prims;
 mod sig;
 
 pub use check::{check_failure, CheckFailure, SITE_MARK, STATUS_WORDS};
 pub use kernel::{KernelSpec, SharedGradients, KERNEL_MARK};
 pub use par::{par_kernels, par_loops, ParLoop, PAR_MARK};
+pub use prims::HEADER;
 pub use sig::{signature, Elem, ParamInfo, Shape, Signature};
 
 use nilang_ir::Function;
 use proc_macro2::Span;
-
-/// The device header: `gvar`, the primitives, every instruction on `double`, `gvar` and the
-/// integer types (with the adjoint rules on `gvar`), and the kernel helpers. Put it first in
-/// every translation unit ([`Module`] does).
-pub const HEADER: &str = include_str!("header.cpp");
 
 /// Why a function has no C++ translation: the function, the statement and the reason.
 #[derive(Clone, Debug)]

@@ -631,16 +631,16 @@ impl<T: Float> Machine<'_, T> {
                 other => panic!("float operand {other:?}"),
             })
             .collect();
+        // every unary primitive of the table (`nilang_prims`), by its name in the language
         macro_rules! unary {
-            ($($n:literal => $p:ty),*) => {
+            ([] unary { $(($p:ident $n:ident $($row:tt)*))* } binary { $($binary:tt)* }) => {
                 match name {
-                    $($n => if sub { <G<T> as Acc1<$p>>::sub1(&mut y, &mut v[0]) } else { <G<T> as Acc1<$p>>::add1(&mut y, &mut v[0]) },)*
+                    $(stringify!($n) => if sub { <G<T> as Acc1<prims::$p>>::sub1(&mut y, &mut v[0]) } else { <G<T> as Acc1<prims::$p>>::add1(&mut y, &mut v[0]) },)*
                     _ => return self.binary(lt, y, v, locs, name, sub),
                 }
             };
         }
-        unary!("identity" => prims::Identity, "sin" => prims::Sin, "cos" => prims::Cos,
-               "tanh" => prims::Tanh, "atan" => prims::Atan, "sigmoid" => prims::Sigmoid);
+        nilang_prims::primitives!(unary);
         let y = self.rounded_sum(y, before);
         self.set_f(lt, y);
         if let Some(l) = locs[0] {
@@ -669,15 +669,16 @@ impl<T: Float> Machine<'_, T> {
         let before = y.x.to_f64();
         let (a, b) = v.split_at_mut(1);
         let (a, b) = (&mut a[0], &mut b[0]);
+        // every binary primitive of the table (`nilang_prims`), by its name in the language
         macro_rules! binary {
-            ($($n:literal => $p:ty),*) => {
+            ([] unary { $($unary:tt)* } binary { $(($p:ident $n:ident $($row:tt)*))* }) => {
                 match name {
-                    $($n => if sub { <G<T> as Acc2<$p>>::sub2(&mut y, a, b) } else { <G<T> as Acc2<$p>>::add2(&mut y, a, b) },)*
+                    $(stringify!($n) => if sub { <G<T> as Acc2<prims::$p>>::sub2(&mut y, a, b) } else { <G<T> as Acc2<prims::$p>>::add2(&mut y, a, b) },)*
                     other => panic!("primitive {other}"),
                 }
             };
         }
-        binary!("add" => prims::Add, "sub" => prims::Sub, "mul" => prims::Mul, "atan2" => prims::Atan2);
+        nilang_prims::primitives!(binary);
         let y = self.rounded_sum(y, before);
         self.set_f(lt, y);
         self.set_f(locs[0].unwrap(), v[0]);

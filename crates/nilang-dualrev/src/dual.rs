@@ -303,7 +303,12 @@ impl<'a> Product<&'a DualRev> for DualRev {
     }
 }
 
+/// Unary methods of `DualRev` from the local partials: by name, or (the callback of
+/// `nilang_prims::elementary!`) the primitive table's elementary rows.
 macro_rules! unary_fns {
+    ([] $(($ty:ident $name:ident $($row:tt)*))*) => {
+        unary_fns!($($name),*);
+    };
     ($($name:ident),*) => {$(
         #[inline]
         fn $name(self) -> Self {
@@ -312,6 +317,9 @@ macro_rules! unary_fns {
         }
     )*};
 }
+
+#[cfg_attr(not(feature = "reversible"), allow(unused_imports))]
+pub(crate) use unary_fns;
 
 impl Scalar for DualRev {
     #[inline(always)]

@@ -30,6 +30,7 @@
 //! assert!((h[0] - 9.0).abs() < 1e-12);
 //! ```
 
+use crate::dual::unary_fns;
 use crate::scalar::{partials, Scalar};
 use crate::DualRev;
 use nilang::check::{close, Check};
@@ -62,17 +63,9 @@ impl Float for DualRev {
     fn has_tangent(self) -> bool {
         self.id != crate::tape::SINK
     }
-    scalar_fns!(exp, ln, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, sqrt, abs);
-    #[inline]
-    fn ln_1p(self) -> Self {
-        let (v, d) = partials::ln_1p(self.value);
-        DualRev::unary(v, self, d)
-    }
-    #[inline]
-    fn exp_m1(self) -> Self {
-        let (v, d) = partials::exp_m1(self.value);
-        DualRev::unary(v, self, d)
-    }
+    // exp, ln, ln_1p, exp_m1, sin, cos, tan, …: the elementary rows of the primitive table
+    nilang_prims::elementary!(unary_fns);
+    scalar_fns!(abs);
     /// The sign of the value, a constant.
     #[inline]
     fn signum(self) -> Self {

@@ -235,80 +235,53 @@ impl Scalar for f64 {
 /// Each function returns `(value, ∂value/∂x)` (or both partials for binary
 /// functions) given primal inputs; these are the `∂ᵢop(x₁,…,xₙ)(1)` of §8.2.
 pub(crate) mod partials {
-    #[inline]
-    pub fn exp(x: f64) -> (f64, f64) {
-        let e = x.exp();
-        (e, e)
+    /// The primitive table's constants on `f64`: its rows write `T::f_one()` and
+    /// `T::from_f64(c)` for a number type `T`, here `f64`.
+    struct T;
+    impl T {
+        #[inline(always)]
+        fn f_one() -> f64 {
+            1.0
+        }
+        #[inline(always)]
+        fn from_f64(c: f64) -> f64 {
+            c
+        }
     }
-    #[inline]
-    pub fn ln(x: f64) -> (f64, f64) {
-        (x.ln(), 1.0 / x)
+
+    /// A row's `(f(x), f′(x))`: `f′` from the value `v` where the row gives that form.
+    macro_rules! value_and_derivative {
+        ($value:block $deriv:block [$v:ident $from:block]) => {{
+            let $v = $value;
+            ($v, $from)
+        }};
+        ($value:block $deriv:block []) => {
+            ($value, $deriv)
+        };
     }
+    /// `(f(x), f′(x))` for each elementary row of the primitive table (`nilang_prims`),
+    /// `f′` from `f(x)` where the row gives it so.
+    macro_rules! table_partials {
+        ([] $(($ty:ident $method:ident $doc:literal $x:ident $value:block $deriv:block
+            [$($v:ident $from:block)?]))*) => {$(
+            #[doc = $doc]
+            #[inline]
+            #[allow(dead_code)] // engines use the functions their scalar has
+            pub fn $method($x: f64) -> (f64, f64) {
+                value_and_derivative!($value $deriv [$($v $from)?])
+            }
+        )*};
+    }
+    nilang_prims::elementary!(table_partials);
+
     #[inline]
     pub fn log10(x: f64) -> (f64, f64) {
         (x.log10(), 1.0 / (x * core::f64::consts::LN_10))
     }
     #[inline]
-    pub fn sqrt(x: f64) -> (f64, f64) {
-        let s = x.sqrt();
-        (s, 0.5 / s)
-    }
-    #[inline]
     pub fn cbrt(x: f64) -> (f64, f64) {
         let c = x.cbrt();
         (c, 1.0 / (3.0 * c * c))
-    }
-    #[inline]
-    pub fn sin(x: f64) -> (f64, f64) {
-        let (s, c) = x.sin_cos();
-        (s, c)
-    }
-    #[inline]
-    pub fn cos(x: f64) -> (f64, f64) {
-        let (s, c) = x.sin_cos();
-        (c, -s)
-    }
-    #[inline]
-    pub fn tan(x: f64) -> (f64, f64) {
-        let t = x.tan();
-        (t, 1.0 + t * t)
-    }
-    #[inline]
-    pub fn asin(x: f64) -> (f64, f64) {
-        (x.asin(), 1.0 / (1.0 - x * x).sqrt())
-    }
-    #[inline]
-    pub fn acos(x: f64) -> (f64, f64) {
-        (x.acos(), -1.0 / (1.0 - x * x).sqrt())
-    }
-    #[inline]
-    pub fn atan(x: f64) -> (f64, f64) {
-        (x.atan(), 1.0 / (1.0 + x * x))
-    }
-    #[inline]
-    // used by the reversible programs' scalar (feature `reversible`) only
-    #[cfg_attr(not(feature = "reversible"), allow(dead_code))]
-    pub fn ln_1p(x: f64) -> (f64, f64) {
-        (x.ln_1p(), 1.0 / (1.0 + x))
-    }
-    #[inline]
-    // used by the reversible programs' scalar (feature `reversible`) only
-    #[cfg_attr(not(feature = "reversible"), allow(dead_code))]
-    pub fn exp_m1(x: f64) -> (f64, f64) {
-        (x.exp_m1(), x.exp())
-    }
-    #[inline]
-    pub fn sinh(x: f64) -> (f64, f64) {
-        (x.sinh(), x.cosh())
-    }
-    #[inline]
-    pub fn cosh(x: f64) -> (f64, f64) {
-        (x.cosh(), x.sinh())
-    }
-    #[inline]
-    pub fn tanh(x: f64) -> (f64, f64) {
-        let t = x.tanh();
-        (t, 1.0 - t * t)
     }
     #[inline]
     pub fn abs(x: f64) -> (f64, f64) {

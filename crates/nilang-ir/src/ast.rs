@@ -428,165 +428,36 @@ pub struct PrimInfo {
     pub infix: Option<&'static str>,
 }
 
-/// The language's primitive table (the papers' instruction table).
-pub static PRIMITIVES: &[PrimInfo] = &[
-    PrimInfo {
-        name: "identity",
-        runtime: "Identity",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "neg",
-        runtime: "Neg",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "exp",
-        runtime: "Exp",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "log",
-        runtime: "Log",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "log1p",
-        runtime: "Log1p",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "expm1",
-        runtime: "Expm1",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "sin",
-        runtime: "Sin",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "cos",
-        runtime: "Cos",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "tan",
-        runtime: "Tan",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "asin",
-        runtime: "Asin",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "acos",
-        runtime: "Acos",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "atan",
-        runtime: "Atan",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "sinh",
-        runtime: "Sinh",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "cosh",
-        runtime: "Cosh",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "tanh",
-        runtime: "Tanh",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "sqrt",
-        runtime: "Sqrt",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "abs",
-        runtime: "Abs",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "square",
-        runtime: "Square",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "sigmoid",
-        runtime: "Sigmoid",
-        arity: 1,
-        infix: None,
-    },
-    PrimInfo {
-        name: "add",
-        runtime: "Add",
-        arity: 2,
-        infix: Some("+"),
-    },
-    PrimInfo {
-        name: "sub",
-        runtime: "Sub",
-        arity: 2,
-        infix: Some("-"),
-    },
-    PrimInfo {
-        name: "mul",
-        runtime: "Mul",
-        arity: 2,
-        infix: Some("*"),
-    },
-    PrimInfo {
-        name: "div",
-        runtime: "Div",
-        arity: 2,
-        infix: Some("/"),
-    },
-    PrimInfo {
-        name: "pow",
-        runtime: "Pow",
-        arity: 2,
-        infix: None,
-    },
-    PrimInfo {
-        name: "atan2",
-        runtime: "Atan2",
-        arity: 2,
-        infix: None,
-    },
-    PrimInfo {
-        name: "hypot",
-        runtime: "Hypot",
-        arity: 2,
-        infix: None,
-    },
-];
+/// A binary row's infix operator (`[*]`), or none (`[]`).
+macro_rules! prim_infix {
+    () => {
+        None
+    };
+    ($op:tt) => {
+        Some(stringify!($op))
+    };
+}
+
+/// The list of the primitive table, `nilang_prims::primitives!` (each row's name, runtime type,
+/// arity and infix spelling).
+macro_rules! prim_infos {
+    ([] unary { $(($ty:ident $name:ident $($unary:tt)*))* }
+        binary { $(($bty:ident $bname:ident $doc:literal $a:ident $b:ident $value:block
+            $partials:block [$($infix:tt)?] $($binary:tt)*))* }) => {
+        &[
+            $(PrimInfo { name: stringify!($name), runtime: stringify!($ty), arity: 1, infix: None },)*
+            $(PrimInfo {
+                name: stringify!($bname),
+                runtime: stringify!($bty),
+                arity: 2,
+                infix: prim_infix!($($infix)?),
+            },)*
+        ]
+    };
+}
+
+/// The language's primitive table (the papers' instruction table), from `nilang_prims`.
+pub static PRIMITIVES: &[PrimInfo] = nilang_prims::primitives!(prim_infos);
 
 /// Looks a primitive up by its name in the language.
 pub fn primitive(name: &str) -> Option<&'static PrimInfo> {

@@ -102,9 +102,10 @@ impl<T: Check, G: core::fmt::Debug + Copy + core::ops::Add<Output = G>> Check
     fn check_eq(&self, other: &Self, tol: f64) -> bool {
         self.x.check_eq(&other.x, tol)
     }
+    /// The adjoint rule of a copy, [`crate::GVar`]'s (`gvar.rs`, with the other rules).
     #[inline(always)]
     fn absorb_copy_gradient(&mut self, copy: &Self) {
-        self.g = self.g + copy.g;
+        self.copy_adjoint(copy);
     }
 }
 

@@ -223,6 +223,17 @@ impl<T: Float, const N: usize> Tangent<T> for [T; N] {
     }
 }
 
+/// The dual-number rule of each elementary `Float` method of the primitive table: the value
+/// and derivative of the row's primitive on the real part, chained into the tangent.
+macro_rules! dual_rules {
+    ([] $(($ty:ident $method:ident $($rest:tt)*))*) => {$(
+        fn $method(self) -> Self {
+            let (v, d) = <crate::prims::$ty as crate::prims::Unary<T>>::value_and_derivative(self.re);
+            self.chain(v, d)
+        }
+    )*};
+}
+
 macro_rules! dual_impl {
     ([$($gen:tt)*] $ty:ty, $eps:ty) => {
         impl<$($gen)*> Add for $ty {
@@ -276,20 +287,7 @@ macro_rules! dual_impl {
             #[inline(always)]
             fn has_tangent(self) -> bool { self.re.has_tangent() || Tangent::<T>::nonzero(self.eps) }
             const PARALLEL_SAFE: bool = T::PARALLEL_SAFE;
-            fn exp(self) -> Self { let e = self.re.exp(); self.chain(e, e) }
-            fn ln(self) -> Self { self.chain(self.re.ln(), T::f_one() / self.re) }
-            fn ln_1p(self) -> Self { self.chain(self.re.ln_1p(), T::f_one() / (T::f_one() + self.re)) }
-            fn exp_m1(self) -> Self { self.chain(self.re.exp_m1(), self.re.exp()) }
-            fn sin(self) -> Self { self.chain(self.re.sin(), self.re.cos()) }
-            fn cos(self) -> Self { self.chain(self.re.cos(), -self.re.sin()) }
-            fn tan(self) -> Self { let c = self.re.cos(); self.chain(self.re.tan(), T::f_one() / (c * c)) }
-            fn asin(self) -> Self { self.chain(self.re.asin(), T::f_one() / (T::f_one() - self.re * self.re).sqrt()) }
-            fn acos(self) -> Self { self.chain(self.re.acos(), -T::f_one() / (T::f_one() - self.re * self.re).sqrt()) }
-            fn atan(self) -> Self { self.chain(self.re.atan(), T::f_one() / (T::f_one() + self.re * self.re)) }
-            fn sinh(self) -> Self { self.chain(self.re.sinh(), self.re.cosh()) }
-            fn cosh(self) -> Self { self.chain(self.re.cosh(), self.re.sinh()) }
-            fn tanh(self) -> Self { let t = self.re.tanh(); self.chain(t, T::f_one() - t * t) }
-            fn sqrt(self) -> Self { let s = self.re.sqrt(); self.chain(s, T::from_f64(0.5) / s) }
+            nilang_prims::elementary!(dual_rules);
             fn abs(self) -> Self { self.chain(self.re.abs(), self.re.signum()) }
             fn signum(self) -> Self { Self::constant(self.re.signum()) }
             fn powf(self, y: Self) -> Self {

@@ -20,6 +20,21 @@
 use core::fmt::Debug;
 use core::ops::{Add, Div, Mul, Neg, Sub};
 
+/// The `Float` methods of the primitive table's elementary rows: their declarations in the
+/// trait, and `<f64>::exp(self)` and the like on a primitive float type.
+macro_rules! float_methods {
+    ([] $(($ty:ident $method:ident $doc:literal $($rest:tt)*))*) => {$(
+        #[doc = $doc]
+        fn $method(self) -> Self;
+    )*};
+    ([$t:ty] $(($ty:ident $method:ident $($rest:tt)*))*) => {$(
+        #[inline(always)]
+        fn $method(self) -> Self {
+            <$t>::$method(self)
+        }
+    )*};
+}
+
 /// A real number type the primitives can be evaluated on.
 ///
 /// ```
@@ -59,34 +74,9 @@ pub trait Float:
     fn f_one() -> Self {
         Self::from_f64(1.0)
     }
-    /// eˣ
-    fn exp(self) -> Self;
-    /// natural logarithm
-    fn ln(self) -> Self;
-    /// ln(1 + x)
-    fn ln_1p(self) -> Self;
-    /// eˣ − 1
-    fn exp_m1(self) -> Self;
-    /// sine
-    fn sin(self) -> Self;
-    /// cosine
-    fn cos(self) -> Self;
-    /// tangent
-    fn tan(self) -> Self;
-    /// arcsine
-    fn asin(self) -> Self;
-    /// arccosine
-    fn acos(self) -> Self;
-    /// arctangent
-    fn atan(self) -> Self;
-    /// hyperbolic sine
-    fn sinh(self) -> Self;
-    /// hyperbolic cosine
-    fn cosh(self) -> Self;
-    /// hyperbolic tangent
-    fn tanh(self) -> Self;
-    /// square root
-    fn sqrt(self) -> Self;
+    // exp, ln, ln_1p, exp_m1, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, sqrt, …:
+    // one method for each elementary row of the primitive table
+    nilang_prims::elementary!(float_methods);
     /// absolute value
     fn abs(self) -> Self;
     /// sign (−1, 0 or 1 as the primal value's sign)
@@ -121,62 +111,7 @@ macro_rules! float_impl {
             fn to_f64(self) -> f64 {
                 self as f64
             }
-            #[inline(always)]
-            fn exp(self) -> Self {
-                <$t>::exp(self)
-            }
-            #[inline(always)]
-            fn ln(self) -> Self {
-                <$t>::ln(self)
-            }
-            #[inline(always)]
-            fn ln_1p(self) -> Self {
-                <$t>::ln_1p(self)
-            }
-            #[inline(always)]
-            fn exp_m1(self) -> Self {
-                <$t>::exp_m1(self)
-            }
-            #[inline(always)]
-            fn sin(self) -> Self {
-                <$t>::sin(self)
-            }
-            #[inline(always)]
-            fn cos(self) -> Self {
-                <$t>::cos(self)
-            }
-            #[inline(always)]
-            fn tan(self) -> Self {
-                <$t>::tan(self)
-            }
-            #[inline(always)]
-            fn asin(self) -> Self {
-                <$t>::asin(self)
-            }
-            #[inline(always)]
-            fn acos(self) -> Self {
-                <$t>::acos(self)
-            }
-            #[inline(always)]
-            fn atan(self) -> Self {
-                <$t>::atan(self)
-            }
-            #[inline(always)]
-            fn sinh(self) -> Self {
-                <$t>::sinh(self)
-            }
-            #[inline(always)]
-            fn cosh(self) -> Self {
-                <$t>::cosh(self)
-            }
-            #[inline(always)]
-            fn tanh(self) -> Self {
-                <$t>::tanh(self)
-            }
-            #[inline(always)]
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
-            }
+            nilang_prims::elementary!(float_methods, $t);
             #[inline(always)]
             fn abs(self) -> Self {
                 <$t>::abs(self)

@@ -100,6 +100,15 @@ impl<T: Float> GVar<T> {
     }
 }
 
+impl<T, G: Copy + core::ops::Add<Output = G>> GVar<T, G> {
+    /// Adjoint rule of a copy (`pop_copy!` on values with gradients): the gradient the copy
+    /// accumulated flows back into the value it was copied from, ḡ ← ḡ + c̄.
+    #[inline(always)]
+    pub(crate) fn copy_adjoint(&mut self, copy: &Self) {
+        self.g = self.g + copy.g;
+    }
+}
+
 /// `value (grad gradient)`, each part formatted with the formatter's options:
 ///
 /// ```

@@ -115,6 +115,6 @@ pub use nilang_macros::rev;
 /// ```
 pub use nilang_macros::Scalars;
 pub use prims::{Binary, Unary};
-pub use real::{Base, Int, Real};
+pub use real::{Base, Int, Primitives, Real};
 pub use rev::{Rev, Reversible};
 pub use stack::Stack;

@@ -1,5 +1,11 @@
 //! The primitives of the instruction table: each one's value and derivative, written once.
 //!
+//! The built-in ones are generated from the primitive table, `nilang_prims::primitives!`
+//! (one row per primitive: name, arity, value, derivative, `Float` method, C++ spelling),
+//! which also gives the IR its list, [`crate::Float`] its elementary methods and their
+//! dual-number rules, and the C++ header its primitives; a new built-in primitive is a new
+//! row there.
+//!
 //! A primitive is a zero-sized type implementing [`Unary`] or [`Binary`]. The instruction
 //! `y += f(x)` on any scalar, and its adjoint on [`crate::GVar`], are derived from these two
 //! functions alone. Users add their own primitive (a special function, a library call with a
@@ -146,13 +152,19 @@ pub trait Binary<T> {
     fn partials(a: T, b: T) -> (T, T);
 }
 
-macro_rules! unary {
-    ($(#[$doc:meta] $name:ident: |$x:ident| $value:expr, $deriv:expr $(, from value |$v:ident| $from:expr)?;)*) => {$(
-        #[$doc]
-        ///
-        /// Its value and derivative, the derivative against a central difference:
-        ///
-        #[doc = concat!("```
+/// The runtime types of the primitive table (`nilang_prims::primitives!`): each row's value and
+/// derivative as a [`Unary`] or [`Binary`] impl, with a doctest against central differences.
+macro_rules! runtime_types {
+    ([] unary { $(($name:ident $lang:ident $doc:literal $x:ident $value:block $deriv:block
+        [$($v:ident $from:block)?] $($unary_rest:tt)*))* }
+        binary { $(($bname:ident $blang:ident $bdoc:literal $a:ident $b:ident $bvalue:block
+        $partials:block $($binary_rest:tt)*))* }) => {
+        $(
+            #[doc = $doc]
+            ///
+            /// Its value and derivative, the derivative against a central difference:
+            ///
+            #[doc = concat!("```
 use nilang::prims::", stringify!($name), ";
 use nilang::Unary;
 
@@ -162,117 +174,56 @@ assert_eq!(f, ", stringify!($name), "::value(x));
 let central = (", stringify!($name), "::value(x + h) - ", stringify!($name), "::value(x - h)) / (2.0 * h);
 assert!((df - central).abs() < 1e-8 * (1.0 + df.abs()));
 ```")]
-        #[derive(Clone, Copy, Debug, Default)]
-        pub struct $name;
-        impl<T: Float> Unary<T> for $name {
-            #[inline(always)]
-            fn value($x: T) -> T { $value }
-            #[inline(always)]
-            #[allow(unused_variables)]
-            fn derivative($x: T) -> T { $deriv }
-            $(
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct $name;
+            impl<T: Float> Unary<T> for $name {
                 #[inline(always)]
-                fn value_and_derivative($x: T) -> (T, T) {
-                    let $v = $value;
-                    ($v, $from)
-                }
+                fn value($x: T) -> T { $value }
                 #[inline(always)]
-                fn derivative_from_value($v: T) -> Option<T> {
-                    Some($from)
-                }
-            )?
-        }
-    )*};
-}
-
-unary! {
-    /// `identity(x) = x`
-    Identity: |x| x, T::f_one();
-    /// `neg(x) = −x`
-    Neg: |x| -x, -T::f_one();
-    /// `exp(x)`
-    Exp: |x| x.exp(), x.exp(), from value |v| v;
-    /// `log(x)` (natural)
-    Log: |x| x.ln(), T::f_one() / x;
-    /// `log1p(x) = ln(1 + x)`
-    Log1p: |x| x.ln_1p(), T::f_one() / (T::f_one() + x);
-    /// `expm1(x) = eˣ − 1`
-    Expm1: |x| x.exp_m1(), x.exp();
-    /// `sin(x)`
-    Sin: |x| x.sin(), x.cos();
-    /// `cos(x)`
-    Cos: |x| x.cos(), -x.sin();
-    /// `tan(x)`
-    Tan: |x| x.tan(), { let c = x.cos(); T::f_one() / (c * c) };
-    /// `asin(x)`
-    Asin: |x| x.asin(), T::f_one() / (T::f_one() - x * x).sqrt();
-    /// `acos(x)`
-    Acos: |x| x.acos(), -T::f_one() / (T::f_one() - x * x).sqrt();
-    /// `atan(x)`
-    Atan: |x| x.atan(), T::f_one() / (T::f_one() + x * x);
-    /// `sinh(x)`
-    Sinh: |x| x.sinh(), x.cosh();
-    /// `cosh(x)`
-    Cosh: |x| x.cosh(), x.sinh();
-    /// `tanh(x)`
-    Tanh: |x| x.tanh(), { let t = x.tanh(); T::f_one() - t * t }, from value |v| T::f_one() - v * v;
-    /// `sqrt(x)`
-    Sqrt: |x| x.sqrt(), T::from_f64(0.5) / x.sqrt(), from value |v| T::from_f64(0.5) / v;
-    /// `abs(x)` (derivative: the sign of x, and 0 at 0: see the singular-point policy)
-    Abs: |x| x.abs(), if x.to_f64() == 0.0 { T::f_zero() } else { x.signum() };
-    /// `square(x) = x²`
-    Square: |x| x * x, T::from_f64(2.0) * x;
-    /// `sigmoid(x) = 1 / (1 + e⁻ˣ)`
-    Sigmoid: |x| T::f_one() / (T::f_one() + (-x).exp()), {
-        let s = T::f_one() / (T::f_one() + (-x).exp());
-        s * (T::f_one() - s)
-    }, from value |v| v * (T::f_one() - v);
-}
-
-macro_rules! binary {
-    ($(#[$doc:meta] $name:ident: |$a:ident, $b:ident| $value:expr, $partials:expr;)*) => {$(
-        #[$doc]
-        ///
-        /// Its partial derivatives, against central differences in each operand:
-        ///
-        #[doc = concat!("```
-use nilang::prims::", stringify!($name), ";
+                #[allow(unused_variables)]
+                fn derivative($x: T) -> T { $deriv }
+                $(
+                    #[inline(always)]
+                    fn value_and_derivative($x: T) -> (T, T) {
+                        let $v = $value;
+                        ($v, $from)
+                    }
+                    #[inline(always)]
+                    fn derivative_from_value($v: T) -> Option<T> {
+                        Some($from)
+                    }
+                )?
+            }
+        )*
+        $(
+            #[doc = $bdoc]
+            ///
+            /// Its partial derivatives, against central differences in each operand:
+            ///
+            #[doc = concat!("```
+use nilang::prims::", stringify!($bname), ";
 use nilang::Binary;
 
 let (a, b, h) = (0.7f64, 0.4, 1e-6);
-let (da, db) = ", stringify!($name), "::partials(a, b);
-let f = |a: f64, b: f64| ", stringify!($name), "::value(a, b);
+let (da, db) = ", stringify!($bname), "::partials(a, b);
+let f = |a: f64, b: f64| ", stringify!($bname), "::value(a, b);
 let central = ((f(a + h, b) - f(a - h, b)) / (2.0 * h), (f(a, b + h) - f(a, b - h)) / (2.0 * h));
 assert!((da - central.0).abs() < 1e-8 * (1.0 + da.abs()));
 assert!((db - central.1).abs() < 1e-8 * (1.0 + db.abs()));
 ```")]
-        #[derive(Clone, Copy, Debug, Default)]
-        pub struct $name;
-        impl<T: Float> Binary<T> for $name {
-            #[inline(always)]
-            fn value($a: T, $b: T) -> T { $value }
-            #[inline(always)]
-            fn partials($a: T, $b: T) -> (T, T) { $partials }
-        }
-    )*};
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct $bname;
+            impl<T: Float> Binary<T> for $bname {
+                #[inline(always)]
+                fn value($a: T, $b: T) -> T { $bvalue }
+                #[inline(always)]
+                fn partials($a: T, $b: T) -> (T, T) { $partials }
+            }
+        )*
+    };
 }
 
-binary! {
-    /// `a + b`
-    Add: |a, b| a + b, { let _ = (a, b); (T::f_one(), T::f_one()) };
-    /// `a − b`
-    Sub: |a, b| a - b, { let _ = (a, b); (T::f_one(), -T::f_one()) };
-    /// `a * b`
-    Mul: |a, b| a * b, (b, a);
-    /// `a / b`
-    Div: |a, b| a / b, { let inv = T::f_one() / b; (inv, -a * inv * inv) };
-    /// `pow(a, b) = aᵇ` (an integer-valued `b` is computed exactly by repeated multiplication)
-    Pow: |a, b| pow_value(a, b), pow_partials(a, b);
-    /// `atan2(a, b)`: the angle of the point (b, a)
-    Atan2: |a, b| a.atan2(b), { let r2 = a * a + b * b; (b / r2, -a / r2) };
-    /// `hypot(a, b) = √(a² + b²)`
-    Hypot: |a, b| (a * a + b * b).sqrt(), { let h = (a * a + b * b).sqrt(); (a / h, b / h) };
-}
+nilang_prims::primitives!(runtime_types);
 
 /// The exponent as an integer when it is an integer value, for the exact `powi` path. An
 /// exponent with a tangent (a dual number differentiated with respect to `b`) on a positive base

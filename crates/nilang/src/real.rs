@@ -27,6 +27,19 @@ use crate::instr::*;
 use crate::prims::*;
 use core::fmt::Debug;
 
+/// The accumulations of the primitive table (`nilang_prims::primitives!`) on a type:
+/// `Primitives` and its blanket impl, one bound per row.
+macro_rules! primitives_trait {
+    ([] unary { $(($ty:ident $($unary:tt)*))* } binary { $(($bty:ident $($binary:tt)*))* }) => {
+        /// Every instruction `y += f(x)` and `y += f(a, b)` of the language's primitives on a
+        /// type (`Acc1<Exp>`, `Acc2<Mul>`, …, one bound per primitive of the table): a bound
+        /// of [`Real`], implemented for every type that has them all.
+        pub trait Primitives: $(Acc1<$ty> +)* $(Acc2<$bty> +)* Sized {}
+        impl<T: $(Acc1<$ty> +)* $(Acc2<$bty> +)* Sized> Primitives for T {}
+    };
+}
+nilang_prims::primitives!(primitives_trait);
+
 /// A real scalar of reversible programs: every instruction of the language on it, constants,
 /// and its primal value for conditions.
 ///
@@ -62,32 +75,7 @@ pub trait Real:
     + Accepts<i32>
     + Accepts<i64>
     + Accepts<usize>
-    + Acc1<Identity>
-    + Acc1<Neg>
-    + Acc1<Exp>
-    + Acc1<Log>
-    + Acc1<Log1p>
-    + Acc1<Expm1>
-    + Acc1<Sin>
-    + Acc1<Cos>
-    + Acc1<Tan>
-    + Acc1<Asin>
-    + Acc1<Acos>
-    + Acc1<Atan>
-    + Acc1<Sinh>
-    + Acc1<Cosh>
-    + Acc1<Tanh>
-    + Acc1<Sqrt>
-    + Acc1<Abs>
-    + Acc1<Square>
-    + Acc1<Sigmoid>
-    + Acc2<Add>
-    + Acc2<Sub>
-    + Acc2<Mul>
-    + Acc2<Div>
-    + Acc2<Pow>
-    + Acc2<Atan2>
-    + Acc2<Hypot>
+    + Primitives
     + Negate
     + Step
     + Conjugate

@@ -7,6 +7,7 @@ pub fn all_prims<T: Real>(y: &mut [T], x: &mut [T], n: i64) {
     y[0] += exp(x[0]);
     y[1] += log(x[1]);
     y[2] += log1p(x[2]);
+    y[2] += log2(x[1]);
     y[3] += expm1(x[3]);
     y[4] += sin(x[4]);
     y[5] -= cos(x[5]);
