@@ -123,4 +123,34 @@ mod tests {
         assert!(loss.abs() < 1e-12 * native, "left {loss}");
         assert_eq!(theta, p.theta);
     }
+
+    /// Every `rust,ignore` excerpt of the guide's chapter (`nilang::guide::examples`) is the
+    /// text of one of these files (line by line, indentation aside), so the chapter shows
+    /// the programs that are tested and measured.
+    #[test]
+    fn the_chapter_shows_these_files() {
+        let chapter = include_str!("../../../nilang/doc/examples.md");
+        let sources = [
+            include_str!("gmm.rs"),
+            include_str!("rk4.rs"),
+            include_str!("mlp.rs"),
+        ];
+        let lines = |s: &str| s.lines().map(str::trim).collect::<Vec<_>>();
+        let sources: Vec<Vec<&str>> = sources.iter().map(|s| lines(s)).collect();
+        let excerpts: Vec<&str> = chapter
+            .split("```rust,ignore\n")
+            .skip(1)
+            .map(|rest| rest.split("```").next().unwrap())
+            .collect();
+        assert!(excerpts.len() >= 5, "{} excerpts", excerpts.len());
+        for excerpt in excerpts {
+            let want = lines(excerpt);
+            assert!(
+                sources
+                    .iter()
+                    .any(|src| src.windows(want.len()).any(|w| w == want.as_slice())),
+                "not in the sources:\n{excerpt}"
+            );
+        }
+    }
 }

@@ -20,14 +20,9 @@ pub fn lotka_volterra<T: Real>(dx: &mut T, dy: &mut T, x: &mut T, y: &mut T, p: 
 pub fn rk4_step<T: Real>(x1: &mut T, y1: &mut T, x0: &mut T, y0: &mut T, p: &mut [T], h: f64) {
     let (k1x, k1y, k2x, k2y) = (T::zero(), T::zero(), T::zero(), T::zero());
     let (k3x, k3y, k4x, k4y) = (T::zero(), T::zero(), T::zero(), T::zero());
-    let (ux, uy, vx, vy, wx, wy) = (
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-    );
+    let (ux, uy) = (T::zero(), T::zero());
+    let (vx, vy) = (T::zero(), T::zero());
+    let (wx, wy) = (T::zero(), T::zero());
     routine! {
         lotka_volterra(k1x, k1y, x0, y0, p);
         ux += x0 + 0.5 * h * k1x;
@@ -43,26 +38,13 @@ pub fn rk4_step<T: Real>(x1: &mut T, y1: &mut T, x0: &mut T, y0: &mut T, p: &mut
     x1 += x0 + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
     y1 += y0 + h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y);
     uncompute!();
-    dealloc!(
-        k1x = T::zero(),
-        k1y = T::zero(),
-        k2x = T::zero(),
-        k2y = T::zero()
-    );
-    dealloc!(
-        k3x = T::zero(),
-        k3y = T::zero(),
-        k4x = T::zero(),
-        k4y = T::zero()
-    );
-    dealloc!(
-        ux = T::zero(),
-        uy = T::zero(),
-        vx = T::zero(),
-        vy = T::zero(),
-        wx = T::zero(),
-        wy = T::zero()
-    );
+    dealloc!(k1x = T::zero(), k1y = T::zero());
+    dealloc!(k2x = T::zero(), k2y = T::zero());
+    dealloc!(k3x = T::zero(), k3y = T::zero());
+    dealloc!(k4x = T::zero(), k4y = T::zero());
+    dealloc!(ux = T::zero(), uy = T::zero());
+    dealloc!(vx = T::zero(), vy = T::zero());
+    dealloc!(wx = T::zero(), wy = T::zero());
 }
 
 /// `loss += x_T² + y_T²` after `steps` RK4 steps of length `h` from `state = [x₀, y₀]`; the
