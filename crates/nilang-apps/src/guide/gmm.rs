@@ -16,16 +16,16 @@ use nilang::stats::ilogsumexp;
 use nilang::{i, Real};
 use rand::{Rng, SeedableRng};
 
-/// `main −= ½‖Q (x − μ)‖²` for one point `x` and one component (`μ`, `Q = diag(exp q) + L`).
+/// `main −= ½‖Q (x − μ)‖²` for one point `x` and one component (`μ`, `Q = diag(qd) + L`).
 #[i(expand)]
-pub fn sub_half_sqnorm<T: Real>(main: &mut T, x: &[f64], mu: &mut [T], q: &mut [T], l: &mut [T]) {
+pub fn sub_half_sqnorm<T: Real>(main: &mut T, x: &[f64], mu: &mut [T], qd: &mut [T], l: &mut [T]) {
     let d = x.len();
     let xc = vec![T::zero(); d];
     let qx = vec![T::zero(); d];
     routine! {
         for j in 0..d {
             xc[j] += x[j] - mu[j];
-            qx[j] += exp(q[j]) * xc[j];
+            qx[j] += qd[j] * xc[j];
         }
         for a in 0..d {
             for b in a + 1..d {
@@ -60,9 +60,13 @@ pub fn gmm<T: Real>(
     let d = mu.len() / k;
     let n = x.len() / d;
     let lsz = d * (d - 1) / 2;
+    let qd = vec![T::zero(); k * d];
     let main = vec![T::zero(); n * k];
     let lse_alpha = T::zero();
     routine! {
+        for j in 0..k * d {
+            qd[j] += exp(q[j]);
+        }
         for i in 0..n {
             for c in 0..k {
                 main[i * k + c] += identity(alpha[c]);
@@ -71,7 +75,7 @@ pub fn gmm<T: Real>(
                     main[i * k + c],
                     x[i * d..(i + 1) * d],
                     mu[c * d..(c + 1) * d],
-                    q[c * d..(c + 1) * d],
+                    qd[c * d..(c + 1) * d],
                     l[c * lsz..(c + 1) * lsz],
                 );
             }
@@ -83,7 +87,7 @@ pub fn gmm<T: Real>(
     }
     out -= lse_alpha * n as f64;
     for j in 0..q.len() {
-        out += 0.5 * gamma * gamma * square(exp(q[j]));
+        out += 0.5 * gamma * gamma * square(qd[j]);
         out -= m * q[j];
     }
     for j in 0..l.len() {
@@ -91,6 +95,7 @@ pub fn gmm<T: Real>(
     }
     out += constant;
     uncompute!();
+    dealloc!(qd = vec![T::zero(); k * d]);
     dealloc!(main = vec![T::zero(); n * k], lse_alpha = T::zero());
     dealloc!(
         lsz = d * (d - 1) / 2,
