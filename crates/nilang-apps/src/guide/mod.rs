@@ -1,7 +1,8 @@
 //! The guide's worked examples (`nilang::guide::examples`): three programs written as the
 //! guide teaches a new user — `#[i]` with default settings, no hand tuning — each beside its
 //! plain-Rust objective, so that what a user gets can be measured
-//! (`cargo run --release -p nilang-apps --example guide_bench`).
+//! (`cargo run --release -p nilang-cli -- bench --only guide --threads 1`; one program in a
+//! loop for a profiler: `examples/guide_profile.rs`).
 //!
 //! - [`gmm`]: the Gaussian mixture model objective (ADBench, GradBench), gradient with respect
 //!   to the weights, means and inverse-covariance factors;
@@ -15,7 +16,7 @@ pub mod mlp;
 pub mod rk4;
 
 /// Whether this crate's reversible programs run their reversibility checks: `#[i]` checks
-/// under `debug_assertions` ([decision 0005](https://docs.rs/nilang)), so this is `true` in
+/// under `debug_assertions` (decision 0005, `docs/decisions/`), so this is `true` in
 /// debug builds and in a release build with
 /// `--config 'profile.release.package.nilang-apps.debug-assertions=true'`, which is how the
 /// benchmark measures what the checks cost.
@@ -135,7 +136,9 @@ mod tests {
             include_str!("rk4.rs"),
             include_str!("mlp.rs"),
         ];
-        let lines = |s: &str| s.lines().map(str::trim).collect::<Vec<_>>();
+        fn lines(s: &str) -> Vec<&str> {
+            s.lines().map(str::trim).collect()
+        }
         let sources: Vec<Vec<&str>> = sources.iter().map(|s| lines(s)).collect();
         let excerpts: Vec<&str> = chapter
             .split("```rust,ignore\n")
