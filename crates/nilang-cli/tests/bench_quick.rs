@@ -30,7 +30,7 @@ fn quick_bench_writes_the_report() {
 /// build of `nilang-apps` has `debug_assertions`, so its programs are the checked ones).
 #[test]
 fn quick_guide_table_has_every_program() {
-    let tmp = std::env::temp_dir().join(format!("nilang-bench-guide-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!("nilang-bench-guide-cwd-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let (output, report) = bench_in(&tmp, &["--only", "guide", "--threads", "1"], "guide");
     assert!(

@@ -14,7 +14,6 @@ use rand::{Rng, SeedableRng};
 /// `loss +=` the mean squared error of the perceptron `(w1, b1, w2, b2)` on the inputs `x`
 /// (`n × din`, row-major) against the targets `y` (`n`).
 #[i(expand)]
-#[allow(clippy::too_many_arguments)]
 pub fn mlp_mse<T: Real>(
     loss: &mut T,
     w1: &mut [T],

@@ -16,7 +16,6 @@ pub fn lotka_volterra<T: Real>(dx: &mut T, dy: &mut T, x: &mut T, y: &mut T, p: 
 
 /// One RK4 step of length `h`: `(x1, y1) += (x0, y0) + h/6 (k₁ + 2k₂ + 2k₃ + k₄)`.
 #[i(expand)]
-#[allow(clippy::too_many_arguments)]
 pub fn rk4_step<T: Real>(x1: &mut T, y1: &mut T, x0: &mut T, y0: &mut T, p: &mut [T], h: f64) {
     let (k1x, k1y, k2x, k2y) = (T::zero(), T::zero(), T::zero(), T::zero());
     let (k3x, k3y, k4x, k4y) = (T::zero(), T::zero(), T::zero(), T::zero());
