@@ -5,5 +5,6 @@ pub mod adbench;
 pub mod bessel;
 pub mod flow;
 pub mod graph;
+pub mod guide;
 pub mod plain;
 pub mod sparse;

@@ -28,6 +28,10 @@ pub trait Plain:
     fn cos(self) -> Self;
     /// The primal value.
     fn value(self) -> f64;
+    /// Hyperbolic tangent (by default from [`Plain::exp`]: `1 − 2 / (e²ˣ + 1)`).
+    fn tanh(self) -> Self {
+        Self::cst(1.0) - Self::cst(2.0) / ((self * Self::cst(2.0)).exp() + Self::cst(1.0))
+    }
 }
 
 impl Plain for f64 {
@@ -58,6 +62,10 @@ impl Plain for f64 {
     #[inline(always)]
     fn value(self) -> f64 {
         self
+    }
+    #[inline(always)]
+    fn tanh(self) -> Self {
+        f64::tanh(self)
     }
 }
 

@@ -54,7 +54,7 @@ enum Command {
         /// Output directory of the report and plots.
         #[arg(long, default_value = "target/nilang-bench")]
         out: std::path::PathBuf,
-        /// Only the tables whose name contains this (bessel, sparse, graph, gmm, ba).
+        /// Only the tables whose name contains this (bessel, sparse, graph, gmm, ba, guide).
         #[arg(long)]
         only: Option<String>,
         /// The ADBench data directory (with `gmm/` and `ba/`); it must exist. Without it,

@@ -26,6 +26,32 @@ fn quick_bench_writes_the_report() {
     assert!(stdout.contains("report written to"), "{stdout}");
 }
 
+/// The guide's worked examples: one row per program, and the build's checks named (a test
+/// build of `nilang-apps` has `debug_assertions`, so its programs are the checked ones).
+#[test]
+fn quick_guide_table_has_every_program() {
+    let tmp = std::env::temp_dir().join(format!("nilang-bench-guide-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (output, report) = bench_in(&tmp, &["--only", "guide", "--threads", "1"], "guide");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = report.expect("a report");
+    assert!(
+        report.contains("## The guide's worked examples (checks on)"),
+        "{report}"
+    );
+    for program in ["| GMM d 10, k 25", "| RK4 Lotka–Volterra", "| MLP 32-64-1"] {
+        assert!(report.contains(program), "{program} missing:\n{report}");
+    }
+    assert!(
+        report.contains("gradient ÷ native objective ≤ 4"),
+        "{report}"
+    );
+}
+
 /// Runs `nilang bench --quick ARGS --out OUT` in `dir`; returns the output and the report
 /// (if one was written).
 fn bench_in(

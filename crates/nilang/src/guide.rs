@@ -9,6 +9,9 @@
 //! - [`differentiation`]: the generated gradient functions (`f_adjoint`, `f_vjp`, `f_grad`,
 //!   `f_jacobian`, `f_hessian`), their conventions and the helpers of [`crate::ad`].
 //! - [`nilang`]: NiLang.jl's instructions and standard library, name by name, and ours.
+//! - [`examples`]: three worked examples written as the guide teaches (a Gaussian mixture
+//!   model, RK4 over a long trajectory, a perceptron on one flat parameter vector) and what
+//!   their gradients cost against plain Rust.
 //!
 //! The guide in one example: a reversible function that calls the library, its generated
 //! inverse and its gradient.
@@ -49,3 +52,6 @@ pub mod differentiation {}
 
 #[doc = include_str!("../doc/nilang.md")]
 pub mod nilang {}
+
+#[doc = include_str!("../doc/examples.md")]
+pub mod examples {}

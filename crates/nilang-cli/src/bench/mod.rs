@@ -5,6 +5,7 @@ mod ba;
 mod bessel;
 mod gmm;
 mod graph;
+mod guide;
 pub mod measure;
 pub mod plot;
 mod sparse;
@@ -158,6 +159,7 @@ fn sections(quick: bool) -> Vec<(&'static str, u64, SectionFn)> {
         ("graph", graph::measurements(quick), graph::run as SectionFn),
         ("gmm", gmm::measurements(quick), gmm::run as SectionFn),
         ("ba", ba::measurements(quick), ba::run as SectionFn),
+        ("guide", guide::measurements(quick), guide::run as SectionFn),
     ]
 }
 

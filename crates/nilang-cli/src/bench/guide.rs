@@ -1,0 +1,149 @@
+//! Table: the guide's worked examples (`nilang_apps::guide`: GMM, RK4 Lotka–Volterra, MLP),
+//! written as the guide teaches with default settings — native objective, the reversible
+//! program forward, its gradient by `f_vjp`, and nilang-dualrev's gradient of the same plain
+//! objective, with gradient ÷ native objective against issue 26's target (≤ 4).
+
+use super::measure::{sci, Group, Verdict};
+use super::{Ctx, Section, Table};
+use nilang_apps::adbench::{gmm_objective, GmmData};
+use nilang_apps::guide::{gmm, mlp, rk4, CHECKED};
+use nilang_apps::plain::peers;
+
+/// Gradient ÷ native objective wanted for every program (issue 26).
+const TARGET: f64 = 4.0;
+
+/// Number of measurements of this section: native, forward and gradient of every program,
+/// and nilang-dualrev's gradient of GMM at d 10 and of the MLP.
+pub fn measurements(quick: bool) -> u64 {
+    if quick {
+        3 * 3 + 2
+    } else {
+        3 * 4 + 2
+    }
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{:.2}", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// Times one program's variants (interleaved, see [`super::measure`]) and adds its row.
+#[allow(clippy::too_many_arguments)]
+fn measure<R>(
+    ctx: &Ctx,
+    t: &mut Table,
+    verdicts: &mut Vec<Verdict>,
+    name: &str,
+    native: impl FnMut() -> f64,
+    forward: impl FnMut() -> f64,
+    gradient: impl FnMut() -> (f64, Vec<f64>),
+    dualrev: Option<impl FnMut() -> R>,
+) {
+    let mut g = Group::new();
+    let native = g.add("native", native);
+    let forward = g.add("forward", forward);
+    let gradient = g.add("gradient", gradient);
+    let dualrev = dualrev.map(|f| g.add("dualrev", f));
+    let m = ctx.run(&format!("guide {name}"), g);
+    let ratio = m.ratio(gradient, native);
+    verdicts.push(ratio.verdict(TARGET));
+    t.row(vec![
+        name.to_string(),
+        sci(m.get(native).seconds),
+        sci(m.get(forward).seconds),
+        sci(m.get(gradient).seconds),
+        ratio.cell(),
+        m.ratio(forward, native).cell(),
+        dualrev.map_or("—".into(), |id| m.ratio(id, native).cell()),
+        mib(m.get(gradient).peak_bytes),
+    ]);
+}
+
+/// Runs the section.
+pub fn run(ctx: &Ctx) -> Section {
+    // (d, k, n, with nilang-dualrev): its tape at d 64 takes about 13 GB (issue 26)
+    let gmm_sizes: &[(usize, usize, usize, bool)] = if ctx.quick {
+        &[(10, 25, 100, true)]
+    } else {
+        &[(10, 25, 1000, true), (64, 100, 1000, false)]
+    };
+    let (steps, batch) = if ctx.quick { (1000, 32) } else { (10_000, 256) };
+    let mut t = Table::new(&[
+        "program",
+        "native objective",
+        "nilang forward",
+        "**nilang gradient (f_vjp)**",
+        "**gradient ÷ native**",
+        "forward ÷ native",
+        "nilang-dualrev gradient ÷ native",
+        "gradient peak MiB",
+    ]);
+    let mut verdicts = Vec::new();
+    for &(d, k, n, with_dualrev) in gmm_sizes {
+        let p = gmm::Problem::random(d, k, n, 1);
+        let (mut theta2, mut theta3) = (p.theta.clone(), p.theta.clone());
+        let data = GmmData {
+            d,
+            k,
+            x: &p.x,
+            gamma: p.gamma,
+            m: p.m,
+            constant: p.constant,
+        };
+        measure(
+            ctx,
+            &mut t,
+            &mut verdicts,
+            &format!("GMM d {d}, k {k}, n {n}"),
+            || p.native(&p.theta),
+            || p.forward(&mut theta2),
+            || p.gradient(&mut theta3),
+            with_dualrev
+                .then_some(|| peers::dualrev_gradient(|t| gmm_objective(&data, t), &p.theta)),
+        );
+    }
+    let p = rk4::Problem::new(steps);
+    let (mut p2, mut p3) = (p.clone(), p.clone());
+    measure(
+        ctx,
+        &mut t,
+        &mut verdicts,
+        &format!("RK4 Lotka–Volterra, {steps} steps, trajectory kept"),
+        || p.native(),
+        || p2.forward(),
+        || p3.gradient(),
+        None::<fn()>,
+    );
+    let p = mlp::Problem::random(32, 64, batch, 1);
+    let (mut theta2, mut theta3) = (p.theta.clone(), p.theta.clone());
+    measure(
+        ctx,
+        &mut t,
+        &mut verdicts,
+        &format!("MLP 32-64-1, batch {batch}"),
+        || p.native(&p.theta),
+        || p.forward(&mut theta2),
+        || p.gradient(&mut theta3),
+        Some(|| peers::dualrev_gradient(|t| mlp::native(t, &p.x, &p.y, p.din, p.h), &p.theta)),
+    );
+    let checks = if CHECKED {
+        "**on** (`nilang-apps` built with `debug-assertions = true`: what `#[i(check)]` costs)"
+    } else {
+        "off (the release default)"
+    };
+    Section {
+        title: format!("The guide's worked examples (checks {})", if CHECKED { "on" } else { "off" }),
+        intro: format!(
+            "Seconds per call of `nilang_apps::guide` (`nilang::guide::examples`): programs written as the guide \
+             teaches, `#[i]` with default settings, beside their plain-Rust objectives (GMM: \
+             `nilang_apps::adbench::gmm_objective`, Wishart prior terms included). Reversibility checks: {checks}. \
+             The gradient is `f_vjp` (value and gradient in one call); nilang-dualrev tapes the plain objective. \
+             Peak MiB is the largest live heap above the level before one call of the gradient."
+        ),
+        tables: vec![t],
+        notes: vec![format!(
+            "gradient ÷ native objective ≤ {TARGET} on every program (issue 26): {}",
+            Verdict::all(verdicts).words("see the profile in `nilang::guide::examples`")
+        )],
+        plots: Vec::new(),
+    }
+}
