@@ -18,7 +18,7 @@
 //! |---|---|---|---|
 //! | [`trajectory_gradient`] | `(f, f_vjp)`: [`ParamStep`] | every state: `T·n` scalars | `T` |
 //! | [`treeverse_gradient`] | `(f, f_vjp)`: [`ParamStep`] | `δ` states (Griewank's Treeverse) | [`optimal_forward_steps`]`(T, δ)` ≤ `τT` |
-//! | [`bennett_gradient`] | `(f, f_inv, f_adjoint)`: [`ParamTransition`] | `n(k−1)+2` states and their gradients (`T = kⁿ`) | `(2k−1)ⁿ` calls and uncalls, forward and back |
+//! | [`bennett_gradient`] | `(f, f_inv, f_adjoint)`: [`ParamTransition`] | `n(k−1)+2` states and their gradients (`T = kⁿ`) | `(2k−1)ⁿ` calls and as many uncalls |
 //!
 //! (`n` the length of a state, `δ` the budget of stored states, `τ` the sweeps: the least with
 //! `η(τ, δ) = C(τ+δ, δ) ≥ T`; `δ = ⌈log₂ T⌉` gives O(log T) memory at `τ ≈ log T`.) Every
@@ -52,9 +52,10 @@
 
 use crate::check::Check;
 use crate::float::Float;
-use crate::schedule::{check_uncomputed, pair, Leaf, Sectors, Split};
+use crate::schedule::{check_uncomputed, Leaf, Sectors, Split};
 pub use crate::treeverse::optimal_forward_steps;
 use crate::treeverse::{reverse_schedule, Machine, Stats};
+use std::collections::BTreeMap;
 
 /// A step `out += f(inp, params)` with its vector–Jacobian product, for
 /// [`treeverse_gradient`] and [`trajectory_gradient`]. The pair `(f, f_vjp)` of the functions
@@ -178,6 +179,21 @@ where
 
 /// The gradient of a loop: what every scheduler of this module returns. `C` is its cost:
 /// [`Stats`] for Treeverse and the trajectory, [`BennettStats`] for Bennett.
+///
+/// ```
+/// use nilang::checkpoint::treeverse_gradient;
+/// use nilang::{i, Real};
+///
+/// /// xᵢ₊₁ = xᵢ + p: x_T = x₀ + T p
+/// #[i]
+/// fn shift<T: Real>(out: &mut [T], x: &mut [T], p: &mut [T]) {
+///     out[0] += x[0] + p[0];
+/// }
+/// // the loss 3 x_T: ∂/∂x₀ = 3, ∂/∂p = 3T
+/// let r = treeverse_gradient(&(shift, shift_vjp), &[1.0], &[0.25], 8, 3, |_| vec![3.0]);
+/// assert_eq!((r.final_state, r.state_grad, r.param_grad), (vec![3.0], vec![3.0], vec![24.0]));
+/// assert_eq!((r.cost.vjps, r.cost.peak_snapshots), (8, 3));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoopGradient<T, C> {
     /// The final state `x_T`.
@@ -375,6 +391,21 @@ pub fn trajectory_gradient<T: Float, S: ParamStep<T>>(
 }
 
 /// What a run of [`bennett_gradient`] cost.
+///
+/// ```
+/// use nilang::checkpoint::bennett_gradient;
+/// use nilang::{i, Real};
+///
+/// #[i]
+/// fn shift<T: Real>(out: &mut [T], x: &mut [T], p: &mut [T]) {
+///     out[0] += x[0] + p[0];
+/// }
+/// let r = bennett_gradient(&(shift, shift_inv, shift_adjoint), 3, &[1.0], &[0.25], 9, |_| vec![1.0]);
+/// // T = 3²: (2k−1)ⁿ = 25 calls and as many uncalls; n(k−1)+2 = 6 states
+/// assert_eq!((r.cost.calls, r.cost.uncalls + r.cost.adjoints), (25, 25));
+/// assert_eq!((r.cost.adjoints, r.cost.peak_live_states), (9, 6));
+/// assert_eq!(r.param_grad, vec![9.0]);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BennettStats {
     /// Steps called forward (`f`), in both sweeps.
@@ -389,18 +420,16 @@ pub struct BennettStats {
     pub peak_live_grads: usize,
 }
 
-/// Bennett's leaves on flat buffers: the live states, the live gradients, a pool of freed
-/// buffers, the parameters and their gradient.
+/// Bennett's leaves on flat buffers: the live states and the live gradients by index (only
+/// the live ones take memory), a pool of freed buffers, the parameters and their gradient.
 struct FlatLeaves<'a, T, S> {
     step: &'a S,
-    states: Vec<Option<Vec<T>>>,
-    grads: Vec<Option<Vec<T>>>,
+    states: BTreeMap<usize, Vec<T>>,
+    grads: BTreeMap<usize, Vec<T>>,
     pool: Vec<Vec<T>>,
     dim: usize,
     params: Vec<T>,
     param_grad: Vec<T>,
-    /// Live states and live gradients.
-    live: (usize, usize),
     cost: BennettStats,
 }
 
@@ -411,55 +440,60 @@ impl<T: Float, S> FlatLeaves<'_, T, S> {
         v.resize(self.dim, T::f_zero());
         v
     }
+
+    fn count_live(&mut self) {
+        let c = &mut self.cost;
+        c.peak_live_states = c.peak_live_states.max(self.states.len());
+        c.peak_live_grads = c.peak_live_grads.max(self.grads.len());
+    }
 }
 
 impl<T: Float + Check, S: ParamTransition<T>> Leaf for FlatLeaves<'_, T, S> {
     fn call(&mut self, i: usize) {
         let mut out = self.zeros();
-        let inp = self.states[i]
-            .as_mut()
+        let inp = self
+            .states
+            .get_mut(&i)
             .expect("Bennett: input state is live");
         self.step.call(&mut out, inp, &mut self.params);
-        assert!(
-            self.states[i + 1].is_none(),
-            "Bennett: output state is live"
-        );
-        self.states[i + 1] = Some(out);
+        let old = self.states.insert(i + 1, out);
+        assert!(old.is_none(), "Bennett: output state was live");
         self.cost.calls += 1;
-        self.live.0 += 1;
-        self.cost.peak_live_states = self.cost.peak_live_states.max(self.live.0);
+        self.count_live();
     }
 
     fn uncall(&mut self, i: usize) {
-        let carried = self.grads[i + 1].take();
-        if carried.is_some() && self.grads[i].is_none() {
-            self.grads[i] = Some(self.zeros());
-            self.live.1 += 1;
-            self.cost.peak_live_grads = self.cost.peak_live_grads.max(self.live.1);
-        }
-        let (out, inp) = pair(&mut self.states, i);
-        let (out, inp) = (
-            out.as_mut().expect("Bennett: output state is live"),
-            inp.as_mut().expect("Bennett: input state is live"),
-        );
-        match carried {
+        let mut out = self
+            .states
+            .remove(&(i + 1))
+            .expect("Bennett: output state is live");
+        match self.grads.remove(&(i + 1)) {
             Some(mut g) => {
-                let inp_grad = self.grads[i].as_mut().expect("allocated above");
+                if !self.grads.contains_key(&i) {
+                    let zeros = self.zeros();
+                    self.grads.insert(i, zeros);
+                }
+                let inp_grad = self.grads.get_mut(&i).expect("inserted above");
+                let inp = self
+                    .states
+                    .get_mut(&i)
+                    .expect("Bennett: input state is live");
                 let (p, pg) = (&mut self.params, &mut self.param_grad);
-                self.step.adjoint(out, &mut g, inp, inp_grad, p, pg);
+                self.step.adjoint(&mut out, &mut g, inp, inp_grad, p, pg);
                 self.pool.push(g);
-                self.live.1 -= 1;
                 self.cost.adjoints += 1;
             }
             None => {
-                self.step.uncall(out, inp, &mut self.params);
+                let inp = self
+                    .states
+                    .get_mut(&i)
+                    .expect("Bennett: input state is live");
+                self.step.uncall(&mut out, inp, &mut self.params);
                 self.cost.uncalls += 1;
             }
         }
-        check_uncomputed(out, i);
-        let out = self.states[i + 1].take().expect("checked live");
+        check_uncomputed(&out, i);
         self.pool.push(out);
-        self.live.0 -= 1;
     }
 }
 
@@ -473,9 +507,10 @@ impl<T: Float + Check, S: ParamTransition<T>> Leaf for FlatLeaves<'_, T, S> {
 /// [`ReversibilityError`](crate::ReversibilityError).
 ///
 /// Memory: `cost.peak_live_states` states (`n(k−1) + 2` for `T = kⁿ`, `x₀` included) and
-/// `cost.peak_live_grads` gradients, plus a slot (`Option<Vec>`) per step. Time: twice
-/// Bennett's `(2k−1)ⁿ` step calls, far more than [`treeverse_gradient`] at equal memory; use
-/// it where every state must be uncomputed rather than dropped.
+/// `cost.peak_live_grads` gradients. Time: Bennett's
+/// `(2k−1)ⁿ` step calls (its forward run and its inverse together) and as many uncalls, far
+/// more than [`treeverse_gradient`] at equal memory; use it where every state must be
+/// uncomputed rather than dropped.
 ///
 /// ```
 /// use nilang::checkpoint::{bennett_gradient, trajectory_gradient};
@@ -512,29 +547,24 @@ pub fn bennett_gradient<T: Float + Check, S: ParamTransition<T>>(
         k,
         split: Split::Equal,
     };
-    let mut states: Vec<Option<Vec<T>>> = (0..=steps).map(|_| None).collect();
-    states[0] = Some(x0.to_vec());
     let mut leaves = FlatLeaves {
         step,
-        states,
-        grads: (0..=steps).map(|_| None).collect(),
+        states: BTreeMap::from([(0, x0.to_vec())]),
+        grads: BTreeMap::new(),
         pool: Vec::new(),
         dim: x0.len(),
         params: params.to_vec(),
         param_grad: vec![T::f_zero(); params.len()],
-        live: (1, 0),
-        cost: BennettStats {
-            peak_live_states: 1,
-            ..BennettStats::default()
-        },
+        cost: BennettStats::default(),
     };
+    leaves.count_live();
     sectors.forward(&mut leaves, 0, steps);
-    let final_state = leaves.states[steps].clone().expect("x_T is live");
-    leaves.grads[steps] = Some(seed_checked("bennett_gradient", seed, &final_state));
-    leaves.live.1 = 1;
-    leaves.cost.peak_live_grads = 1;
+    let final_state = leaves.states[&steps].clone();
+    let seed = seed_checked("bennett_gradient", seed, &final_state);
+    leaves.grads.insert(steps, seed);
+    leaves.count_live();
     sectors.backward(&mut leaves, 0, steps);
-    let state_grad = leaves.grads[0].take().expect("the gradient reached x₀");
+    let state_grad = leaves.grads.remove(&0).expect("the gradient reached x₀");
     LoopGradient {
         final_state,
         state_grad,

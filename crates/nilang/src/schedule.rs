@@ -394,7 +394,7 @@ impl<S: Zeroable + Check> Bennett<S> {
 }
 
 /// The pair `(v[i+1], v[i])`, both borrowed mutably.
-pub(crate) fn pair<X>(v: &mut [X], i: usize) -> (&mut X, &mut X) {
+fn pair<X>(v: &mut [X], i: usize) -> (&mut X, &mut X) {
     let (lo, hi) = v.split_at_mut(i + 1);
     (&mut hi[0], &mut lo[i])
 }

@@ -81,6 +81,15 @@ fn treeverse_gives_the_trajectory_s_gradients_at_every_budget() {
 }
 
 #[test]
+fn the_unchecked_step_gives_the_same_gradients() {
+    use lotka_volterra::unchecked;
+    let checked = treeverse_gradient(&(rk4, rk4_vjp), &X0, &THETA, 200, 6, seed);
+    let step = (unchecked::rk4, unchecked::rk4_vjp);
+    let r = treeverse_gradient(&step, &X0, &THETA, 200, 6, seed);
+    assert_eq!(r, checked);
+}
+
+#[test]
 fn no_steps_is_the_seed() {
     let r = treeverse_gradient(&(rk4, rk4_vjp), &X0, &THETA, 0, 3, seed);
     assert_eq!((r.final_state, r.state_grad), (X0.to_vec(), W.to_vec()));

@@ -12,92 +12,108 @@ use nilang::{i, Real};
 /// The time step.
 pub const H: f64 = 0.01;
 
-/// `(dx, dy) += (αx − βxy, δxy − γy)` at `(x, y)`.
-#[i]
-pub fn lotka_volterra<T: Real>(dx: &mut T, dy: &mut T, x: &mut T, y: &mut T, p: &mut [T]) {
-    let xy = T::zero();
-    routine! {
-        xy += x * y;
-    }
-    dx += p[0] * x;
-    dx -= p[1] * xy;
-    dy += p[3] * xy;
-    dy -= p[2] * y;
-    uncompute!();
-    dealloc!(xy = T::zero());
+/// Defines `lotka_volterra`, `axpy2` and `rk4` with the options `$options` of `#[i]`:
+/// checked here, `nocheck` in [`unchecked`].
+macro_rules! runge_kutta {
+    ($($options:tt)*) => {
+        /// `(dx, dy) += (αx − βxy, δxy − γy)` at `(x, y)`.
+        #[i $($options)*]
+        pub fn lotka_volterra<T: Real>(dx: &mut T, dy: &mut T, x: &mut T, y: &mut T, p: &mut [T]) {
+            let xy = T::zero();
+            routine! {
+                xy += x * y;
+            }
+            dx += p[0] * x;
+            dx -= p[1] * xy;
+            dy += p[3] * xy;
+            dy -= p[2] * y;
+            uncompute!();
+            dealloc!(xy = T::zero());
+        }
+
+        /// `(ax, ay) += (x, y) + c·(kx, ky)`.
+        #[i $($options)*]
+        pub fn axpy2<T: Real>(
+            ax: &mut T,
+            ay: &mut T,
+            x: &mut T,
+            y: &mut T,
+            kx: &mut T,
+            ky: &mut T,
+            c: f64,
+        ) {
+            ax += identity(x);
+            ax += c * kx;
+            ay += identity(y);
+            ay += c * ky;
+        }
+
+        /// One Runge–Kutta step: `out += s + H/6 (k₁ + 2k₂ + 2k₃ + k₄)`, the stages computed on
+        /// ancillas and uncomputed.
+        #[i $($options)*]
+        pub fn rk4<T: Real>(out: &mut [T], s: &mut [T], p: &mut [T]) {
+            let (k1x, k1y, k2x, k2y) = (T::zero(), T::zero(), T::zero(), T::zero());
+            let (k3x, k3y, k4x, k4y) = (T::zero(), T::zero(), T::zero(), T::zero());
+            let (ax, ay, bx, by, cx, cy) = (
+                T::zero(),
+                T::zero(),
+                T::zero(),
+                T::zero(),
+                T::zero(),
+                T::zero(),
+            );
+            routine! {
+                lotka_volterra(k1x, k1y, s[0], s[1], p);
+                axpy2(ax, ay, s[0], s[1], k1x, k1y, 0.5 * H);
+                lotka_volterra(k2x, k2y, ax, ay, p);
+                axpy2(bx, by, s[0], s[1], k2x, k2y, 0.5 * H);
+                lotka_volterra(k3x, k3y, bx, by, p);
+                axpy2(cx, cy, s[0], s[1], k3x, k3y, H);
+                lotka_volterra(k4x, k4y, cx, cy, p);
+            }
+            out[0] += identity(s[0]);
+            out[0] += (H / 6.0) * k1x;
+            out[0] += (H / 3.0) * k2x;
+            out[0] += (H / 3.0) * k3x;
+            out[0] += (H / 6.0) * k4x;
+            out[1] += identity(s[1]);
+            out[1] += (H / 6.0) * k1y;
+            out[1] += (H / 3.0) * k2y;
+            out[1] += (H / 3.0) * k3y;
+            out[1] += (H / 6.0) * k4y;
+            uncompute!();
+            dealloc!(
+                k1x = T::zero(),
+                k1y = T::zero(),
+                k2x = T::zero(),
+                k2y = T::zero()
+            );
+            dealloc!(
+                k3x = T::zero(),
+                k3y = T::zero(),
+                k4x = T::zero(),
+                k4y = T::zero()
+            );
+            dealloc!(
+                ax = T::zero(),
+                ay = T::zero(),
+                bx = T::zero(),
+                by = T::zero(),
+                cx = T::zero(),
+                cy = T::zero()
+            );
+        }
+    };
 }
 
-/// `(ax, ay) += (x, y) + c·(kx, ky)`.
-#[i]
-pub fn axpy2<T: Real>(
-    ax: &mut T,
-    ay: &mut T,
-    x: &mut T,
-    y: &mut T,
-    kx: &mut T,
-    ky: &mut T,
-    c: f64,
-) {
-    ax += identity(x);
-    ax += c * kx;
-    ay += identity(y);
-    ay += c * ky;
-}
+runge_kutta!();
 
-/// One Runge–Kutta step: `out += s + H/6 (k₁ + 2k₂ + 2k₃ + k₄)`, the stages computed on
-/// ancillas and uncomputed.
-#[i]
-pub fn rk4<T: Real>(out: &mut [T], s: &mut [T], p: &mut [T]) {
-    let (k1x, k1y, k2x, k2y) = (T::zero(), T::zero(), T::zero(), T::zero());
-    let (k3x, k3y, k4x, k4y) = (T::zero(), T::zero(), T::zero(), T::zero());
-    let (ax, ay, bx, by, cx, cy) = (
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-        T::zero(),
-    );
-    routine! {
-        lotka_volterra(k1x, k1y, s[0], s[1], p);
-        axpy2(ax, ay, s[0], s[1], k1x, k1y, 0.5 * H);
-        lotka_volterra(k2x, k2y, ax, ay, p);
-        axpy2(bx, by, s[0], s[1], k2x, k2y, 0.5 * H);
-        lotka_volterra(k3x, k3y, bx, by, p);
-        axpy2(cx, cy, s[0], s[1], k3x, k3y, H);
-        lotka_volterra(k4x, k4y, cx, cy, p);
-    }
-    out[0] += identity(s[0]);
-    out[0] += (H / 6.0) * k1x;
-    out[0] += (H / 3.0) * k2x;
-    out[0] += (H / 3.0) * k3x;
-    out[0] += (H / 6.0) * k4x;
-    out[1] += identity(s[1]);
-    out[1] += (H / 6.0) * k1y;
-    out[1] += (H / 3.0) * k2y;
-    out[1] += (H / 3.0) * k3y;
-    out[1] += (H / 6.0) * k4y;
-    uncompute!();
-    dealloc!(
-        k1x = T::zero(),
-        k1y = T::zero(),
-        k2x = T::zero(),
-        k2y = T::zero()
-    );
-    dealloc!(
-        k3x = T::zero(),
-        k3y = T::zero(),
-        k4x = T::zero(),
-        k4y = T::zero()
-    );
-    dealloc!(
-        ax = T::zero(),
-        ay = T::zero(),
-        bx = T::zero(),
-        by = T::zero(),
-        cx = T::zero(),
-        cy = T::zero()
-    );
+/// The same step without runtime reversibility checks (`#[i(nocheck)]`).
+pub mod unchecked {
+    use super::H;
+    use nilang::{i, Real};
+
+    runge_kutta!((nocheck));
 }
 
 /// [`rk4`] on the state `[x, y, α, β, γ, δ]`: the parameters are carried to the next state
