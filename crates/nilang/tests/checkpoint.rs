@@ -196,63 +196,59 @@ fn rnn_cell_gradients_by_every_scheduler() {
     nilang::ad::check_gradient(loss, &v, &grad, 1e-6, 1e-6).unwrap();
 }
 
-/// The message of a panic of `f`.
-fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+/// Runs `f`, which must panic with a message that contains `expected`.
+fn assert_panics_with(expected: &str, f: impl FnOnce() + std::panic::UnwindSafe) {
     let payload = std::panic::catch_unwind(f).expect_err("it panics");
-    payload
+    let message = payload
         .downcast_ref::<String>()
         .cloned()
         .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    assert!(message.contains(expected), "{message}");
 }
 
 #[test]
 fn bad_inputs_panic_with_what_was_wrong() {
     let short = |_: &[f64]| vec![1.0];
-    let m = panic_message(|| {
-        treeverse_gradient(&(rk4, rk4_vjp), &X0, &THETA, 10, 3, short);
-    });
-    assert!(
-        m.contains("treeverse_gradient: `seed` returned a gradient of length 1, but the state has length 2"),
-        "{m}"
+    let (fast, rev) = ((rk4, rk4_vjp), (rk4, rk4_inv, rk4_adjoint));
+    assert_panics_with(
+        "treeverse_gradient: `seed` returned a gradient of length 1, but the state has length 2",
+        || drop(treeverse_gradient(&fast, &X0, &THETA, 10, 3, short)),
     );
-    let m = panic_message(|| {
-        bennett_gradient(&(rk4, rk4_inv, rk4_adjoint), 2, &X0, &THETA, 4, short);
-    });
-    assert!(
-        m.contains("bennett_gradient: `seed` returned a gradient of length 1"),
-        "{m}"
+    assert_panics_with(
+        "bennett_gradient: `seed` returned a gradient of length 1",
+        || drop(bennett_gradient(&rev, 2, &X0, &THETA, 4, short)),
     );
-    let m = panic_message(|| {
-        treeverse_gradient(&(rk4, rk4_vjp), &X0, &THETA, 10, 0, seed);
+    assert_panics_with("`snapshots` is 0", || {
+        drop(treeverse_gradient(&fast, &X0, &THETA, 10, 0, seed))
     });
-    assert!(m.contains("`snapshots` is 0"), "{m}");
-    let m = panic_message(|| {
-        bennett_gradient(&(rk4, rk4_inv, rk4_adjoint), 1, &X0, &THETA, 4, seed);
+    assert_panics_with("`k` is 1, but Bennett's scheme needs k ≥ 2", || {
+        drop(bennett_gradient(&rev, 1, &X0, &THETA, 4, seed))
     });
-    assert!(
-        m.contains("`k` is 1, but Bennett's scheme needs k ≥ 2"),
-        "{m}"
-    );
     // a state or parameter vector shorter than the step reads: the step's own bounds check
-    let m = panic_message(|| {
-        treeverse_gradient(&(rk4, rk4_vjp), &X0[..1], &THETA, 10, 3, |_| vec![1.0]);
+    assert_panics_with("index out of bounds", || {
+        drop(treeverse_gradient(&fast, &X0[..1], &THETA, 10, 3, short))
     });
-    assert!(m.contains("index out of bounds"), "{m}");
-    let m = panic_message(|| {
-        trajectory_gradient(&(rk4, rk4_vjp), &X0, &THETA[..3], 10, seed);
+    assert_panics_with("index out of bounds", || {
+        drop(trajectory_gradient(&fast, &X0, &THETA[..3], 10, seed))
     });
-    assert!(m.contains("index out of bounds"), "{m}");
 }
 
-/// `x_{i+1} = 2xᵢ` whose uncall forgets to subtract: not the inverse of its call.
-struct Leaky;
+/// `x_{i+1} = 2xᵢ`, written by hand; a leaky one's uncall forgets to subtract, so it is not
+/// the inverse of its call.
+struct Double {
+    leaky: bool,
+}
 
-impl ParamTransition<f64> for Leaky {
+impl ParamTransition<f64> for Double {
     fn call(&self, out: &mut [f64], inp: &mut [f64], _: &mut [f64]) {
         out[0] += 2.0 * inp[0];
     }
-    fn uncall(&self, _: &mut [f64], _: &mut [f64], _: &mut [f64]) {}
+    fn uncall(&self, out: &mut [f64], inp: &mut [f64], _: &mut [f64]) {
+        if !self.leaky {
+            out[0] -= 2.0 * inp[0];
+        }
+    }
     fn adjoint(
         &self,
         o: &mut [f64],
@@ -270,32 +266,12 @@ impl ParamTransition<f64> for Leaky {
 #[test]
 fn bennett_reports_a_state_its_step_did_not_uncompute() {
     let err = catch(|| {
-        bennett_gradient(&Leaky, 2, &[1.0], &[], 4, |_| vec![1.0]);
+        bennett_gradient(&Double { leaky: true }, 2, &[1.0], &[], 4, |_| vec![1.0]);
     })
     .unwrap_err();
     let text = err.to_string();
     assert!(text.contains("state s1 (uncalling step 0)"), "{text}");
     // the honest step differentiates: x_T = 2ᵀ x₀
-    struct Honest;
-    impl ParamTransition<f64> for Honest {
-        fn call(&self, o: &mut [f64], x: &mut [f64], p: &mut [f64]) {
-            Leaky.call(o, x, p)
-        }
-        fn uncall(&self, o: &mut [f64], x: &mut [f64], _: &mut [f64]) {
-            o[0] -= 2.0 * x[0];
-        }
-        fn adjoint(
-            &self,
-            o: &mut [f64],
-            og: &mut [f64],
-            x: &mut [f64],
-            xg: &mut [f64],
-            p: &mut [f64],
-            pg: &mut [f64],
-        ) {
-            Leaky.adjoint(o, og, x, xg, p, pg)
-        }
-    }
-    let r = bennett_gradient(&Honest, 2, &[1.0], &[], 4, |_| vec![1.0]);
+    let r = bennett_gradient(&Double { leaky: false }, 2, &[1.0], &[], 4, |_| vec![1.0]);
     assert_eq!((r.final_state, r.state_grad), (vec![16.0], vec![16.0]));
 }

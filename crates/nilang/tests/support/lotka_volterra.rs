@@ -54,14 +54,8 @@ macro_rules! runge_kutta {
         pub fn rk4<T: Real>(out: &mut [T], s: &mut [T], p: &mut [T]) {
             let (k1x, k1y, k2x, k2y) = (T::zero(), T::zero(), T::zero(), T::zero());
             let (k3x, k3y, k4x, k4y) = (T::zero(), T::zero(), T::zero(), T::zero());
-            let (ax, ay, bx, by, cx, cy) = (
-                T::zero(),
-                T::zero(),
-                T::zero(),
-                T::zero(),
-                T::zero(),
-                T::zero(),
-            );
+            let (ax, ay, bx) = (T::zero(), T::zero(), T::zero());
+            let (by, cx, cy) = (T::zero(), T::zero(), T::zero());
             routine! {
                 lotka_volterra(k1x, k1y, s[0], s[1], p);
                 axpy2(ax, ay, s[0], s[1], k1x, k1y, 0.5 * H);
@@ -82,26 +76,11 @@ macro_rules! runge_kutta {
             out[1] += (H / 3.0) * k3y;
             out[1] += (H / 6.0) * k4y;
             uncompute!();
-            dealloc!(
-                k1x = T::zero(),
-                k1y = T::zero(),
-                k2x = T::zero(),
-                k2y = T::zero()
-            );
-            dealloc!(
-                k3x = T::zero(),
-                k3y = T::zero(),
-                k4x = T::zero(),
-                k4y = T::zero()
-            );
-            dealloc!(
-                ax = T::zero(),
-                ay = T::zero(),
-                bx = T::zero(),
-                by = T::zero(),
-                cx = T::zero(),
-                cy = T::zero()
-            );
+            dealloc!(k1x = T::zero(), k1y = T::zero(), k2x = T::zero());
+            dealloc!(k2y = T::zero(), k3x = T::zero(), k3y = T::zero());
+            dealloc!(k4x = T::zero(), k4y = T::zero(), ax = T::zero());
+            dealloc!(ay = T::zero(), bx = T::zero(), by = T::zero());
+            dealloc!(cx = T::zero(), cy = T::zero());
         }
     };
 }
