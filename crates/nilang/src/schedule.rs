@@ -12,6 +12,8 @@
 //! A step is a [`Transition`]: a reversible function `(out, inp)` that adds `f(inp)` into a
 //! zero `out` (`call`) and takes it back out (`uncall`). Any [`Rev`] pair of functions
 //! `fn(&mut S, &mut S)`, e.g. `rev!(f)` for an `#[i] fn f(out: &mut S, inp: &mut S)`, is one.
+//! The gradient of such a loop through Bennett's scheme, with respect to `s₀` and to
+//! parameters every step reads, is [`crate::checkpoint::bennett_gradient`].
 //!
 //! ```
 //! use nilang::{i, rev, Real};

@@ -21,7 +21,9 @@
 //! `#[i] fn step<T: Real>(out: &mut [T], inp: &mut [T])` (`out += f(inp)`), each
 //! differentiated by the reversal AD of this crate: its vector–Jacobian product comes from
 //! running `step_inv` on [`GVar`] values. Bennett's scheme for reverse computing, the other
-//! column of Table 1, is [`crate::schedule::Bennett`].
+//! column of Table 1, is [`crate::schedule::Bennett`]. For a loop whose steps read
+//! parameters, and for speed, [`crate::checkpoint::treeverse_gradient`] runs the same schedule
+//! on flat buffers with each step's generated `f_vjp`, and gives the parameters' gradient too.
 //!
 //! ```
 //! use nilang::{i, GVar, Real};
