@@ -16,12 +16,13 @@
 //!
 //! | scheduler | what it runs | stored | forward steps |
 //! |---|---|---|---|
-//! | [`trajectory_gradient`] | `(f, f_vjp)`: [`ParamStep`] | every state: `T·n` scalars | `T` |
+//! | [`trajectory_gradient`] | `(f, f_vjp)`: [`ParamStep`] | every state: `T·d` scalars | `T` |
 //! | [`treeverse_gradient`] | `(f, f_vjp)`: [`ParamStep`] | `δ` states (Griewank's Treeverse) | [`optimal_forward_steps`]`(T, δ)` ≤ `τT` |
 //! | [`bennett_gradient`] | `(f, f_inv, f_adjoint)`: [`ParamTransition`] | `n(k−1)+2` states and their gradients (`T = kⁿ`) | `(2k−1)ⁿ` calls and as many uncalls |
 //!
-//! (`n` the length of a state, `δ` the budget of stored states, `τ` the sweeps: the least with
-//! `η(τ, δ) = C(τ+δ, δ) ≥ T`; `δ = ⌈log₂ T⌉` gives O(log T) memory at `τ ≈ log T`.) Every
+//! (`d` the length of a state, `δ` the budget of stored states, `τ` the sweeps: the least with
+//! `η(τ, δ) = C(τ+δ, δ) ≥ T`; `δ = ⌈log₂ T⌉` gives O(log T) memory and `τ ≤ δ`, O(T log T)
+//! time — `τ = 5` for `T = 10⁴`. Bennett: `n` levels of `k` sectors.) Every
 //! scheduler returns a [`LoopGradient`]: the final state, the gradient with respect to `x₀`,
 //! the gradient with respect to the parameters accumulated over all steps, and the cost. The
 //! gradient of the loss with respect to `x_T` comes from `seed(x_T)`.
@@ -59,9 +60,9 @@ use std::collections::BTreeMap;
 
 /// A step `out += f(inp, params)` with its vector–Jacobian product, for
 /// [`treeverse_gradient`] and [`trajectory_gradient`]. The pair `(f, f_vjp)` of the functions
-/// `#[i] fn f<T: Real>(out: &mut [T], inp: &mut [T], params: &mut [T])` generates is one, as
-/// is any pair of closures with their signatures (one that passes further arguments, e.g. a
-/// time step: `|o, og, x, xg, p, pg| f_vjp(o, og, x, xg, p, pg, h, ())`).
+/// `#[i] fn f<T: Real>(out: &mut [T], inp: &mut [T], params: &mut [T])` generates is one;
+/// [`vjp_step`] pairs two closures with these signatures, e.g. for a step that takes further
+/// arguments.
 ///
 /// ```
 /// use nilang::checkpoint::ParamStep;
@@ -110,6 +111,45 @@ where
     fn vjp(&self, o: &mut [T], og: &mut [T], x: &mut [T], xg: &mut [T], p: &mut [T], pg: &mut [T]) {
         (self.1)(o, og, x, xg, p, pg)
     }
+}
+
+/// Pairs a forward step and its vector–Jacobian product into a [`ParamStep`], fixing the
+/// closures' signatures: the way to hand a scheduler a step that takes further arguments (a
+/// time step, a table), which the closures pass on. A read-only argument's gradient in
+/// `f_vjp` is `()`.
+///
+/// ```
+/// use nilang::checkpoint::{trajectory_gradient, vjp_step};
+/// use nilang::{i, Real};
+///
+/// /// x' = −p x, one Euler step of length h
+/// #[i]
+/// fn decay<T: Real>(out: &mut [T], x: &mut [T], p: &mut [T], h: &T) {
+///     let hp = T::zero();
+///     routine! {
+///         hp += *h * p[0];
+///     }
+///     out[0] += identity(x[0]);
+///     out[0] -= hp * x[0];
+///     uncompute!();
+///     dealloc!(hp = T::zero());
+/// }
+/// let h = 0.1f64;
+/// let step = vjp_step(
+///     |o, x, p| decay(o, x, p, &h),
+///     |o, og, x, xg, p, pg| decay_vjp(o, og, x, xg, p, pg, &h, ()),
+/// );
+/// let r = trajectory_gradient(&step, &[1.0], &[2.0], 3, |_| vec![1.0]);
+/// // x_T = (1 − h p)³ x₀: ∂/∂x₀ = 0.8³, ∂/∂p = −3 h 0.8² x₀
+/// assert!((r.state_grad[0] - 0.512).abs() < 1e-15);
+/// assert!((r.param_grad[0] + 0.192).abs() < 1e-15);
+/// ```
+pub fn vjp_step<T, F, V>(forward: F, vjp: V) -> (F, V)
+where
+    F: Fn(&mut [T], &mut [T], &mut [T]),
+    V: Fn(&mut [T], &mut [T], &mut [T], &mut [T], &mut [T], &mut [T]),
+{
+    (forward, vjp)
 }
 
 /// A step `out += f(inp, params)` as a reversible function with its adjoint program, for
@@ -175,6 +215,43 @@ where
     ) {
         (self.2)(o, og, x, xg, p, pg)
     }
+}
+
+/// Groups a step, its inverse and its adjoint program into a [`ParamTransition`], fixing the
+/// closures' signatures (as [`vjp_step`] does for [`ParamStep`]).
+///
+/// ```
+/// use nilang::checkpoint::{adjoint_step, bennett_gradient};
+/// use nilang::{i, Real};
+///
+/// /// x' = c p x
+/// #[i]
+/// fn grow<T: Real>(out: &mut [T], x: &mut [T], p: &mut [T], c: &T) {
+///     let cp = T::zero();
+///     routine! {
+///         cp += *c * p[0];
+///     }
+///     out[0] += cp * x[0];
+///     uncompute!();
+///     dealloc!(cp = T::zero());
+/// }
+/// let c = 0.5;
+/// let step = adjoint_step(
+///     |o, x, p| grow(o, x, p, &c),
+///     |o, x, p| grow_inv(o, x, p, &c),
+///     |o, og, x, xg, p, pg| grow_adjoint(o, og, x, xg, p, pg, &c, ()),
+/// );
+/// let r = bennett_gradient(&step, 2, &[1.0], &[4.0], 4, |_| vec![1.0]);
+/// assert_eq!(r.final_state, [16.0]); // (c p)⁴ x₀
+/// assert_eq!((r.state_grad, r.param_grad), (vec![16.0], vec![16.0])); // 4 c⁴ p³ x₀
+/// ```
+pub fn adjoint_step<T, F, I, A>(call: F, uncall: I, adjoint: A) -> (F, I, A)
+where
+    F: Fn(&mut [T], &mut [T], &mut [T]),
+    I: Fn(&mut [T], &mut [T], &mut [T]),
+    A: Fn(&mut [T], &mut [T], &mut [T], &mut [T], &mut [T], &mut [T]),
+{
+    (call, uncall, adjoint)
 }
 
 /// The gradient of a loop: what every scheduler of this module returns. `C` is its cost:
@@ -365,8 +442,8 @@ pub fn treeverse_gradient<T: Float, S: ParamStep<T>>(
 }
 
 /// [`treeverse_gradient`] with every state stored: one forward sweep keeps `x₀ … x_{T−1}`
-/// (`T·n` scalars), then one `f_vjp` per step backwards. The fastest schedule when the
-/// trajectory fits in memory.
+/// (`T·d` scalars, `d = x0.len()`), then one `f_vjp` per step backwards. The fastest
+/// schedule when the trajectory fits in memory.
 ///
 /// ```
 /// use nilang::checkpoint::trajectory_gradient;
@@ -400,7 +477,8 @@ pub fn trajectory_gradient<T: Float, S: ParamStep<T>>(
 /// fn shift<T: Real>(out: &mut [T], x: &mut [T], p: &mut [T]) {
 ///     out[0] += x[0] + p[0];
 /// }
-/// let r = bennett_gradient(&(shift, shift_inv, shift_adjoint), 3, &[1.0], &[0.25], 9, |_| vec![1.0]);
+/// let step = (shift, shift_inv, shift_adjoint);
+/// let r = bennett_gradient(&step, 3, &[1.0], &[0.25], 9, |_| vec![1.0]);
 /// // T = 3²: (2k−1)ⁿ = 25 calls and as many uncalls; n(k−1)+2 = 6 states
 /// assert_eq!((r.cost.calls, r.cost.uncalls + r.cost.adjoints), (25, 25));
 /// assert_eq!((r.cost.adjoints, r.cost.peak_live_states), (9, 6));
@@ -520,7 +598,8 @@ impl<T: Float + Check, S: ParamTransition<T>> Leaf for FlatLeaves<'_, T, S> {
 /// fn scale<T: Real>(out: &mut [T], x: &mut [T], p: &mut [T]) {
 ///     out[0] += p[0] * x[0];
 /// }
-/// let b = bennett_gradient(&(scale, scale_inv, scale_adjoint), 2, &[3.0], &[0.5], 16, |_| vec![1.0]);
+/// let step = (scale, scale_inv, scale_adjoint);
+/// let b = bennett_gradient(&step, 2, &[3.0], &[0.5], 16, |_| vec![1.0]);
 /// let t = trajectory_gradient(&(scale, scale_vjp), &[3.0], &[0.5], 16, |_| vec![1.0]);
 /// assert_eq!((b.state_grad, b.param_grad), (t.state_grad, t.param_grad));
 /// assert_eq!(b.cost.peak_live_states, 6); // n(k−1) + 2 with 16 = 2⁴
