@@ -1,6 +1,6 @@
 //! Bessel J₂(1.0) gradient: reverse-mode AD by running the inverse program against the plain
 //! objective and against other AD engines, in one criterion group. Recorded in
-//! docs/benchmarks.md ("Bessel J2(1.0) gradient").
+//! docs/benchmarks.md ("Bessel J2(1.0) under criterion").
 //!
 //! Every peer differentiates the same plain generic series `nilang_apps::bessel::besselj` (the paper's
 //! irreversible `besselj(ν, z; atol = 1e-8)`, term by term the arithmetic of

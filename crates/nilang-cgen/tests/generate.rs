@@ -362,7 +362,7 @@ fn mapfoldl_is_its_loop_with_a_zero_of_the_output_type() {
 #[test]
 fn parallel_broadcasts_are_sequential_in_cpp() {
     // the C++ adjoint is the inverse on `gvar`, which stores operand gradients in place: `a`'s
-    // gradient would race under `omp parallel for` (ARCHITECTURE.md, "Parallel broadcasts")
+    // gradient would race under `omp parallel for` (docs/decisions/0029-broadcasts-are-loops.md)
     let src = |body: &str| {
         format!("#[i] fn f<T: Real>(y: &mut [T], a: &mut T, x: &mut [T]) {{ {body} }}")
     };

@@ -199,7 +199,9 @@ fn loops_without_a_kernel_say_why() {
 /// takes only the places the loop uses, `vec!` ancillas as slices.
 #[test]
 fn a_loop_of_a_function_without_cpp_gets_a_kernel() {
-    let fs = parse(include_str!("../../nilang-gradbench/src/evals/gmm.rs"));
+    let fs = parse(include_str!(
+        "../../nilang-gradbench/src/evals/gmm/program.rs"
+    ));
     let f = find(&fs, "gmm_objective");
     assert!(nilang_cgen::generate(f).is_err());
     let k = par_kernels(f, 0).unwrap();

@@ -8,7 +8,7 @@
 //! accepted: the binding named afresh (the broadcast's loop made sequential), and, where the
 //! program has a sibling loop that ended before, the binding named as that loop's variable (a
 //! name free again). The IR-level test (`nilang/tests/random_programs.rs`, `adversarial_programs_*`) asserts that
-//! `nilang_ir::parse::parse_function` rejects each program with the rule's message and that
+//! `nilang_ir::lower` rejects each program with the rule's message and that
 //! the twins parse and run on the interpreter like every generated program.
 //!
 //! ```
@@ -124,7 +124,7 @@ pub struct Adversarial {
     pub nocheck: bool,
     /// The shape.
     pub shape: Shape,
-    /// The program, which `parse_function` must reject.
+    /// The program, which `nilang_ir::lower` must reject.
     pub rejected: String,
     /// What the rejection must say: `shadows `k`, the variable of an enclosing loop`, or
     /// `cannot prove is written by one iteration only`.

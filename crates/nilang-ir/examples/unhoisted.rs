@@ -19,7 +19,7 @@ fn main() {
                 continue;
             }
             let name = f.sig.ident.to_string();
-            let Ok(func) = nilang_ir::parse::parse_function(&Default::default(), f) else {
+            let Ok(func) = nilang_ir::lower(&Default::default(), f) else {
                 continue;
             };
             let mut scope = Scope::for_function(&func);

@@ -370,11 +370,11 @@ fn collect_resizable(s: &Stmt, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::{parse_function, Options};
+    use crate::{lower, Options};
 
     /// The hoisted indices (as text) of the first `for` loop of a function body.
     fn hoisted_of(item: syn::ItemFn) -> Vec<String> {
-        let f = parse_function(&Options::default(), item).unwrap();
+        let f = lower(&Options::default(), item).unwrap();
         let mut scope = Scope::for_function(&f);
         scope.push();
         for s in &f.body {

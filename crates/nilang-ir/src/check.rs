@@ -32,7 +32,7 @@
 //! zero-clearing, index aliasing) are checked at run time by the generated code.
 
 use crate::ast::*;
-use crate::parse::Errors;
+use crate::diag::Errors;
 use proc_macro2::Span;
 use syn::Ident;
 

@@ -9,10 +9,13 @@ pub mod check;
 pub mod companions;
 pub mod constructors;
 mod deep;
+pub mod diag;
 pub mod dropped;
 pub mod effects;
+pub mod lower;
 pub mod mapfoldl;
 pub mod names;
+pub mod options;
 pub mod parallel;
 pub mod parse;
 pub mod print;
@@ -20,7 +23,8 @@ pub mod reverse;
 
 pub use ast::Function;
 pub use deep::{on_deep_stack, DEEP_STACK};
-pub use parse::Options;
+pub use lower::{lower, lower_method};
+pub use options::Options;
 
 /// Is this attribute the `#[i]` attribute (`#[i]`, `#[i(...)]`, `#[nilang::i]`)?
 pub fn is_reversible_attr(attr: &syn::Attribute) -> bool {
@@ -47,19 +51,19 @@ fn options_of(attr: &syn::Attribute) -> syn::Result<Options> {
 pub fn parse_file(src: &str) -> syn::Result<Vec<Function>> {
     let file: syn::File = syn::parse_file(src)?;
     let mut out = Vec::new();
-    let mut errors = parse::Errors::default();
+    let mut errors = diag::Errors::default();
     collect(&file.items, &mut out, &mut errors);
     errors.finish(out)
 }
 
-fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut parse::Errors) {
+fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut diag::Errors) {
     for item in items {
         match item {
             syn::Item::Fn(f) => {
                 if let Some(pos) = f.attrs.iter().position(is_reversible_attr) {
                     let mut f = f.clone();
                     let attr = f.attrs.remove(pos);
-                    match options_of(&attr).and_then(|o| parse::parse_function(&o, f)) {
+                    match options_of(&attr).and_then(|o| lower(&o, f)) {
                         Ok(func) => out.push(func),
                         Err(e) => errors.add(e),
                     }
@@ -78,7 +82,7 @@ fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut parse::Err
                         if let Some(attr) = attr {
                             let mut m = m.clone();
                             m.attrs.retain(|a| !is_reversible_attr(a));
-                            match options_of(&attr).and_then(|o| parse::parse_method(&o, m)) {
+                            match options_of(&attr).and_then(|o| lower_method(&o, m)) {
                                 Ok(func) => out.push(func),
                                 Err(e) => errors.add(e),
                             }

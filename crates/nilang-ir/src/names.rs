@@ -22,7 +22,7 @@
 //! closure (`nilang::__private::read`), which does not compile if it does.
 
 use crate::ast::*;
-use crate::parse::Errors;
+use crate::diag::Errors;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::BTreeSet;
@@ -188,10 +188,10 @@ pub fn may_change(e: &Expr) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::parse::{parse_function, Options};
+    use crate::{lower, Options};
 
     fn errors_of(item: syn::ItemFn) -> String {
-        match parse_function(&Options::default(), item) {
+        match lower(&Options::default(), item) {
             Ok(_) => String::new(),
             Err(e) => e
                 .into_iter()

@@ -58,7 +58,7 @@ pub struct Plan {
     pub call_reads: Vec<CallRead>,
     /// For each place indexed at owned slots only (those in `owned`, and shared reads whose
     /// `owned_slots` is `Some`): the elements an iteration owns, from which each chunk of
-    /// iterations gets its window of the place (`nilang::parallel::Window`).
+    /// iterations gets its window of the place (`nilang::__private::par::Window`).
     pub windows: Vec<(Ident, SlotWindow)>,
 }
 

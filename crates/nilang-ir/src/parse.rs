@@ -11,6 +11,8 @@
 
 use crate::ast::*;
 use crate::constructors::{parse_fields, Parsed};
+pub use crate::diag::Errors;
+pub use crate::options::Options;
 use crate::print::tokens_text;
 use crate::reverse::reverse_block;
 use proc_macro2::{Span, TokenStream};
@@ -18,120 +20,25 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident};
 
-/// Options of the `#[i(...)]` attribute.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// `#[i(nocheck)]`: no runtime reversibility checks.
-    pub nocheck: bool,
-    /// `#[i(inverse = name)]`: the inverse function's name.
-    pub inverse: Option<Ident>,
-    /// `#[i(expand)]`: expand nested right-hand sides into ancillas.
-    pub expand: bool,
-    /// `#[i(nograd)]`: do not generate the `_grad`, `_jacobian` and `_hessian` functions.
-    pub nograd: bool,
-    /// `#[i(unchecked = name)]`: also generate `name` (and `name_inv`, gradients), the same
-    /// program with the runtime reversibility checks off.
-    pub unchecked: Option<Ident>,
-    /// `#[i(cuda)]`: also emit `pub const NAME_CUDA: &str`, the C++/CUDA source of the forward,
-    /// inverse and adjoint programs (`nilang-cgen`).
-    pub cuda: bool,
-    /// `#[i(grad = name)]`: the name of the gradient function (default `f_grad`).
-    pub grad: Option<Ident>,
-    /// `#[i(vjp = name)]`: the name of the vector–Jacobian product (default `f_vjp`).
-    pub vjp: Option<Ident>,
-    /// `#[i(jacobian = name)]`: the name of the Jacobian (default `f_jacobian`); the
-    /// Jacobian of chosen rows is then `name_of`.
-    pub jacobian: Option<Ident>,
-    /// `#[i(hessian = name)]`: the name of the Hessian (default `f_hessian`).
-    pub hessian: Option<Ident>,
+/// A function in the IR with the errors found while parsing it: every construct that could
+/// be read is in `function`, so that the checker (`crate::lower`) can add its own errors and
+/// the user sees them all at once.
+pub struct ParsedFunction {
+    /// The function, as far as it could be read.
+    pub function: Function,
+    /// What could not be read.
+    pub errors: Errors,
 }
 
-impl Options {
-    /// Parses the tokens of the attribute (`nocheck, inverse = name, expand`).
-    pub fn parse(attr: TokenStream) -> syn::Result<Options> {
-        let mut options = Options::default();
-        let parser = syn::meta::parser(|meta| {
-            if meta.path.is_ident("nocheck") {
-                options.nocheck = true;
-                Ok(())
-            } else if meta.path.is_ident("unchecked") {
-                options.unchecked = Some(meta.value()?.parse()?);
-                Ok(())
-            } else if meta.path.is_ident("nograd") {
-                options.nograd = true;
-                Ok(())
-            } else if meta.path.is_ident("cuda") {
-                options.cuda = true;
-                Ok(())
-            } else if meta.path.is_ident("expand") {
-                options.expand = true;
-                Ok(())
-            } else if meta.path.is_ident("inverse") {
-                options.inverse = Some(meta.value()?.parse()?);
-                Ok(())
-            } else if meta.path.is_ident("grad") {
-                options.grad = Some(meta.value()?.parse()?);
-                Ok(())
-            } else if meta.path.is_ident("vjp") {
-                options.vjp = Some(meta.value()?.parse()?);
-                Ok(())
-            } else if meta.path.is_ident("jacobian") {
-                options.jacobian = Some(meta.value()?.parse()?);
-                Ok(())
-            } else if meta.path.is_ident("hessian") {
-                options.hessian = Some(meta.value()?.parse()?);
-                Ok(())
-            } else {
-                Err(meta.error(
-                    "unknown option of #[i]: the options are `nocheck`, `expand`, `nograd`, `cuda`, `inverse = name`, `unchecked = name`, `grad = name`, `vjp = name`, `jacobian = name` and `hessian = name`",
-                ))
-            }
-        });
-        syn::parse::Parser::parse2(parser, attr)?;
-        Ok(options)
-    }
-}
-
-/// An error accumulator: collects every error instead of stopping at the first.
-#[derive(Default)]
-pub struct Errors(Option<syn::Error>);
-
-impl Errors {
-    /// Records an error at `span`.
-    pub fn push(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.add(syn::Error::new(span, message));
-    }
-
-    /// Records an error covering `tokens`, from their first to their last token (a single
-    /// `Span` covers only the first token on stable Rust).
-    pub fn spanned(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
-        self.add(syn::Error::new_spanned(tokens, message));
-    }
-
-    /// Records an error.
-    pub fn add(&mut self, e: syn::Error) {
-        match &mut self.0 {
-            Some(all) => all.combine(e),
-            None => self.0 = Some(e),
-        }
-    }
-
-    /// `Err` with every recorded error, or `Ok(value)`.
-    pub fn finish<T>(self, value: T) -> syn::Result<T> {
-        match self.0 {
-            Some(e) => Err(e),
-            None => Ok(value),
-        }
-    }
-}
-
-/// Parses a function carrying the `#[i]` attribute (already removed) into the IR.
-pub fn parse_function(options: &Options, item: syn::ItemFn) -> syn::Result<Function> {
+/// Parses a function carrying the `#[i]` attribute (already removed) into the IR, without
+/// checking it: [`crate::lower`] parses and checks.
+pub fn parse_function(options: &Options, item: syn::ItemFn) -> ParsedFunction {
     parse_signature_and_body(options, item.attrs, item.vis, item.sig, &item.block)
 }
 
-/// Parses a method of an `impl` block into the IR.
-pub fn parse_method(options: &Options, item: syn::ImplItemFn) -> syn::Result<Function> {
+/// Parses a method of an `impl` block into the IR, without checking it
+/// ([`crate::lower::lower_method`] parses and checks).
+pub fn parse_method(options: &Options, item: syn::ImplItemFn) -> ParsedFunction {
     parse_signature_and_body(options, item.attrs, item.vis, item.sig, &item.block)
 }
 
@@ -141,7 +48,7 @@ fn parse_signature_and_body(
     vis: syn::Visibility,
     sig: syn::Signature,
     block: &syn::Block,
-) -> syn::Result<Function> {
+) -> ParsedFunction {
     let mut errors = Errors::default();
     crate::names::reserved_names(&sig, block, &mut errors);
     if let syn::ReturnType::Type(_, ty) = &sig.output {
@@ -216,11 +123,7 @@ fn parse_signature_and_body(
         params,
         body,
     };
-    crate::names::gradient_name_collisions(&function, &mut errors);
-    if let Err(e) = crate::check::check_function(&function) {
-        errors.add(e);
-    }
-    errors.finish(function)
+    ParsedFunction { function, errors }
 }
 
 struct Parser<'a> {
@@ -1128,9 +1031,15 @@ impl Parser<'_> {
         self.lowered(stmt(StmtKind::Builtin { op, args, operand }, whole))
     }
 
+    /// A call's argument. `&mut p` of a place is the place `p` (how Rust spells lending it);
+    /// `&e` is lent shared; a place is lent `&mut`; anything else is passed by value.
     fn call_arg(&self, a: &Expr) -> CallArg {
         match a {
             Expr::Reference(r) if r.mutability.is_none() => CallArg::Shared((*r.expr).clone()),
+            Expr::Reference(r) => match self.dataview(&r.expr) {
+                Some(v) => CallArg::View(v),
+                None => CallArg::Value(a.clone()),
+            },
             other => match self.dataview(other) {
                 Some(v) => CallArg::View(v),
                 None => CallArg::Value(other.clone()),

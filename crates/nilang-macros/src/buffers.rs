@@ -91,7 +91,7 @@ mod tests {
 
     fn checked(src: &str) -> Vec<String> {
         let item: syn::ItemFn = syn::parse_str(src).unwrap();
-        let f = nilang_ir::parse::parse_function(&Default::default(), item).unwrap();
+        let f = nilang_ir::lower(&Default::default(), item).unwrap();
         let text = length_checks(&f, &quote::format_ident!("f_vjp")).to_string();
         text.split(". check_length (\"f_vjp\" , \"")
             .skip(1)

@@ -150,13 +150,13 @@ fn run_macro(body: &str) -> Result<(), String> {
         };
         REACHED.fetch_add(1, Ordering::Relaxed);
         for attr in ["", "expand", "nocheck", "expand, nocheck, cuda"] {
-            let options = nilang_ir::parse::Options::parse(attr.parse().unwrap()).unwrap();
+            let options = nilang_ir::Options::parse(attr.parse().unwrap()).unwrap();
             let item = item.clone();
             let outcome = std::panic::catch_unwind(move || {
                 let _ = crate::function(&options, item.clone());
                 let method: syn::ImplItemFn = syn::parse_quote!(#item);
                 let _ = crate::method(&options, method);
-                if let Ok(ir) = nilang_ir::parse::parse_function(&options, item) {
+                if let Ok(ir) = nilang_ir::lower(&options, item) {
                     ACCEPTED.fetch_add(1, Ordering::Relaxed);
                     let _ = nilang_ir::adjoint::adjoint_text(&ir);
                     let _ = nilang_ir::print::function_text(&ir);

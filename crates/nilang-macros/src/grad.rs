@@ -26,7 +26,7 @@ pub struct Names {
 
 impl Names {
     /// The names for the function named `f`, with the options' choices.
-    pub fn of(options: &nilang_ir::parse::Options, f: &syn::Ident) -> Names {
+    pub fn of(options: &nilang_ir::Options, f: &syn::Ident) -> Names {
         let or = |chosen: &Option<syn::Ident>, suffix: &str| {
             chosen
                 .clone()
@@ -44,13 +44,13 @@ impl Names {
 
     /// The default names of `f`.
     pub fn default_for(f: &syn::Ident) -> Names {
-        Names::of(&nilang_ir::parse::Options::default(), f)
+        Names::of(&nilang_ir::Options::default(), f)
     }
 }
 
 /// The chosen names of an attribute (`grad = …` and the others), for errors where the
 /// function gets no gradient functions.
-pub fn chosen_names(options: &nilang_ir::parse::Options) -> Vec<&syn::Ident> {
+pub fn chosen_names(options: &nilang_ir::Options) -> Vec<&syn::Ident> {
     [
         &options.grad,
         &options.vjp,
@@ -237,7 +237,7 @@ impl<'f> Params<'f> {
     /// differentiable argument, a copy of each other `&mut` argument (the shadow of a value
     /// without gradient).
     fn zero_shadows(&self, lane: &TokenStream) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
@@ -255,7 +255,7 @@ impl<'f> Params<'f> {
 
     /// Seeds 1 in lane `__k` of the gradient of the loss `__loss` (already validated).
     fn seed(&self, lane: &TokenStream) -> TokenStream {
-        let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+        let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
         let scalar = &self.scalar;
         let arms: TokenStream = self
             .diff()
@@ -271,7 +271,7 @@ impl<'f> Params<'f> {
     /// Binds each `&mut` parameter's name to its copy and its shadow's name to its gradient
     /// buffer, for the adjoint statements of a fused gradient.
     fn bind_shadows(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
@@ -294,7 +294,7 @@ impl<'f> Params<'f> {
     /// `let mut __v{i} = …`: a copy of each `&mut` argument's values, for one reverse sweep
     /// of a Jacobian (the arguments keep the outputs).
     fn value_copies(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         self.iter()
             .map(|(i, name, role)| {
@@ -314,7 +314,7 @@ impl<'f> Params<'f> {
     /// ([`Sweep::Copies`]), or on the arguments and the caller's gradients
     /// ([`Sweep::CallerBuffers`]).
     fn adjoint_call(&self, sweep: Sweep, lane: &TokenStream) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         let adjoint = nilang_ir::adjoint::adjoint_name(&self.f.sig.ident);
         let tf = self.turbofish_with(scalar.to_token_stream(), Some(lane.clone()));
@@ -340,7 +340,7 @@ impl<'f> Params<'f> {
 
     /// Checks that `__loss` names a differentiable scalar.
     fn validate(&self) -> TokenStream {
-        let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+        let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
         let scalar = &self.scalar;
         let name_str = self.f.sig.ident.to_string();
         let arms: TokenStream = self
@@ -369,7 +369,7 @@ impl<'f> Params<'f> {
     /// `let __labels = …`: the label of every differentiable scalar, arguments in signature
     /// order (`x` for a parameter of the scalar type, `x[k]` for scalar `k` of any other).
     fn labels(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let scalar = &self.scalar;
         let push: TokenStream = self
             .diff()
@@ -387,7 +387,7 @@ impl<'f> Params<'f> {
 
     /// The label of the (validated) loss `__loss`, as in [`Params::labels`].
     fn loss_label(&self) -> TokenStream {
-        let s = quote!(::nilang::ad::support);
+        let s = quote!(::nilang::__private::entry);
         let arms: TokenStream = self
             .diff()
             .iter()
@@ -572,12 +572,17 @@ struct Halves {
     adjoint: TokenStream,
 }
 
-fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
-    // on the caller's buffers, `P` may write arguments whose gradients are zero on entry
+/// `between` runs after the forward half and before the adjoint one (`f_vjp` reads the
+/// function's value there); it ends `forward`.
+fn halves(p: &Params, sweep: Sweep, lane: &TokenStream, between: &TokenStream) -> Halves {
+    // on the caller's buffers, `P` may write arguments whose gradients are zero on entry —
+    // not a scalar one: `f_vjp` returns its value after `f`, which the fused forward half
+    // `L P M` has not restored
     let zero_tests: Vec<(String, TokenStream)> = match sweep {
         Sweep::CallerBuffers => p
             .diff()
             .into_iter()
+            .filter(|(_, _, ty)| !is_ident(ty, &p.scalar))
             .filter_map(|(_, name, ty)| {
                 let g = shadow_name(name);
                 let test = zero_test(ty, &p.scalar, lane, quote!(&*#g))?;
@@ -587,8 +592,17 @@ fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
         Sweep::Copies => Vec::new(),
     };
     let guardable: Vec<String> = zero_tests.iter().map(|(n, _)| n.clone()).collect();
+    let then_between = |h: Halves| {
+        let forward = h.forward;
+        Halves {
+            forward: quote!(#forward #between),
+            adjoint: h.adjoint,
+        }
+    };
     match split_guarded(p.f, &guardable, sweep == Sweep::CallerBuffers) {
-        Some((split, guarded)) if guarded.is_empty() => fused_halves(p, sweep, lane, split),
+        Some((split, guarded)) if guarded.is_empty() => {
+            then_between(fused_halves(p, sweep, lane, split))
+        }
         Some((split, guarded)) => {
             let zero = zero_tests
                 .iter()
@@ -600,11 +614,11 @@ fn halves(p: &Params, sweep: Sweep, lane: &TokenStream) -> Halves {
             );
             let (ff, fa, pf, pa) = (fused.forward, fused.adjoint, plain.forward, plain.adjoint);
             Halves {
-                forward: quote!(if #(#zero)&&* { #ff #fa } else { #pf #pa }),
+                forward: quote!(if #(#zero)&&* { #ff #between #fa } else { #pf #between #pa }),
                 adjoint: TokenStream::new(),
             }
         }
-        None => plain_halves(p, sweep, lane),
+        None => then_between(plain_halves(p, sweep, lane)),
     }
 }
 
@@ -655,7 +669,7 @@ fn zero_test(
 ) -> Option<TokenStream> {
     let elements = |elem: &syn::Type| {
         if is_ident(elem, scalar) {
-            return Some(quote!(::nilang::__private::all_zero::<#scalar, #lane>(&(#g)[..])));
+            return Some(quote!(::nilang::__private::entry::all_zero::<#scalar, #lane>(&(#g)[..])));
         }
         let inner = zero_test(elem, scalar, lane, quote!(__e))?;
         Some(quote!((#g).iter().all(|__e| #inner)))
@@ -709,10 +723,16 @@ fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
     let where_clause = &generics.where_clause;
     let inputs = nilang_ir::adjoint::shadowed_inputs(f, Some((&p.scalar, &lane)));
     let vis = &f.vis;
+    let (output, value) = vjp_value(p);
     let Halves {
         forward,
         adjoint: backward,
-    } = halves(p, Sweep::CallerBuffers, &lane.to_token_stream());
+    } = halves(
+        p,
+        Sweep::CallerBuffers,
+        &lane.to_token_stream(),
+        &quote!(__value = #value;),
+    );
     let doc = format!(
         "Vector–Jacobian product of [`{fwd}`] in place: on entry each `&mut` argument holds an \
          input of `{fwd}` and its `*_grad` the gradient of a loss with respect to that \
@@ -720,17 +740,41 @@ fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
          input again and each `*_grad` the gradient with respect to the input. Runs `{fwd}` \
          and [`{adjoint}`] (fused when the body computes, copies and uncomputes) on the \
          caller's buffers: no copy, no allocation. Read-only parameters take `()` as their \
-         gradient. See `nilang::ad`."
+         gradient. Returns the value of each scalar `&mut` argument after `{fwd}` (a loss \
+         `out: &mut T`: its value, computed on the way). See `nilang::ad`."
     );
     let allow = allow();
     let checks = crate::buffers::length_checks(f, name);
     quote! {
         #[doc = #doc]
         #allow
-        #vis fn #name #generics (#(#inputs),*) #where_clause {
+        #vis fn #name #generics (#(#inputs),*) #output #where_clause {
             #checks
+            let __value;
             #forward
             #backward
+            __value
+        }
+    }
+}
+
+/// What `f_vjp` returns, and how it reads it after the forward half: the values of the
+/// parameters that are `&mut` to one scalar (`-> T` for one, a tuple for several, nothing
+/// for none).
+fn vjp_value(p: &Params) -> (TokenStream, TokenStream) {
+    let scalar = &p.scalar;
+    let outputs: Vec<&syn::Ident> = p
+        .diff()
+        .into_iter()
+        .filter(|(_, _, ty)| is_ident(ty, scalar))
+        .map(|(_, name, _)| name)
+        .collect();
+    match outputs.as_slice() {
+        [] => (TokenStream::new(), quote!(())),
+        [one] => (quote!(-> #scalar), quote!(*#one)),
+        many => {
+            let scalars = many.iter().map(|_| scalar);
+            (quote!(-> (#(#scalars),*)), quote!((#(*#many),*)))
         }
     }
 }
@@ -866,7 +910,7 @@ fn allow() -> TokenStream {
 /// `f_grad`: forward on plain scalars, seed, adjoint into gradient buffers, and the values
 /// and gradients zipped into `GVar`s.
 fn grad_fn(p: &Params, names: &Names) -> TokenStream {
-    let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+    let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
@@ -889,7 +933,12 @@ fn grad_fn(p: &Params, names: &Names) -> TokenStream {
     let Halves {
         forward,
         adjoint: backward,
-    } = halves(p, Sweep::Copies, &scalar.to_token_stream());
+    } = halves(
+        p,
+        Sweep::Copies,
+        &scalar.to_token_stream(),
+        &TokenStream::new(),
+    );
     let lane = scalar.to_token_stream();
     let (validate, copies, shadows, seed) = (
         p.validate(),
@@ -948,7 +997,13 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
         _ => quote!(#name),
     });
     let tf = p.turbofish(scalar.to_token_stream());
-    let forward = halves(p, Sweep::Copies, &scalar.to_token_stream()).forward;
+    let forward = halves(
+        p,
+        Sweep::Copies,
+        &scalar.to_token_stream(),
+        &TokenStream::new(),
+    )
+    .forward;
     let validate = p.validate();
     let (labels, loss_label) = (p.labels(), p.loss_label());
     // one sweep for one row on plain gradients, for two rows on 2 lanes, else 4 rows on 4
@@ -1019,9 +1074,9 @@ fn jacobian_fns(p: &Params, names: &Names) -> TokenStream {
 /// type `lane` (`T` for one row, `Lanes<T, N>` for up to `N`): copies of the outputs, a seed
 /// in lane `k` for the `k`-th loss of the chunk, the adjoint, and each lane read into its row.
 fn lane_sweep(p: &Params, lane: &TokenStream) -> TokenStream {
-    let s = quote!(::nilang::ad::support);
+    let s = quote!(::nilang::__private::entry);
     let scalar = &p.scalar;
-    let adjoint = halves(p, Sweep::Copies, lane).adjoint;
+    let adjoint = halves(p, Sweep::Copies, lane, &TokenStream::new()).adjoint;
     let (copies, shadows, seed) = (p.value_copies(), p.zero_shadows(lane), p.seed(lane));
     let read_row: TokenStream = p
         .diff()
@@ -1050,7 +1105,7 @@ fn lane_sweep(p: &Params, lane: &TokenStream) -> TokenStream {
 
 /// `f_hessian`: dual numbers through `f_grad` (forward over reverse), one column per pass.
 fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
-    let (n, s) = (quote!(::nilang), quote!(::nilang::ad::support));
+    let (n, s) = (quote!(::nilang), quote!(::nilang::__private::entry));
     let scalar = &p.scalar;
     let f = p.f;
     let name_str = f.sig.ident.to_string();
@@ -1327,10 +1382,10 @@ fn split_guarded(f: &Function, may_write: &[String], built: bool) -> Option<(Spl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nilang_ir::parse::{parse_function, Options};
+    use nilang_ir::{lower, Options};
 
     fn fused(attr: TokenStream, item: syn::ItemFn) -> Option<Split> {
-        let f = parse_function(&Options::parse(attr).unwrap(), item).unwrap();
+        let f = lower(&Options::parse(attr).unwrap(), item).unwrap();
         split(&f)
     }
 
@@ -1375,7 +1430,7 @@ mod tests {
                 dealloc!(n = 0, a = T::zero(), b = T::zero());
             }
         };
-        let f = parse_function(&Options::parse(TokenStream::new()).unwrap(), item).unwrap();
+        let f = lower(&Options::parse(TokenStream::new()).unwrap(), item).unwrap();
         // the copy-based gradients clone live values: not fused there
         assert!(split(&f).is_none());
         let (s, guarded) = split_guarded(&f, &[], true).expect("fused in f_vjp");

@@ -3,6 +3,7 @@
 
 mod adjoint;
 mod buffers;
+mod check_policy;
 mod codegen;
 #[cfg(test)]
 mod deep;
@@ -11,7 +12,7 @@ mod fuzz;
 mod grad;
 mod parallel;
 
-use nilang_ir::parse::{parse_function, parse_method, Options};
+use nilang_ir::{lower, lower_method, Options};
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{format_ident, quote, ToTokens};
@@ -19,7 +20,9 @@ use quote::{format_ident, quote, ToTokens};
 /// Marks a reversible function (or every method of an `impl` block, or one method).
 ///
 /// `#[i] fn f(…) { … }` generates `f` (the forward program) and `f_inv` (its inverse), with the
-/// same signature. Options: `#[i(nocheck)]` turns the runtime reversibility checks off,
+/// same signature. The runtime reversibility checks follow `debug_assertions` (on in debug
+/// builds and tests, off in release builds, like overflow checks); options: `#[i(check)]` keeps
+/// them in every build, `#[i(nocheck)]` turns them off in every build,
 /// `#[i(inverse = name)]` names the inverse, `#[i(expand)]` expands nested right-hand sides
 /// into ancillas, `#[i(unchecked = name)]` also generates `name`, the same program with the
 /// checks off (its calls still call the checked callees), `#[i(nograd)]` skips the gradient
@@ -96,11 +99,13 @@ fn inverse_name(options: &Options, sig: &syn::Signature) -> syn::Ident {
 
 fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     let (attrs, vis, sig) = (f.attrs.clone(), f.vis.clone(), f.sig.clone());
-    match parse_function(options, f) {
+    match lower(options, f) {
         Ok(mut ir) => {
             add_primitive_bounds(&mut ir);
             let names = grad::Names::of(options, &ir.sig.ident);
-            let mut out = with_gradients(options, &ir, &names);
+            let mut out = check_policy::by_check_policy(options, &ir, |ir| {
+                with_gradients(options, ir, &names)
+            });
             out.extend(effects_of(&ir));
             out.extend(inverse_companion(&ir.vis, &ir.sig, &ir.inverse_name));
             out.extend(parallel::call_read_assertions(&ir));
@@ -297,9 +302,9 @@ fn method(options: &Options, m: syn::ImplItemFn) -> TokenStream2 {
         .to_compile_error()
     });
     let errors: TokenStream2 = errors.collect();
-    match parse_method(options, m) {
+    match lower_method(options, m) {
         Ok(ir) => {
-            let code = codegen::generate(&ir);
+            let code = check_policy::by_check_policy(options, &ir, codegen::generate);
             quote!(#code #errors)
         }
         Err(e) => {

@@ -41,7 +41,7 @@ pub mod treeverse;
 pub use stdlib::{blas, special, stats};
 
 #[doc(hidden)]
-#[path = "private.rs"]
+#[path = "private/mod.rs"]
 pub mod __private;
 
 pub use ad::{GradError, Loss, Matrix, NoGrad, Scalars};

@@ -178,3 +178,26 @@ fn fused_gradient_with_ancillas_in_the_reversed_part_equals_forward_then_inverse
         assert!((g.g - (v - 1.0).exp() / s).abs() < 1e-15);
     }
 }
+
+/// `split_mut` hands out consecutive pieces, and lengths that do not add up to the vector's
+/// are a panic naming both, never a short or overlapping piece.
+#[test]
+fn split_mut_cuts_a_flat_vector_or_says_why_not() {
+    let mut theta = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let [a, b, c] = nilang::ad::split_mut(&mut theta, [2, 0, 3]);
+    assert_eq!((a.len(), b.len(), c.len()), (2, 0, 3));
+    c[0] = 30.0;
+    assert_eq!(theta, [1.0, 2.0, 30.0, 4.0, 5.0]);
+    for lengths in [[2, 2], [3, 3], [usize::MAX, 6]] {
+        let message = std::panic::catch_unwind(|| {
+            let mut v = [0.0; 5];
+            let _ = nilang::ad::split_mut(&mut v, lengths);
+        })
+        .unwrap_err();
+        let text = message.downcast_ref::<String>().unwrap();
+        assert!(
+            text.contains(&format!("{lengths:?}")) && text.contains("length 5"),
+            "{text}"
+        );
+    }
+}

@@ -168,7 +168,7 @@ fn mix_gradient(p: &[f64], w: &[f64], par: bool, fast: bool) -> Vec<f64> {
         (true, true) => mix_par_fast_vjp(
             args.0, args.1, args.2, args.3, args.4, args.5, args.6, args.7,
         ),
-    }
+    };
     let mut g = [yg, xg, zg].concat();
     g.push(ag);
     g

@@ -128,7 +128,7 @@ proptest! {
     ) {
         let gx: Vec<f64> = x.iter().map(|v| s0 * (v * s0).exp()).collect();
         let gs: f64 = x.iter().map(|v| v * (v * s0).exp()).sum();
-        type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut f64, &mut f64);
+        type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut f64, &mut f64) -> (f64, f64);
         let vjps: [Vjp; 2] = [sum_exp_vjp, sum_exp_through_s_vjp];
         for vjp in vjps {
             let (mut out, mut xs, mut s) = (0.0, x.clone(), s0);
@@ -151,5 +151,41 @@ proptest! {
             prop_assert!(close(w.g, *e) && close(w.x, *v));
         }
         runs();
+    }
+}
+
+/// `f_vjp` returns the value of each scalar `&mut` argument after `f` — computed on the way,
+/// whichever program runs: fused with `P` writing ancillas alone (`sum_exp`), `P` writing the
+/// scalar argument `s` (`sum_exp_through_s`: the plain order, since the fused forward half
+/// leaves `s` as `P` left it).
+#[test]
+fn vjp_returns_the_values_after_the_forward_program() {
+    let x = vec![0.3, -0.7, 1.1];
+    let type_check: [fn(
+        &mut f64,
+        &mut f64,
+        &mut [f64],
+        &mut [f64],
+        &mut f64,
+        &mut f64,
+    ) -> (f64, f64); 2] = [sum_exp_vjp, sum_exp_through_s_vjp];
+    for (vjp, f) in type_check.into_iter().zip([
+        sum_exp as fn(&mut f64, &mut [f64], &mut f64),
+        sum_exp_through_s,
+    ]) {
+        let (mut out, mut xs, mut s) = (0.25, x.clone(), 1.5);
+        f(&mut out, &mut xs, &mut s);
+        let after = (out, s);
+        let (mut out, mut xs, mut s) = (0.25, x.clone(), 1.5);
+        let (mut og, mut xg, mut sg) = (1.0, vec![0.0; 3], 0.0);
+        let value = vjp(&mut out, &mut og, &mut xs, &mut xg, &mut s, &mut sg);
+        assert!(
+            close(value.0, after.0) && close(value.1, after.1),
+            "{value:?} vs {after:?}"
+        );
+        assert!(
+            close(out, 0.25) && xs == x,
+            "the inputs are restored all the same"
+        );
     }
 }

@@ -338,3 +338,43 @@ fn an_element_inside_a_sub_slice_of_the_same_call_is_an_aliasing_error() {
     assert_eq!(e.variable, "p[1] and p[1..p.len()]");
     assert_eq!(p, [1.0, 2.0, 3.0], "nothing ran");
 }
+
+/// Rust's own spelling of lending a place to a call, `&mut place`: the same call as the place
+/// written bare (a reborrow, an element, a sub-slice, a whole slice).
+#[i]
+fn lent_with_ampersands<T: Real>(a: &mut T, p: &mut [T], w: &[T], s: &mut [T]) {
+    add_all(&mut *a, &mut p[1..3]);
+    dot_into(&mut p[0], &w[..], &mut p[1..3]);
+    add_all(&mut p[3], &mut s[..]);
+}
+
+#[test]
+fn ampersand_mut_places_are_call_arguments() {
+    let w = [0.5, 2.0];
+    let (mut a, mut p, mut s) = (1.0, vec![1.0, 2.0, 3.0, 0.0], vec![4.0, 5.0]);
+    lent_with_ampersands(&mut a, &mut p, &w, &mut s);
+    assert_eq!(
+        (a, &p),
+        (6.0, &vec![1.0 + 0.5 * 2.0 + 2.0 * 3.0, 2.0, 3.0, 9.0])
+    );
+    // the gradient of a + p[0] + p[3] through the three calls' adjoints
+    let (mut a_grad, mut p_grad, mut s_grad) = (1.0, vec![1.0, 0.0, 0.0, 1.0], vec![0.0; 2]);
+    lent_with_ampersands_adjoint(
+        &mut a,
+        &mut a_grad,
+        &mut p,
+        &mut p_grad,
+        &w,
+        (),
+        &mut s,
+        &mut s_grad,
+    );
+    assert_eq!(
+        (a, &p, &s),
+        (1.0, &vec![1.0, 2.0, 3.0, 0.0], &vec![4.0, 5.0])
+    );
+    assert_eq!(
+        (a_grad, p_grad, s_grad),
+        (1.0, vec![1.0, 1.5, 3.0, 1.0], vec![1.0, 1.0])
+    );
+}

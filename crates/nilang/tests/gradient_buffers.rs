@@ -30,7 +30,7 @@ fn push_square<T: Real>(x: &mut T, s: &mut Vec<T>) {
     dealloc!(t = T::zero());
 }
 
-type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut Vec<f64>, &mut Vec<f64>);
+type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut Vec<f64>, &mut Vec<f64>) -> f64;
 
 /// `vjp` on `x = [1, 2, 3]`, `w = [4, 5, 6]` with gradient buffers of lengths `lx` and `lw`,
 /// on a pool of 2 threads whose parallel loops split; the gradients of `x` and `w`.

@@ -90,7 +90,9 @@ fn vector_jacobian_products_over_caller_owned_slices_allocate_nothing() {
     let mut y: Vec<f64> = (0..1000).map(|i| (i as f64 * 0.11).cos()).collect();
     let (mut xg, mut yg) = (vec![0.0; 1000], vec![0.0; 1000]);
     let (mut out, mut og) = (0.0, 1.0);
-    let n = allocations(|| inorm2_vjp(&mut out, &mut og, &mut x, &mut xg));
+    let n = allocations(|| {
+        inorm2_vjp(&mut out, &mut og, &mut x, &mut xg);
+    });
     assert_eq!(n, 0, "inorm2_vjp allocated");
     assert_eq!(xg[3], 2.0 * x[3]);
     let n = allocations(|| {
@@ -101,7 +103,9 @@ fn vector_jacobian_products_over_caller_owned_slices_allocate_nothing() {
     assert_eq!(xg[3], 4.0 * x[3]);
     let (mut out, mut og) = (0.0, 1.0);
     xg.fill(0.0);
-    let n = allocations(|| idot_vjp(&mut out, &mut og, &mut x, &mut xg, &mut y, &mut yg));
+    let n = allocations(|| {
+        idot_vjp(&mut out, &mut og, &mut x, &mut xg, &mut y, &mut yg);
+    });
     assert_eq!(n, 0, "idot_vjp allocated");
     assert_eq!((xg[7], yg[7]), (y[7], x[7]));
     let (mut w, mut wg) = (vec![0.5; 6], vec![0.0; 6]);

@@ -83,7 +83,7 @@ fn a_reduction_over_every_u8_gives_the_sequential_sum() {
 fn the_gradient_over_every_u8_is_the_sequential_one() {
     let x = input();
     let (par, seq) = two_threads(|| {
-        let run = |vjp: fn(&mut f64, &mut f64, &mut [f64], &mut [f64])| {
+        let run = |vjp: fn(&mut f64, &mut f64, &mut [f64], &mut [f64]) -> f64| {
             let (mut s, mut sg, mut xv, mut xg) = (0.0, 1.0, x.clone(), vec![0.0; 256]);
             vjp(&mut s, &mut sg, &mut xv, &mut xg);
             xg

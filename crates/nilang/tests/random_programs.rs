@@ -30,7 +30,7 @@
 //! parameter, an enclosing loop's variable or a live ancilla (a `let`, a routine's ancilla, an
 //! inner `for`, a `new!`/`fields!` name), in the body, sequential, parallel and nested loops,
 //! under `nocheck!` and not, and broadcasts in parallel loops, must be rejected by
-//! `nilang_ir::parse::parse_function` with the rule's message, and their twins (the binding
+//! `nilang_ir::lower` with the rule's message, and their twins (the binding
 //! named afresh, or after a sibling loop that ended; the loop sequential) accepted and run on
 //! the interpreter. `adversarial_programs_are_rejected_and_their_twins_run` checks 1000 of
 //! them in CI, `adversarial_programs_long` (ignored) `NILANG_ADVERSARIAL_PROGRAMS`.
@@ -892,17 +892,17 @@ fn the_newer_statements_are_checked() {
     );
 }
 
-/// `parse_function` on the function `f` of `src` (a `#[i]` function alone): the function, or
+/// `nilang_ir::lower` on the function `f` of `src` (a `#[i]` function alone): the function, or
 /// the messages of every error it found.
 fn parse_f(src: &str) -> Result<nilang_ir::Function, Vec<String>> {
     let mut item: syn::ItemFn = syn::parse_str(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     item.attrs.retain(|a| !nilang_ir::is_reversible_attr(a));
-    nilang_ir::parse::parse_function(&nilang_ir::Options::default(), item)
+    nilang_ir::lower(&nilang_ir::Options::default(), item)
         .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
 }
 
 /// The adversarial program of the `k`-th seed: checked, and what was compared of its twins
-/// (by `Compared` in order). The program is rejected by `parse_function` with its rule's
+/// (by `Compared` in order). The program is rejected by `nilang_ir::lower` with its rule's
 /// message; its twins (the binding named afresh or a broadcast's loop made sequential, and
 /// the binding named as a sibling loop's variable that is free again) are accepted and run on
 /// the interpreter: with `full`, through the whole check of `check_source`; otherwise forward

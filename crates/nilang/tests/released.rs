@@ -60,7 +60,7 @@ fn counted_checked<T: Real + nilang::Float>(out: &mut T, x: &mut [T], e: &mut [T
 
 #[test]
 fn an_unchecked_gradient_evaluates_a_released_exponential_once() {
-    type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]);
+    type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]) -> f64;
     let x = [0.5, -1.0, 2.0];
     // forward: one evaluation per element; adjoint: none where released; checked, one for
     // the rule and one for the singular-point check (`Acc1::value_is_singular`)
@@ -102,7 +102,7 @@ proptest! {
 
     #[test]
     fn gradients_of_released_exponentials(x in prop::collection::vec(-2.0f64..2.0, 1..8)) {
-        type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]);
+        type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]) -> f64;
         let vjps: [Vjp; 2] = [kept_vjp, kept_checked_vjp];
         for vjp in vjps {
             let n = x.len();

@@ -1,7 +1,8 @@
 //! Every runtime reversibility check, triggered on purpose: the error names the function
 //! (`f`, or `f_inv` when the inverse fails), the statement, the variable, the expected and the
-//! found value. Also: `#[i(nocheck)]` and `nocheck! { … }` turn the checks off, and float
-//! checks use a settable tolerance.
+//! found value. Also: the checks follow `debug_assertions` unless `#[i(check)]` keeps them in
+//! every build (these tests run in the test profile, where they are on); `#[i(nocheck)]` and
+//! `nocheck! { … }` turn them off, and float checks use a settable tolerance.
 
 use nilang::{catch, i, set_tolerance, tolerance, with_tolerance, CheckKind, ReversibilityError};
 
@@ -579,4 +580,54 @@ fn hoisted_bounds_checks_fail_before_the_loop() {
     let mut x_grad = vec![0.0; 4];
     shifted_add_adjoint(&mut y, &mut y_grad, &mut x, &mut x_grad);
     assert_eq!((y, x_grad), (vec![0.0; 3], vec![0.0, 1.0, 1.0, 1.0]));
+}
+
+// ---------------------------------------------------------------------------------------
+// when the checks run: the same leaky program under each policy
+
+/// The same leaky program (its ancilla is not uncomputed) under the attribute `$attr`.
+macro_rules! leaky {
+    ($name:ident, #[$attr:meta]) => {
+        #[$attr]
+        fn $name(y: &mut f64, x: &mut f64) {
+            let a = 0.0;
+            a += identity(x);
+            y += identity(a);
+            dealloc!(a = 0.0);
+        }
+    };
+}
+leaky!(leaky_by_default, #[i]);
+leaky!(leaky_always_checked, #[i(check)]);
+leaky!(leaky_never_checked, #[i(nocheck)]);
+
+#[test]
+fn checks_follow_debug_assertions_unless_check_or_nocheck_says_otherwise() {
+    // a program fails when its forward or its inverse (run after it) stops at a check
+    type Program = fn(&mut f64, &mut f64);
+    let fails = |(f, inv): (Program, Program)| {
+        catch(|| {
+            let (mut y, mut x) = (0.0, 1.5);
+            f(&mut y, &mut x);
+            inv(&mut y, &mut x);
+        })
+        .is_err()
+    };
+    assert_eq!(
+        fails((leaky_by_default, leaky_by_default::inv)),
+        cfg!(debug_assertions),
+        "by default the checks run exactly where debug assertions do"
+    );
+    assert!(
+        fails((leaky_always_checked, leaky_always_checked::inv)),
+        "#[i(check)] checks in every build"
+    );
+    assert!(
+        !fails((leaky_never_checked, leaky_never_checked::inv)),
+        "#[i(nocheck)] checks in no build"
+    );
+    // whichever program runs, the values are the same
+    let (mut y, mut x) = (0.0, 1.5);
+    leaky_never_checked(&mut y, &mut x);
+    assert_eq!((y, x), (1.5, 1.5));
 }

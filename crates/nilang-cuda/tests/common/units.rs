@@ -8,7 +8,7 @@ const SPECIAL: &str = include_str!("../../../nilang/src/stdlib/special.rs");
 /// GradBench's `lse` eval: two functions whose sums are `.par()` loops.
 const LSE: &str = include_str!("../../../nilang-gradbench/src/evals/lse.rs");
 /// GradBench's `gmm` eval, whose objective computes its main terms in a `.par()` loop.
-const GMM: &str = include_str!("../../../nilang-gradbench/src/evals/gmm.rs");
+const GMM: &str = include_str!("../../../nilang-gradbench/src/evals/gmm/program.rs");
 /// Loops of shapes those lack (`par_programs.rs`).
 const STRIDED: &str = include_str!("par_programs.rs");
 

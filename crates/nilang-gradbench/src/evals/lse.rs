@@ -28,8 +28,8 @@ pub fn max_value<T: Real>(x: &[T]) -> f64 {
 }
 
 /// The largest primal value of `x`, NaNs ignored (−∞ if there is none), kept in eight
-/// running maxima, so that the comparisons vectorise (`f64::max` one value at a time does not:
-/// 10% of an lse gradient).
+/// running maxima, so that the comparisons vectorise (`f64::max` one value at a time does not,
+/// and the search is a visible part of an lse gradient).
 fn largest<T: Real>(x: &[T]) -> f64 {
     const LANES: usize = 8;
     let mut lanes = [f64::NEG_INFINITY; LANES];
@@ -47,9 +47,8 @@ fn largest<T: Real>(x: &[T]) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
-/// The work of one element of the exponentials' parallel loops in units of
-/// `(a..b).par().weight(w)` (about a nanosecond): an exponential and a sum take about 4 ns on
-/// one thread (1.28 M of them in 5 ms).
+/// The work of one element of the exponentials' parallel loops (an exponential and a sum) in
+/// units of `(a..b).par().weight(w)` (about a nanosecond of one core's work).
 const EXP_WEIGHT: usize = 4;
 
 /// `out += log Σᵢ exp(x[i])`, stably (shifted by the maximum).

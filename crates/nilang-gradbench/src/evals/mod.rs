@@ -4,6 +4,14 @@
 //! Every module has `evaluate(function, input)`, which decodes the input, runs the function
 //! as often as the input's `Runs` fields ask ([`crate::runs::Runs`]), and encodes the output,
 //! and a plain-Rust `reference` objective used by the tests.
+//!
+//! The larger evals (`ba`, `gmm`, `ht`, `kmeans`, `lstm`, `ode`) are folders, one file per
+//! job: `mod.rs` the protocol entry (`evaluate`, the memory check `need`), `input.rs` the JSON
+//! input and the problem checked from it, `program.rs` the reversible program, `jacobian.rs`
+//! or `run.rs` the derivative (and objective) by running it, `reference.rs` the plain-Rust
+//! reference, `random.rs` seeded random problems; each folder's `mod.rs` names its files. The
+//! smaller evals are one file each, the program being most of it. A folder's items are
+//! re-exported from its `mod.rs`, so their paths (`evals::ht::Problem`) do not name the files.
 
 use crate::runs::{Runs, Timing};
 use serde::de::DeserializeOwned;

@@ -1,0 +1,76 @@
+//! The stack statements: push, pop (an empty stack is a reversibility error), the checks of a
+//! pop's target and of a copy-pop, a copy's gradient flowing back, and the gradient stack of an
+//! adjoint program (the invariant at [`stack_pop_shadow`]).
+
+use crate::check::{fail, tolerance, Check, CheckKind, Site};
+use crate::instr::Zeroable;
+use crate::stack::Stack;
+
+/// Pushes onto a stack.
+#[inline]
+pub fn stack_push<S: Stack<T>, T>(stack: &mut S, v: T) {
+    stack.push_value(v)
+}
+
+/// Pops from a stack; an empty stack is a reversibility error.
+#[inline]
+pub fn stack_pop<S: Stack<T>, T>(stack: &mut S, site: &Site, stack_text: &'static str) -> T {
+    match stack.pop_value() {
+        Some(v) => v,
+        None => fail(
+            site,
+            CheckKind::EmptyStack,
+            stack_text,
+            "a value".into(),
+            "an empty stack".into(),
+        ),
+    }
+}
+
+/// Pops the gradient of the value just popped from a stack, or gives `zero` when that value
+/// has no gradient entry.
+///
+/// Invariant of an adjoint program's stacks: the shadow stack holds the gradients of the
+/// *top* `shadow.depth()` values of the value stack; the values below (pushed by the plain
+/// forward program, which does not touch gradients, or before the caller's shadow stack was
+/// made) have zero gradients. So a caller may hand an adjoint an empty shadow stack, or the
+/// gradients of the top values only, and the value popped (the top) takes the shadow's top.
+#[inline]
+pub fn stack_pop_shadow<S: Stack<G>, G>(shadow: &mut S, zero: G) -> G {
+    shadow.pop_value().unwrap_or(zero)
+}
+
+/// Checks that a pop lands in a zero variable (floats: zero within the tolerance).
+#[inline]
+pub fn check_pop_target<X: Zeroable + Check>(x: &X, site: &Site, variable: &'static str) {
+    if !x.is_zero() && !x.check_eq(&x.zero_like(), tolerance()) {
+        fail(
+            site,
+            CheckKind::PopIntoNonZero,
+            variable,
+            "zero".into(),
+            format!("{x:?}"),
+        );
+    }
+}
+
+/// Checks the value popped by a copy-pop against the variable.
+#[inline]
+pub fn check_pop_copy<X: Check>(popped: &X, x: &X, site: &Site, variable: &'static str) {
+    if !popped.check_eq(x, tolerance()) {
+        fail(
+            site,
+            CheckKind::PopCopyMismatch,
+            variable,
+            format!("{x:?}"),
+            format!("{popped:?}"),
+        );
+    }
+}
+
+/// `pop_copy!` on values: the popped copy's gradient, if the values carry one, flows back into
+/// `x` ([`Check::absorb_copy_gradient`]).
+#[inline(always)]
+pub fn absorb_copy<X: Check>(x: &mut X, copy: &X) {
+    x.absorb_copy_gradient(copy);
+}
