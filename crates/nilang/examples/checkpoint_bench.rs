@@ -8,17 +8,17 @@
 //!
 //! The schedulers: storing the whole trajectory (`trajectory_gradient`), Treeverse with
 //! `δ = ⌈log₂ T⌉` and with 20 stored states (`treeverse_gradient`), both running the step's
-//! generated `rk4_vjp`, for the default (checked) step and its `nocheck` twin; the generic
-//! Treeverse before them (`treeverse` on a `ReversalChain`: the parameters carried in a state
-//! of 6 by identity, each step reversed by `rk4_carried_inv` on `GVar`s); Bennett with k = 10
-//! (`bennett_gradient`, `rk4_adjoint`). T forward steps of the reversible step alone show
+//! generated `rk4_vjp`, for the default step (unchecked in a release build) and its
+//! `#[i(check)]` twin; the generic Treeverse before them (`treeverse` on a `ReversalChain`:
+//! the parameters carried in a state of 6 by identity, each step reversed by
+//! `rk4_carried_inv` on `GVar`s); Bennett with k = 10 (`bennett_gradient`, `rk4_adjoint`). T forward steps of the reversible step alone show
 //! what the checks cost before any gradient.
 
 #[path = "../tests/support/lotka_volterra.rs"]
 mod lotka_volterra;
 
+use lotka_volterra::{checked, rk4_vjp, THETA, X0};
 use lotka_volterra::{native_final, rk4, rk4_adjoint, rk4_carried, rk4_carried_inv, rk4_inv};
-use lotka_volterra::{rk4_vjp, unchecked, THETA, X0};
 use nilang::checkpoint::{bennett_gradient, trajectory_gradient, treeverse_gradient, ParamStep};
 use nilang::treeverse::{treeverse, ReversalChain};
 use nilang::GVar;
@@ -143,8 +143,8 @@ fn runs(t: usize) -> Vec<Run> {
     )];
     v.extend(fast_runs("rk4", (rk4, rk4_vjp), t));
     v.extend(fast_runs(
-        "rk4 nocheck",
-        (unchecked::rk4, unchecked::rk4_vjp),
+        "rk4 #[i(check)]",
+        (checked::rk4, checked::rk4_vjp),
         t,
     ));
     v.push((

@@ -13,7 +13,8 @@ use nilang::{i, Real};
 pub const H: f64 = 0.01;
 
 /// Defines `lotka_volterra`, `axpy2` and `rk4` with the options `$options` of `#[i]`:
-/// checked here, `nocheck` in [`unchecked`].
+/// the default here (checked in debug builds, unchecked in release builds), `check` pinned
+/// in [`checked`].
 macro_rules! runge_kutta {
     ($($options:tt)*) => {
         /// `(dx, dy) += (αx − βxy, δxy − γy)` at `(x, y)`.
@@ -87,12 +88,12 @@ macro_rules! runge_kutta {
 
 runge_kutta!();
 
-/// The same step without runtime reversibility checks (`#[i(nocheck)]`).
-pub mod unchecked {
+/// The same step with runtime reversibility checks in every build (`#[i(check)]`).
+pub mod checked {
     use super::H;
     use nilang::{i, Real};
 
-    runge_kutta!((nocheck));
+    runge_kutta!((check));
 }
 
 /// [`rk4`] on the state `[x, y, α, β, γ, δ]`: the parameters are carried to the next state
