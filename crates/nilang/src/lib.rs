@@ -18,6 +18,7 @@ extern crate self as nilang;
 
 pub mod ad;
 pub mod check;
+pub mod checkpoint;
 pub mod complex;
 pub mod consistency;
 pub mod dual;

@@ -12,6 +12,8 @@
 //! A step is a [`Transition`]: a reversible function `(out, inp)` that adds `f(inp)` into a
 //! zero `out` (`call`) and takes it back out (`uncall`). Any [`Rev`] pair of functions
 //! `fn(&mut S, &mut S)`, e.g. `rev!(f)` for an `#[i] fn f(out: &mut S, inp: &mut S)`, is one.
+//! The gradient of such a loop through Bennett's scheme, with respect to `s₀` and to
+//! parameters every step reads, is [`crate::checkpoint::bennett_gradient`].
 //!
 //! ```
 //! use nilang::{i, rev, Real};
@@ -142,8 +144,7 @@ pub enum Split {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Bennett<S> {
-    k: usize,
-    split: Split,
+    sectors: Sectors,
     states: Vec<Option<S>>,
     live: usize,
     program_counter: usize,
@@ -169,8 +170,10 @@ impl<S: Zeroable + Check> Bennett<S> {
         let mut states: Vec<Option<S>> = (0..=n_steps).map(|_| None).collect();
         states[0] = Some(s0);
         Bennett {
-            k,
-            split: Split::Equal,
+            sectors: Sectors {
+                k,
+                split: Split::Equal,
+            },
             states,
             live: 1,
             program_counter: 0,
@@ -198,7 +201,8 @@ impl<S: Zeroable + Check> Bennett<S> {
     /// ```
     pub fn run<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
-        self.forward(steps, 0, steps.len());
+        let sectors = self.sectors;
+        sectors.forward(&mut Leaves { b: self, steps }, 0, steps.len());
     }
 
     /// The inverse of [`run`](Bennett::run): uncomputes `s_N`, leaving `s₀` alone.
@@ -219,7 +223,8 @@ impl<S: Zeroable + Check> Bennett<S> {
     /// ```
     pub fn run_inv<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
-        self.backward(steps, 0, steps.len());
+        let sectors = self.sectors;
+        sectors.backward(&mut Leaves { b: self, steps }, 0, steps.len());
     }
 
     /// The same schedule with another way of splitting each level into sectors.
@@ -230,7 +235,7 @@ impl<S: Zeroable + Check> Bennett<S> {
     /// assert_eq!(b.live_states(), 1);
     /// ```
     pub fn with_split(mut self, split: Split) -> Self {
-        self.split = split;
+        self.sectors.split = split;
         self
     }
 
@@ -259,9 +264,10 @@ impl<S: Zeroable + Check> Bennett<S> {
     /// ```
     pub fn run_keeping_sectors<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
-        for j in 0..self.parts(steps.len()) {
-            let (b, l) = self.sector(0, steps.len(), j);
-            self.forward(steps, b, l);
+        let sectors = self.sectors;
+        for j in 0..sectors.parts(steps.len()) {
+            let (b, l) = sectors.sector(0, steps.len(), j);
+            sectors.forward(&mut Leaves { b: self, steps }, b, l);
         }
     }
 
@@ -284,9 +290,10 @@ impl<S: Zeroable + Check> Bennett<S> {
     /// ```
     pub fn run_keeping_sectors_inv<T: Transition<S>>(&mut self, steps: &[T]) {
         self.check_len(steps.len());
-        for j in (0..self.parts(steps.len())).rev() {
-            let (b, l) = self.sector(0, steps.len(), j);
-            self.backward(steps, b, l);
+        let sectors = self.sectors;
+        for j in (0..sectors.parts(steps.len())).rev() {
+            let (b, l) = sectors.sector(0, steps.len(), j);
+            sectors.backward(&mut Leaves { b: self, steps }, b, l);
         }
     }
 
@@ -384,12 +391,84 @@ impl<S: Zeroable + Check> Bennett<S> {
 
     /// The pair `(s[i+1], s[i])`, both borrowed mutably.
     fn pair(&mut self, i: usize) -> (&mut Option<S>, &mut Option<S>) {
-        let (lo, hi) = self.states.split_at_mut(i + 1);
-        (&mut hi[0], &mut lo[i])
+        pair(&mut self.states, i)
+    }
+}
+
+/// The pair `(v[i+1], v[i])`, both borrowed mutably.
+fn pair<X>(v: &mut [X], i: usize) -> (&mut X, &mut X) {
+    let (lo, hi) = v.split_at_mut(i + 1);
+    (&mut hi[0], &mut lo[i])
+}
+
+/// Checks that uncalling step `i` brought state `s_{i+1}` back to zero, within the tolerance
+/// every float check uses; a [`ReversibilityError`](crate::ReversibilityError) of kind
+/// [`CheckKind::Dealloc`] naming the state and the step otherwise.
+pub(crate) fn check_uncomputed<S: Zeroable + Check>(out: &S, i: usize) {
+    if !out.check_eq(&out.zero_like(), tolerance()) {
+        fail(
+            &SITE_INV,
+            CheckKind::Dealloc,
+            &format!("state s{} (uncalling step {i})", i + 1),
+            format!("zero, within the tolerance {:e}", tolerance()),
+            format!("{out:?}"),
+        );
+    }
+}
+
+/// What Bennett's recursion does at a leaf, a single step: call it (allocate `s_{i+1}` and
+/// compute it from `sᵢ`) or uncall it (bring `s_{i+1}` back to zero and free it).
+pub(crate) trait Leaf {
+    /// Step `i` forward.
+    fn call(&mut self, i: usize);
+    /// Step `i` backward.
+    fn uncall(&mut self, i: usize);
+}
+
+/// [`Bennett`]'s leaves: its states and the steps.
+struct Leaves<'a, S, T> {
+    b: &'a mut Bennett<S>,
+    steps: &'a [T],
+}
+
+impl<S: Zeroable + Check, T: Transition<S>> Leaf for Leaves<'_, S, T> {
+    fn call(&mut self, i: usize) {
+        let b = &mut *self.b;
+        let (out, inp) = b.pair(i);
+        let inp = inp.as_mut().expect("Bennett: input state is live");
+        assert!(out.is_none(), "Bennett: output state is already live");
+        let out = out.insert(inp.zero_like());
+        self.steps[i].call(out, inp);
+        b.live += 1;
+        b.program_counter += 1;
+        b.peak_live_states = b.peak_live_states.max(b.live);
     }
 
+    fn uncall(&mut self, i: usize) {
+        let b = &mut *self.b;
+        let (out_slot, inp) = b.pair(i);
+        let inp = inp.as_mut().expect("Bennett: input state is live");
+        let out = out_slot.as_mut().expect("Bennett: output state is live");
+        self.steps[i].uncall(out, inp);
+        check_uncomputed(out, i);
+        *out_slot = None;
+        b.live -= 1;
+        b.program_counter += 1;
+    }
+}
+
+/// How Bennett's recursion splits its levels: `k` sectors per level, split by `split`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sectors {
+    /// Sectors per level (`k ≥ 2`).
+    pub(crate) k: usize,
+    /// How a level is split.
+    pub(crate) split: Split,
+}
+
+impl Sectors {
     /// The number of sectors of a level of `len` steps.
-    fn parts(&self, len: usize) -> usize {
+    pub(crate) fn parts(&self, len: usize) -> usize {
         if len == 0 {
             return 0;
         }
@@ -400,7 +479,7 @@ impl<S: Zeroable + Check> Bennett<S> {
     }
 
     /// Sector `j` `(start, len)` of `[base, base+len)` (see [`Split`]).
-    fn sector(&self, base: usize, len: usize, j: usize) -> (usize, usize) {
+    pub(crate) fn sector(&self, base: usize, len: usize, j: usize) -> (usize, usize) {
         let parts = self.parts(len);
         match self.split {
             Split::Equal => {
@@ -417,67 +496,45 @@ impl<S: Zeroable + Check> Bennett<S> {
         }
     }
 
-    fn forward<T: Transition<S>>(&mut self, steps: &[T], base: usize, len: usize) {
-        if len == 0 {
-            return;
-        }
-        if len == 1 {
-            let (out, inp) = self.pair(base);
-            let inp = inp.as_mut().expect("Bennett: input state is live");
-            assert!(out.is_none(), "Bennett: output state is already live");
-            let out = out.insert(inp.zero_like());
-            steps[base].call(out, inp);
-            self.live += 1;
-            self.program_counter += 1;
-            self.peak_live_states = self.peak_live_states.max(self.live);
+    /// Steps `base..base+len` forward: `{s_base}` becomes `{s_base, s_{base+len}}`.
+    pub(crate) fn forward<L: Leaf>(&self, leaves: &mut L, base: usize, len: usize) {
+        if len <= 1 {
+            if len == 1 {
+                leaves.call(base);
+            }
             return;
         }
         let parts = self.parts(len);
         // the P process
         for j in 0..parts {
             let (b, l) = self.sector(base, len, j);
-            self.forward(steps, b, l);
+            self.forward(leaves, b, l);
         }
         // the Q process
         for j in (0..parts - 1).rev() {
             let (b, l) = self.sector(base, len, j);
-            self.backward(steps, b, l);
+            self.backward(leaves, b, l);
         }
     }
 
-    fn backward<T: Transition<S>>(&mut self, steps: &[T], base: usize, len: usize) {
-        if len == 0 {
-            return;
-        }
-        if len == 1 {
-            let (out_slot, inp) = self.pair(base);
-            let inp = inp.as_mut().expect("Bennett: input state is live");
-            let out = out_slot.as_mut().expect("Bennett: output state is live");
-            steps[base].uncall(out, inp);
-            if !out.check_eq(&out.zero_like(), tolerance()) {
-                fail(
-                    &SITE_INV,
-                    CheckKind::Dealloc,
-                    &format!("state s{} (uncalling step {base})", base + 1),
-                    format!("zero, within the tolerance {:e}", tolerance()),
-                    format!("{out:?}"),
-                );
+    /// The inverse of [`forward`](Sectors::forward).
+    pub(crate) fn backward<L: Leaf>(&self, leaves: &mut L, base: usize, len: usize) {
+        if len <= 1 {
+            if len == 1 {
+                leaves.uncall(base);
             }
-            *out_slot = None;
-            self.live -= 1;
-            self.program_counter += 1;
             return;
         }
         let parts = self.parts(len);
         // inverse of the Q process
         for j in 0..parts - 1 {
             let (b, l) = self.sector(base, len, j);
-            self.forward(steps, b, l);
+            self.forward(leaves, b, l);
         }
         // inverse of the P process
         for j in (0..parts).rev() {
             let (b, l) = self.sector(base, len, j);
-            self.backward(steps, b, l);
+            self.backward(leaves, b, l);
         }
     }
 }

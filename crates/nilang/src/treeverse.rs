@@ -21,7 +21,9 @@
 //! `#[i] fn step<T: Real>(out: &mut [T], inp: &mut [T])` (`out += f(inp)`), each
 //! differentiated by the reversal AD of this crate: its vector–Jacobian product comes from
 //! running `step_inv` on [`GVar`] values. Bennett's scheme for reverse computing, the other
-//! column of Table 1, is [`crate::schedule::Bennett`].
+//! column of Table 1, is [`crate::schedule::Bennett`]. For a loop whose steps read
+//! parameters, and for speed, [`crate::checkpoint::treeverse_gradient`] runs the same schedule
+//! on flat buffers with each step's generated `f_vjp`, and gives the parameters' gradient too.
 //!
 //! ```
 //! use nilang::{i, GVar, Real};
@@ -191,29 +193,126 @@ fn split(len: usize, snaps: usize) -> usize {
     m.min(len - 1)
 }
 
-struct Run<'a, C: Chain, F> {
+/// The operations a Treeverse schedule runs: a stack of stored states (`x₀` at the bottom
+/// from the start) and one working state. [`reverse_schedule`] decides which to run;
+/// [`treeverse`] runs them on a [`Chain`]'s states, [`crate::checkpoint`] on flat buffers
+/// with each step's generated vector–Jacobian product.
+pub(crate) trait Machine {
+    /// The working state becomes a copy of the top stored state.
+    fn load(&mut self);
+    /// The working state `xᵢ` becomes `x_{i+1} = f_i(xᵢ)`.
+    fn step(&mut self, i: usize);
+    /// Stores the working state on the stack (it stays the working state).
+    fn store(&mut self);
+    /// Drops the top stored state.
+    fn discard(&mut self);
+    /// Reverses step `i` at the working state `xᵢ`: the gradient with respect to `x_{i+1}`
+    /// becomes the gradient with respect to `xᵢ`. The first call (`i = T − 1`) evaluates the
+    /// last step and seeds the gradient from its output, the final state.
+    fn reverse(&mut self, i: usize);
+}
+
+/// Runs Treeverse's schedule for `n ≥ 1` steps with `snaps` stored states on `m`, whose stack
+/// holds `x₀` alone on entry (and nothing on return), and counts what it cost.
+///
+/// Each frame of the explicit stack is a stored state `x_a` (the machine's stored state at
+/// the same depth) with the steps `a..b` still to reverse from it and the number of stored
+/// states it may use (its own included); the stack's length is the number of snapshots held.
+/// Splitting a frame advances to `x_m`, leaves `(x_a, a..m, s)` pending below
+/// `(x_m, m..b, s − 1)`.
+pub(crate) fn reverse_schedule<M: Machine>(m: &mut M, n: usize, snaps: usize) -> Stats {
+    let mut stats = Stats {
+        peak_snapshots: 1,
+        ..Stats::default()
+    };
+    let mut frames: Vec<(usize, usize, usize)> = vec![(0, n, snaps)];
+    while let Some(&mut (a, b, s)) = frames.last_mut() {
+        let len = b - a;
+        if len <= 1 || s == 1 || s >= len {
+            frames.pop();
+            if s >= len {
+                // every state of the sector fits (one step included): one sweep, then reverse
+                m.load();
+                for i in a..b - 1 {
+                    m.step(i);
+                    m.store();
+                }
+                stats.forward_steps += len - 1;
+                stats.peak_snapshots = stats.peak_snapshots.max(frames.len() + len);
+                for i in (a..b).rev() {
+                    m.load();
+                    m.reverse(i);
+                    m.discard();
+                }
+            } else {
+                // one stored state: recompute from it for every step
+                for k in (a..b).rev() {
+                    advance(m, &mut stats, a, k);
+                    m.reverse(k);
+                }
+                m.discard();
+            }
+            stats.vjps += len;
+            continue;
+        }
+        let mid = a + split(len, s);
+        advance(m, &mut stats, a, mid);
+        m.store();
+        frames.last_mut().expect("a frame").1 = mid;
+        frames.push((mid, b, s - 1));
+        stats.peak_snapshots = stats.peak_snapshots.max(frames.len());
+    }
+    stats
+}
+
+/// Loads the top stored state `x_a` and advances it to `x_to`.
+fn advance<M: Machine>(m: &mut M, stats: &mut Stats, a: usize, to: usize) {
+    m.load();
+    for i in a..to {
+        m.step(i);
+    }
+    stats.forward_steps += to - a;
+}
+
+/// [`treeverse`]'s machine: the stored states of a [`Chain`] and the gradient.
+struct ChainMachine<'a, C: Chain, F> {
     chain: &'a C,
     n: usize,
+    stored: Vec<C::State>,
+    work: Option<C::State>,
     seed: Option<F>,
     grad: Option<C::Grad>,
     final_state: Option<C::State>,
-    stats: Stats,
 }
 
-impl<C: Chain, F: FnOnce(&C::State) -> C::Grad> Run<'_, C, F> {
-    fn advance(&mut self, x: &C::State, from: usize, to: usize) -> C::State {
-        let mut x = x.clone();
-        for i in from..to {
-            x = self.chain.step(i, &x);
-            self.stats.forward_steps += 1;
-        }
-        x
+impl<C: Chain, F: FnOnce(&C::State) -> C::Grad> Machine for ChainMachine<'_, C, F> {
+    fn load(&mut self) {
+        self.work = Some(self.stored.last().expect("a stored state").clone());
     }
 
-    fn vjp(&mut self, i: usize, x: &C::State) {
+    fn step(&mut self, i: usize) {
+        // a stored working state is the top stored one (`store` moves it there)
+        let x = match &self.work {
+            Some(x) => x,
+            None => self.stored.last().expect("a stored state"),
+        };
+        self.work = Some(self.chain.step(i, x));
+    }
+
+    fn store(&mut self) {
+        let x = self.work.take().expect("a loaded state");
+        self.stored.push(x);
+    }
+
+    fn discard(&mut self) {
+        self.stored.pop();
+    }
+
+    fn reverse(&mut self, i: usize) {
+        let x = self.work.take().expect("a loaded state");
         if i + 1 == self.n {
             // the turn: the last step's output is the loss input
-            let y = self.chain.step(i, x);
+            let y = self.chain.step(i, &x);
             let seed = self.seed.take().expect("the last step is reversed once");
             self.grad = Some(seed(&y));
             self.final_state = Some(y);
@@ -222,62 +321,19 @@ impl<C: Chain, F: FnOnce(&C::State) -> C::Grad> Run<'_, C, F> {
             .grad
             .as_mut()
             .expect("the reverse sweep starts at the last step");
-        self.chain.vjp(i, x, g);
-        self.stats.vjps += 1;
-    }
-
-    /// Reverses steps `0..n` from `x0` with `snaps` stored states (`x0`'s included).
-    ///
-    /// Each frame of the explicit stack is a stored state `x_a` with the steps `a..b` still to
-    /// reverse from it and the number of stored states it may use (its own included); the
-    /// stack's length is the number of snapshots held. Splitting a frame advances to `x_m`,
-    /// leaves `(x_a, a..m, s)` pending below `(x_m, m..b, s − 1)`.
-    fn reverse(&mut self, x0: &C::State, snaps: usize) {
-        let mut stack: Vec<(C::State, usize, usize, usize)> = vec![(x0.clone(), 0, self.n, snaps)];
-        while let Some(&mut (ref x, a, b, s)) = stack.last_mut() {
-            let len = b - a;
-            if len <= 1 || s == 1 || s >= len {
-                let (x, a, b, s) = stack.pop().expect("a frame");
-                let held = stack.len();
-                if len == 1 {
-                    self.vjp(a, &x);
-                } else if s >= len {
-                    // every state of the sector fits: one sweep, then reverse
-                    let mut states = Vec::with_capacity(len);
-                    states.push(x);
-                    for i in a..b - 1 {
-                        let next = self.chain.step(i, states.last().expect("a state"));
-                        self.stats.forward_steps += 1;
-                        states.push(next);
-                    }
-                    self.stats.peak_snapshots = self.stats.peak_snapshots.max(held + states.len());
-                    for i in (a..b).rev() {
-                        let xi = states.pop().expect("a state");
-                        self.vjp(i, &xi);
-                    }
-                } else {
-                    // one stored state: recompute from it for every step
-                    for k in (a..b).rev() {
-                        let xk = self.advance(&x, a, k);
-                        self.vjp(k, &xk);
-                    }
-                }
-                continue;
-            }
-            let m = a + split(len, s);
-            let xm = self.advance(x, a, m);
-            let top = stack.last_mut().expect("a frame");
-            top.2 = m;
-            stack.push((xm, m, b, s - 1));
-            self.stats.peak_snapshots = self.stats.peak_snapshots.max(stack.len());
-        }
+        self.chain.vjp(i, &x, g);
     }
 }
 
 /// Differentiates the chain of `steps` steps from `x0` with at most `snapshots` stored states
 /// (`x₀` included; `snapshots ≥ 1`): `seed(x_T)` gives the gradient of the loss with respect
 /// to the final state, and the result holds `x_T`, the gradient with respect to `x₀`, and the
-/// cost. The forward step count is [`optimal_forward_steps`]`(steps, snapshots)`.
+/// cost. The forward step count is [`optimal_forward_steps`]`(steps, snapshots)`. With
+/// `steps = 0` the final state is `x₀` and the gradient `seed(x₀)`.
+///
+/// For steps that read parameters (an ODE's coefficients, an RNN's weights) and want their
+/// gradients too, [`crate::checkpoint::treeverse_gradient`] runs the steps' generated
+/// `f_vjp` on flat buffers.
 ///
 /// ```
 /// use nilang::treeverse::{treeverse, ReversalChain};
@@ -293,6 +349,10 @@ impl<C: Chain, F: FnOnce(&C::State) -> C::Grad> Run<'_, C, F> {
 /// let r = treeverse(&chain, &vec![3.0, 0.5], 20, 4, |_x_t| vec![1.0, 0.0]);
 /// assert_eq!(r.gradient, vec![0.5f64.powi(20), 20.0 * 3.0 * 0.5f64.powi(19)]);
 /// ```
+///
+/// # Panics
+///
+/// When `snapshots` is 0.
 pub fn treeverse<C: Chain>(
     chain: &C,
     x0: &C::State,
@@ -300,24 +360,31 @@ pub fn treeverse<C: Chain>(
     snapshots: usize,
     seed: impl FnOnce(&C::State) -> C::Grad,
 ) -> Gradient<C::State, C::Grad> {
-    assert!(snapshots >= 1, "treeverse needs at least one stored state");
-    assert!(steps >= 1, "treeverse needs at least one step");
-    let mut run = Run {
+    assert!(
+        snapshots >= 1,
+        "treeverse: `snapshots` is 0, but it needs at least one stored state (x₀)"
+    );
+    if steps == 0 {
+        return Gradient {
+            final_state: x0.clone(),
+            gradient: seed(x0),
+            stats: Stats::default(),
+        };
+    }
+    let mut m = ChainMachine {
         chain,
         n: steps,
+        stored: vec![x0.clone()],
+        work: None,
         seed: Some(seed),
         grad: None,
         final_state: None,
-        stats: Stats {
-            peak_snapshots: 1,
-            ..Stats::default()
-        },
     };
-    run.reverse(x0, snapshots);
+    let stats = reverse_schedule(&mut m, steps, snapshots);
     Gradient {
-        final_state: run.final_state.expect("the last step ran"),
-        gradient: run.grad.expect("the reverse sweep ran"),
-        stats: run.stats,
+        final_state: m.final_state.expect("the last step ran"),
+        gradient: m.grad.expect("the reverse sweep ran"),
+        stats,
     }
 }
 

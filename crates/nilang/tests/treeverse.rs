@@ -53,6 +53,16 @@ fn brute_force(lmax: usize, smax: usize) -> Vec<Vec<usize>> {
 }
 
 #[test]
+fn no_steps_seeds_at_the_initial_state() {
+    let r = treeverse(&Counter, &0, 0, 3, |&x| {
+        assert_eq!(x, 0, "the final state is x₀");
+        7
+    });
+    assert_eq!((r.final_state, r.gradient), (0, 7));
+    assert_eq!(r.stats, nilang::treeverse::Stats::default());
+}
+
+#[test]
 fn closed_form_is_the_optimum() {
     let t = brute_force(80, 6);
     for (l, row) in t.iter().enumerate().skip(1) {
