@@ -408,7 +408,9 @@ impl Checker<'_> {
                     span,
                     format!(
                         "ancilla `{name}` is allocated but never deallocated in this block: add \
-                         `dealloc!({name} = <its final value>);`, or uncompute it with \
+                         `dealloc!({name} = <its final value>);` (for a value the block never \
+                         changes, such as a size `let n = x.len();`, the final value is the \
+                         initial one: `dealloc!(n = x.len());`), or uncompute it with \
                          `routine! {{ … }}` and `uncompute!();`"
                     ),
                 );

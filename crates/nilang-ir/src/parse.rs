@@ -31,7 +31,7 @@ pub struct ParsedFunction {
 }
 
 /// Parses a function carrying the `#[i]` attribute (already removed) into the IR, without
-/// checking it: [`crate::lower`] parses and checks.
+/// checking it: [`crate::lower()`] parses and checks.
 pub fn parse_function(options: &Options, item: syn::ItemFn) -> ParsedFunction {
     parse_signature_and_body(options, item.attrs, item.vis, item.sig, &item.block)
 }
