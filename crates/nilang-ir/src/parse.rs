@@ -654,10 +654,12 @@ impl Parser<'_> {
         None
     }
 
-    /// Is this expression a nested computation (a primitive application)?
+    /// Is this expression a nested computation (a primitive application)? A primitive applied
+    /// to values that are not state (`exp(q[0])` of a read-only `q`) is one too: the language
+    /// names its primitives as functions, and plain Rust has no function `exp`.
     fn is_nested(&self, e: &Expr) -> bool {
         if !self.state_names.iter().any(|n| mentions_name(e, n)) {
-            return false;
+            return self.is_primitive_call(e);
         }
         match e {
             Expr::Paren(p) => self.is_nested(&p.expr),
@@ -667,8 +669,18 @@ impl Parser<'_> {
                 expr,
                 ..
             }) => !matches!(&**expr, Expr::Lit(_)),
+            Expr::Call(_) => self.is_primitive_call(e),
+            _ => false,
+        }
+    }
+
+    /// `p(…)` for a primitive `p` of the language (`exp`, `sqrt`, …; `sincos`), possibly in
+    /// parentheses.
+    fn is_primitive_call(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_primitive_call(&p.expr),
             Expr::Call(c) => match &*c.func {
-                Expr::Path(p) if p.path.segments.len() == 1 => {
+                Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
                     let n = p.path.segments[0].ident.to_string();
                     primitive(&n).is_some() || n == "sincos"
                 }

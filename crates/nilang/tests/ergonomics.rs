@@ -378,3 +378,26 @@ fn ampersand_mut_places_are_call_arguments() {
         (1.0, vec![1.0, 1.5, 3.0, 1.0], vec![1.0, 1.0])
     );
 }
+
+/// A primitive of a read-only value inside an operand (`exp(q[0])` of `q: &[T]`) is a nested
+/// primitive, expanded into an ancilla like one of the state (before, rustc's "cannot find
+/// function `exp`").
+#[i(expand)]
+fn scaled_by_exp<T: Real>(y: &mut T, x: &mut T, q: &[T]) {
+    y += exp(q[0]) * x;
+    y += x * sqrt(2.0);
+}
+
+#[test]
+fn a_primitive_of_a_read_only_value_is_an_operand() {
+    let (mut y, mut x, q) = (0.0, 3.0, [0.5]);
+    scaled_by_exp(&mut y, &mut x, &q);
+    let slope = 0.5f64.exp() + 2f64.sqrt();
+    assert!((y - 3.0 * slope).abs() < 1e-14, "{y}");
+    let (mut y_grad, mut x_grad) = (1.0, 0.0);
+    scaled_by_exp_adjoint(&mut y, &mut y_grad, &mut x, &mut x_grad, &q, ());
+    assert!(
+        y.abs() < 1e-14 && (x_grad - slope).abs() < 1e-14,
+        "{y} {x_grad}"
+    );
+}
