@@ -34,6 +34,22 @@ macro_rules! primitives_trait {
         /// Every instruction `y += f(x)` and `y += f(a, b)` of the language's primitives on a
         /// type (`Acc1<Exp>`, `Acc2<Mul>`, …, one bound per primitive of the table): a bound
         /// of [`Real`], implemented for every type that has them all.
+        ///
+        /// ```
+        /// use nilang::prims::Exp;
+        /// use nilang::{Acc1, GVar, Primitives};
+        ///
+        /// /// `y += exp(x)` on any type that has the language's primitives.
+        /// fn exp_into<T: Primitives>(y: &mut T, x: &mut T) {
+        ///     <T as Acc1<Exp>>::add1(y, x);
+        /// }
+        /// let (mut y, mut x) = (1.0f64, 0.0);
+        /// exp_into(&mut y, &mut x);
+        /// assert_eq!(y, 2.0);
+        /// let (mut gy, mut gx) = (GVar::new(0.0), GVar::new(0.0));
+        /// exp_into(&mut gy, &mut gx);
+        /// assert_eq!(gy.x, 1.0);
+        /// ```
         pub trait Primitives: $(Acc1<$ty> +)* $(Acc2<$bty> +)* Sized {}
         impl<T: $(Acc1<$ty> +)* $(Acc2<$bty> +)* Sized> Primitives for T {}
     };
