@@ -349,12 +349,10 @@ impl Gen {
         let mut out = match (&on_values, self.shadow.is_some()) {
             (Only::Yes, true) => self.compute_on_values(compute),
             (Only::UnlessCalls(_), true) => {
-                let cond = on_values.callees_condition(&private());
-                let mut scope = self.scope.clone();
-                let values = self.compute_on_values(compute);
-                std::mem::swap(&mut self.scope, &mut scope);
-                let pairs = self.stmts(compute);
-                quote!(if #cond { #values } else { #pairs })
+                let cond = on_values
+                    .callees_condition(&private())
+                    .expect("a routine that depends on its callees has a condition");
+                self.compute_unless_calls(compute, &cond)
             }
             _ => self.stmts(compute),
         };
@@ -366,6 +364,26 @@ impl Gen {
             _ => out.extend(self.dead_uncomputation(&undo, &dead)),
         }
         out
+    }
+
+    /// A routine's computation on values alone where `cond` (a constant on the callees'
+    /// effects) holds, on values and gradients otherwise, chosen statement by statement so
+    /// that the ancillas it allocates stay in the enclosing scope: an allocation is the same
+    /// in both forms (the ancilla and its zero gradient).
+    fn compute_unless_calls(&mut self, compute: &[Stmt], cond: &TokenStream) -> TokenStream {
+        compute
+            .iter()
+            .map(|s| match s.kind {
+                StmtKind::Alloc(_) => self.stmt(s),
+                _ => {
+                    let mut scope = self.scope.clone();
+                    let values = self.compute_on_values(std::slice::from_ref(s));
+                    std::mem::swap(&mut self.scope, &mut scope);
+                    let pairs = self.stmt(s);
+                    quote!(if #cond { #values } else { #pairs })
+                }
+            })
+            .collect()
     }
 
     /// A routine's computation on values alone (its allocations still give the ancillas

@@ -36,6 +36,30 @@ pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
     attribute(attr.into(), item.into()).into()
 }
 
+/// Makes an ordinary function differentiable: `#[differentiable] fn f<T: Real>(x: &[T], …) -> T`
+/// keeps `f` as written and adds `f_gradient(x: &[f64], …) -> (f64, gradients)` and `f_rev`,
+/// the reversible program the front end (`nilang-auto`) wrote from `f`'s body, compiled as
+/// `#[i(expand)]` (with `f_rev_inv`, `f_rev_vjp`, …). The accepted subset of Rust and how the
+/// program is built are in the `nilang` crate's guide (`nilang::guide::ordinary`).
+#[proc_macro_attribute]
+pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
+    differentiable_here(attr.into(), item.into()).into()
+}
+
+/// What `#[differentiable]` does, on `proc_macro2` tokens.
+fn differentiable_here(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    let translation = match nilang_auto::translate(attr, item.clone()) {
+        Ok(t) => t,
+        Err(e) => {
+            let error = e.to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let reversible = attribute(quote!(expand), translation.reversible.to_token_stream());
+    let gradient = translation.gradient;
+    quote!(#item #reversible #gradient)
+}
+
 /// What `#[i]` does, on `proc_macro2` tokens (so that tests can call it): the options in
 /// `attr`, the function, method or `impl` block in `item`.
 fn attribute(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {

@@ -54,6 +54,7 @@ pub use instr::{
     Scale2, Step, Zeroable,
 };
 pub use lanes::{Grad, Lanes};
+pub use nilang_macros::differentiable;
 /// # Example
 ///
 /// ```

@@ -1,0 +1,647 @@
+//! From the natural IR to the reversible program (the `#[i]` language, expanded).
+//!
+//! Each block is written in one of two forms, chosen by dependency analysis:
+//!
+//! - **in place**: when every `let` of the block can be uncomputed at its end (nothing it was
+//!   computed from, and not the variable itself, is written after it), the statements run in
+//!   order and the temporaries are uncomputed in reverse (`t -= e`), so nothing is stored;
+//! - **compute, copy, uncompute**: otherwise the block is `routine! { P } X uncompute!()`: `P`
+//!   computes on *shadows* of the outer variables it writes, `X` copies their new values out
+//!   (and performs the block's final writes to outer variables), and `~P` uncomputes every
+//!   temporary. Only then is the old value of each overwritten outer variable saved on the
+//!   tape (`push!`) and replaced by the new one (`swap`): per iteration of a loop, one number
+//!   per variable the loop carries.
+//!
+//! An assignment that cannot be undone in place (`x = e`, or `x += e` where `e` reads `x`)
+//! saves the old value on the tape; a branch whose condition its branches change records the
+//! decision; a `while` loop records its trip count. Every push is undone by the uncomputation of
+//! the enclosing routine, in reverse order, so the three tapes are empty when the function
+//! returns.
+
+use crate::nir::{self, Expr, Function, Id, Init, Op, Place, Stmt, StmtKind, Ty};
+use crate::signature::Signature;
+use crate::Names;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use std::collections::{BTreeSet, HashMap};
+use syn::visit_mut::VisitMut;
+use syn::Ident;
+
+type Result<T> = syn::Result<T>;
+
+/// The tapes a program uses: values, branch decisions, trip counts.
+#[derive(Default)]
+struct Tapes {
+    values: Option<Ident>,
+    flags: Option<Ident>,
+    counts: Option<Ident>,
+}
+
+/// Writes the reversible program of one function.
+pub struct Emitter<'f> {
+    f: &'f Function,
+    sig: &'f Signature,
+    names: &'f mut Names,
+    /// Shadows: the ancilla standing for an outer binding inside the block being written.
+    subst: HashMap<Id, Ident>,
+    tapes: Tapes,
+}
+
+impl<'f> Emitter<'f> {
+    /// An emitter for `f`.
+    pub fn new(f: &'f Function, sig: &'f Signature, names: &'f mut Names) -> Self {
+        Emitter {
+            f,
+            sig,
+            names,
+            subst: HashMap::new(),
+            tapes: Tapes::default(),
+        }
+    }
+
+    /// The body of the reversible program: `routine! { body } out += value; uncompute!();`
+    /// between the tapes' allocation and deallocation.
+    pub fn body(&mut self, out: &Ident) -> Result<TokenStream> {
+        let compute = self.stmts(&self.f.body)?;
+        let value = self.render(&self.f.ret);
+        let t = &self.sig.rev_real;
+        let mut allocs = Vec::new();
+        let mut deallocs = Vec::new();
+        for (tape, ty) in [
+            (&self.tapes.values, quote!(#t)),
+            (&self.tapes.flags, quote!(bool)),
+            (&self.tapes.counts, quote!(usize)),
+        ] {
+            if let Some(tape) = tape {
+                allocs.push(quote!(let #tape: ::std::vec::Vec<#ty> = ::std::vec::Vec::new();));
+                deallocs.push(quote!(dealloc!(#tape = ::std::vec::Vec::new());));
+            }
+        }
+        Ok(quote! {
+            #(#allocs)*
+            routine! {
+                #(#compute)*
+            }
+            #out += #value;
+            uncompute!();
+            #(#deallocs)*
+        })
+    }
+
+    fn zero(&self) -> TokenStream {
+        let t = &self.sig.rev_real;
+        quote!(#t::zero())
+    }
+
+    fn tape(&mut self, which: fn(&mut Tapes) -> &mut Option<Ident>, base: &str) -> Ident {
+        let span = Span::call_site();
+        if which(&mut self.tapes).is_none() {
+            let name = self.names.fresh(base, span);
+            *which(&mut self.tapes) = Some(name);
+        }
+        which(&mut self.tapes).clone().expect("set above")
+    }
+
+    fn value_tape(&mut self) -> Ident {
+        self.tape(|t| &mut t.values, "tape")
+    }
+
+    /// The current spelling of a binding (its shadow inside a block that shadows it).
+    fn name(&self, id: Id) -> Ident {
+        self.subst
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| self.f.binds[id].name.clone())
+    }
+
+    /// An expression with the current shadows substituted.
+    fn render(&self, e: &Expr) -> syn::Expr {
+        let mut syn = e.syn.clone();
+        let map: HashMap<String, Ident> = self
+            .subst
+            .iter()
+            .filter(|(id, _)| e.reads.contains(id))
+            .map(|(id, shadow)| (self.f.binds[*id].name.to_string(), shadow.clone()))
+            .collect();
+        if !map.is_empty() {
+            Substitute(&map).visit_expr_mut(&mut syn);
+        }
+        syn
+    }
+
+    fn place(&self, p: &Place) -> TokenStream {
+        let root = self.name(p.root);
+        match &p.index {
+            None => quote!(#root),
+            Some(i) => {
+                let i = self.render(i);
+                quote!(#root[#i])
+            }
+        }
+    }
+
+    /// A nested block (a loop body, a branch), in the form its dependencies allow.
+    fn block(&mut self, stmts: &[Stmt]) -> Result<Vec<TokenStream>> {
+        let lets: Vec<(Id, &Init)> = stmts
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Let { id, init } => Some((*id, init)),
+                _ => None,
+            })
+            .collect();
+        if lets.is_empty() {
+            return self.stmts(stmts);
+        }
+        if (0..stmts.len()).all(|k| uncomputable(stmts, k)) {
+            let mut out = self.stmts(stmts)?;
+            for (id, init) in lets.into_iter().rev() {
+                out.extend(self.uncompute_let(id, init));
+            }
+            return Ok(out);
+        }
+        let locals: BTreeSet<Id> = lets.iter().map(|(id, _)| *id).collect();
+        let split = tail_start(stmts, &locals);
+        let carried = &nir::written(&stmts[..split]) - &locals;
+        if carried.iter().all(|o| self.f.binds[*o].ty == Ty::Real) {
+            return self.routine_block(stmts, split, &carried);
+        }
+        self.store_block(stmts)
+    }
+
+    /// A block that writes elements of an outer vector and has temporaries that cannot be
+    /// uncomputed at its end: it runs in place, and those temporaries are saved on the tape.
+    fn store_block(&mut self, stmts: &[Stmt]) -> Result<Vec<TokenStream>> {
+        let mut out = self.stmts(stmts)?;
+        for k in (0..stmts.len()).rev() {
+            let StmtKind::Let { id, init } = &stmts[k].kind else {
+                continue;
+            };
+            if uncomputable(stmts, k) {
+                out.extend(self.uncompute_let(*id, init));
+            } else {
+                out.extend(self.save_let(*id, init, stmts[k].span)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Saves a temporary on the tape, leaving it zero, and deallocates it.
+    fn save_let(&mut self, id: Id, init: &Init, span: Span) -> Result<Vec<TokenStream>> {
+        let name = self.f.binds[id].name.clone();
+        let zero = self.zero();
+        let tape = self.value_tape();
+        match (self.f.binds[id].ty, init) {
+            (Ty::Real, _) => Ok(vec![quote_spanned!(span=>
+                push!(#tape, #name);
+                dealloc!(#name = #zero);
+            )]),
+            (Ty::RealVec, Init::Zeros { len }) => {
+                let len = self.render(len);
+                let j = self.names.fresh("j", span);
+                Ok(vec![quote_spanned!(span=>
+                    for #j in 0..#len { push!(#tape, #name[#j]); }
+                    dealloc!(#name = ::std::vec![#zero; #len]);
+                )])
+            }
+            _ => Err(syn::Error::new(
+                span,
+                "this value is computed from variables the block changes afterwards, and the \
+                 block cannot be undone without it: compute it from values that stay fixed, \
+                 or move it into a block of its own",
+            )),
+        }
+    }
+
+    /// Statements in order, their temporaries left allocated.
+    fn stmts(&mut self, stmts: &[Stmt]) -> Result<Vec<TokenStream>> {
+        let mut out = Vec::new();
+        for s in stmts {
+            out.extend(self.stmt(s)?);
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<Vec<TokenStream>> {
+        let span = s.span;
+        Ok(match &s.kind {
+            StmtKind::Let { id, init } => self.compute_let(*id, init, span),
+            StmtKind::Assign { place, op, value } => self.assign(place, *op, value, span)?,
+            StmtKind::For { var, range, body } => {
+                let var = self.name(*var);
+                let range = self.render(&Expr {
+                    syn: range.syn.clone(),
+                    reads: range.reads.clone(),
+                    real: false,
+                });
+                let body = self.block(body)?;
+                vec![quote_spanned!(span=> for #var in #range { #(#body)* })]
+            }
+            StmtKind::While { cond, body } => self.while_loop(cond, body, span)?,
+            StmtKind::If { cond, then, els } => self.branch(cond, then, els, span)?,
+        })
+    }
+
+    fn while_loop(&mut self, cond: &Expr, body: &[Stmt], span: Span) -> Result<Vec<TokenStream>> {
+        let count = self.names.fresh("trips", span);
+        let tape = self.tape(|t| &mut t.counts, "trip_counts");
+        let cond = self.render(cond);
+        let body = self.block(body)?;
+        Ok(vec![quote_spanned! {span=>
+            let #count = 0usize;
+            while (#cond, #count > 0) {
+                #count += 1;
+                #(#body)*
+            }
+            push!(#tape, #count);
+            dealloc!(#count = 0usize);
+        }])
+    }
+
+    fn branch(
+        &mut self,
+        cond: &Expr,
+        then: &[Stmt],
+        els: &[Stmt],
+        span: Span,
+    ) -> Result<Vec<TokenStream>> {
+        let mut changed = nir::written(then);
+        changed.extend(nir::written(els));
+        let then = self.block(then)?;
+        let els = self.block(els)?;
+        let rendered = self.render(cond);
+        if cond.reads.is_disjoint(&changed) {
+            // the condition is recomputed after the branch (and checked to agree)
+            return Ok(vec![
+                quote_spanned!(span=> if #rendered { #(#then)* } else { #(#els)* }),
+            ]);
+        }
+        let flag = self.names.fresh("taken", span);
+        let tape = self.tape(|t| &mut t.flags, "decisions");
+        Ok(vec![quote_spanned! {span=>
+            let #flag = false;
+            #flag ^= #rendered;
+            if #flag { #(#then)* } else { #(#els)* }
+            push!(#tape, #flag);
+            dealloc!(#flag = false);
+        }])
+    }
+
+    /// `let`: the temporary is allocated and computed.
+    fn compute_let(&mut self, id: Id, init: &Init, span: Span) -> Vec<TokenStream> {
+        let name = self.f.binds[id].name.clone();
+        let zero = self.zero();
+        match init {
+            Init::Expr(e) if self.f.binds[id].ty == Ty::Plain => {
+                let e = self.render(e);
+                vec![quote_spanned!(span=> let #name = #e;)]
+            }
+            Init::Expr(e) if !self.reads_real(e) => {
+                let c = self.constant(e);
+                vec![quote_spanned!(span=> let #name = #c;)]
+            }
+            Init::Expr(e) => {
+                let e = self.render(e);
+                vec![quote_spanned!(span=> let #name = #zero; #name += #e;)]
+            }
+            Init::Select { cond, then, els } => {
+                let (c, a, b) = (self.render(cond), self.render(then), self.render(els));
+                vec![quote_spanned!(span=>
+                    let #name = #zero;
+                    if #c { #name += #a; } else { #name += #b; }
+                )]
+            }
+            Init::Zeros { len } => {
+                let len = self.render(len);
+                vec![quote_spanned!(span=> let #name = ::std::vec![#zero; #len];)]
+            }
+            Init::Call { func, args } => {
+                let mut out = vec![quote_spanned!(span=> let #name = #zero;)];
+                out.extend(self.call(&name, func, args, false, span));
+                out
+            }
+        }
+    }
+
+    /// The inverse of [`Self::compute_let`], for a temporary whose inputs still hold.
+    fn uncompute_let(&mut self, id: Id, init: &Init) -> Vec<TokenStream> {
+        let name = self.f.binds[id].name.clone();
+        let zero = self.zero();
+        let span = name.span();
+        match init {
+            Init::Expr(e) if self.f.binds[id].ty == Ty::Plain => {
+                let e = self.render(e);
+                vec![quote_spanned!(span=> dealloc!(#name = #e);)]
+            }
+            Init::Expr(e) if !self.reads_real(e) => {
+                let c = self.constant(e);
+                vec![quote_spanned!(span=> dealloc!(#name = #c);)]
+            }
+            Init::Expr(e) => {
+                let e = self.render(e);
+                vec![quote_spanned!(span=> #name -= #e; dealloc!(#name = #zero);)]
+            }
+            Init::Select { cond, then, els } => {
+                let (c, a, b) = (self.render(cond), self.render(then), self.render(els));
+                vec![quote_spanned!(span=>
+                    if #c { #name -= #a; } else { #name -= #b; }
+                    dealloc!(#name = #zero);
+                )]
+            }
+            Init::Zeros { len } => {
+                let len = self.render(len);
+                vec![quote_spanned!(span=> dealloc!(#name = ::std::vec![#zero; #len]);)]
+            }
+            Init::Call { func, args } => {
+                let mut out = self.call(&name, func, args, true, span);
+                out.push(quote_spanned!(span=> dealloc!(#name = #zero);));
+                out
+            }
+        }
+    }
+
+    /// Does the expression read a differentiable binding (else it is a constant)?
+    fn reads_real(&self, e: &Expr) -> bool {
+        e.reads.iter().any(|id| self.f.binds[*id].ty != Ty::Plain)
+    }
+
+    /// A constant of the real type.
+    fn constant(&self, e: &Expr) -> TokenStream {
+        let e = self.render(e);
+        let t = &self.sig.rev_real;
+        if self.sig.f64_mode {
+            quote!(#t::lit(#e))
+        } else {
+            quote!(#e)
+        }
+    }
+
+    /// `g_rev(out, args…)` (or its `uncall!`); an argument that is a computed number goes
+    /// through a temporary computed before and uncomputed after.
+    fn call(
+        &mut self,
+        out: &Ident,
+        func: &syn::Path,
+        args: &[Expr],
+        uncall: bool,
+        span: Span,
+    ) -> Vec<TokenStream> {
+        let zero = self.zero();
+        let (mut before, mut after, mut passed) = (Vec::new(), Vec::new(), Vec::new());
+        for a in args {
+            let rendered = self.render(a);
+            let rendered = strip_reference(rendered);
+            if a.real && !is_place(&rendered) {
+                let tmp = self.names.fresh("arg", span);
+                before.push(quote_spanned!(span=> let #tmp = #zero; #tmp += #rendered;));
+                after.insert(
+                    0,
+                    quote_spanned!(span=> #tmp -= #rendered; dealloc!(#tmp = #zero);),
+                );
+                passed.push(quote!(#tmp));
+            } else {
+                passed.push(quote!(#rendered));
+            }
+        }
+        let call = if uncall {
+            quote_spanned!(span=> uncall!(#func(#out, #(#passed),*));)
+        } else {
+            quote_spanned!(span=> #func(#out, #(#passed),*);)
+        };
+        before.push(call);
+        before.extend(after);
+        before
+    }
+
+    fn assign(
+        &mut self,
+        place: &Place,
+        op: Op,
+        value: &Expr,
+        span: Span,
+    ) -> Result<Vec<TokenStream>> {
+        let target = self.place(place);
+        let reads_target = value.reads.contains(&place.root);
+        let rendered = self.render(value);
+        if self.f.binds[place.root].ty == Ty::Plain {
+            if reads_target {
+                return Err(syn::Error::new(
+                    span,
+                    "an index or count changed by an expression that reads it cannot be \
+                     undone: compute the new value with `let`",
+                ));
+            }
+            let op = if op == Op::Add {
+                quote!(+=)
+            } else {
+                quote!(-=)
+            };
+            return Ok(vec![quote_spanned!(span=> #target #op #rendered;)]);
+        }
+        if matches!(op, Op::Add | Op::Sub) && !reads_target {
+            let op = if op == Op::Add {
+                quote!(+=)
+            } else {
+                quote!(-=)
+            };
+            return Ok(vec![quote_spanned!(span=> #target #op #rendered;)]);
+        }
+        let new = new_value(&target, op, &rendered);
+        let tmp = self.names.fresh("new", span);
+        let tape = self.value_tape();
+        let zero = self.zero();
+        Ok(vec![quote_spanned! {span=>
+            let #tmp = #zero;
+            #tmp += #new;
+            push!(#tape, #target);
+            swap(#target, #tmp);
+            dealloc!(#tmp = #zero);
+        }])
+    }
+
+    /// `routine! { P } X uncompute!()` for a block whose temporaries cannot be uncomputed in
+    /// place (see the module documentation).
+    fn routine_block(
+        &mut self,
+        stmts: &[Stmt],
+        split: usize,
+        written: &BTreeSet<Id>,
+    ) -> Result<Vec<TokenStream>> {
+        let (prefix, tail) = stmts.split_at(split);
+        let read = nir::read(prefix);
+        let overwritten = overwritten(prefix);
+        let span = stmts.first().map_or_else(Span::call_site, |s| s.span);
+        let zero = self.zero();
+        let (mut pre, mut compute, mut copy, mut post) = (vec![], vec![], vec![], vec![]);
+        let saved_subst = self.subst.clone();
+        let mut shadows = Vec::new();
+        for &o in written {
+            let outer = self.name(o);
+            let shadow = self.names.fresh(&format!("{outer}_in"), span);
+            if read.contains(&o) || overwritten.contains(&o) {
+                let new = self.names.fresh(&format!("{outer}_out"), span);
+                let tape = self.value_tape();
+                pre.push(quote_spanned!(span=> let #new = #zero;));
+                compute.push(quote_spanned!(span=> let #shadow = #zero; #shadow += #outer;));
+                copy.push(quote_spanned!(span=> #new += #shadow;));
+                post.push(quote_spanned!(span=>
+                    push!(#tape, #outer);
+                    swap(#outer, #new);
+                    dealloc!(#new = #zero);
+                ));
+            } else {
+                compute.push(quote_spanned!(span=> let #shadow = #zero;));
+                copy.push(quote_spanned!(span=> #outer += #shadow;));
+            }
+            shadows.push((o, shadow));
+        }
+        for (o, shadow) in &shadows {
+            self.subst.insert(*o, shadow.clone());
+        }
+        compute.extend(self.stmts(prefix)?);
+        for s in tail {
+            let StmtKind::Assign { place, op, value } = &s.kind else {
+                unreachable!("the tail holds assignments only")
+            };
+            if matches!(op, Op::Add | Op::Sub) && !value.reads.contains(&place.root) {
+                copy.extend(self.assign(place, *op, value, s.span)?);
+                continue;
+            }
+            let new = self.names.fresh("new", s.span);
+            let target = self.place(place);
+            let value = new_value(&target, *op, &self.render(value));
+            let tape = self.value_tape();
+            pre.push(quote_spanned!(span=> let #new = #zero;));
+            copy.push(quote_spanned!(span=> #new += #value;));
+            post.push(quote_spanned!(span=>
+                push!(#tape, #target);
+                swap(#target, #new);
+                dealloc!(#new = #zero);
+            ));
+        }
+        self.subst = saved_subst;
+        let mut out = pre;
+        out.push(quote_spanned!(span=> routine! { #(#compute)* }));
+        out.extend(copy);
+        out.push(quote_spanned!(span=> uncompute!();));
+        out.extend(post);
+        Ok(out)
+    }
+}
+
+/// Can the `let` at `k` (any other statement trivially) be uncomputed at the block's end:
+/// neither the variable nor anything its value was computed from is written after it?
+fn uncomputable(stmts: &[Stmt], k: usize) -> bool {
+    match &stmts[k].kind {
+        StmtKind::Let { id, init } => {
+            let later = nir::written(&stmts[k + 1..]);
+            !later.contains(id) && init.reads().is_disjoint(&later)
+        }
+        _ => true,
+    }
+}
+
+/// Where the block's final writes to outer variables start: the longest run of assignments at
+/// its end to outer variables that the rest of the block neither reads nor writes, whose values
+/// read none of them, and whose indices read neither the block's temporaries nor anything the
+/// rest writes (the write of a saved value happens after the uncomputation).
+fn tail_start(stmts: &[Stmt], locals: &BTreeSet<Id>) -> usize {
+    let mut start = stmts.len();
+    let mut roots = BTreeSet::new();
+    let mut value_reads = BTreeSet::new();
+    while start > 0 {
+        let StmtKind::Assign { place, value, .. } = &stmts[start - 1].kind else {
+            break;
+        };
+        let prefix = &stmts[..start - 1];
+        let (written, read) = (nir::written(prefix), nir::read(prefix));
+        let index_reads = place
+            .index
+            .as_ref()
+            .map(|i| i.reads.clone())
+            .unwrap_or_default();
+        let mut new_roots = roots.clone();
+        new_roots.insert(place.root);
+        let mut new_value_reads = value_reads.clone();
+        new_value_reads.extend(value.reads.iter().filter(|r| **r != place.root));
+        let ok = !locals.contains(&place.root)
+            && !written.contains(&place.root)
+            && !read.contains(&place.root)
+            && index_reads.is_disjoint(locals)
+            && index_reads.is_disjoint(&written)
+            && new_value_reads.is_disjoint(&new_roots);
+        if !ok {
+            break;
+        }
+        roots = new_roots;
+        value_reads = new_value_reads;
+        start -= 1;
+    }
+    start
+}
+
+/// The bindings a block assigns in a way that cannot be undone in place: `=`, `*=`, `/=`, or
+/// an update that reads the variable itself.
+fn overwritten(stmts: &[Stmt]) -> BTreeSet<Id> {
+    fn walk(stmts: &[Stmt], out: &mut BTreeSet<Id>) {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Assign { place, op, value } => {
+                    if !matches!(op, Op::Add | Op::Sub) || value.reads.contains(&place.root) {
+                        out.insert(place.root);
+                    }
+                }
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } => walk(body, out),
+                StmtKind::If { then, els, .. } => {
+                    walk(then, out);
+                    walk(els, out);
+                }
+                StmtKind::Let { .. } => {}
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(stmts, &mut out);
+    out
+}
+
+/// The new value of `target op= value`.
+fn new_value(target: &TokenStream, op: Op, value: &syn::Expr) -> TokenStream {
+    match op {
+        Op::Set => quote!(#value),
+        Op::Add => quote!(#target + (#value)),
+        Op::Sub => quote!(#target - (#value)),
+        Op::Mul => quote!(#target * (#value)),
+        Op::Div => quote!(#target / (#value)),
+    }
+}
+
+fn strip_reference(e: syn::Expr) -> syn::Expr {
+    match e {
+        syn::Expr::Reference(r) => *r.expr,
+        other => other,
+    }
+}
+
+fn is_place(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) => true,
+        syn::Expr::Index(i) => is_place(&i.expr),
+        syn::Expr::Paren(p) => is_place(&p.expr),
+        _ => false,
+    }
+}
+
+/// Replaces variables (single-identifier paths) by their shadows. Every binding has its own
+/// spelling in the program, so a spelling names exactly one binding.
+struct Substitute<'m>(&'m HashMap<String, Ident>);
+
+impl VisitMut for Substitute<'_> {
+    fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
+        if let Some(ident) = p.path.get_ident() {
+            if let Some(shadow) = self.0.get(&ident.to_string()) {
+                let shadow = Ident::new(&shadow.to_string(), ident.span());
+                p.path = shadow.into();
+            }
+        }
+    }
+}

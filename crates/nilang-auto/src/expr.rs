@@ -1,0 +1,591 @@
+//! Expressions: Rust's spellings become the reversible language's (`x.sin()` is `sin(x)`,
+//! `x.powi(2)` is `square(x)`, `a.max(b)` a selection computed first), each variable its
+//! binding's spelling, and the bindings read are collected.
+
+use crate::nir::{Id, Init, Origin, Stmt, StmtKind, Ty};
+use crate::resolve::Resolver;
+use crate::signature::Signature;
+use proc_macro2::Span;
+use quote::ToTokens;
+use std::collections::BTreeSet;
+use syn::spanned::Spanned;
+
+type Result<T> = syn::Result<T>;
+
+fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new_spanned(tokens, message))
+}
+
+/// The language's name of a primitive written as a Rust method of a float, with the number of
+/// arguments the method takes (from the primitive table: the method column of each row).
+fn primitive_of_method(method: &str) -> Option<(&'static str, usize)> {
+    macro_rules! method_rows {
+        ([] unary { $(($ty:ident $name:ident $doc:literal $x:ident $value:block $deriv:block
+            $from:tt [$($method:ident)?] $($rest:tt)*))* }
+            binary { $($binary:tt)* }) => {
+            &[$($((stringify!($method), stringify!($name)),)?)*]
+        };
+    }
+    const UNARY: &[(&str, &str)] = nilang_prims::primitives!(method_rows);
+    if let Some((_, name)) = UNARY.iter().find(|(m, _)| *m == method) {
+        return Some((name, 0));
+    }
+    match method {
+        "abs" => Some(("abs", 0)),
+        "powf" => Some(("pow", 1)),
+        "atan2" => Some(("atan2", 1)),
+        "hypot" => Some(("hypot", 1)),
+        _ => None,
+    }
+}
+
+/// Rewrites one expression for a [`Resolver`], collecting the bindings it reads.
+pub struct Rewriter<'r, 'a> {
+    r: &'r mut Resolver<'a>,
+    reads: &'r mut BTreeSet<Id>,
+}
+
+impl<'r, 'a> Rewriter<'r, 'a> {
+    /// A rewriter recording reads into `reads`.
+    pub fn new(r: &'r mut Resolver<'a>, reads: &'r mut BTreeSet<Id>) -> Self {
+        Rewriter { r, reads }
+    }
+
+    /// The expression in the reversible language.
+    pub fn expr(&mut self, e: &syn::Expr) -> Result<syn::Expr> {
+        Ok(match e {
+            syn::Expr::Lit(_) => e.clone(),
+            syn::Expr::Path(p) => self.path(p),
+            syn::Expr::Paren(p) => {
+                let inner = self.expr(&p.expr)?;
+                syn::parse_quote_spanned!(p.span()=> (#inner))
+            }
+            syn::Expr::Group(g) => self.expr(&g.expr)?,
+            syn::Expr::Index(i) => self.index(i)?,
+            syn::Expr::Binary(b) => self.binary(b)?,
+            syn::Expr::Unary(u) => {
+                if matches!(u.op, syn::UnOp::Deref(_)) {
+                    return self.expr(&u.expr);
+                }
+                let inner = self.expr(&u.expr)?;
+                let op = u.op;
+                syn::parse_quote_spanned!(u.span()=> #op #inner)
+            }
+            syn::Expr::MethodCall(m) => self.method(m)?,
+            syn::Expr::Call(c) => self.call(c)?,
+            syn::Expr::If(_) => self.hoist_selection(e)?,
+            syn::Expr::Cast(c) => {
+                let inner = self.expr(&c.expr)?;
+                let inner = plain(self.r, inner);
+                let ty = &c.ty;
+                syn::parse_quote_spanned!(c.span()=> (#inner as #ty))
+            }
+            syn::Expr::Reference(r) if r.mutability.is_none() => {
+                let inner = self.expr(&r.expr)?;
+                syn::parse_quote_spanned!(r.span()=> &#inner)
+            }
+            syn::Expr::Range(r) => {
+                let start = r.start.as_deref().map(|s| self.expr(s)).transpose()?;
+                let end = r.end.as_deref().map(|s| self.expr(s)).transpose()?;
+                let limits = r.limits;
+                syn::parse_quote_spanned!(r.span()=> #start #limits #end)
+            }
+            syn::Expr::Macro(m) => {
+                return err(
+                    &m.mac,
+                    "a macro is not supported inside an expression here; a vector of zeros is \
+                     `let v = vec![T::zero(); n];`",
+                )
+            }
+            syn::Expr::Field(_) => {
+                return err(e, "field access is not supported yet: pass the fields as parameters")
+            }
+            syn::Expr::Closure(_) => {
+                return err(e, "closures are not supported: write a function (also under `#[differentiable]`) and call it")
+            }
+            syn::Expr::Tuple(_) => {
+                return err(e, "tuples are supported only in `let (a, b) = (x, y);`")
+            }
+            other => {
+                return err(
+                    other,
+                    "this expression is not supported in a differentiable function: the \
+                     expressions are arithmetic (`+ - * /`), comparisons, float methods \
+                     (`x.sin()`, `x.powi(2)`, `a.max(b)`), indexing, `if c { a } else { b }` \
+                     and calls",
+                )
+            }
+        })
+    }
+
+    /// A variable: its binding's spelling (an element variable is the element it names).
+    fn path(&mut self, p: &syn::ExprPath) -> syn::Expr {
+        let Some(ident) = p.path.get_ident() else {
+            return syn::Expr::Path(p.clone());
+        };
+        let Some(id) = self.r.lookup(ident) else {
+            return syn::Expr::Path(p.clone());
+        };
+        let span = ident.span();
+        match self.r.binds[id].origin {
+            Origin::Element { vec, index } => {
+                self.reads.extend([vec, index]);
+                let (v, i) = (&self.r.binds[vec].name, &self.r.binds[index].name);
+                let (v, i) = (respan(v, span), respan(i, span));
+                syn::parse_quote_spanned!(span=> #v[#i])
+            }
+            _ => {
+                self.reads.insert(id);
+                let name = respan(&self.r.binds[id].name, span);
+                syn::parse_quote!(#name)
+            }
+        }
+    }
+
+    fn index(&mut self, i: &syn::ExprIndex) -> Result<syn::Expr> {
+        if !matches!(&*i.expr, syn::Expr::Path(_)) {
+            return err(&i.expr, "only a variable can be indexed here: `v[i]`");
+        }
+        let base = self.expr(&i.expr)?;
+        let index = self.expr(&i.index)?;
+        Ok(syn::parse_quote_spanned!(i.span()=> #base[#index]))
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Result<syn::Expr> {
+        let left = self.expr(&b.left)?;
+        let right = self.expr(&b.right)?;
+        let op = b.op;
+        if !is_arithmetic(&op) {
+            // a comparison or a logical or integer operator: computed on plain values
+            let (left, right) = (plain(self.r, left), plain(self.r, right));
+            return Ok(syn::parse_quote_spanned!(b.span()=> #left #op #right));
+        }
+        if same_place(&left, &right) && self.is_real(&left) {
+            // One instruction reads each place once: `x * x` is `square(x)`, and the second
+            // operand of any other operator is a copy.
+            if matches!(op, syn::BinOp::Mul(_)) {
+                return Ok(syn::parse_quote_spanned!(b.span()=> square(#left)));
+            }
+            return Ok(syn::parse_quote_spanned!(b.span()=> #left #op identity(#right)));
+        }
+        Ok(syn::parse_quote_spanned!(b.span()=> #left #op #right))
+    }
+
+    fn method(&mut self, m: &syn::ExprMethodCall) -> Result<syn::Expr> {
+        let receiver = self.expr(&m.receiver)?;
+        let name = m.method.to_string();
+        let span = m.span();
+        if !self.is_real(&receiver) {
+            // an index or count: plain Rust (`x.len()`, `i.pow(2)`, `n.min(m)`)
+            let mut args = Vec::new();
+            for a in &m.args {
+                args.push(self.expr(a)?);
+            }
+            let method = &m.method;
+            return Ok(syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*)));
+        }
+        let args: Vec<syn::Expr> = m.args.iter().map(|a| self.expr(a)).collect::<Result<_>>()?;
+        match (name.as_str(), args.as_slice()) {
+            ("powi", [n]) if is_int_literal(n, 2) => {
+                return Ok(syn::parse_quote_spanned!(span=> square(#receiver)))
+            }
+            ("powi", [n]) => return Ok(syn::parse_quote_spanned!(span=> pow(#receiver, #n))),
+            ("mul_add", [a, c]) => {
+                return Ok(syn::parse_quote_spanned!(span=> #receiver * #a + #c))
+            }
+            ("max" | "min", [other]) => {
+                let (a, b) = (receiver.clone(), other.clone());
+                let (pa, pb) = (plain(self.r, a.clone()), plain(self.r, b.clone()));
+                let cond: syn::Expr = if name == "max" {
+                    syn::parse_quote_spanned!(span=> #pa >= #pb)
+                } else {
+                    syn::parse_quote_spanned!(span=> #pa <= #pb)
+                };
+                return self.hoist(cond, a, b, span);
+            }
+            _ => {}
+        }
+        match primitive_of_method(&name) {
+            Some((prim, arity)) if arity == args.len() => {
+                let prim = syn::Ident::new(prim, m.method.span());
+                Ok(syn::parse_quote_spanned!(span=> #prim(#receiver #(, #args)*)))
+            }
+            _ => err(
+                &m.method,
+                format!(
+                    "`.{name}()` is not a primitive of nilang: the float methods are sin, cos, \
+                     tan, asin, acos, atan, sinh, cosh, tanh, exp, exp_m1, ln, ln_1p, log2, \
+                     sqrt, abs, powi, powf, atan2, hypot, mul_add, max and min"
+                ),
+            ),
+        }
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Result<syn::Expr> {
+        if let Some(init) = self.r.user_call(c)? {
+            let id = self.r.temporary("call", Ty::Real, c.span());
+            return Ok(self.hoisted_let(id, init, c.span()));
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            args.push(self.expr(a)?);
+        }
+        let func = &c.func;
+        Ok(syn::parse_quote_spanned!(c.span()=> #func(#(#args),*)))
+    }
+
+    fn hoist_selection(&mut self, e: &syn::Expr) -> Result<syn::Expr> {
+        let Some((cond, then, els)) = selection(e) else {
+            return err(
+                e,
+                "an `if` inside an expression must be `if condition { value } else { value }`",
+            );
+        };
+        let cond = self.expr(cond)?;
+        let then = self.expr(then)?;
+        let els = self.expr(els)?;
+        self.hoist(cond, then, els, e.span())
+    }
+
+    /// `if cond { a } else { b }` computed into a temporary first; the temporary is the value.
+    fn hoist(
+        &mut self,
+        cond: syn::Expr,
+        a: syn::Expr,
+        b: syn::Expr,
+        span: proc_macro2::Span,
+    ) -> Result<syn::Expr> {
+        let reads = self.reads.clone();
+        let part = |syn: syn::Expr, real: bool| crate::nir::Expr {
+            syn,
+            reads: reads.clone(),
+            real,
+        };
+        let init = Init::Select {
+            cond: part(cond, false),
+            then: part(a, true),
+            els: part(b, true),
+        };
+        let id = self.r.temporary("select", Ty::Real, span);
+        Ok(self.hoisted_let(id, init, span))
+    }
+
+    /// Adds `let temporary = init;` before the statement being read and reads the temporary.
+    fn hoisted_let(&mut self, id: Id, init: Init, span: proc_macro2::Span) -> syn::Expr {
+        self.r.hoisted.push(Stmt {
+            kind: StmtKind::Let { id, init },
+            span,
+        });
+        self.reads.insert(id);
+        let name = &self.r.binds[id].name;
+        syn::parse_quote!(#name)
+    }
+
+    /// Is this (rewritten) expression a differentiable scalar?
+    fn is_real(&self, e: &syn::Expr) -> bool {
+        real_syn(self.r, e)
+    }
+}
+
+fn is_arithmetic(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+    )
+}
+
+/// The language's name of a primitive back to Rust's method of `f64` (`log` is `ln`).
+fn method_of_primitive(prim: &str) -> Option<&'static str> {
+    macro_rules! method_rows {
+        ([] unary { $(($ty:ident $name:ident $doc:literal $x:ident $value:block $deriv:block
+            $from:tt [$($method:ident)?] $($rest:tt)*))* }
+            binary { $($binary:tt)* }) => {
+            &[$($((stringify!($name), stringify!($method)),)?)*]
+        };
+    }
+    const UNARY: &[(&str, &str)] = nilang_prims::primitives!(method_rows);
+    UNARY
+        .iter()
+        .find(|(p, _)| *p == prim)
+        .map(|(_, m)| *m)
+        .or(match prim {
+            "abs" => Some("abs"),
+            "pow" => Some("powf"),
+            "atan2" => Some("atan2"),
+            "hypot" => Some("hypot"),
+            _ => None,
+        })
+}
+
+/// A rewritten expression computed on plain `f64` values, for a condition, an index or a
+/// cast: each differentiable leaf is read by its value (`x.val()`), each primitive is Rust's
+/// method again.
+pub fn plain(r: &Resolver, e: syn::Expr) -> syn::Expr {
+    if !real_syn(r, &e) && !mentions_real(r, &e) {
+        return e;
+    }
+    match e {
+        syn::Expr::Path(_) | syn::Expr::Index(_) if real_syn(r, &e) => {
+            syn::parse_quote!(::nilang::Real::val(&#e))
+        }
+        syn::Expr::Paren(p) => {
+            let inner = plain(r, *p.expr);
+            syn::parse_quote!((#inner))
+        }
+        syn::Expr::Binary(mut b) => {
+            *b.left = plain(r, *b.left);
+            *b.right = plain(r, *b.right);
+            syn::Expr::Binary(b)
+        }
+        syn::Expr::Unary(mut u) => {
+            *u.expr = plain(r, *u.expr);
+            syn::Expr::Unary(u)
+        }
+        syn::Expr::MethodCall(mut m) => {
+            *m.receiver = plain(r, *m.receiver);
+            m.args = m.args.into_iter().map(|a| plain(r, a)).collect();
+            syn::Expr::MethodCall(m)
+        }
+        syn::Expr::Call(c) => {
+            let func = match &*c.func {
+                syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            };
+            let mut args: Vec<syn::Expr> = c.args.into_iter().map(|a| plain(r, a)).collect();
+            match (func.as_deref(), args.len()) {
+                (Some("identity"), 1) => args.remove(0),
+                (Some("square"), 1) => {
+                    let x = &args[0];
+                    syn::parse_quote!((#x).powi(2))
+                }
+                (Some(f), _) if method_of_primitive(f).is_some() => {
+                    let method =
+                        syn::Ident::new(method_of_primitive(f).unwrap(), Span::call_site());
+                    let x = args.remove(0);
+                    syn::parse_quote!((#x).#method(#(#args),*))
+                }
+                _ => {
+                    let func = &c.func;
+                    syn::parse_quote!(#func(#(#args),*))
+                }
+            }
+        }
+        other => other,
+    }
+}
+
+/// Does the expression read a differentiable scalar anywhere?
+fn mentions_real(r: &Resolver, e: &syn::Expr) -> bool {
+    struct Finder<'a, 'b>(&'a Resolver<'b>, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder<'_, '_> {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if matches!(e, syn::Expr::Path(_) | syn::Expr::Index(_)) && real_syn(self.0, e) {
+                self.1 = true;
+            } else {
+                syn::visit::visit_expr(self, e);
+            }
+        }
+    }
+    let mut f = Finder(r, false);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.1
+}
+
+fn respan(i: &syn::Ident, span: proc_macro2::Span) -> syn::Ident {
+    syn::Ident::new(&i.to_string(), span)
+}
+
+fn is_int_literal(e: &syn::Expr, n: u64) -> bool {
+    matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })
+        if i.base10_parse::<u64>().ok() == Some(n))
+}
+
+/// Are both operands the same place (`x` and `x`, `v[i]` and `v[i]`)?
+fn same_place(a: &syn::Expr, b: &syn::Expr) -> bool {
+    fn place(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Path(_) => true,
+            syn::Expr::Index(i) => place(&i.expr),
+            syn::Expr::Paren(p) => place(&p.expr),
+            _ => false,
+        }
+    }
+    place(a) && place(b) && a.to_token_stream().to_string() == b.to_token_stream().to_string()
+}
+
+/// Is a rewritten expression a differentiable scalar (of the function's real type)?
+fn real_syn(r: &Resolver, e: &syn::Expr) -> bool {
+    let bind_of = |ident: &syn::Ident| r.binds.iter().find(|b| b.name == *ident).map(|b| b.ty);
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(_),
+            ..
+        }) => r.sig.f64_mode,
+        syn::Expr::Lit(_) => false,
+        syn::Expr::Path(p) => match p.path.get_ident() {
+            Some(i) => bind_of(i) == Some(Ty::Real),
+            None => r.sig.is_real_constant(&p.path),
+        },
+        syn::Expr::Index(i) => match &*i.expr {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| bind_of(i) == Some(Ty::RealVec)),
+            _ => false,
+        },
+        syn::Expr::Paren(p) => real_syn(r, &p.expr),
+        syn::Expr::Binary(b) => match b.op {
+            syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_) => {
+                real_syn(r, &b.left) || real_syn(r, &b.right)
+            }
+            _ => false,
+        },
+        syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && real_syn(r, &u.expr),
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) => {
+                is_constructor(r.sig, &p.path)
+                    || (p.path.get_ident().is_some() && c.args.iter().any(|a| real_syn(r, a)))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Is a resolved expression a differentiable scalar?
+pub fn is_real(r: &Resolver, e: &syn::Expr, _reads: &BTreeSet<Id>) -> bool {
+    real_syn(r, e)
+}
+
+/// `T::zero()`, `T::from_f64(x)`, `f64::from(i)`: a value of the real type made from constants.
+pub fn is_constructor(sig: &Signature, path: &syn::Path) -> bool {
+    path.segments.len() >= 2 && sig.is_real_type_name(&path.segments[0].ident)
+}
+
+/// The length of `vec![zero; len]`, when the fill value is a zero of the real type.
+pub fn zeros_len(e: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::Macro(m) = e else { return None };
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let (fill, len) = m
+        .mac
+        .parse_body_with(|input: syn::parse::ParseStream| {
+            let fill: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![;]>()?;
+            let len: syn::Expr = input.parse()?;
+            Ok((fill, len))
+        })
+        .ok()?;
+    let text = fill.to_token_stream().to_string().replace(' ', "");
+    let zero = text.ends_with("::zero()")
+        || text == "0.0"
+        || text == "0."
+        || text.ends_with("::from_f64(0.0)");
+    zero.then_some(len)
+}
+
+/// `if c { a } else { b }` with one expression in each branch.
+pub fn selection(e: &syn::Expr) -> Option<(&syn::Expr, &syn::Expr, &syn::Expr)> {
+    let syn::Expr::If(i) = e else { return None };
+    fn single(b: &syn::Block) -> Option<&syn::Expr> {
+        match b.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => Some(e),
+            _ => None,
+        }
+    }
+    let then = single(&i.then_branch)?;
+    let (_, els) = i.else_branch.as_ref()?;
+    let els = match &**els {
+        syn::Expr::Block(b) => single(&b.block)?,
+        other @ syn::Expr::If(_) => other,
+        _ => return None,
+    };
+    Some((&i.cond, then, els))
+}
+
+/// What a `for` loop iterates over.
+pub enum LoopPattern<'a> {
+    /// `for i in a..b` (also `..=`, `.rev()`, `.step_by(k)`), `for _ in …`.
+    Range {
+        /// The loop variable, if named.
+        var: Option<syn::Ident>,
+        /// The range.
+        range: &'a syn::Expr,
+    },
+    /// `for v in x.iter()`, `for &v in x`, `for (i, v) in x.iter().enumerate()`.
+    Slice {
+        /// The index variable, when enumerated.
+        index: Option<syn::Ident>,
+        /// The element variable.
+        element: syn::Ident,
+        /// The vector.
+        vec: &'a syn::Path,
+    },
+}
+
+/// Reads a `for` loop's pattern and iterator.
+pub fn loop_pattern<'a>(pat: &syn::Pat, iter: &'a syn::Expr) -> Result<LoopPattern<'a>> {
+    fn name(p: &syn::Pat) -> Option<Option<syn::Ident>> {
+        match p {
+            syn::Pat::Ident(i) if i.subpat.is_none() => Some(Some(i.ident.clone())),
+            syn::Pat::Wild(_) => Some(None),
+            syn::Pat::Reference(r) => name(&r.pat),
+            _ => None,
+        }
+    }
+    fn vec_path(e: &syn::Expr) -> Option<&syn::Path> {
+        match e {
+            syn::Expr::Path(p) => Some(&p.path),
+            syn::Expr::Reference(r) => vec_path(&r.expr),
+            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                vec_path(&m.receiver)
+            }
+            _ => None,
+        }
+    }
+    if is_range(iter) {
+        let Some(var) = name(pat) else {
+            return err(pat, "a loop over a range binds one name: `for i in 0..n`");
+        };
+        return Ok(LoopPattern::Range { var, range: iter });
+    }
+    if let syn::Expr::MethodCall(m) = iter {
+        if m.method == "enumerate" && m.args.is_empty() {
+            if let (Some(vec), syn::Pat::Tuple(t)) = (vec_path(&m.receiver), pat) {
+                if let [i, v] = t.elems.iter().collect::<Vec<_>>().as_slice() {
+                    if let (Some(index), Some(Some(element))) = (name(i), name(v)) {
+                        return Ok(LoopPattern::Slice {
+                            index,
+                            element,
+                            vec,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    match (vec_path(iter), name(pat)) {
+        (Some(vec), Some(Some(element))) => Ok(LoopPattern::Slice {
+            index: None,
+            element,
+            vec,
+        }),
+        _ => err(
+            iter,
+            "a `for` loop runs over a range (`0..n`, `(0..n).rev()`, `(a..b).step_by(k)`) or the \
+             elements of a vector (`x.iter()`, `x.iter().enumerate()`)",
+        ),
+    }
+}
+
+fn is_range(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Range(_) => true,
+        syn::Expr::Paren(p) => is_range(&p.expr),
+        syn::Expr::MethodCall(m) if m.method == "rev" || m.method == "step_by" => {
+            is_range(&m.receiver)
+        }
+        _ => false,
+    }
+}

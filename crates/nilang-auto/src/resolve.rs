@@ -1,0 +1,573 @@
+//! From the user's function to the natural IR: name resolution (scopes, shadowing), typing of
+//! bindings, and the diagnostics for everything outside the accepted subset of Rust.
+
+use crate::expr::Rewriter;
+use crate::nir::{Bind, Expr, Function, Id, Init, Op, Origin, Place, Range, Stmt, StmtKind, Ty};
+use crate::signature::Signature;
+use crate::Names;
+use proc_macro2::Span;
+use quote::ToTokens;
+use std::collections::BTreeSet;
+use syn::spanned::Spanned;
+
+/// Name resolution state: every binding, the scopes, and the statements hoisted out of the
+/// expression being read.
+pub struct Resolver<'a> {
+    pub(crate) sig: &'a Signature,
+    pub(crate) names: &'a mut Names,
+    pub(crate) binds: Vec<Bind>,
+    /// The visible bindings, innermost last: (the user's spelling, binding).
+    scope: Vec<(String, Id)>,
+    /// Statements the expression being read needs first (calls, selections).
+    pub(crate) hoisted: Vec<Stmt>,
+}
+
+type Result<T> = syn::Result<T>;
+
+fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new_spanned(tokens, message))
+}
+
+impl<'a> Resolver<'a> {
+    /// Resolves the body of a function whose parameters `sig` has classified.
+    pub fn function(
+        sig: &'a Signature,
+        names: &'a mut Names,
+        block: &syn::Block,
+    ) -> Result<Function> {
+        let mut r = Resolver {
+            sig,
+            names,
+            binds: Vec::new(),
+            scope: Vec::new(),
+            hoisted: Vec::new(),
+        };
+        for p in &sig.params {
+            let name = r.names.binding(&p.ident);
+            let id = r.bind(name, p.ty, Origin::Param);
+            r.scope.push((p.ident.to_string(), id));
+        }
+        let (body, ret) = r.body(block)?;
+        Ok(Function {
+            binds: r.binds,
+            body,
+            ret,
+        })
+    }
+
+    fn bind(&mut self, name: syn::Ident, ty: Ty, origin: Origin) -> Id {
+        self.binds.push(Bind { name, ty, origin });
+        self.binds.len() - 1
+    }
+
+    /// The binding a user's identifier refers to here.
+    pub(crate) fn lookup(&self, ident: &syn::Ident) -> Option<Id> {
+        let s = ident.to_string();
+        self.scope
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == s)
+            .map(|(_, id)| *id)
+    }
+
+    /// A new local binding the user named `ident`, visible from now on in this block.
+    fn declare(&mut self, ident: &syn::Ident, ty: Ty, origin: Origin) -> Id {
+        let name = self.names.binding(ident);
+        let id = self.bind(name, ty, origin);
+        self.scope.push((ident.to_string(), id));
+        id
+    }
+
+    /// A temporary of the front end's own, for a hoisted computation.
+    pub(crate) fn temporary(&mut self, base: &str, ty: Ty, span: Span) -> Id {
+        let name = self.names.fresh(base, span);
+        self.bind(name, ty, Origin::Local)
+    }
+
+    /// The function body: its statements and the returned value.
+    fn body(&mut self, block: &syn::Block) -> Result<(Vec<Stmt>, Expr)> {
+        let Some((last, init)) = block.stmts.split_last() else {
+            return err(
+                block,
+                "the function returns nothing: end its body with the value it returns",
+            );
+        };
+        let value = match last {
+            syn::Stmt::Expr(e, None) => e,
+            syn::Stmt::Expr(syn::Expr::Return(syn::ExprReturn { expr: Some(e), .. }), _) => e,
+            other => {
+                return err(
+                    other,
+                    "the body must end with the value the function returns (an expression \
+                     without `;`, or `return value;`)",
+                )
+            }
+        };
+        let mark = self.scope.len();
+        let mut body = Vec::new();
+        for s in init {
+            self.stmt(s, &mut body)?;
+        }
+        let ret = self.expr(value)?;
+        body.append(&mut self.hoisted);
+        if !ret.real {
+            return err(
+                value,
+                "the returned value is not a differentiable scalar: return the loss (a `T`)",
+            );
+        }
+        self.scope.truncate(mark);
+        Ok((body, ret))
+    }
+
+    /// The statements of a nested block (a loop body, a branch).
+    fn block(&mut self, block: &syn::Block) -> Result<Vec<Stmt>> {
+        let mark = self.scope.len();
+        let mut out = Vec::new();
+        for s in &block.stmts {
+            self.stmt(s, &mut out)?;
+        }
+        self.scope.truncate(mark);
+        Ok(out)
+    }
+
+    fn stmt(&mut self, s: &syn::Stmt, out: &mut Vec<Stmt>) -> Result<()> {
+        match s {
+            syn::Stmt::Local(local) => self.local(local, out),
+            syn::Stmt::Expr(e, _) => self.expr_stmt(e, out),
+            syn::Stmt::Item(item) => err(
+                item,
+                "items inside a differentiable function are not supported: define them outside",
+            ),
+            syn::Stmt::Macro(m) => err(
+                &m.mac,
+                format!(
+                    "`{}!` is not supported in a differentiable function: only `vec![zero; n]` \
+                     in a `let`; move printing and assertions to the caller",
+                    m.mac.path.to_token_stream()
+                ),
+            ),
+        }
+    }
+
+    /// Moves the statements hoisted out of the expressions just read into `out`.
+    fn flush(&mut self, out: &mut Vec<Stmt>) {
+        out.append(&mut self.hoisted);
+    }
+
+    fn local(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) -> Result<()> {
+        let Some(init) = &local.init else {
+            return err(local, "a `let` needs a value here: write `let x = value;`");
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            return err(
+                diverge,
+                "`let … else` is not supported in a differentiable function",
+            );
+        }
+        let (pat, annotated) = match &local.pat {
+            syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+            p => (p, None),
+        };
+        match pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                self.let_one(&p.ident, annotated, &init.expr, local.span(), out)
+            }
+            syn::Pat::Tuple(t) if annotated.is_none() => {
+                let syn::Expr::Tuple(values) = &*init.expr else {
+                    return err(
+                        &init.expr,
+                        "a tuple pattern needs a tuple of values here: `let (a, b) = (x, y);`",
+                    );
+                };
+                if values.elems.len() != t.elems.len() {
+                    return err(
+                        &init.expr,
+                        "the tuple pattern and the tuple have different lengths",
+                    );
+                }
+                // All values are read before any name is bound, as in Rust.
+                let mut staged = Vec::new();
+                for (p, v) in t.elems.iter().zip(&values.elems) {
+                    let syn::Pat::Ident(p) = p else {
+                        return err(p, "only names are supported in a tuple pattern");
+                    };
+                    staged.push((p.ident.clone(), self.let_value(None, v, out)?));
+                }
+                for (ident, (ty, init)) in staged {
+                    let id = self.declare(&ident, ty, Origin::Local);
+                    out.push(Stmt {
+                        kind: StmtKind::Let { id, init },
+                        span: ident.span(),
+                    });
+                }
+                Ok(())
+            }
+            other => err(
+                other,
+                "only `let name = value;` and `let (a, b) = (x, y);` are supported here",
+            ),
+        }
+    }
+
+    fn let_one(
+        &mut self,
+        ident: &syn::Ident,
+        annotated: Option<&syn::Type>,
+        value: &syn::Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Result<()> {
+        let (ty, init) = self.let_value(annotated, value, out)?;
+        let id = self.declare(ident, ty, Origin::Local);
+        out.push(Stmt {
+            kind: StmtKind::Let { id, init },
+            span,
+        });
+        Ok(())
+    }
+
+    /// A `let`'s type and value; what its value needs first goes to `out`.
+    fn let_value(
+        &mut self,
+        annotated: Option<&syn::Type>,
+        value: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(Ty, Init)> {
+        let declared = annotated.map(|t| self.sig.type_kind(t));
+        if let Some(len) = crate::expr::zeros_len(value) {
+            let len = self.expr(&len)?;
+            self.flush(out);
+            return Ok((Ty::RealVec, Init::Zeros { len }));
+        }
+        if declared == Some(Ty::RealVec) {
+            return err(
+                value,
+                "a local vector of differentiable numbers starts as zeros: \
+                 `vec![T::zero(); n]` (then write its elements)",
+            );
+        }
+        let init = self.init(value)?;
+        self.flush(out);
+        let ty = match (&init, declared) {
+            (_, Some(t)) => t,
+            (Init::Expr(e), None) if !e.real => Ty::Plain,
+            _ => Ty::Real,
+        };
+        Ok((ty, init))
+    }
+
+    /// The value of a `let`: a selection stays one (it is computed in place), anything else is
+    /// an expression.
+    fn init(&mut self, value: &syn::Expr) -> Result<Init> {
+        if let Some((cond, then, els)) = crate::expr::selection(value) {
+            let cond = self.expr(cond)?;
+            let then = self.expr(then)?;
+            let els = self.expr(els)?;
+            return Ok(Init::Select { cond, then, els });
+        }
+        if let syn::Expr::Call(c) = value {
+            if let Some(call) = self.user_call(c)? {
+                return Ok(call);
+            }
+        }
+        Ok(Init::Expr(self.expr(value)?))
+    }
+
+    /// An expression in the reversible language's spelling.
+    pub(crate) fn expr(&mut self, e: &syn::Expr) -> Result<Expr> {
+        let mut reads = BTreeSet::new();
+        let syn = Rewriter::new(self, &mut reads).expr(e)?;
+        let real = crate::expr::is_real(self, &syn, &reads);
+        Ok(Expr { syn, reads, real })
+    }
+
+    /// `g(args)` with a differentiable argument: a call to another function under the front
+    /// end, whose reversible program is `g_rev`.
+    pub(crate) fn user_call(&mut self, c: &syn::ExprCall) -> Result<Option<Init>> {
+        let syn::Expr::Path(p) = &*c.func else {
+            return Ok(None);
+        };
+        if crate::expr::is_constructor(self.sig, &p.path) {
+            return Ok(None);
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            args.push(self.expr(a)?);
+        }
+        if !args.iter().any(|a| a.real || self.is_real_vec(a)) {
+            return Ok(None);
+        }
+        let mut path = p.path.clone();
+        let last = path.segments.last_mut().expect("a path has a segment");
+        last.ident = quote::format_ident!("{}_rev", last.ident, span = last.ident.span());
+        Ok(Some(Init::Call { func: path, args }))
+    }
+
+    /// Is this expression a vector of differentiable numbers (a binding, or a sub-slice)?
+    pub(crate) fn is_real_vec(&self, e: &Expr) -> bool {
+        let root = match &e.syn {
+            syn::Expr::Path(p) => p.path.get_ident(),
+            syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)) => match &*i.expr {
+                syn::Expr::Path(p) => p.path.get_ident(),
+                _ => None,
+            },
+            _ => None,
+        };
+        root.is_some_and(|r| {
+            e.reads
+                .iter()
+                .any(|id| self.binds[*id].name == *r && self.binds[*id].ty == Ty::RealVec)
+        })
+    }
+
+    fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) -> Result<()> {
+        match e {
+            syn::Expr::Assign(a) => self.assign(&a.left, Op::Set, &a.right, e, out),
+            syn::Expr::Binary(b) => {
+                let op = match b.op {
+                    syn::BinOp::AddAssign(_) => Op::Add,
+                    syn::BinOp::SubAssign(_) => Op::Sub,
+                    syn::BinOp::MulAssign(_) => Op::Mul,
+                    syn::BinOp::DivAssign(_) => Op::Div,
+                    _ => {
+                        return err(
+                            e,
+                            "this expression statement does nothing: assign its value \
+                             (`x = …`, `x += …`) or return it at the end",
+                        )
+                    }
+                };
+                self.assign(&b.left, op, &b.right, e, out)
+            }
+            syn::Expr::ForLoop(f) => self.for_loop(f, out),
+            syn::Expr::While(w) => {
+                if w.label.is_some() {
+                    return err(w, "loop labels are not supported");
+                }
+                let cond = self.expr(&w.cond)?;
+                self.flush(out);
+                let body = self.block(&w.body)?;
+                out.push(Stmt {
+                    kind: StmtKind::While { cond, body },
+                    span: e.span(),
+                });
+                Ok(())
+            }
+            syn::Expr::If(i) => {
+                let s = self.if_stmt(i, out)?;
+                out.push(s);
+                Ok(())
+            }
+            syn::Expr::Return(_) => err(
+                e,
+                "an early `return` is not supported: compute the value in a variable and \
+                 return it at the end",
+            ),
+            syn::Expr::Break(_) | syn::Expr::Continue(_) => err(
+                e,
+                "`break` and `continue` are not supported: use a `while` loop whose condition \
+                 says when to stop, or an `if` around the rest of the body",
+            ),
+            syn::Expr::Loop(_) => err(e, "`loop` is not supported: use `while condition { … }`"),
+            syn::Expr::Block(b) => {
+                let mut inner = self.block(&b.block)?;
+                out.append(&mut inner);
+                Ok(())
+            }
+            _ => err(
+                e,
+                "this statement is not supported in a differentiable function: the statements \
+                 are `let`, assignments (`x = …`, `x += …`, `v[i] = …`), `for`, `while` and `if`",
+            ),
+        }
+    }
+
+    fn if_stmt(&mut self, i: &syn::ExprIf, out: &mut Vec<Stmt>) -> Result<Stmt> {
+        let cond = self.expr(&i.cond)?;
+        self.flush(out);
+        let then = self.block(&i.then_branch)?;
+        let els = match &i.else_branch {
+            None => Vec::new(),
+            Some((_, e)) => match &**e {
+                syn::Expr::Block(b) => self.block(&b.block)?,
+                syn::Expr::If(inner) => {
+                    let mut pre = Vec::new();
+                    let s = self.if_stmt(inner, &mut pre)?;
+                    pre.push(s);
+                    pre
+                }
+                other => return err(other, "expected a block after `else`"),
+            },
+        };
+        Ok(Stmt {
+            kind: StmtKind::If { cond, then, els },
+            span: i.span(),
+        })
+    }
+
+    fn assign(
+        &mut self,
+        left: &syn::Expr,
+        op: Op,
+        right: &syn::Expr,
+        whole: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Result<()> {
+        let place = self.place(left)?;
+        let bind = self.binds[place.root].clone();
+        match (&bind.origin, bind.ty, place.index.is_some()) {
+            (Origin::Param, ..) => {
+                return err(
+                    left,
+                    format!(
+                        "`{}` is a parameter, which a differentiable function only reads: \
+                         copy it into a local first (`let mut {0} = {0};`)",
+                        left.to_token_stream()
+                    ),
+                )
+            }
+            (Origin::LoopVar | Origin::Element { .. }, ..) => {
+                return err(left, "a loop variable cannot be assigned")
+            }
+            (_, Ty::Plain, _) if !matches!(op, Op::Add | Op::Sub) => {
+                return err(
+                    left,
+                    "an index or count can only be changed by `+=` or `-=` (an overwritten \
+                     integer would have to be saved): compute a new one with `let`",
+                )
+            }
+            (_, Ty::RealVec, false) => {
+                return err(
+                    left,
+                    "a whole vector cannot be assigned: write its elements (`v[i] = …`)",
+                )
+            }
+            _ => {}
+        }
+        let value = self.expr(right)?;
+        self.flush(out);
+        out.push(Stmt {
+            kind: StmtKind::Assign { place, op, value },
+            span: whole.span(),
+        });
+        Ok(())
+    }
+
+    /// The place an assignment writes: a local variable or an element of a local vector.
+    fn place(&mut self, e: &syn::Expr) -> Result<Place> {
+        match e {
+            syn::Expr::Paren(p) => self.place(&p.expr),
+            syn::Expr::Path(p) => {
+                let Some(ident) = p.path.get_ident() else {
+                    return err(p, "expected a variable");
+                };
+                let Some(root) = self.lookup(ident) else {
+                    return err(
+                        ident,
+                        format!("`{ident}` is not a variable of this function"),
+                    );
+                };
+                Ok(Place { root, index: None })
+            }
+            syn::Expr::Index(i) => {
+                let syn::Expr::Path(p) = &*i.expr else {
+                    return err(
+                        &i.expr,
+                        "only an element of a vector variable can be assigned: `v[i] = …`",
+                    );
+                };
+                let Some(root) = p.path.get_ident().and_then(|id| self.lookup(id)) else {
+                    return err(&i.expr, "expected a vector variable of this function");
+                };
+                if self.binds[root].ty != Ty::RealVec {
+                    return err(
+                        &i.expr,
+                        "only elements of a vector of differentiable numbers can be assigned",
+                    );
+                }
+                let index = self.expr(&i.index)?;
+                Ok(Place {
+                    root,
+                    index: Some(index),
+                })
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => err(
+                e,
+                "a differentiable function does not write through references: it returns its \
+                 value",
+            ),
+            other => err(
+                other,
+                "only a variable or an element of a vector can be assigned (`x = …`, `v[i] = …`)",
+            ),
+        }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) -> Result<()> {
+        if f.label.is_some() {
+            return err(f, "loop labels are not supported");
+        }
+        let pattern = crate::expr::loop_pattern(&f.pat, &f.expr)?;
+        let mark = self.scope.len();
+        let (var, range, element) = match pattern {
+            crate::expr::LoopPattern::Range { var, range } => {
+                let range = self.range(range)?;
+                let id = match &var {
+                    Some(v) => self.declare(v, Ty::Plain, Origin::LoopVar),
+                    None => self.temporary("step", Ty::Plain, f.pat.span()),
+                };
+                (id, range, None)
+            }
+            crate::expr::LoopPattern::Slice {
+                index,
+                element,
+                vec,
+            } => {
+                let vec_id =
+                    match vec.get_ident().and_then(|v| self.lookup(v)) {
+                        Some(id) if self.binds[id].ty == Ty::RealVec || self.sig.is_slice(id) => id,
+                        _ => return err(
+                            vec,
+                            "a loop over elements needs a vector variable: `for v in x.iter()`, \
+                             or loop over indices: `for i in 0..x.len()`",
+                        ),
+                    };
+                let index_id = match &index {
+                    Some(i) => self.declare(i, Ty::Plain, Origin::LoopVar),
+                    None => self.temporary("i", Ty::Plain, f.pat.span()),
+                };
+                let name = self.binds[vec_id].name.clone();
+                let range = Range {
+                    syn: syn::parse_quote_spanned!(f.expr.span()=> 0..#name.len()),
+                    reads: BTreeSet::from([vec_id]),
+                };
+                (index_id, range, Some((element, vec_id)))
+            }
+        };
+        self.flush(out);
+        if let Some((element, vec)) = element {
+            let ty = if self.binds[vec].ty == Ty::RealVec {
+                Ty::Real
+            } else {
+                Ty::Plain
+            };
+            self.declare(&element, ty, Origin::Element { vec, index: var });
+        }
+        let body = self.block(&f.body)?;
+        self.scope.truncate(mark);
+        out.push(Stmt {
+            kind: StmtKind::For { var, range, body },
+            span: f.span(),
+        });
+        Ok(())
+    }
+
+    fn range(&mut self, e: &syn::Expr) -> Result<Range> {
+        let rewritten = self.expr(e)?;
+        Ok(Range {
+            syn: rewritten.syn,
+            reads: rewritten.reads,
+        })
+    }
+}

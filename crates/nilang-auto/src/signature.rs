@@ -1,0 +1,357 @@
+//! The user's signature: which parameters are differentiable, and the signatures of the two
+//! functions generated beside the user's own: the reversible program `f_rev` and the gradient
+//! `f_gradient`.
+
+use crate::nir::{Id, Ty};
+use crate::Names;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::Ident;
+
+/// How a parameter is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `x: T`
+    Value,
+    /// `x: &T`
+    Ref,
+    /// `x: &[T]` or `x: &Vec<T>`
+    Slice,
+    /// anything without the real type (`n: usize`, `h: f64` in a generic function, `idx:
+    /// &[usize]`): read-only, not differentiated
+    Plain {
+        /// `&[_]` or `&Vec<_>`: its elements can be iterated over
+        slice: bool,
+    },
+}
+
+/// A parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Its name.
+    pub ident: Ident,
+    /// Its type as written.
+    pub ty_tokens: syn::Type,
+    /// How it is passed.
+    pub shape: Shape,
+    /// What it holds.
+    pub ty: Ty,
+}
+
+/// The user's signature, read.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    /// The user's signature.
+    pub user: syn::Signature,
+    /// Whether the function is written over `f64` (else it is generic over one type).
+    pub f64_mode: bool,
+    /// The real type as the user spells it (`T`, or `f64`).
+    pub real: Ident,
+    /// The real type's name in the reversible program (the user's `T`, or a fresh one).
+    pub rev_real: Ident,
+    /// The parameters, in order (binding `k` of the body is parameter `k`).
+    pub params: Vec<Param>,
+}
+
+type Result<T> = syn::Result<T>;
+
+fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new_spanned(tokens, message))
+}
+
+impl Signature {
+    /// Reads a signature: generic over one type `T: Real`, or over `f64`, returning the real
+    /// type.
+    pub fn of(sig: &syn::Signature, names: &mut Names) -> Result<Signature> {
+        if let Some(x) = sig
+            .asyncness
+            .as_ref()
+            .map(|a| a.span())
+            .or(sig.unsafety.map(|u| u.span))
+        {
+            return Err(syn::Error::new(
+                x,
+                "a differentiable function is neither async nor unsafe",
+            ));
+        }
+        let types: Vec<&syn::TypeParam> = sig.generics.type_params().collect();
+        let (f64_mode, real) =
+            match types.as_slice() {
+                [] => (true, Ident::new("f64", sig.ident.span())),
+                _ => return err(
+                    &sig.generics,
+                    "write a differentiable function over `f64` (`fn f(x: &[f64], …) -> f64`): \
+                     the reversible program the front end writes is generic over nilang's \
+                     number types by itself",
+                ),
+            };
+        if sig.generics.lifetimes().next().is_some() || sig.generics.const_params().next().is_some()
+        {
+            return err(
+                &sig.generics,
+                "lifetime and const parameters are not supported here",
+            );
+        }
+        let rev_real = if f64_mode {
+            names.fresh_type("T", sig.ident.span())
+        } else {
+            real.clone()
+        };
+        let mut out = Signature {
+            user: sig.clone(),
+            f64_mode,
+            real,
+            rev_real,
+            params: Vec::new(),
+        };
+        match &sig.output {
+            syn::ReturnType::Type(_, t) if out.is_real(t) => {}
+            other => {
+                return err(
+                    other,
+                    format!(
+                        "a differentiable function returns its loss, a `{}`",
+                        out.real
+                    ),
+                )
+            }
+        }
+        for input in &sig.inputs {
+            let syn::FnArg::Typed(pt) = input else {
+                return err(
+                    input,
+                    "methods are not supported yet: write a free function",
+                );
+            };
+            let syn::Pat::Ident(pi) = &*pt.pat else {
+                return err(&pt.pat, "a parameter is a name here: `x: &[T]`");
+            };
+            let shape = out.shape(&pt.ty)?;
+            let ty = match shape {
+                Shape::Value | Shape::Ref => Ty::Real,
+                Shape::Slice => Ty::RealVec,
+                Shape::Plain { .. } => Ty::Plain,
+            };
+            out.params.push(Param {
+                ident: pi.ident.clone(),
+                ty_tokens: (*pt.ty).clone(),
+                shape,
+                ty,
+            });
+        }
+        Ok(out)
+    }
+
+    fn is_real(&self, t: &syn::Type) -> bool {
+        matches!(t, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident(&self.real))
+    }
+
+    fn mentions_real(&self, t: &syn::Type) -> bool {
+        fn walk(ts: TokenStream, name: &Ident) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => i == *name,
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), name),
+                _ => false,
+            })
+        }
+        walk(t.to_token_stream(), &self.real)
+    }
+
+    /// The element type of `[E]` or `Vec<E>`.
+    fn element(t: &syn::Type) -> Option<&syn::Type> {
+        match t {
+            syn::Type::Slice(s) => Some(&s.elem),
+            syn::Type::Path(p) => {
+                let last = p.path.segments.last()?;
+                if last.ident != "Vec" {
+                    return None;
+                }
+                match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn shape(&self, t: &syn::Type) -> Result<Shape> {
+        if self.is_real(t) {
+            return Ok(Shape::Value);
+        }
+        if let syn::Type::Reference(r) = t {
+            if r.mutability.is_some() {
+                return err(
+                    t,
+                    "a differentiable function takes its inputs by value or shared reference \
+                     and returns its result: use `&[T]`, `&T` or `T`",
+                );
+            }
+            if self.is_real(&r.elem) {
+                return Ok(Shape::Ref);
+            }
+            if let Some(e) = Self::element(&r.elem) {
+                if self.is_real(e) {
+                    return Ok(Shape::Slice);
+                }
+                if !self.mentions_real(e) {
+                    return Ok(Shape::Plain { slice: true });
+                }
+            }
+        }
+        if self.mentions_real(t) {
+            return err(
+                t,
+                format!(
+                    "unsupported parameter type: the differentiable parameters are `{0}`, `&{0}` \
+                     and `&[{0}]`",
+                    self.real
+                ),
+            );
+        }
+        Ok(Shape::Plain { slice: false })
+    }
+
+    /// The kind of a `let`'s declared type.
+    pub fn type_kind(&self, t: &syn::Type) -> Ty {
+        if self.is_real(t) {
+            Ty::Real
+        } else if Self::element(t).is_some_and(|e| self.is_real(e)) {
+            Ty::RealVec
+        } else {
+            Ty::Plain
+        }
+    }
+
+    /// Is binding `id` a parameter that is a slice of plain values?
+    pub fn is_slice(&self, id: Id) -> bool {
+        self.params
+            .get(id)
+            .is_some_and(|p| p.shape == Shape::Plain { slice: true })
+    }
+
+    /// Is this the real type's name (`T::zero()` is a real constant)?
+    pub fn is_real_type_name(&self, ident: &Ident) -> bool {
+        *ident == self.real || (self.f64_mode && ident == "f64")
+    }
+
+    /// A path naming a constant of the real type (`std::f64::consts::PI` in an `f64` function).
+    pub fn is_real_constant(&self, path: &syn::Path) -> bool {
+        if self.f64_mode {
+            path.segments
+                .iter()
+                .any(|s| s.ident == "f64" || s.ident == "consts")
+        } else {
+            path.segments.len() >= 2 && path.segments[0].ident == self.real
+        }
+    }
+
+    /// A parameter's type in the reversible program.
+    fn rev_param_type(&self, p: &Param) -> TokenStream {
+        let t = &self.rev_real;
+        match p.shape {
+            Shape::Value | Shape::Ref => quote!(&mut #t),
+            Shape::Slice => quote!(&mut [#t]),
+            Shape::Plain { .. } => p.ty_tokens.to_token_stream(),
+        }
+    }
+
+    /// The reversible program's signature: `fn f_rev<T: Real>(out: &mut T, x: &mut [T], …)`
+    /// (every differentiable parameter by `&mut`, the others as the user wrote them).
+    pub fn reversible(&self, name: &Ident, out: &Ident) -> TokenStream {
+        let t = &self.rev_real;
+        let generics = if self.f64_mode {
+            quote!(<#t: ::nilang::Real>)
+        } else {
+            self.user.generics.to_token_stream()
+        };
+        let where_clause = &self.user.generics.where_clause;
+        let params = self.params.iter().map(|p| {
+            let (ident, ty) = (&p.ident, self.rev_param_type(p));
+            quote!(#ident: #ty)
+        });
+        quote!(fn #name #generics(#out: &mut #t, #(#params),*) #where_clause)
+    }
+
+    /// The gradient function: `fn f_gradient(x: &[f64], …) -> (f64, gradients)`, the
+    /// gradient of each differentiable parameter in order (one alone, several as a tuple).
+    pub fn gradient(&self, vis: &syn::Visibility, rev: &Ident, names: &mut Names) -> TokenStream {
+        let span = self.user.ident.span();
+        let name = format_ident!("{}_gradient", self.user.ident);
+        let mut params = Vec::new();
+        let mut setup = Vec::new();
+        let mut call_args = Vec::new();
+        let mut grads = Vec::new();
+        let mut grad_types = Vec::new();
+        let mut scalars = 0usize;
+        for p in &self.params {
+            let ident = &p.ident;
+            let grad = names.fresh(&format!("{ident}_grad"), span);
+            match p.shape {
+                Shape::Value | Shape::Ref => {
+                    let ty = if p.shape == Shape::Value {
+                        quote!(f64)
+                    } else {
+                        quote!(&f64)
+                    };
+                    let read = if p.shape == Shape::Value {
+                        quote!(#ident)
+                    } else {
+                        quote!(*#ident)
+                    };
+                    params.push(quote!(#ident: #ty));
+                    setup.push(quote!(let mut #ident: f64 = #read; let mut #grad = 0.0f64;));
+                    call_args.push(quote!(&mut #ident, &mut #grad));
+                    grads.push(quote!(#grad));
+                    grad_types.push(quote!(f64));
+                    scalars += 1;
+                }
+                Shape::Slice => {
+                    params.push(quote!(#ident: &[f64]));
+                    setup.push(quote!(
+                        let mut #ident: ::std::vec::Vec<f64> = #ident.to_vec();
+                        let mut #grad = ::std::vec![0.0f64; #ident.len()];
+                    ));
+                    call_args.push(quote!(&mut #ident, &mut #grad));
+                    grads.push(quote!(#grad));
+                    grad_types.push(quote!(::std::vec::Vec<f64>));
+                }
+                Shape::Plain { .. } => {
+                    let ty = &p.ty_tokens;
+                    params.push(quote!(#ident: #ty));
+                    call_args.push(quote!(#ident, ()));
+                }
+            }
+        }
+        let vjp = format_ident!("{}_vjp", rev);
+        let value = if scalars == 0 {
+            quote!(value)
+        } else {
+            quote!(value.0)
+        };
+        let (grads, grad_types) = if grads.len() == 1 {
+            (grads[0].clone(), grad_types[0].clone())
+        } else {
+            (quote!((#(#grads),*)), quote!((#(#grad_types),*)))
+        };
+        let doc = format!(
+            "The value of [`{0}`] at `f64` and its gradient with respect to each \
+             differentiable parameter, by reverse-mode AD of the reversible program [`{1}`] \
+             (`{1}_vjp`).",
+            self.user.ident, rev
+        );
+        quote! {
+            #[doc = #doc]
+            #[allow(clippy::too_many_arguments, unused_mut)]
+            #vis fn #name(#(#params),*) -> (f64, #grad_types) {
+                #(#setup)*
+                let value = #vjp(&mut 0.0f64, &mut 1.0f64, #(#call_args),*);
+                (#value, #grads)
+            }
+        }
+    }
+}
