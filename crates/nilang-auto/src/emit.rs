@@ -45,12 +45,34 @@ pub struct Emitter<'f> {
     /// Shadows: the ancilla standing for an outer binding inside the block being written.
     subst: HashMap<Id, Ident>,
     tapes: Tapes,
+    /// How a block that cannot uncompute its temporaries in place frees them.
+    temporaries: Temporaries,
+}
+
+/// How a block frees the temporaries it cannot uncompute in place (at its end, from values
+/// that still hold).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Temporaries {
+    /// Compute, copy, uncompute: the block runs twice forward and its computation once more
+    /// in the gradient, and only the variables it carries are saved (one number each per
+    /// iteration): the least memory.
+    Uncompute,
+    /// Saved on the tape at the block's end (one number per temporary and iteration): each
+    /// block runs once forward, the fastest gradient.
+    #[default]
+    Store,
 }
 
 impl<'f> Emitter<'f> {
     /// An emitter for `f`.
-    pub fn new(f: &'f Function, sig: &'f Signature, names: &'f mut Names) -> Self {
+    pub fn new(
+        f: &'f Function,
+        sig: &'f Signature,
+        names: &'f mut Names,
+        temporaries: Temporaries,
+    ) -> Self {
         Emitter {
+            temporaries,
             f,
             sig,
             names,
@@ -162,7 +184,9 @@ impl<'f> Emitter<'f> {
         let locals: BTreeSet<Id> = lets.iter().map(|(id, _)| *id).collect();
         let split = tail_start(stmts, &locals);
         let carried = &nir::written(&stmts[..split]) - &locals;
-        if carried.iter().all(|o| self.f.binds[*o].ty == Ty::Real) {
+        if self.temporaries == Temporaries::Uncompute
+            && carried.iter().all(|o| self.f.binds[*o].ty == Ty::Real)
+        {
             return self.routine_block(stmts, split, &carried);
         }
         self.store_block(stmts)

@@ -8,10 +8,12 @@ pub mod nir;
 mod resolve;
 mod signature;
 
+pub use emit::Temporaries;
 pub use names::Names;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 
 /// What the front end makes of one ordinary function.
 pub struct Translation {
@@ -24,18 +26,13 @@ pub struct Translation {
 /// Translates an ordinary function (`item`) into its reversible program and gradient function.
 /// The attribute's own tokens (`attr`) must be empty.
 pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translation> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(
-            attr,
-            "#[differentiable] takes no options",
-        ));
-    }
+    let options = Options::parse(attr)?;
     let f: syn::ItemFn = syn::parse2(item)?;
     let mut names = Names::of(quote!(#f));
-    let sig = signature::Signature::of(&f.sig, &mut names)?;
+    let sig = signature::Signature::of(&f.sig, options.wrt.as_deref(), &mut names)?;
     let function = resolve::Resolver::function(&sig, &mut names, &f.block)?;
     let out = names.fresh("out", f.sig.ident.span());
-    let body = emit::Emitter::new(&function, &sig, &mut names).body(&out)?;
+    let body = emit::Emitter::new(&function, &sig, &mut names, options.temporaries).body(&out)?;
     let rev = format_ident!("{}_rev", f.sig.ident);
     let header = sig.reversible(&rev, &out);
     let vis = &f.vis;
@@ -54,4 +51,47 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
         reversible,
         gradient,
     })
+}
+
+/// The options of `#[differentiable(…)]`.
+#[derive(Default)]
+struct Options {
+    /// `wrt(a, b)`: the parameters differentiated (default: every parameter over `f64`).
+    wrt: Option<Vec<syn::Ident>>,
+    /// `store` (the default) or `uncompute`.
+    temporaries: Temporaries,
+}
+
+impl Options {
+    fn parse(attr: TokenStream) -> syn::Result<Options> {
+        let mut options = Options::default();
+        let mut chosen = None;
+        let parser = syn::meta::parser(|meta| {
+            let choice = if meta.path.is_ident("wrt") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let names = content.parse_terminated(syn::Ident::parse_any, syn::Token![,])?;
+                options.wrt = Some(names.into_iter().collect());
+                return Ok(());
+            } else if meta.path.is_ident("store") {
+                Temporaries::Store
+            } else if meta.path.is_ident("uncompute") {
+                Temporaries::Uncompute
+            } else {
+                return Err(meta.error(
+                    "unknown option of #[differentiable]: the options are `wrt(a, b, …)` (the \
+                     parameters to differentiate), `store` (save the temporaries a block \
+                     cannot uncompute in place: the fastest gradient, the default) and \
+                     `uncompute` (recompute them: the least memory)",
+                ));
+            };
+            if chosen.replace(choice).is_some() {
+                return Err(meta.error("choose one of `store` and `uncompute`"));
+            }
+            options.temporaries = choice;
+            Ok(())
+        });
+        syn::parse::Parser::parse2(parser, attr)?;
+        Ok(options)
+    }
 }

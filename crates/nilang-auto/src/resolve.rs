@@ -306,7 +306,11 @@ impl<'a> Resolver<'a> {
 
     /// Is this expression a vector of differentiable numbers (a binding, or a sub-slice)?
     pub(crate) fn is_real_vec(&self, e: &Expr) -> bool {
-        let root = match &e.syn {
+        let mut syn = &e.syn;
+        while let syn::Expr::Reference(r) = syn {
+            syn = &r.expr;
+        }
+        let root = match syn {
             syn::Expr::Path(p) => p.path.get_ident(),
             syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)) => match &*i.expr {
                 syn::Expr::Path(p) => p.path.get_ident(),

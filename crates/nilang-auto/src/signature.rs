@@ -63,7 +63,18 @@ fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
 impl Signature {
     /// Reads a signature: generic over one type `T: Real`, or over `f64`, returning the real
     /// type.
-    pub fn of(sig: &syn::Signature, names: &mut Names) -> Result<Signature> {
+    pub fn of(sig: &syn::Signature, wrt: Option<&[Ident]>, names: &mut Names) -> Result<Signature> {
+        if let Some(wrt) = wrt {
+            for w in wrt {
+                let known = sig.inputs.iter().any(|a| {
+                    matches!(a, syn::FnArg::Typed(pt)
+                        if matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.ident == *w))
+                });
+                if !known {
+                    return err(w, format!("`{w}` is not a parameter of this function"));
+                }
+            }
+        }
         if let Some(x) = sig
             .asyncness
             .as_ref()
@@ -127,7 +138,14 @@ impl Signature {
             let syn::Pat::Ident(pi) = &*pt.pat else {
                 return err(&pt.pat, "a parameter is a name here: `x: &[T]`");
             };
-            let shape = out.shape(&pt.ty)?;
+            let differentiated = wrt.is_none_or(|w| w.contains(&pi.ident));
+            let shape = if differentiated {
+                out.shape(&pt.ty)?
+            } else {
+                Shape::Plain {
+                    slice: matches!(&*pt.ty, syn::Type::Reference(r) if Self::element(&r.elem).is_some()),
+                }
+            };
             let ty = match shape {
                 Shape::Value | Shape::Ref => Ty::Real,
                 Shape::Slice => Ty::RealVec,
