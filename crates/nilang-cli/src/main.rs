@@ -1,7 +1,9 @@
 //! `nilang`: the command-line tool of the nilang workspace.
 //!
 //! * `nilang expand FILE.rs` prints, for each reversible function (`#[i]`) of a Rust file, its
-//!   forward and its inverse program in the language's own syntax (the papers' `macroexpand`).
+//!   forward, inverse and adjoint programs in the language's own syntax (the papers'
+//!   `macroexpand`); for each `#[differentiable]` function, first the reversible program the
+//!   front end wrote from it.
 //! * `nilang demo` runs the papers' small examples and prints what a user would check.
 //! * `nilang bench [--quick] [--threads N]` measures the papers' benchmark tables against peers
 //!   and writes a markdown report with SVG plots (parallel loops on `N` threads, every core by
@@ -12,6 +14,7 @@
 mod alloc;
 mod bench;
 mod demo;
+mod expand;
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
@@ -30,7 +33,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the forward and inverse programs of every `#[i]` function in a Rust file.
+    /// Print the forward, inverse and adjoint programs of every `#[i]` function in a Rust file
+    /// (and of the program `#[differentiable]` writes from an ordinary function).
     Expand {
         /// The Rust source file.
         file: PathBuf,
@@ -81,7 +85,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            match nilang_ir::expand_source(&src) {
+            match expand::expand(&src) {
                 Ok(text) => {
                     print!("{text}");
                     ExitCode::SUCCESS
