@@ -94,7 +94,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
                 return err(
                     &m.mac,
                     "a macro is not supported inside an expression here; a vector of zeros is \
-                     `let v = vec![T::zero(); n];`",
+                     `let v = vec![0.0; n];`",
                 )
             }
             syn::Expr::Field(_) => {

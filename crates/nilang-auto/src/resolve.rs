@@ -113,7 +113,7 @@ impl<'a> Resolver<'a> {
         if !ret.real {
             return err(
                 value,
-                "the returned value is not a differentiable scalar: return the loss (a `T`)",
+                "the returned value is not a differentiable scalar: return the loss (an `f64`)",
             );
         }
         self.scope.truncate(mark);
@@ -244,7 +244,7 @@ impl<'a> Resolver<'a> {
             return err(
                 value,
                 "a local vector of differentiable numbers starts as zeros: \
-                 `vec![T::zero(); n]` (then write its elements)",
+                 `vec![0.0; n]` (then write its elements)",
             );
         }
         let init = self.init(value)?;

@@ -118,6 +118,12 @@ impl Signature {
         };
         match &sig.output {
             syn::ReturnType::Type(_, t) if out.is_real(t) => {}
+            syn::ReturnType::Default => {
+                return err(
+                    &sig.ident,
+                    "a differentiable function returns its loss: add `-> f64`",
+                )
+            }
             other => {
                 return err(
                     other,
@@ -136,7 +142,7 @@ impl Signature {
                 );
             };
             let syn::Pat::Ident(pi) = &*pt.pat else {
-                return err(&pt.pat, "a parameter is a name here: `x: &[T]`");
+                return err(&pt.pat, "a parameter is a name here: `x: &[f64]`");
             };
             let differentiated = wrt.is_none_or(|w| w.contains(&pi.ident));
             let shape = if differentiated {
@@ -206,7 +212,7 @@ impl Signature {
                 return err(
                     t,
                     "a differentiable function takes its inputs by value or shared reference \
-                     and returns its result: use `&[T]`, `&T` or `T`",
+                     and returns its result: use `&[f64]`, `&f64` or `f64`",
                 );
             }
             if self.is_real(&r.elem) {

@@ -1,0 +1,140 @@
+//! Which form the front end gives each block, read from the program it writes: temporaries
+//! uncomputed in place when their inputs still hold, compute–copy–uncompute or stored
+//! otherwise, decisions recorded only when the branch changes its condition, trip counts for
+//! `while`, and generated names that cannot collide with the user's.
+
+use quote::{quote, ToTokens};
+
+fn program(attr: proc_macro2::TokenStream, f: proc_macro2::TokenStream) -> String {
+    let t = nilang_auto::translate(attr, f).unwrap_or_else(|e| panic!("{e}"));
+    t.reversible.to_token_stream().to_string()
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+#[test]
+fn temporaries_whose_inputs_hold_are_uncomputed_in_place_and_nothing_is_stored() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(x: &[f64], t: f64) -> f64 {
+                let mut s = 0.0;
+                for i in 0..x.len() {
+                    let v = x[i] * t;
+                    s += v.sin();
+                }
+                s
+            }
+        ),
+    );
+    assert!(p.contains("v -= x [i] * t"), "{p}");
+    assert_eq!(count(&p, "push !"), 0, "{p}");
+    assert_eq!(count(&p, "routine !"), 1, "only the body's: {p}");
+}
+
+#[test]
+fn a_carried_state_is_saved_once_per_step_and_the_slopes_uncomputed() {
+    let f = quote!(
+        fn f(x0: f64, h: f64, n: usize) -> f64 {
+            let mut x = x0;
+            for _ in 0..n {
+                let k = x * x;
+                x += h * k;
+            }
+            x
+        }
+    );
+    let p = program(quote!(uncompute), f.clone());
+    assert!(p.contains("push ! (tape_1 , x)"), "{p}");
+    assert!(p.contains("swap (x , x_out_1)"), "{p}");
+    assert_eq!(count(&p, "routine !"), 2, "{p}");
+    // stored: the slope is saved instead, and x is updated in place
+    let p = program(quote!(store), f);
+    assert!(p.contains("push ! (tape_1 , k)"), "{p}");
+    assert!(p.contains("x += h * k"), "{p}");
+    assert_eq!(count(&p, "routine !"), 1, "{p}");
+}
+
+#[test]
+fn only_a_decision_the_branch_changes_is_recorded() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut acc = 0.0;
+                for i in 0..x.len() {
+                    if x[i] > 0.0 {
+                        acc += x[i];
+                    }
+                    if acc > 1.0 {
+                        acc *= 0.5;
+                    }
+                }
+                acc
+            }
+        ),
+    );
+    assert_eq!(count(&p, "push ! (decisions_1"), 1, "{p}");
+    assert!(
+        p.contains("taken_1 ^= :: nilang :: Real :: val (& acc) > 1.0"),
+        "{p}"
+    );
+}
+
+#[test]
+fn a_while_loop_records_its_trip_count() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(x: f64) -> f64 {
+                let mut s = x;
+                while s > 1.0 {
+                    s *= 0.5;
+                }
+                s
+            }
+        ),
+    );
+    assert!(
+        p.contains("while (:: nilang :: Real :: val (& s) > 1.0 , trips_1 > 0)"),
+        "{p}"
+    );
+    assert!(p.contains("push ! (trip_counts_1 , trips_1)"), "{p}");
+}
+
+#[test]
+fn generated_names_avoid_every_identifier_of_the_function() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(out_1: &[f64], tape_1: f64, new_1: f64) -> f64 {
+                let mut s = tape_1;
+                s = s * new_1 + out_1[0];
+                s
+            }
+        ),
+    );
+    assert!(p.contains("out_2 : & mut T1"), "{p}");
+    assert!(p.contains("push ! (tape_2 , s)"), "{p}");
+    assert!(p.contains("let new_2 = T1 :: zero ()"), "{p}");
+}
+
+#[test]
+fn a_shadowing_let_is_a_binding_of_its_own() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(x: f64) -> f64 {
+                let y = x * 2.0;
+                let y = y * y;
+                y
+            }
+        ),
+    );
+    assert!(
+        p.contains("let y_1 = T1 :: zero () ; y_1 += square (y)"),
+        "{p}"
+    );
+}

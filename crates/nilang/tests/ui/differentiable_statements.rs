@@ -1,0 +1,88 @@
+// The statements #[differentiable] rejects, each with what to write instead.
+use nilang::differentiable;
+
+#[differentiable]
+fn no_value(x: &[f64]) -> f64 {
+    let _y = x[0];
+}
+
+#[differentiable]
+fn early_return(x: &[f64]) -> f64 {
+    if x[0] > 0.0 {
+        return x[0];
+    }
+    x[1]
+}
+
+#[differentiable]
+fn breaks(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 1.0 {
+            break;
+        }
+        s += x[i];
+    }
+    s
+}
+
+#[differentiable]
+fn plain_loop(x: &[f64]) -> f64 {
+    loop {}
+}
+
+#[differentiable]
+fn prints(x: &[f64]) -> f64 {
+    println!("{}", x[0]);
+    x[0]
+}
+
+#[differentiable]
+fn inner_item(x: &[f64]) -> f64 {
+    fn helper() {}
+    x[0]
+}
+
+#[differentiable]
+fn uninitialised(x: &[f64]) -> f64 {
+    let y: f64;
+    x[0]
+}
+
+#[differentiable]
+fn unused_expression(x: &[f64]) -> f64 {
+    x[0] + 1.0;
+    x[0]
+}
+
+#[differentiable]
+fn integer_result(x: &[f64]) -> f64 {
+    x.len()
+}
+
+#[differentiable]
+fn labelled(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    'outer: for i in 0..x.len() {
+        s += x[i];
+    }
+    s
+}
+
+#[differentiable]
+fn tuple_from_call(x: &[f64]) -> f64 {
+    let (a, b) = pair(x[0]);
+    a + b
+}
+
+fn pair(v: f64) -> (f64, f64) {
+    (v, v)
+}
+
+#[differentiable]
+fn struct_pattern(x: &[f64]) -> f64 {
+    let [a, b] = [x[0], x[1]];
+    a + b
+}
+
+fn main() {}
