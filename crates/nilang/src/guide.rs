@@ -2,6 +2,8 @@
 //! These modules hold documentation only; every example in them is a test
 //! (`cargo test --doc -p nilang`).
 //!
+//! - [`ordinary`]: start here — an ordinary Rust function and its gradient
+//!   (`#[differentiable]`), what the front end keeps and why, and the accepted subset of Rust.
 //! - [`tutorial`]: from a first reversible function to gradients, Jacobians and Hessians, a
 //!   primitive of your own, number systems, schedulers and batched kernels.
 //! - [`language`]: every statement of the reversible language, its inverse, conditions,
@@ -40,6 +42,9 @@
 //! let (_, gx, _) = log_dot_grad(Loss::arg(0), &mut 0.0, &mut x, &mut y).unwrap();
 //! assert!((gx[0].g - 3.0 / 11.0).abs() < 1e-16 && (gx[1].g - 4.0 / 11.0).abs() < 1e-16);
 //! ```
+
+#[doc = include_str!("../doc/ordinary.md")]
+pub mod ordinary {}
 
 #[doc = include_str!("../doc/tutorial.md")]
 pub mod tutorial {}

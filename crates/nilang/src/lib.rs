@@ -2,6 +2,7 @@
 //!
 //! ## Where to go next
 //!
+//! - [`guide::ordinary`]: an ordinary Rust function and its gradient (`#[differentiable]`).
 //! - [`guide::tutorial`]: a first reversible function → a gradient → Jacobians and Hessians →
 //!   a primitive of your own → number systems → schedulers → batched kernels.
 //! - [`guide::language`]: the statements of the language and their inverses.

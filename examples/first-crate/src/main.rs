@@ -3,7 +3,7 @@
 
 use nilang::ad::{check_gradient, gradient, hessian_vector_product};
 use nilang::blas::idot; // a library function, imported by its name alone
-use nilang::{catch, i, Float, Loss, Real, Scalars, Unary};
+use nilang::{catch, differentiable, i, Float, Loss, Real, Scalars, Unary};
 
 /// Step 1: a reversible function, with an ancilla computed, used and uncomputed.
 #[i]
@@ -21,6 +21,16 @@ fn softplus_norm<T: Real>(out: &mut T, x: &mut [T]) {
 
 fn softplus_norm_plain(x: &[f64]) -> f64 {
     x.iter().map(|v| v.exp()).sum::<f64>().ln_1p()
+}
+
+/// Step 0 (`nilang::guide::ordinary`): the same function as ordinary Rust.
+#[differentiable]
+fn softplus_norm_ordinary(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter() {
+        s += v.exp();
+    }
+    s.ln_1p()
 }
 
 /// Step 3: a loss of a vector, for the Hessian and the closure-level helpers.
@@ -86,6 +96,11 @@ fn leaky<T: Real>(y: &mut T, x: &mut T) {
 }
 
 fn main() {
+    // 0. ordinary Rust and its gradient
+    let (value, g) = softplus_norm_ordinary_gradient(&[0.3, -1.2, 2.0]);
+    assert_eq!(value, softplus_norm_ordinary(&[0.3, -1.2, 2.0]));
+    check_gradient(softplus_norm_plain, &[0.3, -1.2, 2.0], &g, 1e-6, 1e-7).unwrap();
+
     // 1. forward and inverse
     let x0 = vec![0.3, -1.2, 2.0];
     let (mut out, mut x) = (0.0, x0.clone());
