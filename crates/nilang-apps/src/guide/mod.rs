@@ -9,10 +9,12 @@
 //! - [`rk4`]: a Lotka–Volterra system integrated by RK4, gradient of a final-state loss with
 //!   respect to the initial state and the parameters, keeping the trajectory;
 //! - [`mlp`]: a 32-64-1 perceptron's mean squared error on a batch, gradient with respect to
-//!   one flat parameter vector.
+//!   one flat parameter vector;
+//! - [`ordinary`]: the same three as ordinary Rust under `#[differentiable]`.
 
 pub mod gmm;
 pub mod mlp;
+pub mod ordinary;
 pub mod rk4;
 
 /// Whether this crate's reversible programs run their reversibility checks: `#[i]` checks
@@ -123,6 +125,27 @@ mod tests {
         mlp::mlp_mse_inv(&mut loss, w1, b1, w2, b2, &p.x, &p.y);
         assert!(loss.abs() < 1e-12 * native, "left {loss}");
         assert_eq!(theta, p.theta);
+    }
+
+    /// The ordinary-Rust versions: the same objective (bit for bit where the operations are
+    /// in the same order), the same gradient as the hand-written programs.
+    #[test]
+    fn ordinary_versions_agree_with_the_hand_written_programs() {
+        use super::ordinary;
+        let p = gmm::Problem::random(3, 4, 20, 7);
+        let (value, grad) = ordinary::gmm_gradient_of(&p);
+        let (mut theta, want) = (p.theta.clone(), p.native(&p.theta));
+        assert!(close(value, want, 1e-12), "{value} vs {want}");
+        assert_all_close(&grad, &p.gradient(&mut theta).1, 1e-10, "gmm");
+        let mut p = rk4::Problem::new(300);
+        let (value, grad) = ordinary::rk4_gradient_of(&p);
+        assert_eq!(value, p.native(), "the same operations in the same order");
+        assert_all_close(&grad, &p.gradient().1, 1e-10, "rk4");
+        let p = mlp::Problem::random(5, 7, 9, 3);
+        let (value, grad) = ordinary::mlp_gradient_of(&p);
+        let mut theta = p.theta.clone();
+        assert!(close(value, p.native(&p.theta), 1e-12));
+        assert_all_close(&grad, &p.gradient(&mut theta).1, 1e-10, "mlp");
     }
 
     /// Every `rust,ignore` excerpt of the guide's chapter (`nilang::guide::examples`) is the

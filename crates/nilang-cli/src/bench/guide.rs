@@ -1,12 +1,14 @@
 //! Table: the guide's worked examples (`nilang_apps::guide`: GMM, RK4 Lotka–Volterra, MLP),
 //! written as the guide teaches with default settings — native objective, the reversible
 //! program forward, its gradient by `f_vjp`, and nilang-dualrev's gradient of the same plain
-//! objective, with gradient ÷ native objective against issue 26's target (≤ 4).
+//! objective, with gradient ÷ native objective against issue 26's target (≤ 4); and each
+//! program again as ordinary Rust under `#[differentiable]` (`nilang_apps::guide::ordinary`,
+//! issue 28), against the same native objective.
 
 use super::measure::{sci, Group, Verdict};
 use super::{Ctx, Section, Table};
 use nilang_apps::adbench::{gmm_objective, GmmData};
-use nilang_apps::guide::{gmm, mlp, rk4, CHECKED};
+use nilang_apps::guide::{gmm, mlp, ordinary, rk4, CHECKED};
 use nilang_apps::plain::peers;
 
 /// Gradient ÷ native objective wanted for every program (issue 26).
@@ -16,9 +18,9 @@ const TARGET: f64 = 4.0;
 /// and nilang-dualrev's gradient of GMM at d 10 and of the MLP.
 pub fn measurements(quick: bool) -> u64 {
     if quick {
-        3 * 3 + 2
+        3 * 3 * 2 + 2
     } else {
-        3 * 4 + 2
+        3 * 4 * 2 + 2
     }
 }
 
@@ -100,6 +102,17 @@ pub fn run(ctx: &Ctx) -> Section {
             with_dualrev
                 .then_some(|| peers::dualrev_gradient(|t| gmm_objective(&data, t), &p.theta)),
         );
+        let mut theta4 = p.theta.clone();
+        measure(
+            ctx,
+            &mut t,
+            &mut verdicts,
+            &format!("GMM d {d}, k {k}, n {n} — ordinary Rust"),
+            || p.native(&p.theta),
+            || ordinary::gmm_forward_of(&p, &mut theta4),
+            || ordinary::gmm_gradient_of(&p),
+            None::<fn()>,
+        );
     }
     let p = rk4::Problem::new(steps);
     let (mut p2, mut p3) = (p.clone(), p.clone());
@@ -111,6 +124,17 @@ pub fn run(ctx: &Ctx) -> Section {
         || p.native(),
         || p2.forward(),
         || p3.gradient(),
+        None::<fn()>,
+    );
+    let mut p4 = p.clone();
+    measure(
+        ctx,
+        &mut t,
+        &mut verdicts,
+        &format!("RK4 Lotka–Volterra, {steps} steps — ordinary Rust"),
+        || p.native(),
+        || ordinary::rk4_forward_of(&mut p4),
+        || ordinary::rk4_gradient_of(&p),
         None::<fn()>,
     );
     let p = mlp::Problem::random(32, 64, batch, 1);
@@ -125,6 +149,17 @@ pub fn run(ctx: &Ctx) -> Section {
         || p.gradient(&mut theta3),
         Some(|| peers::dualrev_gradient(|t| mlp::native(t, &p.x, &p.y, p.din, p.h), &p.theta)),
     );
+    let mut theta4 = p.theta.clone();
+    measure(
+        ctx,
+        &mut t,
+        &mut verdicts,
+        &format!("MLP 32-64-1, batch {batch} — ordinary Rust"),
+        || p.native(&p.theta),
+        || ordinary::mlp_forward_of(&p, &mut theta4),
+        || ordinary::mlp_gradient_of(&p),
+        None::<fn()>,
+    );
     let checks = if CHECKED {
         "**on** (`nilang-apps` built with `debug-assertions = true`: what `#[i(check)]` costs)"
     } else {
@@ -134,7 +169,8 @@ pub fn run(ctx: &Ctx) -> Section {
         title: format!("The guide's worked examples (checks {})", if CHECKED { "on" } else { "off" }),
         intro: format!(
             "Seconds per call of `nilang_apps::guide` (`nilang::guide::examples`): programs written as the guide \
-             teaches, `#[i]` with default settings, beside their plain-Rust objectives (GMM: \
+             teaches, `#[i]` with default settings, and again as ordinary Rust under `#[differentiable]` \
+             (rows marked so), beside their plain-Rust objectives (GMM: \
              `nilang_apps::adbench::gmm_objective`, Wishart prior terms included). Reversibility checks: {checks}. \
              The gradient is `f_vjp` (value and gradient in one call); nilang-dualrev tapes the plain objective. \
              Peak MiB is the largest live heap above the level before one call of the gradient."
