@@ -9,3 +9,4 @@ pub mod guide;
 pub mod plain;
 pub mod quantum;
 pub mod sparse;
+pub mod spinglass;
