@@ -14,10 +14,12 @@
 //! for `s = +1`); vector `v_k` holds, per frontier configuration, the best `−H` of the first
 //! `k` sites. Adding site `k = (r, c)` replaces the spin of `(r − 1, c)` in bit `c`:
 //!
-//! `v_{k+1}[σ] = (v_k[σ, bit c = 0] ⊗ J_v s₋ s) ⊕ (v_k[σ, bit c = 1] ⊗ J_v s₊ s) ⊗ J_h s s_left ⊗ h s`
+//! `v_{k+1}[σ] = [(v_k[σ, bit c = 0] ⊗ (−J_v s)) ⊕ (v_k[σ, bit c = 1] ⊗ J_v s)] ⊗ J_h s s_left ⊗ h s`
 //!
-//! (`s` the spin of bit `c` of `σ`; the vertical term only for `r > 0`, the horizontal only for
-//! `c > 0`): one `y *= a + b` (a tropical `max`) per entry, `2^L · L²` in all. A tree of
+//! (`s` the spin of bit `c` of `σ`, `s_left` that of bit `c − 1`; each product of numbers is
+//! one tropical factor; the bracket's terms are the old spin `−1` and `+1`; the vertical term
+//! only for `r > 0`, the horizontal only for `c > 0`): one `y *= a + b` (a tropical `max`) per
+//! entry, `2^L · L²` in all. A tree of
 //! maxima over `v_{L²}` gives `−E₀`. Written in the language ([`site_step`], [`max_tree`],
 //! [`tropical_max`]): the vectors are ancillas in a workspace, computed, read and uncomputed,
 //! and tropical `*=` and `/=` by a coupling are exact on the integer-valued `f64` contents.
