@@ -7,4 +7,6 @@ pub mod flow;
 pub mod graph;
 pub mod guide;
 pub mod plain;
+pub mod quantum;
 pub mod sparse;
+pub mod spinglass;

@@ -168,6 +168,16 @@ macro_rules! primitives {
                     {(a * a + b * b).sqrt()} {{ let h = (a * a + b * b).sqrt(); (a / h, b / h) }} []
                     ["sqrt(a * a + b * b)" "double h = sqrt(a * a + b * b); da = a / h; db = b / h;"] []
                     (0.5, 2.0) (0.5, 2.0))
+                (Max max "`max(a, b)`; its derivative is the subgradient `(1, 0)` where `a ≥ b` (ties included) and `(0, 1)` where `a < b`: the whole gradient goes to the operand chosen" a b
+                    {if a.to_f64() >= b.to_f64() { a } else { b }}
+                    {if a.to_f64() >= b.to_f64() { (T::f_one(), T::f_zero()) } else { (T::f_zero(), T::f_one()) }} []
+                    ["(a >= b ? a : b)" "if (a >= b) { da = 1.0; db = 0.0; } else { da = 0.0; db = 1.0; }"] []
+                    (0.5, 2.0) (-2.0, 2.0))
+                (Min min "`min(a, b)`; its derivative is the subgradient `(1, 0)` where `a ≤ b` (ties included) and `(0, 1)` where `a > b`: the whole gradient goes to the operand chosen" a b
+                    {if a.to_f64() <= b.to_f64() { a } else { b }}
+                    {if a.to_f64() <= b.to_f64() { (T::f_one(), T::f_zero()) } else { (T::f_zero(), T::f_one()) }} []
+                    ["(a <= b ? a : b)" "if (a <= b) { da = 1.0; db = 0.0; } else { da = 0.0; db = 1.0; }"] []
+                    (0.5, 2.0) (-2.0, 2.0))
             }
         }
     };

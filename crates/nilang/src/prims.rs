@@ -24,7 +24,10 @@
 //!
 //! - **A defined value** where the function is finite and continuous but not differentiable:
 //!   `abs′(0) = 0` (the subgradient of least magnitude; `signum` would give ±1 by the sign of
-//!   the zero); `pow(a, 0)` has `∂/∂a = 0`, and `∂/∂b aᵇ = 0` where `aᵇ = 0`.
+//!   the zero); `pow(a, 0)` has `∂/∂a = 0`, and `∂/∂b aᵇ = 0` where `aᵇ = 0`; `max(a, b)`
+//!   and `min(a, b)` hand the whole gradient to the operand they choose, `a` on a tie (the
+//!   subgradient `(1, 0)` at `a = b`), so a program of maxima differentiates to one
+//!   maximising choice at each, as a tropical `max` does.
 //! - **A named error** where the value or the derivative is infinite or undefined: `sqrt` at 0
 //!   (∞ derivative) and below 0, `log` at 0 and below, `log1p` at −1 and below, `a / b` at
 //!   `b = 0`, `asin`/`acos` at ±1 (∞ derivative) and beyond, `atan2` at the origin (0/0),

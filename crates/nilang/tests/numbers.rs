@@ -430,6 +430,60 @@ fn tropical_in_the_language() {
     assert_eq!(y, Tropical(1.0));
 }
 
+/// `y ⊗= (a₀ ⊕ b₀) ⊗ a₁ ⊗ b₁⁻¹`: a tropical `max`, a product and a quotient, differentiable.
+#[i]
+fn tropical_score<T: Real>(y: &mut Tropical<T>, a: &mut [Tropical<T>], b: &mut [Tropical<T>])
+where
+    T: nilang::numbers::TropicalBase,
+{
+    y *= a[0] + b[0];
+    y *= a[1];
+    y /= b[1];
+}
+
+#[test]
+fn tropical_gradients_follow_the_chosen_operands() {
+    let (mut y, mut yg) = (Tropical(0.5f64), Tropical(1.0));
+    let (mut a, mut b) = (
+        vec![Tropical(1.0), Tropical(2.0)],
+        vec![Tropical(4.0), Tropical(3.0)],
+    );
+    let (mut ag, mut bg) = (vec![Tropical(0.0); 2], vec![Tropical(0.0); 2]);
+    tropical_score(&mut y, &mut a, &mut b);
+    assert_eq!(y, Tropical(0.5 + 4.0 + 2.0 - 3.0));
+    tropical_score_adjoint(&mut y, &mut yg, &mut a, &mut ag, &mut b, &mut bg);
+    assert_eq!(y, Tropical(0.5)); // the adjoint program restored the input
+                                  // the max hands its gradient to b₀ (the larger), the product to a₁, the quotient −1 to b₁
+    assert_eq!(ag, vec![Tropical(0.0), Tropical(1.0)]);
+    assert_eq!(bg, vec![Tropical(1.0), Tropical(-1.0)]);
+    // ties go to the first operand
+    let (_, ga, gb) = tropical_score_grad(
+        Loss::arg(0),
+        &mut Tropical(0.0),
+        &mut vec![Tropical(4.0), Tropical(2.0)],
+        &mut vec![Tropical(4.0), Tropical(3.0)],
+    )
+    .unwrap();
+    assert_eq!((ga[0].0.g, gb[0].0.g), (1.0, 0.0));
+    // the Jacobian runs the adjoint on several losses' gradients at once (Lanes)
+    let j = tropical_score_jacobian(
+        &mut Tropical(0.0),
+        &mut vec![Tropical(1.0), Tropical(2.0)],
+        &mut vec![Tropical(4.0), Tropical(3.0)],
+    )
+    .unwrap();
+    assert_eq!(j.row(0), [1.0, 0.0, 1.0, 1.0, -1.0]); // ∂y/∂(y, a₀, a₁, b₀, b₁)
+                                                      // max-plus expressions are piecewise linear: the Hessian is zero
+    let h = tropical_score_hessian(
+        Loss::arg(0),
+        &mut Tropical(0.0),
+        &mut vec![Tropical(1.0), Tropical(2.0)],
+        &mut vec![Tropical(4.0), Tropical(3.0)],
+    )
+    .unwrap();
+    assert!((0..h.rows).all(|i| (0..h.cols).all(|j| h[(i, j)] == 0.0)));
+}
+
 #[test]
 fn tropical_zero_operand_panics() {
     let r = std::panic::catch_unwind(|| {

@@ -210,3 +210,55 @@ fn log2_in_a_reversible_function() {
         assert!(agrees(gx[k].g, fd), "x[{k}]: {} against {fd}", gx[k].g);
     }
 }
+
+/// `max` and `min` in a reversible function: the gradient goes to the operand chosen (the
+/// subgradient `(1, 0)` on a tie), so the gradient of a running maximum marks its argmax.
+#[test]
+fn max_and_min_hand_the_gradient_to_the_operand_chosen() {
+    use nilang::{i, Real};
+
+    /// `best` = max of the values (a chain of maxima through ancillas), `worst` = their min
+    /// with 0 as in `min(x₀, 0)`.
+    #[i]
+    fn extremes<T: Real>(best: &mut T, worst: &mut T, x: &mut [T]) {
+        let m1 = T::zero();
+        let m2 = T::zero();
+        routine! {
+            m1 += max(x[0], x[1]);
+            m2 += max(m1, x[2]);
+        }
+        best += identity(m2);
+        uncompute!();
+        dealloc!(m1 = T::zero(), m2 = T::zero());
+        worst += min(x[0], x[2]);
+    }
+    let run = |x: &[f64], seed: (f64, f64)| {
+        let (mut best, mut worst, mut x) = (0.0, 0.0, x.to_vec());
+        let (mut bg, mut wg, mut xg) = (seed.0, seed.1, vec![0.0; x.len()]);
+        let v = extremes_vjp(&mut best, &mut bg, &mut worst, &mut wg, &mut x, &mut xg);
+        (v, xg)
+    };
+    assert_eq!(
+        run(&[1.0, 3.0, 2.0], (1.0, 0.0)),
+        ((3.0, 1.0), vec![0.0, 1.0, 0.0])
+    );
+    assert_eq!(
+        run(&[1.0, 3.0, 2.0], (0.0, 1.0)),
+        ((3.0, 1.0), vec![1.0, 0.0, 0.0])
+    );
+    assert_eq!(
+        run(&[5.0, 3.0, -2.0], (1.0, 1.0)),
+        ((5.0, -2.0), vec![1.0, 0.0, 1.0])
+    );
+    // ties: the first operand
+    assert_eq!(
+        run(&[2.0, 2.0, 2.0], (1.0, 1.0)),
+        ((2.0, 2.0), vec![2.0, 0.0, 0.0])
+    );
+    // the inverse
+    let (mut best, mut worst, mut x) = (0.5, 0.25, vec![1.0, 3.0, 2.0]);
+    extremes(&mut best, &mut worst, &mut x);
+    assert_eq!((best, worst), (3.5, 1.25));
+    extremes_inv(&mut best, &mut worst, &mut x);
+    assert_eq!((best, worst, x), (0.5, 0.25, vec![1.0, 3.0, 2.0]));
+}

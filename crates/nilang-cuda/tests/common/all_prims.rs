@@ -32,6 +32,8 @@ pub fn all_prims<T: Real>(y: &mut [T], x: &mut [T], n: i64) {
     y[22] += pow(x[3], 3);
     y[23] += atan2(x[8], x[9]);
     y[24] += hypot(x[10], x[11]);
+    y[24] += max(x[10], x[11]);
+    y[23] -= min(x[8], x[9]);
     rot(y[0], y[1], x[12]);
     irot(y[2], y[3], x[13]);
     rot(y[4], y[5], 0.3);

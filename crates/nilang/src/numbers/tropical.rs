@@ -17,6 +17,14 @@
 //!
 //! The non-reversible semiring operations are the operators `+` (⊕) and `*` (⊗) on values.
 //!
+//! **Gradients.** A function generic over `T: Real + TropicalBase` on `Tropical<T>` gets the
+//! gradient functions (`f_vjp`, `f_grad`, `f_jacobian`, `f_hessian`): its adjoint program runs
+//! on `Tropical<GVar<T, G>>`, with the rules of the stored values — `y *= x` adds `ȳ` to `x̄`,
+//! `y /= x` subtracts it, and `y *= a + b` hands `ȳ` to the larger operand (the first on ties),
+//! a subgradient of `max`. The gradient of a max-plus program with respect to its weights thus
+//! marks one maximising choice at every `max`: back-tracking by reversal (nilang-apps'
+//! `spinglass` reads a spin glass's ground state off it).
+//!
 //! ```
 //! use nilang::i;
 //! use nilang::numbers::Tropical;
@@ -93,12 +101,22 @@ macro_rules! tropical_int {
 }
 tropical_int!(i32, i64);
 
-impl<T: crate::Float + TropicalBase> TropicalBase for GVar<T> {
+/// A tropical number's contents paired with a gradient (of one loss, or of several:
+/// [`Lanes`](crate::Lanes)), what the adjoint programs of a function on `Tropical<T>` run on.
+/// The order and the bottom element are the value's; `plus` (the non-reversible `⊗` on
+/// values) keeps no gradient.
+impl<T: crate::Float + TropicalBase, G: crate::Grad<T>> TropicalBase for GVar<T, G> {
     fn neg_inf() -> Self {
-        GVar::new(T::neg_inf())
+        GVar {
+            x: T::neg_inf(),
+            g: G::zero(),
+        }
     }
     fn zero() -> Self {
-        GVar::new(<T as TropicalBase>::zero())
+        GVar {
+            x: <T as TropicalBase>::zero(),
+            g: G::zero(),
+        }
     }
     fn is_neg_inf(&self) -> bool {
         self.x.is_neg_inf()
@@ -107,7 +125,39 @@ impl<T: crate::Float + TropicalBase> TropicalBase for GVar<T> {
         self.x.geq(&other.x)
     }
     fn plus(self, other: Self) -> Self {
-        GVar::new(self.x.plus(other.x))
+        GVar {
+            x: self.x.plus(other.x),
+            g: G::zero(),
+        }
+    }
+}
+
+/// A tropical number's contents as a dual number (what `f_hessian` runs the gradient program
+/// on): ordered by the value; `plus` adds values and tangents.
+impl<T: crate::Float + TropicalBase> TropicalBase for crate::Dual<T> {
+    fn neg_inf() -> Self {
+        crate::Dual {
+            re: T::neg_inf(),
+            eps: <T as TropicalBase>::zero(),
+        }
+    }
+    fn zero() -> Self {
+        crate::Dual {
+            re: <T as TropicalBase>::zero(),
+            eps: <T as TropicalBase>::zero(),
+        }
+    }
+    fn is_neg_inf(&self) -> bool {
+        self.re.is_neg_inf()
+    }
+    fn geq(&self, other: &Self) -> bool {
+        self.re.geq(&other.re)
+    }
+    fn plus(self, other: Self) -> Self {
+        crate::Dual {
+            re: self.re.plus(other.re),
+            eps: self.eps.plus(other.eps),
+        }
     }
 }
 
