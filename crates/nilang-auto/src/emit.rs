@@ -35,6 +35,8 @@ struct Tapes {
     values: Option<Ident>,
     flags: Option<Ident>,
     counts: Option<Ident>,
+    /// One tape per saved integer (its element type inferred from what is pushed).
+    integers: Vec<Ident>,
 }
 
 /// Writes the reversible program of one function.
@@ -98,6 +100,10 @@ impl<'f> Emitter<'f> {
                 allocs.push(quote!(let #tape: ::std::vec::Vec<#ty> = ::std::vec::Vec::new();));
                 deallocs.push(quote!(dealloc!(#tape = ::std::vec::Vec::new());));
             }
+        }
+        for tape in &self.tapes.integers {
+            allocs.push(quote!(let #tape: ::std::vec::Vec<_> = ::std::vec::Vec::new();));
+            deallocs.push(quote!(dealloc!(#tape = ::std::vec::Vec::new());));
         }
         Ok(quote! {
             #(#allocs)*
@@ -227,11 +233,20 @@ impl<'f> Emitter<'f> {
                     dealloc!(#name = ::std::vec![#zero; #len]);
                 )])
             }
+            (Ty::Plain, _) => {
+                // an integer changed after its `let` (a counter): saved on a tape of its own
+                let tape = self.names.fresh(&format!("{name}_saved"), span);
+                self.tapes.integers.push(tape.clone());
+                Ok(vec![quote_spanned!(span=>
+                    push!(#tape, #name);
+                    dealloc!(#name = 0);
+                )])
+            }
             _ => Err(syn::Error::new(
                 span,
-                "this value is computed from variables the block changes afterwards, and the \
-                 block cannot be undone without it: compute it from values that stay fixed, \
-                 or move it into a block of its own",
+                "this vector is computed from variables the block changes afterwards, and the \
+                 block cannot be undone without it: start it from zeros (`vec![0.0; n]`) with \
+                 a length that stays fixed",
             )),
         }
     }

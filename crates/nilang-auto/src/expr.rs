@@ -175,16 +175,16 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         let receiver = self.expr(&m.receiver)?;
         let name = m.method.to_string();
         let span = m.span();
-        if !self.is_real(&receiver) {
-            // an index or count: plain Rust (`x.len()`, `i.pow(2)`, `n.min(m)`)
-            let mut args = Vec::new();
-            for a in &m.args {
-                args.push(self.expr(a)?);
-            }
+        let args: Vec<syn::Expr> = m.args.iter().map(|a| self.expr(a)).collect::<Result<_>>()?;
+        let differentiable = std::iter::once(&receiver)
+            .chain(&args)
+            .any(|e| mentions_real(self.r, e));
+        if !self.is_real(&receiver) || !differentiable {
+            // an index or count (`x.len()`, `i.pow(2)`, `n.min(m)`) or a constant
+            // (`0.5f64.sqrt()`): plain Rust
             let method = &m.method;
             return Ok(syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*)));
         }
-        let args: Vec<syn::Expr> = m.args.iter().map(|a| self.expr(a)).collect::<Result<_>>()?;
         match (name.as_str(), args.as_slice()) {
             ("powi", [n]) if is_int_literal(n, 2) => {
                 return Ok(syn::parse_quote_spanned!(span=> square(#receiver)))
@@ -325,6 +325,10 @@ pub fn plain(r: &Resolver, e: syn::Expr) -> syn::Expr {
         return e;
     }
     match e {
+        syn::Expr::Path(ref p) if real_syn(r, &e) && is_scalar_param(r, p) => {
+            // a differentiable scalar parameter is `&mut T` in the reversible program
+            syn::parse_quote!(::nilang::Real::val(&*#e))
+        }
         syn::Expr::Path(_) | syn::Expr::Index(_) if real_syn(r, &e) => {
             syn::parse_quote!(::nilang::Real::val(&#e))
         }
@@ -372,6 +376,15 @@ pub fn plain(r: &Resolver, e: syn::Expr) -> syn::Expr {
         }
         other => other,
     }
+}
+
+/// Is this variable a differentiable scalar parameter (`x: f64` or `x: &f64`)?
+fn is_scalar_param(r: &Resolver, p: &syn::ExprPath) -> bool {
+    p.path.get_ident().is_some_and(|ident| {
+        r.binds
+            .iter()
+            .any(|b| b.name == *ident && matches!(b.origin, Origin::Param) && b.ty == Ty::Real)
+    })
 }
 
 /// Does the expression read a differentiable scalar anywhere?
@@ -441,6 +454,8 @@ fn real_syn(r: &Resolver, e: &syn::Expr) -> bool {
             _ => false,
         },
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && real_syn(r, &u.expr),
+        // a float method of a real value, differentiable or constant (`0.5f64.sqrt()`)
+        syn::Expr::MethodCall(m) => m.method != "len" && real_syn(r, &m.receiver),
         syn::Expr::Call(c) => match &*c.func {
             syn::Expr::Path(p) => {
                 is_constructor(r.sig, &p.path)

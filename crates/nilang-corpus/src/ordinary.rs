@@ -1,0 +1,253 @@
+//! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over
+//! `f64` with overwrites, branches on data, loops that carry state, `while` loops, local
+//! vectors, `max`/`min` and calls — what the front end must turn into a reversible program.
+//!
+//! Every program is `fn f(x: &[f64], t: f64, n: usize) -> f64` with `x.len() == ORDINARY_NX`
+//! and `n` in `1..=3`. Values stay bounded by construction (products of bounded factors,
+//! `tanh` around what could grow), so that central differences are meaningful.
+
+use crate::generator::Rng;
+use std::fmt::Write;
+
+/// The length of `x` in every ordinary program.
+pub const ORDINARY_NX: usize = 4;
+
+/// The functions every program may call, themselves under `#[differentiable]`.
+pub const ORDINARY_LIBRARY: &str = "
+#[nilang::differentiable]
+fn lib_norm(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for e in v.iter() {
+        s += e * e;
+    }
+    (1.0 + s).sqrt()
+}
+
+#[nilang::differentiable]
+fn lib_mix(a: f64, b: f64) -> f64 {
+    let m = a.max(b);
+    m * 0.5 + (a - b).tanh()
+}
+";
+
+/// A program's variables in scope, and how deep the generator is.
+struct Scope {
+    /// Real scalars: name and whether it may be assigned.
+    reals: Vec<(String, bool)>,
+    /// Local vectors of length 3.
+    vecs: Vec<String>,
+    /// Index expressions valid here (loop variables).
+    indices: Vec<String>,
+    depth: usize,
+    next: usize,
+}
+
+impl Scope {
+    fn fresh(&mut self, base: &str) -> String {
+        self.next += 1;
+        format!("{base}{}", self.next)
+    }
+}
+
+/// The ordinary program of `seed`, as source text (the function `f`, not marked: the caller
+/// adds the attribute).
+pub fn ordinary_function(seed: u64) -> String {
+    let mut rng = Rng(seed | 1);
+    let mut scope = Scope {
+        reals: vec![("t".into(), false)],
+        vecs: Vec::new(),
+        indices: Vec::new(),
+        depth: 0,
+        next: 0,
+    };
+    let mut body = String::new();
+    // two accumulators the result reads, so that the program always has state to carry
+    for name in ["acc", "state"] {
+        let e = expr(&mut rng, &scope, 2);
+        writeln!(body, "    let mut {name} = {e};").unwrap();
+        scope.reals.push((name.into(), true));
+    }
+    let count = 3 + rng.below(4);
+    for _ in 0..count {
+        body.push_str(&stmt(&mut rng, &mut scope, "    "));
+    }
+    let mut result = String::from("acc + state");
+    for (name, _) in scope.reals.iter().skip(3) {
+        if rng.below(3) == 0 {
+            write!(result, " + {name}").unwrap();
+        }
+    }
+    format!(
+        "fn f(x: &[f64], t: f64, n: usize) -> f64 {{\n{body}    {result}\n}}\n"
+    )
+}
+
+/// A bounded real expression of depth at most `depth`.
+fn expr(rng: &mut Rng, scope: &Scope, depth: usize) -> String {
+    if depth == 0 || rng.below(3) == 0 {
+        return leaf(rng, scope);
+    }
+    let a = expr(rng, scope, depth - 1);
+    let b = expr(rng, scope, depth - 1);
+    match rng.below(11) {
+        0 => format!("{a} + {b}"),
+        1 => format!("({a} - {b})"),
+        2 => format!("({a}) * ({b})"),
+        3 => format!("({a}).sin()"),
+        4 => format!("({a}).tanh()"),
+        5 => format!("({a}).cos() * {b}"),
+        6 => format!("({a}).max({b})"),
+        7 => format!("({a}).min({b})"),
+        8 => format!("({a}) / (1.0 + ({b}) * ({b}))"),
+        9 => format!("(1.0 + ({a}) * ({a})).sqrt()"),
+        _ => format!("({a}).tanh().exp()"),
+    }
+}
+
+fn leaf(rng: &mut Rng, scope: &Scope) -> String {
+    match rng.below(6) {
+        0 => format!("{:.2}_f64", rng.unit()),
+        1 if !scope.indices.is_empty() => {
+            let i = rng.pick(&scope.indices).clone();
+            format!("x[{i}]")
+        }
+        2 if !scope.vecs.is_empty() => {
+            let v = rng.pick(&scope.vecs).clone();
+            format!("{v}[{}]", index(rng, scope))
+        }
+        3 => format!("x[{}]", rng.below(ORDINARY_NX)),
+        _ => rng.pick(&scope.reals).0.clone(),
+    }
+}
+
+/// An index into a local vector (of length 3).
+fn index(rng: &mut Rng, scope: &Scope) -> String {
+    match scope.indices.last() {
+        Some(i) if rng.below(2) == 0 => format!("{i} % 3"),
+        _ => format!("{}", rng.below(3)),
+    }
+}
+
+/// A real scalar that may be assigned, if any.
+fn target(rng: &mut Rng, scope: &Scope) -> Option<String> {
+    let writable: Vec<&String> = scope.reals.iter().filter(|(_, w)| *w).map(|(n, _)| n).collect();
+    (!writable.is_empty()).then(|| rng.pick(&writable).to_string())
+}
+
+fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
+    let nested = scope.depth < 2;
+    match rng.below(if nested { 12 } else { 7 }) {
+        0 | 1 => {
+            let e = expr(rng, scope, 2);
+            let name = scope.fresh("a");
+            let out = format!("{pad}let mut {name} = {e};\n");
+            scope.reals.push((name, true));
+            out
+        }
+        2 => {
+            let Some(v) = target(rng, scope) else { return String::new() };
+            let e = expr(rng, scope, 2);
+            format!("{pad}{v} = ({e}).tanh();\n")
+        }
+        3 => {
+            let Some(v) = target(rng, scope) else { return String::new() };
+            let e = expr(rng, scope, 2);
+            let op = if rng.below(2) == 0 { "+=" } else { "-=" };
+            format!("{pad}{v} {op} 0.5 * ({e}).tanh();\n")
+        }
+        4 => {
+            let Some(v) = target(rng, scope) else { return String::new() };
+            let e = expr(rng, scope, 1);
+            format!("{pad}{v} *= 0.5 + 0.25 * ({e}).tanh();\n")
+        }
+        5 if !scope.vecs.is_empty() => {
+            let v = rng.pick(&scope.vecs).clone();
+            let i = index(rng, scope);
+            let e = expr(rng, scope, 2);
+            let op = *rng.pick(&["=", "+="]);
+            format!("{pad}{v}[{i}] {op} 0.5 * ({e}).tanh();\n")
+        }
+        5 | 6 => {
+            let name = scope.fresh("v");
+            scope.vecs.push(name.clone());
+            format!("{pad}let mut {name} = vec![0.0; 3];\n")
+        }
+        7 | 8 => loop_stmt(rng, scope, pad),
+        9 => {
+            let a = expr(rng, scope, 1);
+            let b = expr(rng, scope, 1);
+            let then = block(rng, scope, pad);
+            let els = block(rng, scope, pad);
+            format!("{pad}if {a} > {b} {{\n{then}{pad}}} else {{\n{els}{pad}}}\n")
+        }
+        10 => {
+            let Some(v) = target(rng, scope) else { return String::new() };
+            let c = scope.fresh("trips");
+            format!(
+                "{pad}let mut {c} = 0;\n{pad}while {v}.abs() > 0.3 && {c} < 3 {{\n\
+                 {pad}    {v} *= 0.5;\n{pad}    {c} += 1;\n{pad}}}\n"
+            )
+        }
+        _ => {
+            let name = scope.fresh("c");
+            let call = if rng.below(2) == 0 {
+                "lib_norm(x)".to_string()
+            } else {
+                let (a, b) = (expr(rng, scope, 1), expr(rng, scope, 1));
+                format!("lib_mix({a}, {b})")
+            };
+            let out = format!("{pad}let {name} = {call};\n");
+            scope.reals.push((name, false));
+            out
+        }
+    }
+}
+
+/// A nested block: its own bindings go out of scope at its end.
+fn block(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
+    let (reals, vecs) = (scope.reals.len(), scope.vecs.len());
+    scope.depth += 1;
+    let inner = format!("{pad}    ");
+    let mut out = String::new();
+    for _ in 0..1 + rng.below(3) {
+        out.push_str(&stmt(rng, scope, &inner));
+    }
+    scope.depth -= 1;
+    scope.reals.truncate(reals);
+    scope.vecs.truncate(vecs);
+    out
+}
+
+fn loop_stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
+    let i = scope.fresh("i");
+    let header = match rng.below(3) {
+        0 => format!("for {i} in 0..x.len()"),
+        1 => format!("for {i} in 0..n"),
+        _ => format!("for ({i}, e{i}) in x.iter().enumerate()"),
+    };
+    let over_x = !header.contains("0..n");
+    if over_x {
+        scope.indices.push(i.clone());
+    }
+    let body = block(rng, scope, pad);
+    if over_x {
+        scope.indices.pop();
+    }
+    format!("{pad}{header} {{\n{body}{pad}}}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_parse_as_rust_and_differ_by_seed() {
+        let a = ordinary_function(1);
+        let b = ordinary_function(2);
+        assert_ne!(a, b);
+        for seed in 1..200 {
+            let f = ordinary_function(seed);
+            syn::parse_str::<syn::ItemFn>(&f).unwrap_or_else(|e| panic!("{e}\n{f}"));
+        }
+    }
+}
