@@ -204,7 +204,7 @@ impl<'a> Translator<'a> {
             }
             StmtKind::NoCheck(body) => self.block_inner(body),
             StmtKind::Routine { compute, body } => {
-                self.block_inner(&nilang_ir::ast::routine_steps(compute, body))
+                self.block_inner(&nilang_ir::reverse::routine_steps(compute, body))
             }
             _ => {
                 let text = self.simple(s).map_err(|e| self.err(s, e))?;
@@ -333,7 +333,7 @@ impl<'a> Translator<'a> {
             StmtKind::Alloc(bindings) => {
                 let mut t = String::new();
                 for b in bindings {
-                    if let Some(of) = nilang_ir::parse::zero_like_of(&b.value) {
+                    if let Some(of) = nilang_ir::zeros::zero_like_of(&b.value) {
                         // a zero of another place's type (`expand!`, `mapfoldl!`)
                         let place = self.expr(of)?;
                         let cname = self.declare_ancilla(&b.name);
@@ -533,7 +533,7 @@ impl<'a> Translator<'a> {
             Err((
                 format!(
                     "{what} `{}` has no C++ translation",
-                    nilang_ir::print::expr_text(e)
+                    nilang_ir::text::expr_text(e)
                 ),
                 Some(syn::spanned::Spanned::span(e)),
             ))
@@ -873,7 +873,7 @@ pub(crate) fn elem_ctype<'s>(e: &'s Elem, scalar: &'s str) -> &'s str {
 }
 
 fn type_text(ty: &syn::Type) -> String {
-    nilang_ir::print::tokens_text(&quote::ToTokens::to_token_stream(ty))
+    nilang_ir::text::tokens_text(&quote::ToTokens::to_token_stream(ty))
 }
 
 fn one_line(s: &str) -> String {

@@ -31,7 +31,7 @@ use crate::{Rng, NN, NQ, NX};
 use nilang::__private::{Acc1, Acc2, Hadamard, Invert, Negate, Rotate};
 use nilang::{prims, Float, GVar};
 use nilang_ir::ast::*;
-use nilang_ir::reverse::reverse_block;
+use nilang_ir::reverse::{expand_routines, reverse_block};
 use nilang_ir::Function;
 use std::collections::HashMap;
 
@@ -251,7 +251,7 @@ impl<T: Float> Machine<'_, T> {
                     other => panic!("operator {other:?}"),
                 }
             }
-            other => panic!("expression {}", nilang_ir::print::expr_text(other)),
+            other => panic!("expression {}", nilang_ir::text::expr_text(other)),
         }
     }
 

@@ -35,8 +35,9 @@
 //! General index expressions (`y[perm[i]]`) cannot be proven disjoint and are rejected.
 
 use crate::ast::*;
-use crate::check::{Scope, VarKind};
-use crate::print::expr_text;
+use crate::reverse::routine_steps;
+use crate::scope::{Scope, VarKind};
+use crate::text::expr_text;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::{Expr, Ident};
@@ -813,7 +814,7 @@ impl Walker<'_> {
                 for b in bindings {
                     // `expand!`'s ancillas start as a zero of their target's type: that reads
                     // the target's type, not a value another iteration writes
-                    if !crate::parse::is_zero_like_expr(&b.value) {
+                    if !crate::zeros::is_zero_like_expr(&b.value) {
                         self.expr(&b.value);
                     }
                     if matches!(s.kind, StmtKind::Alloc(_)) {

@@ -13,8 +13,8 @@ use crate::ast::*;
 use crate::constructors::{parse_fields, Parsed};
 pub use crate::diag::Errors;
 pub use crate::options::Options;
-use crate::print::tokens_text;
 use crate::reverse::reverse_block;
+use crate::text::tokens_text;
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -146,7 +146,7 @@ fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {
         | StmtKind::For { .. }
         | StmtKind::NoCheck(_)
         | StmtKind::Routine { .. } => crate::print::header_text(&kind),
-        _ => crate::print::pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts)),
+        _ => crate::text::pretty_stmt_text(&ts).unwrap_or_else(|| tokens_text(&ts)),
     };
     Stmt {
         kind,
@@ -714,7 +714,7 @@ impl Parser<'_> {
                 span: e.span(),
             };
             let (prim, args) = self.rhs(e, &temp, &mut inner)?;
-            let zero = zero_like_expr(target);
+            let zero = crate::zeros::zero_like_expr(target);
             let alloc = Binding {
                 name: name.clone(),
                 ty: None,
@@ -761,14 +761,14 @@ impl Parser<'_> {
         }
         let operands: Vec<String> = std::iter::once(&*m.receiver)
             .chain(&m.args)
-            .map(crate::print::expr_text)
+            .map(crate::text::expr_text)
             .collect();
         self.errors.spanned(
             e,
             format!(
                 "`{}` is a Rust method call, which the reversible language can neither undo nor \
                  differentiate: its primitives are written as functions, `{prim}({})`",
-                crate::print::expr_text(e),
+                crate::text::expr_text(e),
                 operands.join(", ")
             ),
         );
@@ -1272,34 +1272,6 @@ fn placeholder_bindings(pat: &syn::Pat) -> Vec<Binding> {
         syn::Pat::Paren(pp) => placeholder_bindings(&pp.pat),
         syn::Pat::Tuple(tp) => tp.elems.iter().flat_map(placeholder_bindings).collect(),
         _ => Vec::new(),
-    }
-}
-
-/// The expression of a zero of the same type as a dataview (used for generated ancillas).
-fn zero_like_expr(target: &Dataview) -> Expr {
-    let view: Expr = syn::parse_str(&target.text()).expect("a dataview is an expression");
-    syn::parse_quote!({ use ::nilang::__private::Zeroable as _; (#view).zero_like() })
-}
-
-/// Is this the zero of a target's type that `expand!` gives its ancillas
-/// (`(y).zero_like()`)?
-pub fn is_zero_like_expr(e: &Expr) -> bool {
-    crate::print::expr_text(e).contains("__private::Zeroable as _")
-}
-
-/// The place whose type a generated zero takes (`y` in `(y).zero_like()`), if `e` is one.
-pub fn zero_like_of(e: &Expr) -> Option<&Expr> {
-    let Expr::Block(b) = e else { return None };
-    match b.block.stmts.last() {
-        Some(syn::Stmt::Expr(Expr::MethodCall(m), None))
-            if m.method == "zero_like" && m.args.is_empty() && is_zero_like_expr(e) =>
-        {
-            match &*m.receiver {
-                Expr::Paren(p) => Some(&p.expr),
-                other => Some(other),
-            }
-        }
-        _ => None,
     }
 }
 

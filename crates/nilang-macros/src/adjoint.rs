@@ -25,7 +25,7 @@
 use crate::codegen::{private, Gen};
 use nilang_ir::adjoint::shadow_name;
 use nilang_ir::ast::*;
-use nilang_ir::check::VarKind;
+use nilang_ir::scope::VarKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
@@ -496,7 +496,7 @@ impl Gen {
 fn operand_text(o: &Operand) -> String {
     match o {
         Operand::View(v) => v.text(),
-        Operand::Const(e) => nilang_ir::print::expr_text(e),
+        Operand::Const(e) => nilang_ir::text::expr_text(e),
     }
 }
 

@@ -7,10 +7,11 @@
 //! gradients accumulated into operands are kept.
 
 use nilang_ir::ast::*;
-use nilang_ir::check::{Scope, VarKind};
 use nilang_ir::effects::Only;
-use nilang_ir::print::{expr_text, range_tokens, tokens_text};
+use nilang_ir::print::range_tokens;
 use nilang_ir::reverse::reverse_block;
+use nilang_ir::scope::{Scope, VarKind};
+use nilang_ir::text::{expr_text, tokens_text};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 

@@ -257,7 +257,7 @@ impl Gen {
         // checked once per chunk, as in any unchecked loop
         let chunk = if self.checked {
             self.scope.push();
-            self.scope.declare(var, nilang_ir::check::VarKind::LoopVar);
+            self.scope.declare(var, nilang_ir::scope::VarKind::LoopVar);
             let body = self.block(body);
             self.scope.pop();
             let iter = if *rev {
@@ -286,7 +286,7 @@ impl Gen {
             quote!(__parts.into_iter())
         };
         let check = self.checked.then(|| {
-            let text = nilang_ir::print::tokens_text(&nilang_ir::print::range_tokens(range));
+            let text = nilang_ir::text::tokens_text(&nilang_ir::print::range_tokens(range));
             quote!(#p::check_for_range((__start, __end, 1), (#start, #end, 1), #site, #text);)
         });
         Some(quote!({
