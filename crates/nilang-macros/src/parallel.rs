@@ -33,7 +33,8 @@
 //! programs, when a place the loop reads and that has a gradient is read as anything but
 //! `x[k]` or a whole `x` (fields, nested indices), or is handed whole to a call.
 
-use crate::codegen::{private, Gen, ParState};
+use crate::codegen::{Gen, ParState};
+use crate::tokens::private;
 use nilang_ir::adjoint::shadow_name;
 use nilang_ir::ast::*;
 use proc_macro2::TokenStream;
@@ -70,9 +71,9 @@ impl Gen {
         let (start, end, inclusive) = (&range.start, &range.end, range.inclusive);
         let weight = range.weight.clone().unwrap_or_else(|| syn::parse_quote!(1));
         let (start, end, weight) = (
-            crate::codegen::read_only(start),
-            crate::codegen::read_only(end),
-            crate::codegen::read_only(&weight),
+            crate::tokens::read_only(start),
+            crate::tokens::read_only(end),
+            crate::tokens::read_only(&weight),
         );
         let split = quote!(#p::par::worth_splitting(#start, #end, #inclusive, #weight));
         quote!({ if #gate && #split { #par } else { #seq } })
@@ -325,7 +326,7 @@ impl Gen {
             .expect("a place of owned slots has a window (nilang_ir::parallel::Plan::windows)");
         let (stride, shift) = (self.fresh("stride"), self.fresh("shift"));
         let (s, b) = (&w.stride, &w.shift);
-        let (s, b) = (crate::codegen::read_only(s), crate::codegen::read_only(b));
+        let (s, b) = (crate::tokens::read_only(s), crate::tokens::read_only(b));
         pre.extend(quote!(let #stride: usize = #s; let #shift: usize = #b;));
         quote!(#p::par::slots(__lo, __hi, #stride, #shift))
     }
