@@ -342,49 +342,98 @@ impl Checker<'_> {
         }
     }
 
-    fn stmt(&mut self, s: &Stmt, scope: &mut Scope) {
-        match &s.kind {
-            StmtKind::Instr(i) => {
-                self.writable(&i.target, scope, "this instruction");
-                let views: Vec<&Dataview> = i
-                    .args
-                    .iter()
-                    .filter_map(|a| match a {
-                        Operand::View(v) => Some(v),
-                        Operand::Const(_) => None,
-                    })
-                    .collect();
-                for v in &views {
-                    if v.same_as(&i.target) {
-                        self.errors.push(
-                            v.span,
-                            format!(
-                                "`{}` is both the target and an operand of this instruction, \
-                                 which would not be reversible\n\
-                                 help: copy it into an ancilla first",
-                                self.shown(v)
-                            ),
-                        );
-                    }
-                    self.dead_use(&v.root, v.span, scope, "this instruction");
+    /// An instruction: a writable target that is none of its operands, and no operand twice
+    /// (rules 1, 2 and 3).
+    fn instruction(&mut self, i: &Instr, scope: &mut Scope) {
+        self.writable(&i.target, scope, "this instruction");
+        let views: Vec<&Dataview> = i
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Operand::View(v) => Some(v),
+                Operand::Const(_) => None,
+            })
+            .collect();
+        for v in &views {
+            if v.same_as(&i.target) {
+                self.errors.push(
+                    v.span,
+                    format!(
+                        "`{}` is both the target and an operand of this instruction, \
+                         which would not be reversible\n\
+                         help: copy it into an ancilla first",
+                        self.shown(v)
+                    ),
+                );
+            }
+            self.dead_use(&v.root, v.span, scope, "this instruction");
+        }
+        for (a, va) in views.iter().enumerate() {
+            for vb in &views[a + 1..] {
+                if va.same_as(vb) {
+                    self.errors.push(
+                        vb.span,
+                        format!(
+                            "`{}` is used twice in one instruction: its gradient would be \
+                             written twice (shared write)\n\
+                             help: use `pow({0}, 2)` for a square, or copy it into an \
+                             ancilla",
+                            self.shown(vb)
+                        ),
+                    );
                 }
-                for (a, va) in views.iter().enumerate() {
-                    for vb in &views[a + 1..] {
-                        if va.same_as(vb) {
-                            self.errors.push(
-                                vb.span,
-                                format!(
-                                    "`{}` is used twice in one instruction: its gradient would be \
-                                     written twice (shared write)\n\
-                                     help: use `pow({0}, 2)` for a square, or copy it into an \
-                                     ancilla",
-                                    self.shown(vb)
-                                ),
-                            );
-                        }
+            }
+        }
+    }
+
+    /// A deallocation: of a live ancilla of this block (rule 4).
+    fn dealloc(&mut self, bindings: &[Binding], scope: &mut Scope) {
+        for b in bindings {
+            if self.dead_use(&b.name, b.name.span(), scope, "this deallocation") {
+                continue;
+            }
+            if !scope.remove_ancilla(&b.name) {
+                self.errors.push(
+                    b.name.span(),
+                    format!(
+                        "`{}` is not an ancilla allocated in this block, so it cannot be \
+                         deallocated here; allocate it with `let {0} = …;` in the same block",
+                        b.name
+                    ),
+                );
+            } else {
+                self.bury(&b.name, None);
+            }
+        }
+    }
+
+    /// A `for` loop: its variable is a new read-only binding; a parallel loop's rules (rule 5).
+    fn for_loop(&mut self, var: &Ident, range: &RangeSpec, body: &[Stmt], scope: &mut Scope) {
+        if range.parallel {
+            match crate::parallel::plan(var, range, body, scope, self.own) {
+                Ok(plan) => self.call_reads.extend(plan.call_reads),
+                Err(errors) => {
+                    for (span, message) in errors {
+                        self.errors.push(span, message);
                     }
                 }
             }
+        }
+        self.new_binding(var, scope, "loop variable");
+        scope.push();
+        scope.declare(var, VarKind::LoopVar);
+        let outer = self.broadcast.clone();
+        if range.broadcast.is_some() {
+            self.broadcast = Some(var.clone());
+        }
+        self.block(body, scope);
+        self.broadcast = outer;
+        scope.pop();
+    }
+
+    fn stmt(&mut self, s: &Stmt, scope: &mut Scope) {
+        match &s.kind {
+            StmtKind::Instr(i) => self.instruction(i, scope),
             StmtKind::XorExpr { target, expr } => {
                 self.writable(target, scope, "this instruction");
                 for v in xor_self_reads(target, expr).static_errors {
@@ -412,52 +461,13 @@ impl Checker<'_> {
                     self.dead.retain(|d| d.name != b.name.to_string());
                 }
             }
-            StmtKind::Dealloc(bindings) => {
-                for b in bindings {
-                    if self.dead_use(&b.name, b.name.span(), scope, "this deallocation") {
-                        continue;
-                    }
-                    if !scope.remove_ancilla(&b.name) {
-                        self.errors.push(
-                            b.name.span(),
-                            format!(
-                                "`{}` is not an ancilla allocated in this block, so it cannot be \
-                                 deallocated here; allocate it with `let {0} = …;` in the same block",
-                                b.name
-                            ),
-                        );
-                    } else {
-                        self.bury(&b.name, None);
-                    }
-                }
-            }
+            StmtKind::Dealloc(bindings) => self.dealloc(bindings, scope),
             StmtKind::If { then, els, .. } => {
                 self.block(then, scope);
                 self.block(els, scope);
             }
             StmtKind::While { body, .. } => self.block(body, scope),
-            StmtKind::For { var, body, range } => {
-                if range.parallel {
-                    match crate::parallel::plan(var, range, body, scope, self.own) {
-                        Ok(plan) => self.call_reads.extend(plan.call_reads),
-                        Err(errors) => {
-                            for (span, message) in errors {
-                                self.errors.push(span, message);
-                            }
-                        }
-                    }
-                }
-                self.new_binding(var, scope, "loop variable");
-                scope.push();
-                scope.declare(var, VarKind::LoopVar);
-                let outer = self.broadcast.clone();
-                if range.broadcast.is_some() {
-                    self.broadcast = Some(var.clone());
-                }
-                self.block(body, scope);
-                self.broadcast = outer;
-                scope.pop();
-            }
+            StmtKind::For { var, body, range } => self.for_loop(var, range, body, scope),
             StmtKind::Call { call, .. } => {
                 // Views rooted at writable names are passed `&mut`; read-only ones by value.
                 for a in &call.args {

@@ -126,23 +126,7 @@ fn bindings_tokens(b: &[Binding]) -> (TokenStream, TokenStream) {
 /// A statement in the surface syntax of the language.
 pub fn stmt_tokens(s: &Stmt) -> TokenStream {
     match &s.kind {
-        StmtKind::Instr(i) => {
-            let target = view_tokens(&i.target);
-            let op: TokenStream = i.op.symbol().parse().unwrap();
-            let args: Vec<_> = i.args.iter().map(operand_tokens).collect();
-            match &i.prim {
-                Prim::Builtin(info) if info.infix.is_some() => {
-                    let infix: TokenStream = info.infix.unwrap().parse().unwrap();
-                    let (a, b) = (&args[0], &args[1]);
-                    quote!(#target #op #a #infix #b;)
-                }
-                Prim::Builtin(info) => {
-                    let name = format_ident!("{}", info.name);
-                    quote!(#target #op #name(#(#args),*);)
-                }
-                Prim::User(p) => quote!(#target #op #p(#(#args),*);),
-            }
-        }
+        StmtKind::Instr(i) => instr_tokens(i),
         StmtKind::XorExpr { target, expr } => {
             let target = view_tokens(target);
             quote!(#target ^= #expr;)
@@ -198,33 +182,7 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             let r = range_tokens(range);
             quote!(for #var in #r { #body })
         }
-        StmtKind::Call { call, uncall } => {
-            let args: Vec<_> = call
-                .args
-                .iter()
-                .map(|a| match a {
-                    CallArg::View(v) => view_tokens(v),
-                    CallArg::Shared(e) => quote!(&#e),
-                    CallArg::Value(e) => e.to_token_stream(),
-                })
-                .collect();
-            let c = match &call.callee {
-                Callee::Path(p) => quote!(#p(#(#args),*)),
-                Callee::Method {
-                    receiver,
-                    method,
-                    turbofish,
-                } => {
-                    let tf = turbofish.as_ref().map(|t| quote!(::#t));
-                    quote!(#receiver.#method #tf(#(#args),*))
-                }
-            };
-            if *uncall {
-                quote!(uncall!(#c);)
-            } else {
-                quote!(#c;)
-            }
-        }
+        StmtKind::Call { call, uncall } => call_tokens(call, *uncall),
         StmtKind::Stack {
             stack,
             value,
@@ -245,6 +203,54 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             let (p, x) = (block_tokens(compute), block_tokens(body));
             quote!(routine! { #p } #x uncompute!();)
         }
+    }
+}
+
+/// An instruction in the surface syntax: `y += f(x)`, `y += a * b`.
+fn instr_tokens(i: &Instr) -> TokenStream {
+    let target = view_tokens(&i.target);
+    let op: TokenStream = i.op.symbol().parse().unwrap();
+    let args: Vec<_> = i.args.iter().map(operand_tokens).collect();
+    match &i.prim {
+        Prim::Builtin(info) if info.infix.is_some() => {
+            let infix: TokenStream = info.infix.unwrap().parse().unwrap();
+            let (a, b) = (&args[0], &args[1]);
+            quote!(#target #op #a #infix #b;)
+        }
+        Prim::Builtin(info) => {
+            let name = format_ident!("{}", info.name);
+            quote!(#target #op #name(#(#args),*);)
+        }
+        Prim::User(p) => quote!(#target #op #p(#(#args),*);),
+    }
+}
+
+/// A call (`g(x, &a, n)`, `r.m::<T>(x)`) or an uncall (`uncall!(g(x))`).
+fn call_tokens(call: &Call, uncall: bool) -> TokenStream {
+    let args: Vec<_> = call
+        .args
+        .iter()
+        .map(|a| match a {
+            CallArg::View(v) => view_tokens(v),
+            CallArg::Shared(e) => quote!(&#e),
+            CallArg::Value(e) => e.to_token_stream(),
+        })
+        .collect();
+    let c = match &call.callee {
+        Callee::Path(p) => quote!(#p(#(#args),*)),
+        Callee::Method {
+            receiver,
+            method,
+            turbofish,
+        } => {
+            let tf = turbofish.as_ref().map(|t| quote!(::#t));
+            quote!(#receiver.#method #tf(#(#args),*))
+        }
+    };
+    if uncall {
+        quote!(uncall!(#c);)
+    } else {
+        quote!(#c;)
     }
 }
 
