@@ -29,7 +29,7 @@
 //! generation time, since every thread would write the same place; with
 //! [`SharedGradients::Reject`], any differentiable shared parameter is rejected too.
 
-use crate::sig::{signature, Elem, Shape};
+use crate::sig::{signature, Elem, ParamInfo, Shape, Signature};
 use crate::CgenError;
 use nilang_ir::ast::*;
 use nilang_ir::Function;
@@ -145,8 +145,57 @@ fn first_read<'s>(body: &'s [Stmt], name: &str) -> Option<&'s Stmt> {
 /// The batched kernels of `f` (see the module documentation).
 pub fn kernels(f: &Function, spec: &KernelSpec) -> Result<String, CgenError> {
     let sig = signature(f)?;
-    let fname = sig.name.clone();
-    let err = |stmt: &str, span, msg: String| CgenError::new(&fname, stmt, span, msg);
+    check_shared(f, &sig, spec)?;
+    let generic = sig.scalar.is_some();
+    let has_grad = generic && sig.params.iter().any(|p| p.elem == Elem::Real && p.mutable);
+    let mut parts = InstanceParts::default();
+    for (k, p) in sig.params.iter().enumerate() {
+        parts.param(&sig, spec, k, p)?;
+    }
+    let InstanceParts {
+        meta,
+        setup,
+        finish,
+        mut args,
+        notes,
+    } = parts;
+    let targs = if generic { "<S>" } else { "" };
+    let name = &sig.name;
+    let inv = &sig.inverse;
+    // every generated function takes its thread's context first
+    args.insert(0, "__nl".to_string());
+    let args = args.join(", ");
+    let mut out = String::new();
+    writeln!(
+        out,
+        "{KERNEL_MARK} {name} grad={} params={}",
+        has_grad as u8,
+        meta.join(";")
+    )
+    .unwrap();
+    out.push_str(&notes);
+    writeln!(
+        out,
+        "template <class S> NL_FN void {name}__instance(nl_ctx* __nl, int inverse, long long i, void* const* ptrs, const long long* lens) {{\n{setup}    if (inverse) {inv}{targs}({args}); else {name}{targs}({args});\n{finish}}}"
+    )
+    .unwrap();
+    let entry = |suffix: &str, ty: &str, inverse: u8| {
+        format!(
+            "NL_KERNEL void {name}__{suffix}(long long n, void* const* ptrs, const long long* lens, long long* status) {{\n    NL_FOR_EACH(i, n, status) {{\n        nl_ctx __nl = nl_context(status, i);\n        {name}__instance<{ty}>(&__nl, {inverse}, i, ptrs, lens);\n    }}\n}}\n"
+        )
+    };
+    out.push_str(&entry("fwd", "double", 0));
+    out.push_str(&entry("inv", "double", 1));
+    if has_grad {
+        out.push_str(&entry("grad", "gvar", 1));
+    }
+    Ok(out)
+}
+
+/// The rules on the parameters the batch shares (`KernelSpec::shared`): a length, never
+/// written, and, unless gradients are accumulated atomically, a real one never read.
+fn check_shared(f: &Function, sig: &Signature, spec: &KernelSpec) -> Result<(), CgenError> {
+    let err = |stmt: &str, span, msg: String| CgenError::new(&sig.name, stmt, span, msg);
     for (name, max) in &spec.shared {
         let Some(p) = sig.params.iter().find(|p| &p.name == name) else {
             return Err(err(name, None, format!("no parameter `{name}` to share")));
@@ -184,14 +233,34 @@ pub fn kernels(f: &Function, spec: &KernelSpec) -> Result<String, CgenError> {
             }
         }
     }
-    let generic = sig.scalar.is_some();
-    let has_grad = generic && sig.params.iter().any(|p| p.elem == Elem::Real && p.mutable);
-    let mut meta = Vec::new();
-    let mut setup = String::new();
-    let mut finish = String::new();
-    let mut args = Vec::new();
-    let mut notes = String::new();
-    for (k, p) in sig.params.iter().enumerate() {
+    Ok(())
+}
+
+/// The pieces of one instance's function, gathered parameter by parameter.
+#[derive(Default)]
+struct InstanceParts {
+    /// Each parameter's description for the kernel mark (`name:elem:shape:mut:sharing`).
+    meta: Vec<String>,
+    /// The instance's view of each parameter's buffer.
+    setup: String,
+    /// The gradients of shared parameters, accumulated after the call.
+    finish: String,
+    /// The arguments of the call.
+    args: Vec<String>,
+    /// Comments on shared reads.
+    notes: String,
+}
+
+impl InstanceParts {
+    /// Parameter `k`, `p`, of the signature: its view of the batch's buffer `ptrs[k]`.
+    fn param(
+        &mut self,
+        sig: &Signature,
+        spec: &KernelSpec,
+        k: usize,
+        p: &ParamInfo,
+    ) -> Result<(), CgenError> {
+        let err = |stmt: &str, span, msg: String| CgenError::new(&sig.name, stmt, span, msg);
         let shared = spec
             .shared
             .iter()
@@ -223,25 +292,7 @@ pub fn kernels(f: &Function, spec: &KernelSpec) -> Result<String, CgenError> {
         }
         let v = format!("p{k}");
         let cst = if p.mutable { "" } else { "const " };
-        meta.push(format!(
-            "{}:{}:{}:{}:{}",
-            p.name,
-            match p.elem {
-                Elem::Real => "real",
-                Elem::F64 => "f64",
-                _ => "int",
-            },
-            match p.shape {
-                Shape::Scalar => "scalar",
-                Shape::Slice => "slice",
-                Shape::Value => "value",
-            },
-            if p.mutable { "mut" } else { "const" },
-            match shared {
-                Some(m) => format!("shared{m}"),
-                None => "per".into(),
-            }
-        ));
+        self.meta.push(param_meta(p, shared));
         let value_ty = match &p.elem {
             Elem::Int(c) => c.to_string(),
             _ => buf.to_string(),
@@ -249,86 +300,83 @@ pub fn kernels(f: &Function, spec: &KernelSpec) -> Result<String, CgenError> {
         match (shared, p.shape) {
             (None, Shape::Slice) => {
                 writeln!(
-                    setup,
+                    self.setup,
                     "    {cst}{buf}* {v} = ({cst}{buf}*)ptrs[{k}] + i * lens[{k}];"
                 )
                 .unwrap();
-                args.push(format!("{v}, lens[{k}]"));
+                self.args.push(format!("{v}, lens[{k}]"));
             }
             (None, Shape::Scalar) => {
-                writeln!(setup, "    {cst}{buf}& {v} = (({cst}{buf}*)ptrs[{k}])[i];").unwrap();
-                args.push(v);
+                writeln!(
+                    self.setup,
+                    "    {cst}{buf}& {v} = (({cst}{buf}*)ptrs[{k}])[i];"
+                )
+                .unwrap();
+                self.args.push(v);
             }
             (None, Shape::Value) => {
                 writeln!(
-                    setup,
+                    self.setup,
                     "    {value_ty} {v} = ({value_ty})((const {buf}*)ptrs[{k}])[i];"
                 )
                 .unwrap();
-                args.push(v);
+                self.args.push(v);
             }
             (Some(m), Shape::Slice) => {
-                writeln!(setup, "    {buf} {v}[{m}];").unwrap();
+                writeln!(self.setup, "    {buf} {v}[{m}];").unwrap();
                 writeln!(
-                    setup,
+                    self.setup,
                     "    const long long {v}_len = lens[{k}] < {m} ? lens[{k}] : {m};"
                 )
                 .unwrap();
                 writeln!(
-                    setup,
+                        self.setup,
                     "    for (long long j = 0; j < {v}_len; ++j) {v}[j] = nl_private(((const {buf}*)ptrs[{k}])[j]);"
                 )
                 .unwrap();
-                args.push(format!("{v}, {v}_len"));
+                self.args.push(format!("{v}, {v}_len"));
                 if p.mutable && p.elem == Elem::Real {
-                    writeln!(finish, "    for (long long j = 0; j < {v}_len; ++j) nl_accumulate(({buf}*)ptrs[{k}] + j, {v}[j]);")
+                    writeln!(self.finish, "    for (long long j = 0; j < {v}_len; ++j) nl_accumulate(({buf}*)ptrs[{k}] + j, {v}[j]);")
                         .unwrap();
-                    writeln!(notes, "// shared read of `{}` -> its gradient is accumulated atomically (atomicAdd) in {}__grad", p.name, sig.name).unwrap();
+                    writeln!(self.notes, "// shared read of `{}` -> its gradient is accumulated atomically (atomicAdd) in {}__grad", p.name, sig.name).unwrap();
                 }
             }
             (Some(_), _) => {
                 writeln!(
-                    setup,
+                    self.setup,
                     "    {value_ty} {v} = ({value_ty})nl_private(((const {buf}*)ptrs[{k}])[0]);"
                 )
                 .unwrap();
-                args.push(v.clone());
+                self.args.push(v.clone());
                 if p.mutable && p.elem == Elem::Real && p.shape == Shape::Scalar {
-                    writeln!(finish, "    nl_accumulate(({buf}*)ptrs[{k}], {v});").unwrap();
-                    writeln!(notes, "// shared read of `{}` -> its gradient is accumulated atomically (atomicAdd) in {}__grad", p.name, sig.name).unwrap();
+                    writeln!(self.finish, "    nl_accumulate(({buf}*)ptrs[{k}], {v});").unwrap();
+                    writeln!(self.notes, "// shared read of `{}` -> its gradient is accumulated atomically (atomicAdd) in {}__grad", p.name, sig.name).unwrap();
                 }
             }
         }
+        Ok(())
     }
-    let targs = if generic { "<S>" } else { "" };
-    let name = &sig.name;
-    let inv = &sig.inverse;
-    // every generated function takes its thread's context first
-    args.insert(0, "__nl".to_string());
-    let args = args.join(", ");
-    let mut out = String::new();
-    writeln!(
-        out,
-        "{KERNEL_MARK} {name} grad={} params={}",
-        has_grad as u8,
-        meta.join(";")
+}
+
+/// A parameter's description for the kernel mark: `name:elem:shape:mut:sharing`.
+fn param_meta(p: &ParamInfo, shared: Option<usize>) -> String {
+    format!(
+        "{}:{}:{}:{}:{}",
+        p.name,
+        match p.elem {
+            Elem::Real => "real",
+            Elem::F64 => "f64",
+            _ => "int",
+        },
+        match p.shape {
+            Shape::Scalar => "scalar",
+            Shape::Slice => "slice",
+            Shape::Value => "value",
+        },
+        if p.mutable { "mut" } else { "const" },
+        match shared {
+            Some(m) => format!("shared{m}"),
+            None => "per".into(),
+        }
     )
-    .unwrap();
-    out.push_str(&notes);
-    writeln!(
-        out,
-        "template <class S> NL_FN void {name}__instance(nl_ctx* __nl, int inverse, long long i, void* const* ptrs, const long long* lens) {{\n{setup}    if (inverse) {inv}{targs}({args}); else {name}{targs}({args});\n{finish}}}"
-    )
-    .unwrap();
-    let entry = |suffix: &str, ty: &str, inverse: u8| {
-        format!(
-            "NL_KERNEL void {name}__{suffix}(long long n, void* const* ptrs, const long long* lens, long long* status) {{\n    NL_FOR_EACH(i, n, status) {{\n        nl_ctx __nl = nl_context(status, i);\n        {name}__instance<{ty}>(&__nl, {inverse}, i, ptrs, lens);\n    }}\n}}\n"
-        )
-    };
-    out.push_str(&entry("fwd", "double", 0));
-    out.push_str(&entry("inv", "double", 1));
-    if has_grad {
-        out.push_str(&entry("grad", "gvar", 1));
-    }
-    Ok(out)
 }

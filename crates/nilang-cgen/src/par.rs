@@ -55,8 +55,8 @@ use crate::gen::Translator;
 use crate::sig::{scalar_type, signature, Elem, ParamInfo, Shape, Signature};
 use crate::{CgenError, KERNEL_MARK};
 use nilang_ir::ast::*;
-use nilang_ir::check::{Scope, VarKind};
 use nilang_ir::parallel::Plan;
+use nilang_ir::scope::{Scope, VarKind};
 use nilang_ir::Function;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -370,7 +370,7 @@ impl<'f> ParKernel<'f> {
                     "the parallel loop uses the ancilla `{}`, whose type the kernel cannot \
                      tell from `{}`: declare it with its type (`let {}: T = …`)",
                     b.name,
-                    nilang_ir::print::expr_text(&b.value),
+                    nilang_ir::text::expr_text(&b.value),
                     b.name
                 ))
             })?);

@@ -104,7 +104,7 @@ pub(crate) fn scalar_type(ty: &syn::Type, scalar: Option<&str>) -> Option<Elem> 
 pub fn signature(f: &Function) -> Result<Signature, CgenError> {
     let name = f.sig.ident.to_string();
     let err = |tokens: &dyn ToTokens, msg: String| {
-        let text = nilang_ir::print::tokens_text(&tokens.to_token_stream())
+        let text = nilang_ir::text::tokens_text(&tokens.to_token_stream())
             .replace(" < ", "<")
             .replace(" <", "<")
             .replace(" >", ">");

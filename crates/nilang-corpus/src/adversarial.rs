@@ -193,23 +193,7 @@ pub fn adversarial(seed: u64) -> Adversarial {
         .map(|p| (p.to_string(), Shadowed::Parameter))
         .collect();
     // ancillas live around the context: a plain one, a `while` loop's counter
-    let (mut open, mut close) = (Vec::new(), Vec::new());
-    if g.rng.below(2) == 0 {
-        let (c, v) = (g.fresh("c"), 1 + g.rng.below(3));
-        open.push(format!("let {c} = {v}i64;"));
-        close.push(format!("dealloc!({c} = {v}i64);"));
-        bound.push((c, Shadowed::Ancilla));
-    }
-    if g.rng.below(3) == 0 {
-        let (c, m) = (g.fresh("c"), 1 + g.rng.below(2));
-        open.extend([
-            format!("let {c} = 0i64;"),
-            format!("while ({c} < {m}, {c} > 0) {{"),
-            format!("inc({c});"),
-        ]);
-        close.splice(0..0, ["}".to_string(), format!("dealloc!({c} = {m});")]);
-        bound.push((c, Shadowed::Ancilla));
-    }
+    let (open, close) = around_context(&mut g, &mut bound);
     let broadcast = matches!(
         context,
         Context::ParallelX | Context::ParallelN | Context::NestedParallel
@@ -218,138 +202,15 @@ pub fn adversarial(seed: u64) -> Adversarial {
     let (f1, f2) = (*g.rng.pick(UNARY), *g.rng.pick(UNARY));
     let c = *g.rng.pick(&["0.25", "0.5", "1.5"]);
     // the loops' headers and the statements before the binding, each loop's own; the places
-    let (headers, pre, places): (Vec<String>, Vec<Vec<String>>, Places) = match context {
-        Context::Body => {
-            let a = g.rng.below(NX);
-            let b = (a + 1 + g.rng.below(NX - 1)) % NX;
-            let c2 = (0..NX).find(|&i| i != a && i != b).expect("NX >= 3");
-            let j = g.rng.below(crate::NN);
-            let places = Places {
-                write: Some(format!("x[{a}]")),
-                read: format!("x[{b}]"),
-                read2: format!("x[{c2}]"),
-                int: Some(format!("n[{j}]")),
-                index: Some((format!("x[{B}]"), b)),
-                inner_loop: vec![
-                    format!("for {B} in 0..x.len() {{"),
-                    format!("x[({B} + 1) % x.len()] {op} {f1}(x[{B}]);"),
-                    "}".into(),
-                ],
-            };
-            (vec![], vec![], places)
-        }
-        Context::Sequential => {
-            let range = match g.rng.below(3) {
-                0 => "0..x.len()",
-                1 => "(0..x.len()).rev()",
-                _ => "0..2",
-            };
-            bound.push((k.clone(), Shadowed::LoopVariable));
-            let places = Places {
-                write: Some(format!("x[{k}]")),
-                read: format!("x[({k} + 1) % x.len()]"),
-                read2: format!("x[({k} + 2) % x.len()]"),
-                int: Some(format!("n[{k} % n.len()]")),
-                index: Some((format!("x[({k} + {B}) % x.len()]"), 1 + g.rng.below(NX - 1))),
-                inner_loop: vec![
-                    format!("for {B} in 0..2 {{"),
-                    format!("x[{k}] {op} {f2}(x[({k} + {B} + 1) % x.len()]);"),
-                    "}".into(),
-                ],
-            };
-            let pre = vec![format!("x[({k} + 3) % x.len()] {op} {f2}(x[{k}]);")];
-            (vec![format!("for {k} in {range} {{")], vec![pre], places)
-        }
-        Context::ParallelX | Context::NestedParallel => {
-            bound.push((k.clone(), Shadowed::LoopVariable));
-            let inner_loop = match g.rng.below(2) {
-                0 => vec![
-                    format!("for {B} in 0..2 {{"),
-                    format!("neg(x[2 * {k} + {B}]);"),
-                    "}".into(),
-                ],
-                _ => vec![
-                    format!("for {B} in 0..2 {{"),
-                    format!("x[2 * {k} + {B}] {op} {c};"),
-                    "}".into(),
-                ],
-            };
-            let places = Places {
-                write: Some(format!("x[2 * {k}]")),
-                read: format!("x[2 * {k} + 1]"),
-                read2: format!("x[2 * {k} + 1]"),
-                int: None,
-                index: None,
-                inner_loop,
-            };
-            let outer = format!("for {k} in (0..x.len() / 2){P} {{");
-            let outer_pre = vec![format!("x[2 * {k} + 1] {op} {f1}(x[2 * {k}]);")];
-            if context == Context::ParallelX {
-                (vec![outer], vec![outer_pre], places)
-            } else {
-                bound.push((k2.clone(), Shadowed::LoopVariable));
-                let inner_pre = vec![match g.rng.below(2) {
-                    0 => format!("neg(x[2 * {k} + {k2}]);"),
-                    _ => format!("x[2 * {k} + {k2}] {op} {c};"),
-                }];
-                (
-                    vec![outer, format!("for {k2} in 0..2 {{")],
-                    vec![outer_pre, inner_pre],
-                    places,
-                )
-            }
-        }
-        Context::ParallelN => {
-            bound.push((k.clone(), Shadowed::LoopVariable));
-            let places = Places {
-                write: None,
-                read: String::new(),
-                read2: String::new(),
-                int: Some(format!("n[{k}]")),
-                index: None,
-                inner_loop: vec![
-                    format!("for {B} in 0..2 {{"),
-                    format!("inc(n[{k}]);"),
-                    "}".into(),
-                ],
-            };
-            let pre = vec![match g.rng.below(2) {
-                0 => format!("{}(n[{k}]);", g.rng.pick(&["inc", "dec"])),
-                _ => format!("n[{k}] {op} {};", 1 + g.rng.below(3)),
-            }];
-            (
-                vec![format!("for {k} in (0..n.len()){P} {{")],
-                vec![pre],
-                places,
-            )
-        }
-        Context::NestedSequential => {
-            bound.push((k.clone(), Shadowed::LoopVariable));
-            bound.push((k2.clone(), Shadowed::LoopVariable));
-            let places = Places {
-                write: Some(format!("x[{k}]")),
-                read: format!("x[({k} + {k2} + 1) % x.len()]"),
-                read2: format!("x[({k} + 3) % x.len()]"),
-                int: Some(format!("n[{k2}]")),
-                index: Some((format!("x[({k} + {B}) % x.len()]"), 1 + g.rng.below(NX - 1))),
-                inner_loop: vec![
-                    format!("for {B} in 0..2 {{"),
-                    format!("x[{k}] {op} {f2}(x[({k} + {k2} + {B} + 1) % x.len()]);"),
-                    "}".into(),
-                ],
-            };
-            let outer_pre = vec![format!("x[({k} + 1) % x.len()] {op} {f1}(x[{k}]);")];
-            let inner_pre = vec![format!("x[{k}] {op} {f2}(x[({k} + {k2} + 1) % x.len()]);")];
-            (
-                vec![
-                    format!("for {k} in 0..x.len() {{"),
-                    format!("for {k2} in 0..2 {{"),
-                ],
-                vec![outer_pre, inner_pre],
-                places,
-            )
-        }
+    let parts = LoopParts {
+        k: &k,
+        k2: &k2,
+        op,
+        f1,
+        f2,
+        c,
     };
+    let (headers, pre, places) = context_loops(&mut g, context, &mut bound, &parts);
     // an ancilla of the innermost loop's body, live at the binding
     let local = (!headers.is_empty() && g.rng.below(3) == 0).then(|| {
         let (c, v) = (g.fresh("c"), 1 + g.rng.below(3));
@@ -360,12 +221,7 @@ pub fn adversarial(seed: u64) -> Adversarial {
         )
     });
     let (shape, statement) = if broadcast {
-        let statement = match (places.write.is_some(), g.rng.below(4)) {
-            (true, 0) => "neg(x[..]);".to_string(),
-            (true, 1) => format!("x[..] {op} {c};"),
-            (_, 2) => format!("{}(n[..]);", g.rng.pick(&["inc", "dec"])),
-            _ => format!("n[..] {op} {};", 1 + g.rng.below(3)),
-        };
+        let statement = broadcast_statement(&mut g, &places, op, c);
         (Shape::BroadcastInParallelLoop, vec![statement])
     } else {
         binding(&mut g, &places, &bound, op)
@@ -378,22 +234,7 @@ pub fn adversarial(seed: u64) -> Adversarial {
     // the loops, from the innermost out; `nocheck!` around the outermost loop (or, nested,
     // the inner one), or around the binding in the body
     let inner_nocheck = nocheck && headers.len() == 2 && g.rng.below(2) == 0;
-    let mut context_lines = body;
-    for (depth, header) in headers.iter().enumerate().rev() {
-        let mut wrapped = vec![header.clone()];
-        if depth + 1 < headers.len() {
-            wrapped.extend(pre[depth].iter().cloned());
-        }
-        wrapped.extend(context_lines);
-        wrapped.push("}".into());
-        if nocheck && depth == 1 && inner_nocheck {
-            wrapped = nocheck_block(wrapped);
-        }
-        context_lines = wrapped;
-    }
-    if nocheck && !inner_nocheck {
-        context_lines = nocheck_block(context_lines);
-    }
+    let context_lines = wrapped(body, &headers, &pre, nocheck, inner_nocheck);
     lines.extend(open);
     lines.extend(context_lines);
     lines.extend(close);
@@ -430,6 +271,258 @@ pub fn adversarial(seed: u64) -> Adversarial {
             }
         }
     }
+}
+
+/// The ancillas live around the context (a plain one, a `while` loop's counter), each maybe:
+/// the lines that open and close them; they join `bound`.
+fn around_context(g: &mut Gen, bound: &mut Vec<(String, Shadowed)>) -> (Vec<String>, Vec<String>) {
+    let (mut open, mut close) = (Vec::new(), Vec::new());
+    if g.rng.below(2) == 0 {
+        let (c, v) = (g.fresh("c"), 1 + g.rng.below(3));
+        open.push(format!("let {c} = {v}i64;"));
+        close.push(format!("dealloc!({c} = {v}i64);"));
+        bound.push((c, Shadowed::Ancilla));
+    }
+    if g.rng.below(3) == 0 {
+        let (c, m) = (g.fresh("c"), 1 + g.rng.below(2));
+        open.extend([
+            format!("let {c} = 0i64;"),
+            format!("while ({c} < {m}, {c} > 0) {{"),
+            format!("inc({c});"),
+        ]);
+        close.splice(0..0, ["}".to_string(), format!("dealloc!({c} = {m});")]);
+        bound.push((c, Shadowed::Ancilla));
+    }
+    (open, close)
+}
+
+/// A broadcast statement in a parallel loop's body (which the checks reject there).
+fn broadcast_statement(g: &mut Gen, places: &Places, op: &str, c: &str) -> String {
+    match (places.write.is_some(), g.rng.below(4)) {
+        (true, 0) => "neg(x[..]);".to_string(),
+        (true, 1) => format!("x[..] {op} {c};"),
+        (_, 2) => format!("{}(n[..]);", g.rng.pick(&["inc", "dec"])),
+        _ => format!("n[..] {op} {};", 1 + g.rng.below(3)),
+    }
+}
+
+/// What the loops' statements are made of: the loop variables, the instruction's operator,
+/// two unary primitives and a constant.
+#[derive(Clone, Copy)]
+struct LoopParts<'a> {
+    k: &'a str,
+    k2: &'a str,
+    op: &'a str,
+    f1: &'a str,
+    f2: &'a str,
+    c: &'a str,
+}
+
+/// The loops' headers, each loop's statements before the binding, and the places the binding
+/// may name.
+type Loops = (Vec<String>, Vec<Vec<String>>, Places);
+
+/// The loops around the binding in `context`; the loop variables join `bound`.
+fn context_loops(
+    g: &mut Gen,
+    context: Context,
+    bound: &mut Vec<(String, Shadowed)>,
+    p: &LoopParts,
+) -> Loops {
+    match context {
+        Context::Body => body_loops(g, p),
+        Context::Sequential => sequential_loops(g, bound, p),
+        Context::ParallelX | Context::NestedParallel => parallel_x_loops(g, context, bound, p),
+        Context::ParallelN => parallel_n_loops(g, bound, p),
+        Context::NestedSequential => nested_sequential_loops(g, bound, p),
+    }
+}
+
+/// No loop: the binding in the function body, among places of fixed indices.
+fn body_loops(g: &mut Gen, p: &LoopParts) -> Loops {
+    let LoopParts { op, f1, .. } = *p;
+    let a = g.rng.below(NX);
+    let b = (a + 1 + g.rng.below(NX - 1)) % NX;
+    let c2 = (0..NX).find(|&i| i != a && i != b).expect("NX >= 3");
+    let j = g.rng.below(crate::NN);
+    let places = Places {
+        write: Some(format!("x[{a}]")),
+        read: format!("x[{b}]"),
+        read2: format!("x[{c2}]"),
+        int: Some(format!("n[{j}]")),
+        index: Some((format!("x[{B}]"), b)),
+        inner_loop: vec![
+            format!("for {B} in 0..x.len() {{"),
+            format!("x[({B} + 1) % x.len()] {op} {f1}(x[{B}]);"),
+            "}".into(),
+        ],
+    };
+    (vec![], vec![], places)
+}
+
+/// One sequential loop over `x` (or two iterations).
+fn sequential_loops(g: &mut Gen, bound: &mut Vec<(String, Shadowed)>, p: &LoopParts) -> Loops {
+    let LoopParts { k, op, f2, .. } = *p;
+    let range = match g.rng.below(3) {
+        0 => "0..x.len()",
+        1 => "(0..x.len()).rev()",
+        _ => "0..2",
+    };
+    bound.push((k.to_string(), Shadowed::LoopVariable));
+    let places = Places {
+        write: Some(format!("x[{k}]")),
+        read: format!("x[({k} + 1) % x.len()]"),
+        read2: format!("x[({k} + 2) % x.len()]"),
+        int: Some(format!("n[{k} % n.len()]")),
+        index: Some((format!("x[({k} + {B}) % x.len()]"), 1 + g.rng.below(NX - 1))),
+        inner_loop: vec![
+            format!("for {B} in 0..2 {{"),
+            format!("x[{k}] {op} {f2}(x[({k} + {B} + 1) % x.len()]);"),
+            "}".into(),
+        ],
+    };
+    let pre = vec![format!("x[({k} + 3) % x.len()] {op} {f2}(x[{k}]);")];
+    (vec![format!("for {k} in {range} {{")], vec![pre], places)
+}
+
+/// A parallel loop over pairs of `x` (and, nested, a sequential loop inside it).
+fn parallel_x_loops(
+    g: &mut Gen,
+    context: Context,
+    bound: &mut Vec<(String, Shadowed)>,
+    p: &LoopParts,
+) -> Loops {
+    let LoopParts {
+        k, k2, op, f1, c, ..
+    } = *p;
+    bound.push((k.to_string(), Shadowed::LoopVariable));
+    let inner_loop = match g.rng.below(2) {
+        0 => vec![
+            format!("for {B} in 0..2 {{"),
+            format!("neg(x[2 * {k} + {B}]);"),
+            "}".into(),
+        ],
+        _ => vec![
+            format!("for {B} in 0..2 {{"),
+            format!("x[2 * {k} + {B}] {op} {c};"),
+            "}".into(),
+        ],
+    };
+    let places = Places {
+        write: Some(format!("x[2 * {k}]")),
+        read: format!("x[2 * {k} + 1]"),
+        read2: format!("x[2 * {k} + 1]"),
+        int: None,
+        index: None,
+        inner_loop,
+    };
+    let outer = format!("for {k} in (0..x.len() / 2){P} {{");
+    let outer_pre = vec![format!("x[2 * {k} + 1] {op} {f1}(x[2 * {k}]);")];
+    if context == Context::ParallelX {
+        (vec![outer], vec![outer_pre], places)
+    } else {
+        bound.push((k2.to_string(), Shadowed::LoopVariable));
+        let inner_pre = vec![match g.rng.below(2) {
+            0 => format!("neg(x[2 * {k} + {k2}]);"),
+            _ => format!("x[2 * {k} + {k2}] {op} {c};"),
+        }];
+        (
+            vec![outer, format!("for {k2} in 0..2 {{")],
+            vec![outer_pre, inner_pre],
+            places,
+        )
+    }
+}
+
+/// A parallel loop over `n`.
+fn parallel_n_loops(g: &mut Gen, bound: &mut Vec<(String, Shadowed)>, p: &LoopParts) -> Loops {
+    let LoopParts { k, op, .. } = *p;
+    bound.push((k.to_string(), Shadowed::LoopVariable));
+    let places = Places {
+        write: None,
+        read: String::new(),
+        read2: String::new(),
+        int: Some(format!("n[{k}]")),
+        index: None,
+        inner_loop: vec![
+            format!("for {B} in 0..2 {{"),
+            format!("inc(n[{k}]);"),
+            "}".into(),
+        ],
+    };
+    let pre = vec![match g.rng.below(2) {
+        0 => format!("{}(n[{k}]);", g.rng.pick(&["inc", "dec"])),
+        _ => format!("n[{k}] {op} {};", 1 + g.rng.below(3)),
+    }];
+    (
+        vec![format!("for {k} in (0..n.len()){P} {{")],
+        vec![pre],
+        places,
+    )
+}
+
+/// Two nested sequential loops.
+fn nested_sequential_loops(
+    g: &mut Gen,
+    bound: &mut Vec<(String, Shadowed)>,
+    p: &LoopParts,
+) -> Loops {
+    let LoopParts {
+        k, k2, op, f1, f2, ..
+    } = *p;
+    bound.push((k.to_string(), Shadowed::LoopVariable));
+    bound.push((k2.to_string(), Shadowed::LoopVariable));
+    let places = Places {
+        write: Some(format!("x[{k}]")),
+        read: format!("x[({k} + {k2} + 1) % x.len()]"),
+        read2: format!("x[({k} + 3) % x.len()]"),
+        int: Some(format!("n[{k2}]")),
+        index: Some((format!("x[({k} + {B}) % x.len()]"), 1 + g.rng.below(NX - 1))),
+        inner_loop: vec![
+            format!("for {B} in 0..2 {{"),
+            format!("x[{k}] {op} {f2}(x[({k} + {k2} + {B} + 1) % x.len()]);"),
+            "}".into(),
+        ],
+    };
+    let outer_pre = vec![format!("x[({k} + 1) % x.len()] {op} {f1}(x[{k}]);")];
+    let inner_pre = vec![format!("x[{k}] {op} {f2}(x[({k} + {k2} + 1) % x.len()]);")];
+    (
+        vec![
+            format!("for {k} in 0..x.len() {{"),
+            format!("for {k2} in 0..2 {{"),
+        ],
+        vec![outer_pre, inner_pre],
+        places,
+    )
+}
+
+/// The innermost body wrapped in the loops (from the innermost out, each after its own
+/// statements), with `nocheck!` around the outermost loop or, nested, the inner one
+/// (`inner_nocheck`), or around the body when there is no loop.
+fn wrapped(
+    body: Vec<String>,
+    headers: &[String],
+    pre: &[Vec<String>],
+    nocheck: bool,
+    inner_nocheck: bool,
+) -> Vec<String> {
+    let mut context_lines = body;
+    for (depth, header) in headers.iter().enumerate().rev() {
+        let mut wrapped = vec![header.clone()];
+        if depth + 1 < headers.len() {
+            wrapped.extend(pre[depth].iter().cloned());
+        }
+        wrapped.extend(context_lines);
+        wrapped.push("}".into());
+        if nocheck && depth == 1 && inner_nocheck {
+            wrapped = nocheck_block(wrapped);
+        }
+        context_lines = wrapped;
+    }
+    if nocheck && !inner_nocheck {
+        context_lines = nocheck_block(context_lines);
+    }
+    context_lines
 }
 
 fn nocheck_block(lines: Vec<String>) -> Vec<String> {

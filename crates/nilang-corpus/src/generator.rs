@@ -239,7 +239,17 @@ impl Gen {
         if self.features.loop_shapes && self.rng.below(6) == 0 {
             return self.loop_shape(free, op);
         }
-        match self.rng.below(kinds) {
+        let kind = self.rng.below(kinds);
+        if kind < 6 {
+            self.flat_stmt(free, op, kind)
+        } else {
+            self.nested_stmt(free, op, kind)
+        }
+    }
+
+    /// Statement `kind` (below 6) of [`Gen::stmt`]: an instruction, a builtin or a call.
+    fn flat_stmt(&mut self, free: &Free, op: &str, kind: usize) -> Vec<String> {
+        match kind {
             0 | 1 => {
                 let (a, b) = self.target_and_operand(free).unwrap();
                 let f = self.rng.pick(UNARY);
@@ -285,7 +295,7 @@ impl Gen {
                     vec![format!("neg(x[{a}]);")]
                 }
             }
-            5 => {
+            _ => {
                 // a call or an uncall of a library function
                 let (a, b) = self.target_and_operand(free).unwrap();
                 let call = if self.rng.below(2) == 0 {
@@ -300,6 +310,13 @@ impl Gen {
                     vec![format!("uncall!({call});")]
                 }
             }
+        }
+    }
+
+    /// Statement `kind` (6 and above) of [`Gen::stmt`]: a routine, an `if`, a loop or a
+    /// push around a block.
+    fn nested_stmt(&mut self, free: &Free, op: &str, kind: usize) -> Vec<String> {
+        match kind {
             6 | 7 => {
                 // compute an ancilla from a read-only slot, use it, uncompute
                 let (a, b) = self.target_and_operand(free).unwrap();

@@ -2,7 +2,7 @@
 //! loops whose bounds checks `nilang_ir::bounds` does not hoist (a survey tool for performance
 //! work: `cargo run -p nilang-ir --example unhoisted -- FILE...`).
 use nilang_ir::ast::{Access, Operand, Stmt, StmtKind};
-use nilang_ir::check::{Scope, VarKind};
+use nilang_ir::scope::{Scope, VarKind};
 use quote::ToTokens;
 
 fn main() {

@@ -11,10 +11,10 @@
 //! adjoint program as text (`nilang expand`, the fourth view beside forward and inverse).
 
 use crate::ast::*;
-use crate::check::{Scope, VarKind};
 use crate::effects::{writes, Only};
 use crate::print::{stack_macro, stmt_tokens, view_tokens};
 use crate::reverse::reverse_block;
+use crate::scope::{Scope, VarKind};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 use syn::Ident;
@@ -122,7 +122,7 @@ pub fn adjoint_text(f: &Function) -> String {
     let file = quote!(#vis fn #name #generics (#(#inputs),*) #where_clause { #body });
     match syn::parse2::<syn::File>(file.clone()) {
         Ok(parsed) => prettyplease::unparse(&parsed),
-        Err(_) => crate::print::tokens_text(&file),
+        Err(_) => crate::text::tokens_text(&file),
     }
 }
 

@@ -227,35 +227,6 @@ impl Stmt {
     }
 }
 
-/// A block with every routine, at any depth, replaced by its three parts: the program as it
-/// runs (what `nilang expand` prints, as the papers' `macroexpand` does).
-pub fn expand_routines(stmts: &[Stmt]) -> Vec<Stmt> {
-    let mut out = Vec::new();
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Routine { compute, body } => {
-                out.extend(expand_routines(&routine_steps(compute, body)))
-            }
-            _ => {
-                let mut s = s.clone();
-                for b in s.blocks_mut() {
-                    *b = expand_routines(b);
-                }
-                out.push(s);
-            }
-        }
-    }
-    out
-}
-
-/// The statements a routine runs, one after another: `P`, `X`, `~P`.
-pub fn routine_steps(compute: &[Stmt], body: &[Stmt]) -> Vec<Stmt> {
-    let mut out = compute.to_vec();
-    out.extend_from_slice(body);
-    out.extend(crate::reverse::reverse_block(compute));
-    out
-}
-
 /// A reversible constructor or destructor (the papers' `x ← new(x, g)` and its inverse): a
 /// value `whole` of a struct or tuple and the ancillas holding its fields. Nothing is copied
 /// or computed, so both directions are exact and need no runtime check.
@@ -596,7 +567,7 @@ impl Dataview {
                 }
                 Access::Index(e) => {
                     s.push('[');
-                    s.push_str(&crate::print::expr_text(e));
+                    s.push_str(&crate::text::expr_text(e));
                     s.push(']');
                 }
             }

@@ -26,7 +26,7 @@
 //!   checked, `Index`.
 
 use crate::ast::*;
-use crate::check::Scope;
+use crate::scope::Scope;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::{BinOp, Expr, Ident};
@@ -381,7 +381,7 @@ mod tests {
             match &s.kind {
                 StmtKind::Alloc(b) => b
                     .iter()
-                    .for_each(|b| scope.declare(&b.name, crate::check::VarKind::Ancilla)),
+                    .for_each(|b| scope.declare(&b.name, crate::scope::VarKind::Ancilla)),
                 StmtKind::For { var, range, body } => {
                     return hoistable(var, range, body, &scope, &mut numbered_locals())
                         .hoisted

@@ -98,7 +98,7 @@ pub fn parallel(mut s: Stmt) -> Result<Stmt, (Span, String)> {
                 .flat_map(changed_places)
                 .find(|v| !matches!(v.path.first(), Some(Access::Index(Expr::Path(p))) if p.path.is_ident(var)))
             {
-                let shown = user_text(v, var);
+                let shown = crate::print::user_text(v, var);
                 return Err((
                     v.span,
                     format!(
@@ -127,48 +127,6 @@ pub fn parallel(mut s: Stmt) -> Result<Stmt, (Span, String)> {
             ),
         )),
     }
-}
-
-/// The element statements of a broadcast's loop as the user writes them: `[var]` shown as
-/// `[..]` (`y[..] -= a * x[..];` for the inverse of `y[..] += a * x[..];`).
-pub fn user_statement(var: &Ident, body: &[Stmt]) -> String {
-    body.iter()
-        .map(|s| crate::print::stmt_text(&whole_slices(crate::print::stmt_tokens(s), var)))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The tokens with every `[var]` replaced by `[..]`.
-fn whole_slices(ts: proc_macro2::TokenStream, var: &Ident) -> proc_macro2::TokenStream {
-    use proc_macro2::{Delimiter, Group, TokenTree};
-    ts.into_iter()
-        .map(|t| match t {
-            TokenTree::Group(g) => {
-                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                let is_var = matches!(&inner[..], [TokenTree::Ident(i)] if i == var);
-                let stream = if g.delimiter() == Delimiter::Bracket && is_var {
-                    quote!(..)
-                } else {
-                    whole_slices(g.stream(), var)
-                };
-                let mut shown = Group::new(g.delimiter(), stream);
-                shown.set_span(g.span());
-                TokenTree::Group(shown)
-            }
-            other => other,
-        })
-        .collect()
-}
-
-/// A dataview of an element statement as the user wrote it: `[var]` shown as `[..]`.
-pub fn user_text(v: &Dataview, var: &Ident) -> String {
-    let mut shown = v.clone();
-    for a in &mut shown.path {
-        if matches!(a, Access::Index(Expr::Path(p)) if p.path.is_ident(var)) {
-            *a = Access::Index(syn::parse_quote!(..));
-        }
-    }
-    shown.text()
 }
 
 /// The places a statement changes: an instruction's target, a builtin's places (for a
@@ -264,7 +222,7 @@ impl Lowering {
     }
 
     fn record(&mut self, base: Expr) {
-        let text = crate::print::expr_text(&base);
+        let text = crate::text::expr_text(&base);
         if !self.bases.iter().any(|(t, _)| *t == text) {
             self.bases.push((text, base));
         }

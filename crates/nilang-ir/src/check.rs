@@ -33,123 +33,10 @@
 
 use crate::ast::*;
 use crate::diag::Errors;
+use crate::reverse::routine_steps;
+use crate::scope::{Scope, VarKind};
 use proc_macro2::Span;
 use syn::Ident;
-
-/// How a name may be used at a point of the body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VarKind {
-    /// A `&mut` parameter: writable, reached through a reference.
-    MutRef,
-    /// A `&` parameter: read-only, reached through a reference.
-    SharedRef,
-    /// A by-value parameter: read-only.
-    Value,
-    /// A `for` loop variable: read-only.
-    LoopVar,
-    /// A live ancilla: writable.
-    Ancilla,
-}
-
-impl VarKind {
-    /// Whether instructions may change a dataview rooted at this variable.
-    pub fn writable(self) -> bool {
-        matches!(self, VarKind::MutRef | VarKind::Ancilla)
-    }
-
-    /// Whether the name is bound to a reference (and must be dereferenced as a place).
-    pub fn is_reference(self) -> bool {
-        matches!(self, VarKind::MutRef | VarKind::SharedRef)
-    }
-}
-
-/// Names in scope, innermost block last.
-#[derive(Clone, Debug, Default)]
-pub struct Scope {
-    frames: Vec<Vec<(String, VarKind, Span)>>,
-}
-
-impl Scope {
-    /// The scope at the start of a function body.
-    pub fn for_function(f: &Function) -> Scope {
-        let params = f
-            .params
-            .iter()
-            .map(|p| {
-                let kind = match p.kind {
-                    ParamKind::MutRef => VarKind::MutRef,
-                    ParamKind::SharedRef => VarKind::SharedRef,
-                    ParamKind::Value => VarKind::Value,
-                };
-                (p.name.to_string(), kind, p.name.span())
-            })
-            .collect();
-        Scope {
-            frames: vec![params],
-        }
-    }
-
-    /// Opens a block.
-    pub fn push(&mut self) {
-        self.frames.push(Vec::new());
-    }
-
-    /// Closes a block, returning the names it still holds.
-    pub fn pop(&mut self) -> Vec<(String, VarKind, Span)> {
-        self.frames.pop().unwrap_or_default()
-    }
-
-    /// Declares a name in the innermost block.
-    pub fn declare(&mut self, name: &Ident, kind: VarKind) {
-        self.frames
-            .last_mut()
-            .expect("a frame")
-            .push((name.to_string(), kind, name.span()));
-    }
-
-    /// Removes an ancilla from the innermost block; false when it is not there.
-    pub fn remove_ancilla(&mut self, name: &Ident) -> bool {
-        let frame = self.frames.last_mut().expect("a frame");
-        let key = name.to_string();
-        match frame
-            .iter()
-            .rposition(|(n, k, _)| *n == key && *k == VarKind::Ancilla)
-        {
-            Some(i) => {
-                frame.remove(i);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Applies a constructor or destructor: its consumed ancillas leave the innermost block,
-    /// the ancillas it creates enter it. Returns the consumed names that were not live
-    /// ancillas of that block.
-    pub fn move_fields<'f>(&mut self, f: &'f Fields) -> Vec<&'f Ident> {
-        let missing = f
-            .consumed()
-            .into_iter()
-            .filter(|n| !self.remove_ancilla(n))
-            .collect();
-        for n in f.created() {
-            self.declare(n, VarKind::Ancilla);
-        }
-        missing
-    }
-
-    /// What a name is, innermost binding first; `None` for names from outside the function
-    /// (constants, statics).
-    pub fn lookup(&self, name: &Ident) -> Option<VarKind> {
-        let key = name.to_string();
-        self.frames
-            .iter()
-            .rev()
-            .flat_map(|f| f.iter().rev())
-            .find(|(n, _, _)| *n == key)
-            .map(|(_, k, _)| *k)
-    }
-}
 
 /// What the value of `target ^= expr` reads of `target`'s variable.
 pub struct XorSelfReads {
@@ -190,7 +77,7 @@ pub fn xor_self_reads(target: &Dataview, expr: &syn::Expr) -> XorSelfReads {
                     .iter()
                     .map(|a| match a {
                         Access::Field(m) => crate::constructors::member_text(m),
-                        Access::Index(ix) => format!("[{}]", crate::print::expr_text(ix)),
+                        Access::Index(ix) => format!("[{}]", crate::text::expr_text(ix)),
                     })
                     .collect()
             };
@@ -392,7 +279,7 @@ impl Checker<'_> {
     /// A dataview as the user wrote it.
     fn shown(&self, v: &Dataview) -> String {
         match &self.broadcast {
-            Some(var) => crate::broadcast::user_text(v, var),
+            Some(var) => crate::print::user_text(v, var),
             None => v.text(),
         }
     }
@@ -455,49 +342,98 @@ impl Checker<'_> {
         }
     }
 
-    fn stmt(&mut self, s: &Stmt, scope: &mut Scope) {
-        match &s.kind {
-            StmtKind::Instr(i) => {
-                self.writable(&i.target, scope, "this instruction");
-                let views: Vec<&Dataview> = i
-                    .args
-                    .iter()
-                    .filter_map(|a| match a {
-                        Operand::View(v) => Some(v),
-                        Operand::Const(_) => None,
-                    })
-                    .collect();
-                for v in &views {
-                    if v.same_as(&i.target) {
-                        self.errors.push(
-                            v.span,
-                            format!(
-                                "`{}` is both the target and an operand of this instruction, \
-                                 which would not be reversible\n\
-                                 help: copy it into an ancilla first",
-                                self.shown(v)
-                            ),
-                        );
-                    }
-                    self.dead_use(&v.root, v.span, scope, "this instruction");
+    /// An instruction: a writable target that is none of its operands, and no operand twice
+    /// (rules 1, 2 and 3).
+    fn instruction(&mut self, i: &Instr, scope: &mut Scope) {
+        self.writable(&i.target, scope, "this instruction");
+        let views: Vec<&Dataview> = i
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Operand::View(v) => Some(v),
+                Operand::Const(_) => None,
+            })
+            .collect();
+        for v in &views {
+            if v.same_as(&i.target) {
+                self.errors.push(
+                    v.span,
+                    format!(
+                        "`{}` is both the target and an operand of this instruction, \
+                         which would not be reversible\n\
+                         help: copy it into an ancilla first",
+                        self.shown(v)
+                    ),
+                );
+            }
+            self.dead_use(&v.root, v.span, scope, "this instruction");
+        }
+        for (a, va) in views.iter().enumerate() {
+            for vb in &views[a + 1..] {
+                if va.same_as(vb) {
+                    self.errors.push(
+                        vb.span,
+                        format!(
+                            "`{}` is used twice in one instruction: its gradient would be \
+                             written twice (shared write)\n\
+                             help: use `pow({0}, 2)` for a square, or copy it into an \
+                             ancilla",
+                            self.shown(vb)
+                        ),
+                    );
                 }
-                for (a, va) in views.iter().enumerate() {
-                    for vb in &views[a + 1..] {
-                        if va.same_as(vb) {
-                            self.errors.push(
-                                vb.span,
-                                format!(
-                                    "`{}` is used twice in one instruction: its gradient would be \
-                                     written twice (shared write)\n\
-                                     help: use `pow({0}, 2)` for a square, or copy it into an \
-                                     ancilla",
-                                    self.shown(vb)
-                                ),
-                            );
-                        }
+            }
+        }
+    }
+
+    /// A deallocation: of a live ancilla of this block (rule 4).
+    fn dealloc(&mut self, bindings: &[Binding], scope: &mut Scope) {
+        for b in bindings {
+            if self.dead_use(&b.name, b.name.span(), scope, "this deallocation") {
+                continue;
+            }
+            if !scope.remove_ancilla(&b.name) {
+                self.errors.push(
+                    b.name.span(),
+                    format!(
+                        "`{}` is not an ancilla allocated in this block, so it cannot be \
+                         deallocated here; allocate it with `let {0} = …;` in the same block",
+                        b.name
+                    ),
+                );
+            } else {
+                self.bury(&b.name, None);
+            }
+        }
+    }
+
+    /// A `for` loop: its variable is a new read-only binding; a parallel loop's rules (rule 5).
+    fn for_loop(&mut self, var: &Ident, range: &RangeSpec, body: &[Stmt], scope: &mut Scope) {
+        if range.parallel {
+            match crate::parallel::plan(var, range, body, scope, self.own) {
+                Ok(plan) => self.call_reads.extend(plan.call_reads),
+                Err(errors) => {
+                    for (span, message) in errors {
+                        self.errors.push(span, message);
                     }
                 }
             }
+        }
+        self.new_binding(var, scope, "loop variable");
+        scope.push();
+        scope.declare(var, VarKind::LoopVar);
+        let outer = self.broadcast.clone();
+        if range.broadcast.is_some() {
+            self.broadcast = Some(var.clone());
+        }
+        self.block(body, scope);
+        self.broadcast = outer;
+        scope.pop();
+    }
+
+    fn stmt(&mut self, s: &Stmt, scope: &mut Scope) {
+        match &s.kind {
+            StmtKind::Instr(i) => self.instruction(i, scope),
             StmtKind::XorExpr { target, expr } => {
                 self.writable(target, scope, "this instruction");
                 for v in xor_self_reads(target, expr).static_errors {
@@ -525,52 +461,13 @@ impl Checker<'_> {
                     self.dead.retain(|d| d.name != b.name.to_string());
                 }
             }
-            StmtKind::Dealloc(bindings) => {
-                for b in bindings {
-                    if self.dead_use(&b.name, b.name.span(), scope, "this deallocation") {
-                        continue;
-                    }
-                    if !scope.remove_ancilla(&b.name) {
-                        self.errors.push(
-                            b.name.span(),
-                            format!(
-                                "`{}` is not an ancilla allocated in this block, so it cannot be \
-                                 deallocated here; allocate it with `let {0} = …;` in the same block",
-                                b.name
-                            ),
-                        );
-                    } else {
-                        self.bury(&b.name, None);
-                    }
-                }
-            }
+            StmtKind::Dealloc(bindings) => self.dealloc(bindings, scope),
             StmtKind::If { then, els, .. } => {
                 self.block(then, scope);
                 self.block(els, scope);
             }
             StmtKind::While { body, .. } => self.block(body, scope),
-            StmtKind::For { var, body, range } => {
-                if range.parallel {
-                    match crate::parallel::plan(var, range, body, scope, self.own) {
-                        Ok(plan) => self.call_reads.extend(plan.call_reads),
-                        Err(errors) => {
-                            for (span, message) in errors {
-                                self.errors.push(span, message);
-                            }
-                        }
-                    }
-                }
-                self.new_binding(var, scope, "loop variable");
-                scope.push();
-                scope.declare(var, VarKind::LoopVar);
-                let outer = self.broadcast.clone();
-                if range.broadcast.is_some() {
-                    self.broadcast = Some(var.clone());
-                }
-                self.block(body, scope);
-                self.broadcast = outer;
-                scope.pop();
-            }
+            StmtKind::For { var, body, range } => self.for_loop(var, range, body, scope),
             StmtKind::Call { call, .. } => {
                 // Views rooted at writable names are passed `&mut`; read-only ones by value.
                 for a in &call.args {

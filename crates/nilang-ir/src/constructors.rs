@@ -111,7 +111,7 @@ fn constructor(pat: &Pat, mac: &syn::Macro) -> Parsed {
                     format!(
                         "each field of `new!` is an ancilla, which it consumes: compute `{}` into \
                          an ancilla first (`let f = …;`) and write its name here",
-                        crate::print::expr_text(other)
+                        crate::text::expr_text(other)
                     ),
                 ),
             ),
@@ -246,7 +246,7 @@ pub fn fields_text(f: &Fields) -> String {
     let value = match &f.shape {
         Shape::Struct(path) => format!(
             "{} {{ {} }}",
-            crate::print::tokens_text(&path.to_token_stream()),
+            crate::text::tokens_text(&path.to_token_stream()),
             parts.join(", ")
         ),
         Shape::Tuple if parts.len() == 1 => format!("({},)", parts[0]),

@@ -124,7 +124,7 @@ impl DroppedGradient {
     /// The compile error, at the declared value, saying how to restructure.
     pub fn to_error(&self, scalar: &Ident) -> syn::Error {
         let (x, y) = (&self.ancilla, &self.source);
-        let copied = crate::print::expr_text(&self.value);
+        let copied = crate::text::expr_text(&self.value);
         let copied = copied.trim_start_matches('*').trim();
         syn::Error::new_spanned(
             &self.value,

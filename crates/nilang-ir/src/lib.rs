@@ -20,6 +20,9 @@ pub mod parallel;
 pub mod parse;
 pub mod print;
 pub mod reverse;
+pub mod scope;
+pub mod text;
+pub mod zeros;
 
 pub use ast::Function;
 pub use deep::{on_deep_stack, DEEP_STACK};
@@ -124,7 +127,13 @@ fn expand_source_here(src: &str) -> Result<String, String> {
     }
     Ok(functions
         .iter()
-        .map(|f| format!("{}\n{}", print::function_text(f), adjoint::adjoint_text(f)))
+        .map(|f| {
+            format!(
+                "{}\n{}",
+                reverse::function_text(f),
+                adjoint::adjoint_text(f)
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n"))
 }

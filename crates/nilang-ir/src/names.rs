@@ -136,9 +136,9 @@ pub fn unused_name(
 /// `v.clear()`; `len()` excepted), a macro, a block or closure, an assignment or a `&mut`:
 /// arithmetic, indexing, fields, casts and calls of functions on such operands cannot (a
 /// function reaches the caller's variables only through a `&mut` it is handed). The zeros
-/// `expand!` allocates (`crate::parse::is_zero_like_expr`) only read their target.
+/// `expand!` allocates (`crate::zeros::is_zero_like_expr`) only read their target.
 pub fn may_change(e: &Expr) -> bool {
-    if crate::parse::is_zero_like_expr(e) {
+    if crate::zeros::is_zero_like_expr(e) {
         return false;
     }
     struct Probe(bool);

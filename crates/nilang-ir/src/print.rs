@@ -1,101 +1,14 @@
 //! The text form of the IR: the language's own syntax, as the papers' `macroexpand` shows it.
 //!
-//! [`stmt_tokens`] turns statements back into the surface syntax; [`function_text`]
-//! prints a function's forward and inverse programs, formatted by `prettyplease`.
+//! [`stmt_tokens`] turns statements back into the surface syntax, [`header_text`] gives a
+//! statement's one-line text; [`crate::reverse::function_text`] prints a function's forward
+//! and inverse programs with them, formatted by `prettyplease`.
 
 use crate::ast::*;
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use crate::text::{expr_text, stmt_text, tokens_text};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
-
-/// Source text of a token stream with Rust-like spacing (`x[i].re += sin(y)`).
-pub fn tokens_text(ts: &TokenStream) -> String {
-    let mut out = String::new();
-    write_tokens(ts.clone(), &mut out);
-    out.trim().to_string()
-}
-
-fn write_tokens(ts: TokenStream, out: &mut String) {
-    let mut prev_joint = false;
-    let mut prev: Option<String> = None;
-    for tt in ts {
-        let text = match &tt {
-            TokenTree::Group(_) => String::new(),
-            other => other.to_string(),
-        };
-        let tight_before = matches!(
-            &tt,
-            TokenTree::Punct(p) if matches!(p.as_char(), '.' | ',' | ';' | ':' | '?')
-        ) || matches!(&tt, TokenTree::Group(g) if matches!(g.delimiter(), Delimiter::Parenthesis | Delimiter::Bracket)
-                && prev.as_deref().map(|p| p.chars().last().map(|c| c.is_alphanumeric() || c == '_' || c == ')' || c == ']' || c == '>' || c == '!').unwrap_or(false)).unwrap_or(false));
-        let after_tight = matches!(
-            prev.as_deref(),
-            Some(".") | Some("&") | Some("!") | Some("::")
-        ) || prev_joint
-            || matches!(prev.as_deref(), Some("-") if out.ends_with("(-") || out.ends_with(", -") || out.ends_with("= -"));
-        let is_colon_colon = matches!(&tt, TokenTree::Punct(p) if p.as_char() == ':' )
-            && prev.as_deref() == Some(":");
-        if !out.is_empty()
-            && !tight_before
-            && !after_tight
-            && !is_colon_colon
-            && !out.ends_with(['(', '[', ' '])
-        {
-            out.push(' ');
-        }
-        if is_colon_colon && out.ends_with(' ') {
-            out.pop();
-        }
-        match &tt {
-            TokenTree::Group(g) => {
-                let (open, close) = match g.delimiter() {
-                    Delimiter::Parenthesis => ("(", ")"),
-                    Delimiter::Bracket => ("[", "]"),
-                    Delimiter::Brace => ("{ ", " }"),
-                    Delimiter::None => ("", ""),
-                };
-                out.push_str(open);
-                write_tokens(g.stream(), out);
-                if out.ends_with(' ') && close.starts_with(' ') {
-                    out.pop();
-                }
-                out.push_str(close);
-                prev = Some(close.trim().to_string());
-                prev_joint = false;
-            }
-            TokenTree::Punct(p) => {
-                out.push(p.as_char());
-                prev_joint = p.spacing() == proc_macro2::Spacing::Joint;
-                let mut s = p.as_char().to_string();
-                if s == ":" && out.ends_with("::") {
-                    s = "::".into();
-                }
-                prev = Some(s);
-            }
-            _ => {
-                out.push_str(&text);
-                prev = Some(text);
-                prev_joint = false;
-            }
-        }
-    }
-}
-
-/// Source text of an expression.
-pub fn expr_text(e: &syn::Expr) -> String {
-    pretty_stmt_text(&quote!(#e;))
-        .map(|t| t.trim_end_matches(';').to_string())
-        .unwrap_or_else(|| tokens_text(&e.to_token_stream()))
-}
-
-/// One statement's tokens formatted by `prettyplease`, on one line; `None` if they do not parse.
-pub fn pretty_stmt_text(ts: &TokenStream) -> Option<String> {
-    let file: syn::File = syn::parse2(quote!(fn __f() { #ts })).ok()?;
-    let text = prettyplease::unparse(&file);
-    let body: Vec<&str> = text.lines().collect();
-    // drop `fn __f() {` and the closing `}`
-    let inner = &body[1..body.len().saturating_sub(1)];
-    Some(inner.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "))
-}
+use syn::{Expr, Ident};
 
 /// One-line text of a statement (for compound statements, their header only).
 pub fn header_text(kind: &StmtKind) -> String {
@@ -112,7 +25,7 @@ pub fn header_text(kind: &StmtKind) -> String {
             format!("while ({}, {}) {{ … }}", expr_text(pre), expr_text(post))
         }
         StmtKind::For { var, range, body } if range.broadcast.is_some() => {
-            crate::broadcast::user_statement(var, body)
+            user_statement(var, body)
         }
         StmtKind::For { var, range, .. } => {
             format!("for {var} in {} {{ … }}", tokens_text(&range_tokens(range)))
@@ -122,11 +35,6 @@ pub fn header_text(kind: &StmtKind) -> String {
         StmtKind::Fields(f) => crate::constructors::fields_text(f),
         _ => stmt_text(&stmt_tokens(&s)),
     }
-}
-
-/// One-line text of a statement's tokens, formatted by `prettyplease` where they parse.
-pub fn stmt_text(ts: &TokenStream) -> String {
-    pretty_stmt_text(ts).unwrap_or_else(|| tokens_text(ts))
 }
 
 /// A dataview as tokens of the surface syntax.
@@ -218,23 +126,7 @@ fn bindings_tokens(b: &[Binding]) -> (TokenStream, TokenStream) {
 /// A statement in the surface syntax of the language.
 pub fn stmt_tokens(s: &Stmt) -> TokenStream {
     match &s.kind {
-        StmtKind::Instr(i) => {
-            let target = view_tokens(&i.target);
-            let op: TokenStream = i.op.symbol().parse().unwrap();
-            let args: Vec<_> = i.args.iter().map(operand_tokens).collect();
-            match &i.prim {
-                Prim::Builtin(info) if info.infix.is_some() => {
-                    let infix: TokenStream = info.infix.unwrap().parse().unwrap();
-                    let (a, b) = (&args[0], &args[1]);
-                    quote!(#target #op #a #infix #b;)
-                }
-                Prim::Builtin(info) => {
-                    let name = format_ident!("{}", info.name);
-                    quote!(#target #op #name(#(#args),*);)
-                }
-                Prim::User(p) => quote!(#target #op #p(#(#args),*);),
-            }
-        }
+        StmtKind::Instr(i) => instr_tokens(i),
         StmtKind::XorExpr { target, expr } => {
             let target = view_tokens(target);
             quote!(#target ^= #expr;)
@@ -290,33 +182,7 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             let r = range_tokens(range);
             quote!(for #var in #r { #body })
         }
-        StmtKind::Call { call, uncall } => {
-            let args: Vec<_> = call
-                .args
-                .iter()
-                .map(|a| match a {
-                    CallArg::View(v) => view_tokens(v),
-                    CallArg::Shared(e) => quote!(&#e),
-                    CallArg::Value(e) => e.to_token_stream(),
-                })
-                .collect();
-            let c = match &call.callee {
-                Callee::Path(p) => quote!(#p(#(#args),*)),
-                Callee::Method {
-                    receiver,
-                    method,
-                    turbofish,
-                } => {
-                    let tf = turbofish.as_ref().map(|t| quote!(::#t));
-                    quote!(#receiver.#method #tf(#(#args),*))
-                }
-            };
-            if *uncall {
-                quote!(uncall!(#c);)
-            } else {
-                quote!(#c;)
-            }
-        }
+        StmtKind::Call { call, uncall } => call_tokens(call, *uncall),
         StmtKind::Stack {
             stack,
             value,
@@ -337,6 +203,54 @@ pub fn stmt_tokens(s: &Stmt) -> TokenStream {
             let (p, x) = (block_tokens(compute), block_tokens(body));
             quote!(routine! { #p } #x uncompute!();)
         }
+    }
+}
+
+/// An instruction in the surface syntax: `y += f(x)`, `y += a * b`.
+fn instr_tokens(i: &Instr) -> TokenStream {
+    let target = view_tokens(&i.target);
+    let op: TokenStream = i.op.symbol().parse().unwrap();
+    let args: Vec<_> = i.args.iter().map(operand_tokens).collect();
+    match &i.prim {
+        Prim::Builtin(info) if info.infix.is_some() => {
+            let infix: TokenStream = info.infix.unwrap().parse().unwrap();
+            let (a, b) = (&args[0], &args[1]);
+            quote!(#target #op #a #infix #b;)
+        }
+        Prim::Builtin(info) => {
+            let name = format_ident!("{}", info.name);
+            quote!(#target #op #name(#(#args),*);)
+        }
+        Prim::User(p) => quote!(#target #op #p(#(#args),*);),
+    }
+}
+
+/// A call (`g(x, &a, n)`, `r.m::<T>(x)`) or an uncall (`uncall!(g(x))`).
+fn call_tokens(call: &Call, uncall: bool) -> TokenStream {
+    let args: Vec<_> = call
+        .args
+        .iter()
+        .map(|a| match a {
+            CallArg::View(v) => view_tokens(v),
+            CallArg::Shared(e) => quote!(&#e),
+            CallArg::Value(e) => e.to_token_stream(),
+        })
+        .collect();
+    let c = match &call.callee {
+        Callee::Path(p) => quote!(#p(#(#args),*)),
+        Callee::Method {
+            receiver,
+            method,
+            turbofish,
+        } => {
+            let tf = turbofish.as_ref().map(|t| quote!(::#t));
+            quote!(#receiver.#method #tf(#(#args),*))
+        }
+    };
+    if uncall {
+        quote!(uncall!(#c);)
+    } else {
+        quote!(#c;)
     }
 }
 
@@ -364,29 +278,44 @@ pub fn block_tokens(stmts: &[Stmt]) -> TokenStream {
     stmts.iter().map(stmt_tokens).collect()
 }
 
-/// The forward and inverse programs of a function, as formatted text in the language's syntax,
-/// with routines expanded into their three parts (what runs).
-pub fn function_text(f: &Function) -> String {
-    use crate::ast::expand_routines;
-    let attrs = if f.checked {
-        quote!(#[i])
-    } else {
-        quote!(#[i(nocheck)])
-    };
-    let vis = &f.vis;
-    let sig = &f.sig;
-    let mut inv_sig = f.sig.clone();
-    inv_sig.ident = f.inverse_name.clone();
-    let fwd = block_tokens(&expand_routines(&f.body));
-    let inv = block_tokens(&expand_routines(&crate::reverse::reverse_block(&f.body)));
-    let file = quote! {
-        #attrs
-        #vis #sig { #fwd }
-        #attrs
-        #vis #inv_sig { #inv }
-    };
-    match syn::parse2::<syn::File>(file.clone()) {
-        Ok(parsed) => prettyplease::unparse(&parsed),
-        Err(_) => tokens_text(&file),
+/// The element statements of a broadcast's loop as the user writes them: `[var]` shown as
+/// `[..]` (`y[..] -= a * x[..];` for the inverse of `y[..] += a * x[..];`).
+pub fn user_statement(var: &Ident, body: &[Stmt]) -> String {
+    body.iter()
+        .map(|s| stmt_text(&whole_slices(stmt_tokens(s), var)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The tokens with every `[var]` replaced by `[..]`.
+fn whole_slices(ts: proc_macro2::TokenStream, var: &Ident) -> proc_macro2::TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    ts.into_iter()
+        .map(|t| match t {
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                let is_var = matches!(&inner[..], [TokenTree::Ident(i)] if i == var);
+                let stream = if g.delimiter() == Delimiter::Bracket && is_var {
+                    quote!(..)
+                } else {
+                    whole_slices(g.stream(), var)
+                };
+                let mut shown = Group::new(g.delimiter(), stream);
+                shown.set_span(g.span());
+                TokenTree::Group(shown)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// A dataview of an element statement as the user wrote it: `[var]` shown as `[..]`.
+pub fn user_text(v: &Dataview, var: &Ident) -> String {
+    let mut shown = v.clone();
+    for a in &mut shown.path {
+        if matches!(a, Access::Index(Expr::Path(p)) if p.path.is_ident(var)) {
+            *a = Access::Index(syn::parse_quote!(..));
+        }
     }
+    shown.text()
 }

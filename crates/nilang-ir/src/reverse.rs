@@ -2,8 +2,14 @@
 //!
 //! Architecture Invariant: `reverse_block(&reverse_block(b))` is `b` (reversal is an
 //! involution), which the tests check on every example program.
+//!
+//! A routine (`P X ~P`) runs its computation's reversal too ([`routine_steps`]), and
+//! [`function_text`] prints a function's forward and inverse programs.
 
 use crate::ast::*;
+use crate::print::block_tokens;
+use crate::text::tokens_text;
+use quote::quote;
 
 /// The inverse of a block: the inverse of each statement, in the opposite order.
 pub fn reverse_block(stmts: &[Stmt]) -> Vec<Stmt> {
@@ -89,5 +95,60 @@ pub fn reverse_stmt(s: &Stmt) -> Stmt {
         kind,
         span: s.span,
         source,
+    }
+}
+
+/// A block with every routine, at any depth, replaced by its three parts: the program as it
+/// runs (what `nilang expand` prints, as the papers' `macroexpand` does).
+pub fn expand_routines(stmts: &[Stmt]) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Routine { compute, body } => {
+                out.extend(expand_routines(&routine_steps(compute, body)))
+            }
+            _ => {
+                let mut s = s.clone();
+                for b in s.blocks_mut() {
+                    *b = expand_routines(b);
+                }
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// The statements a routine runs, one after another: `P`, `X`, `~P`.
+pub fn routine_steps(compute: &[Stmt], body: &[Stmt]) -> Vec<Stmt> {
+    let mut out = compute.to_vec();
+    out.extend_from_slice(body);
+    out.extend(reverse_block(compute));
+    out
+}
+
+/// The forward and inverse programs of a function, as formatted text in the language's syntax,
+/// with routines expanded into their three parts (what runs).
+pub fn function_text(f: &Function) -> String {
+    let attrs = if f.checked {
+        quote!(#[i])
+    } else {
+        quote!(#[i(nocheck)])
+    };
+    let vis = &f.vis;
+    let sig = &f.sig;
+    let mut inv_sig = f.sig.clone();
+    inv_sig.ident = f.inverse_name.clone();
+    let fwd = block_tokens(&expand_routines(&f.body));
+    let inv = block_tokens(&expand_routines(&reverse_block(&f.body)));
+    let file = quote! {
+        #attrs
+        #vis #sig { #fwd }
+        #attrs
+        #vis #inv_sig { #inv }
+    };
+    match syn::parse2::<syn::File>(file.clone()) {
+        Ok(parsed) => prettyplease::unparse(&parsed),
+        Err(_) => tokens_text(&file),
     }
 }

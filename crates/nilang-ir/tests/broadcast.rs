@@ -6,9 +6,11 @@
 use nilang_ir::adjoint::adjoint_text;
 use nilang_ir::ast::{Stmt, StmtKind};
 use nilang_ir::bounds::{hoistable, numbered_locals};
-use nilang_ir::check::Scope;
-use nilang_ir::print::{block_tokens, expr_text, function_text, tokens_text};
+use nilang_ir::print::block_tokens;
+use nilang_ir::reverse::function_text;
 use nilang_ir::reverse::reverse_block;
+use nilang_ir::scope::Scope;
+use nilang_ir::text::{expr_text, tokens_text};
 use nilang_ir::Function;
 
 fn parse(src: &str) -> Function {

@@ -2,8 +2,9 @@
 //! and the programs of `nilang/tests/programs.rs`): reversing a body twice prints the
 //! same program, and reversing once gives a different one.
 
-use nilang_ir::print::{block_tokens, tokens_text};
+use nilang_ir::print::block_tokens;
 use nilang_ir::reverse::reverse_block;
+use nilang_ir::text::tokens_text;
 
 const SOURCES: [(&str, &str); 9] = [
     (

@@ -22,55 +22,14 @@
 //! Control flow (`if`, `while`, `for`, `safe!`, `^=`) reads values only and is generated as in
 //! the plain program.
 
-use crate::codegen::{private, Gen};
+use crate::codegen::Gen;
+use crate::shadows::{lane_param, Shadows};
+use crate::tokens::private;
 use nilang_ir::adjoint::shadow_name;
 use nilang_ir::ast::*;
-use nilang_ir::check::VarKind;
+use nilang_ir::scope::VarKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
-
-/// What shadow mode needs to know about the function beyond its IR.
-#[derive(Clone, Debug, Default)]
-pub struct Shadows {
-    /// The scalar type parameter (`T`), when there is one.
-    pub scalar: Option<syn::Ident>,
-    /// The type of one scalar's gradient where the code runs: the adjoint programs' type
-    /// parameter `__G`, the scalar type itself in `f_grad`, `()` without a scalar type.
-    pub lane: Option<TokenStream>,
-    /// Read-only parameters whose type holds the scalar type: their scalars enter
-    /// instructions as constants of the pair type (`GVar` with a zero gradient).
-    pub scalar_readonly: Vec<String>,
-    /// The ancillas that get a shadow (`nilang_ir::adjoint::ancillas_with_gradients`).
-    pub with_gradients: std::collections::BTreeSet<String>,
-}
-
-/// The gradient type parameter of the adjoint programs of a function with a scalar type: the
-/// type of one scalar's gradient (`T`, or `Lanes<T, N>` for several losses at once).
-pub fn lane_param() -> syn::Ident {
-    format_ident!("__G")
-}
-
-impl Shadows {
-    /// The gradient type of one scalar, as the turbofish argument of the shadow helpers
-    /// (`()` when the function has no scalar type: its values carry no gradient).
-    pub(crate) fn lane(&self) -> TokenStream {
-        self.lane.clone().unwrap_or_else(|| quote!(()))
-    }
-
-    /// Does an expression name the scalar type (`T::lit(2.0)`): is its value a scalar?
-    fn names_scalar(&self, e: &syn::Expr) -> bool {
-        fn walk(ts: TokenStream, id: &syn::Ident) -> bool {
-            ts.into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Ident(i) => &i == id,
-                proc_macro2::TokenTree::Group(g) => walk(g.stream(), id),
-                _ => false,
-            })
-        }
-        self.scalar
-            .as_ref()
-            .is_some_and(|id| walk(e.to_token_stream(), id))
-    }
-}
 
 impl Gen {
     /// The shadow-mode code of the statements whose code differs from the plain program;
@@ -157,7 +116,7 @@ impl Gen {
             Operand::View(v) => v.span,
             Operand::Const(e) => syn::spanned::Spanned::span(e),
         };
-        let load = |value: TokenStream| crate::codegen::load_call(span, like, &value);
+        let load = |value: TokenStream| crate::tokens::load_call(span, like, &value);
         match o {
             // read by every iteration of a parallel loop: the value is read-only, the gradient
             // goes to the chunk's own shadow (`crate::parallel`)
@@ -183,7 +142,7 @@ impl Gen {
                 let store = self.store_pair(v, &pair);
                 let load = load(pair.to_token_stream());
                 (quote!(#load_pair let mut #local = #load;), {
-                    let store_local = crate::codegen::store_call(
+                    let store_local = crate::tokens::store_call(
                         span,
                         &pair.to_token_stream(),
                         &local.to_token_stream(),
@@ -210,13 +169,13 @@ impl Gen {
             // constants (`2.0`, integers) convert on load as in the plain program
             Operand::Const(e) if self.shadow.as_ref().is_some_and(|s| s.names_scalar(e)) => {
                 let lane = self.lane();
-                let e = crate::codegen::read_only(e);
+                let e = crate::tokens::read_only(e);
                 let load = load(quote!(#p::join_constant::<_, #lane>(#e)));
                 (quote!(let mut #local = #load;), TokenStream::new())
             }
             Operand::Const(e) => (
                 {
-                    let load = load(crate::codegen::read_only(e));
+                    let load = load(crate::tokens::read_only(e));
                     quote!(let mut #local = #load;)
                 },
                 TokenStream::new(),
@@ -413,7 +372,7 @@ impl Gen {
         let p = private();
         let mut out = TokenStream::new();
         for b in bindings {
-            let (name, value) = (&b.name, crate::codegen::read_only(&b.value));
+            let (name, value) = (&b.name, crate::tokens::read_only(&b.value));
             let shadow = shadow_name(name);
             let ty = b.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
@@ -496,7 +455,7 @@ impl Gen {
 fn operand_text(o: &Operand) -> String {
     match o {
         Operand::View(v) => v.text(),
-        Operand::Const(e) => nilang_ir::print::expr_text(e),
+        Operand::Const(e) => nilang_ir::text::expr_text(e),
     }
 }
 
@@ -507,7 +466,7 @@ pub fn statements(
     name: &str,
     shadows: &Shadows,
     stmts: &[Stmt],
-    ancillas: &[crate::grad::Live],
+    ancillas: &[crate::split::Live],
 ) -> TokenStream {
     let mut g = Gen::new(f, name);
     g.shadow = Some(shadows.clone());
@@ -550,7 +509,7 @@ pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
     );
     let fwd = &f.sig.ident;
     let vis = &f.vis;
-    let mut generics = crate::grad::with_base_bound(f);
+    let mut generics = crate::generics::with_base_bound(f);
     let lane = shadows.scalar.as_ref().map(|scalar| (scalar, lane_param()));
     if let Some((scalar, lane)) = &lane {
         generics

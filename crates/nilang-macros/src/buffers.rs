@@ -67,7 +67,7 @@ fn is_slice(ty: &syn::Type) -> bool {
 /// hand it whole to a call or a method, or mention it in `safe!`.
 fn may_be_stack(stmts: &[Stmt], name: &str) -> bool {
     let whole = |v: &nilang_ir::ast::Dataview| v.root == name && v.path.is_empty();
-    let mentions = |ts: TokenStream| crate::codegen::mentions_ident(ts, name);
+    let mentions = |ts: TokenStream| crate::tokens::mentions_ident(ts, name);
     stmts.iter().any(|s| {
         let here = match &s.kind {
             StmtKind::Stack { stack, .. } => whole(stack),

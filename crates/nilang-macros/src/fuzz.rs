@@ -159,7 +159,7 @@ fn run_macro(body: &str) -> Result<(), String> {
                 if let Ok(ir) = nilang_ir::lower(&options, item) {
                     ACCEPTED.fetch_add(1, Ordering::Relaxed);
                     let _ = nilang_ir::adjoint::adjoint_text(&ir);
-                    let _ = nilang_ir::print::function_text(&ir);
+                    let _ = nilang_ir::reverse::function_text(&ir);
                 }
             });
             if outcome.is_err() {

@@ -9,8 +9,12 @@ mod codegen;
 mod deep;
 #[cfg(test)]
 mod fuzz;
+mod generics;
 mod grad;
 mod parallel;
+mod shadows;
+mod split;
+mod tokens;
 
 use nilang_ir::{lower, lower_method, Options};
 use proc_macro::TokenStream;
@@ -100,7 +104,7 @@ fn attribute_here(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
 /// associated function without either looks like a free function, so it needs `#[i]` on its
 /// `impl` block (the guide says so).
 fn in_impl(sig: &syn::Signature) -> bool {
-    sig.receiver().is_some() || codegen::mentions_ident(sig.to_token_stream(), "Self")
+    sig.receiver().is_some() || tokens::mentions_ident(sig.to_token_stream(), "Self")
 }
 
 /// A function item as the method of an `impl` block.
@@ -199,7 +203,7 @@ fn add_primitive_bounds(ir: &mut nilang_ir::Function) {
     else {
         return;
     };
-    if ir.sig.receiver().is_some() || !grad::bounds_mention_real(ir, &t) {
+    if ir.sig.receiver().is_some() || !generics::bounds_mention_real(ir, &t) {
         return;
     }
     let mut bounds = Vec::new();
@@ -231,7 +235,7 @@ fn inverse_companion(
 
 /// The effects of a free function on its parameters, for its callers (`nilang_ir::effects`).
 fn effects_of(ir: &nilang_ir::Function) -> TokenStream2 {
-    let mask = nilang_ir::effects::writes_mask(ir, &codegen::private());
+    let mask = nilang_ir::effects::writes_mask(ir, &tokens::private());
     codegen::effects(&ir.vis, &ir.sig.ident, Some(mask))
 }
 

@@ -33,11 +33,39 @@
 //! programs, when a place the loop reads and that has a gradient is read as anything but
 //! `x[k]` or a whole `x` (fields, nested indices), or is handed whole to a call.
 
-use crate::codegen::{private, Gen, ParState};
+use crate::codegen::{Gen, ParState};
+use crate::tokens::private;
 use nilang_ir::adjoint::shadow_name;
 use nilang_ir::ast::*;
+use nilang_ir::parallel::SlotCheck;
 use proc_macro2::TokenStream;
 use quote::quote;
+
+/// The code a parallel loop is built from, gathered place by place.
+#[derive(Default)]
+struct ChunkCode {
+    /// Before the loop, once.
+    pre: TokenStream,
+    /// At the start of each chunk.
+    enter: TokenStream,
+    /// What each chunk returns (its partials and gradients) ...
+    rets: Vec<TokenStream>,
+    /// ... and the patterns that take them apart after the loop.
+    pats: Vec<TokenStream>,
+    /// For each chunk's results, in chunk order.
+    post: TokenStream,
+    /// After all chunks.
+    after: TokenStream,
+}
+
+/// The whole place of a root (`x`).
+fn whole(root: &syn::Ident) -> Dataview {
+    Dataview {
+        root: root.clone(),
+        path: Vec::new(),
+        span: root.span(),
+    }
+}
 
 impl Gen {
     /// A parallel loop: the chunked parallel code when allowed, else the sequential loop.
@@ -70,14 +98,16 @@ impl Gen {
         let (start, end, inclusive) = (&range.start, &range.end, range.inclusive);
         let weight = range.weight.clone().unwrap_or_else(|| syn::parse_quote!(1));
         let (start, end, weight) = (
-            crate::codegen::read_only(start),
-            crate::codegen::read_only(end),
-            crate::codegen::read_only(&weight),
+            crate::tokens::read_only(start),
+            crate::tokens::read_only(end),
+            crate::tokens::read_only(&weight),
         );
         let split = quote!(#p::par::worth_splitting(#start, #end, #inclusive, #weight));
         quote!({ if #gate && #split { #par } else { #seq } })
     }
 
+    /// The loop's iterations in chunks on rayon's pool, each chunk a closure (see the module
+    /// doc); `None` when an adjoint program cannot keep a read place's gradients apart.
     fn par_chunks(
         &mut self,
         var: &syn::Ident,
@@ -87,33 +117,8 @@ impl Gen {
         plan: &nilang_ir::parallel::Plan,
     ) -> Option<TokenStream> {
         let p = private();
-        let shadow = self.shadow.is_some();
-        let lane = self
-            .shadow
-            .as_ref()
-            .map_or_else(|| quote!(()), |s| s.lane());
-        let whole = |root: &syn::Ident| Dataview {
-            root: root.clone(),
-            path: Vec::new(),
-            span: root.span(),
-        };
-        // places read by every iteration whose gradients the chunks keep apart, and those
-        // read at owned slots only, whose gradients the chunks add at disjoint elements
-        let (mut local, mut slot_shadows) = (Vec::new(), Vec::new());
-        for sr in &plan.shared_reads {
-            if shadow && self.has_shadow(&whole(&sr.root)) {
-                match (&sr.owned_slots, sr.indexed?) {
-                    (Some(checks), _) => slot_shadows.push((sr.root.clone(), checks)),
-                    // handed whole to a call: a slice's gradient has no zeroed copy here
-                    (None, false) if sr.through_calls => return None,
-                    (None, indexed) => local.push((sr.root.clone(), indexed)),
-                }
-            }
-        }
-        let mut pre = TokenStream::new();
-        let mut enter = TokenStream::new();
-        let (mut rets, mut pats, mut post) = (Vec::new(), Vec::new(), TokenStream::new());
-        let mut after = TokenStream::new();
+        let (local, slot_shadows) = self.kept_gradients(plan)?;
+        let mut code = ChunkCode::default();
         let mut state = ParState {
             readonly: plan
                 .shared_reads
@@ -123,31 +128,7 @@ impl Gen {
                 .collect(),
             ..ParState::default()
         };
-        let mut value_slot_checks = Vec::new();
-        for sr in plan.shared_reads.iter().filter(|s| s.through_calls) {
-            let (root, place) = (&sr.root, self.place(&whole(&sr.root)));
-            if let Some(checks) = &sr.owned_slots {
-                // handed to calls at owned slots only (`g(us[2*i..2*i + 2])`): each iteration
-                // borrows its own elements through cells, as for a place it writes, instead
-                // of every chunk copying the whole place
-                let window = self.window_of(plan, root, &mut pre);
-                let cells = self.fresh("cells");
-                pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
-                enter.extend(window_binding(root, &cells, &window));
-                state.cells.push(root.to_string());
-                value_slot_checks.extend(checks.iter());
-                continue;
-            }
-            // a callee takes it `&mut` (and does not write it): each chunk runs on its own copy
-            let own = self.fresh("values");
-            enter.extend(quote!(
-                let mut #own = #p::par::own_copy(&#place);
-                let #root = #p::par::reborrow_like(&#place, &mut #own);
-            ));
-            if !self.kind(&whole(root)).is_some_and(|k| k.is_reference()) {
-                state.deref.push(root.to_string());
-            }
-        }
+        let value_slot_checks = self.read_through_calls(plan, &mut code, &mut state);
         let slot_checks = slot_shadows.iter().flat_map(|(_, checks)| checks.iter());
         for c in plan
             .slot_checks
@@ -160,91 +141,12 @@ impl Gen {
                 Some(h) => quote!(::core::option::Option::Some(#h)),
                 None => quote!(::core::option::Option::None),
             };
-            pre.extend(quote!(#p::par::check_slot(#lo, #hi, #stride, #site, #text);));
+            code.pre
+                .extend(quote!(#p::par::check_slot(#lo, #hi, #stride, #site, #text);));
         }
-        for root in &plan.owned {
-            let v = whole(root);
-            let window = self.window_of(plan, root, &mut pre);
-            let mut roots = vec![(root.clone(), self.place(&v))];
-            if self.has_shadow(&v) {
-                roots.push((shadow_name(root), self.shadow_place(&v)));
-            }
-            for (name, place) in roots {
-                let cells = self.fresh("cells");
-                pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
-                enter.extend(window_binding(&name, &cells, &window));
-                state.cells.push(name.to_string());
-            }
-        }
-        for (root, _) in &slot_shadows {
-            // the value stays read-only; the shadow is written at this iteration's slots only
-            let window = self.window_of(plan, root, &mut pre);
-            let (name, place) = (shadow_name(root), self.shadow_place(&whole(root)));
-            let cells = self.fresh("cells");
-            pre.extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
-            enter.extend(window_binding(&name, &cells, &window));
-            state.cells.push(name.to_string());
-            state.local_shadows.push(root.to_string());
-        }
-        for r in &plan.reductions {
-            let (zero, part) = (self.fresh("zero"), self.fresh("part"));
-            let place = self.place(r);
-            pre.extend(quote!(let #zero = #p::zero_of(&#place);));
-            enter.extend(quote!(let mut #part = #p::copy(&#zero);));
-            rets.push(quote!(#part));
-            pats.push(quote!(#part));
-            let part_shadow = if self.has_shadow(r) {
-                // the sum hands the target's gradient to every partial
-                let (g, pg) = (self.fresh("zero"), shadow_name(&part));
-                let sp = self.shadow_place(r);
-                pre.extend(quote!(let #g = #p::copy(&#sp);));
-                enter.extend(quote!(let mut #pg = #p::copy(&#g);));
-                rets.push(quote!(#pg));
-                pats.push(quote!(_));
-                Some(pg)
-            } else {
-                None
-            };
-            state
-                .reductions
-                .push((r.clone(), part.clone(), part_shadow));
-            // after the loop: `r += identity(part)` on values only
-            let add = Instr {
-                target: r.clone(),
-                op: AccOp::Add,
-                prim: Prim::Builtin(primitive("identity").expect("the identity primitive")),
-                args: vec![Operand::View(whole(&part))],
-            };
-            let saved = self.shadow.take();
-            post.extend(self.instruction(&add, site, r.span));
-            self.shadow = saved;
-        }
-        for (root, indexed) in &local {
-            let v = whole(root);
-            let (zero, own) = (self.fresh("zero"), self.fresh("grads"));
-            let (place, sp) = (self.place(&v), self.shadow_place(&v));
-            let g = shadow_name(root);
-            if *indexed {
-                // the chunks' gradients are summed after the loop, element by element in chunk
-                // order, split across the threads (`par::add_grads`)
-                let all = self.fresh("all_grads");
-                pre.extend(quote!(
-                    let #zero = #p::par::zero_grads::<_, #lane>(&#place[..]);
-                    let mut #all = ::std::vec::Vec::with_capacity(__chunks.len());
-                ));
-                enter.extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own[..];));
-                post.extend(quote!(#all.push(#own);));
-                after.extend(quote!(#p::par::add_grads(&mut #sp[..], &#all);));
-            } else {
-                pre.extend(quote!(let #zero = #p::zero_grad::<_, #lane>(&#place);));
-                enter.extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own;));
-                post.extend(quote!(#p::par::add_grad(&mut #sp, #own);));
-                state.deref.push(g.to_string());
-            }
-            state.local_shadows.push(root.to_string());
-            rets.push(quote!(#own));
-            pats.push(quote!(#own));
-        }
+        self.owned_cells(plan, &slot_shadows, &mut code, &mut state);
+        self.reduction_partials(plan, site, &mut code, &mut state);
+        self.chunk_gradients(&local, &mut code, &mut state);
         let RangeSpec {
             start,
             inclusive,
@@ -253,32 +155,7 @@ impl Gen {
         } = range;
         let end = self.range_end(range, site);
         let saved = std::mem::replace(&mut self.par, state);
-        // a chunk is a sequential loop over `__lo..__hi`; unchecked, its indices' bounds are
-        // checked once per chunk, as in any unchecked loop
-        let chunk = if self.checked {
-            self.scope.push();
-            self.scope.declare(var, nilang_ir::check::VarKind::LoopVar);
-            let body = self.block(body);
-            self.scope.pop();
-            let iter = if *rev {
-                quote!((__lo..__hi).rev())
-            } else {
-                quote!(__lo..__hi)
-            };
-            quote!(for #var in #iter { #body })
-        } else {
-            let chunk_range = RangeSpec {
-                start: syn::parse_quote!(__lo),
-                end: syn::parse_quote!(__hi),
-                inclusive: false,
-                step: None,
-                rev: *rev,
-                parallel: false,
-                weight: None,
-                broadcast: None,
-            };
-            self.unchecked_for(var, &chunk_range, body, site)
-        };
+        let chunk = self.chunk_loop(var, range, body, site);
         self.par = saved;
         let parts = if *rev {
             quote!(__parts.into_iter().rev())
@@ -286,9 +163,17 @@ impl Gen {
             quote!(__parts.into_iter())
         };
         let check = self.checked.then(|| {
-            let text = nilang_ir::print::tokens_text(&nilang_ir::print::range_tokens(range));
+            let text = nilang_ir::text::tokens_text(&nilang_ir::print::range_tokens(range));
             quote!(#p::check_for_range((__start, __end, 1), (#start, #end, 1), #site, #text);)
         });
+        let ChunkCode {
+            pre,
+            enter,
+            rets,
+            pats,
+            post,
+            after,
+        } = code;
         Some(quote!({
             let __start = #start;
             let __end = #end;
@@ -305,6 +190,235 @@ impl Gen {
             #after
             #check
         }))
+    }
+
+    /// In an adjoint program, the places read by every iteration whose gradients the chunks
+    /// keep apart (with whether they are indexed), and those read at owned slots only, whose
+    /// gradients the chunks add at disjoint elements (with their slot checks); `None` when a
+    /// place's gradient cannot be kept apart (a slice handed whole to a call).
+    #[allow(clippy::type_complexity)]
+    fn kept_gradients<'p>(
+        &self,
+        plan: &'p nilang_ir::parallel::Plan,
+    ) -> Option<(
+        Vec<(syn::Ident, bool)>,
+        Vec<(syn::Ident, &'p Vec<SlotCheck>)>,
+    )> {
+        let (mut local, mut slot_shadows) = (Vec::new(), Vec::new());
+        for sr in &plan.shared_reads {
+            if self.shadow.is_some() && self.has_shadow(&whole(&sr.root)) {
+                match (&sr.owned_slots, sr.indexed?) {
+                    (Some(checks), _) => slot_shadows.push((sr.root.clone(), checks)),
+                    // handed whole to a call: a slice's gradient has no zeroed copy here
+                    (None, false) if sr.through_calls => return None,
+                    (None, indexed) => local.push((sr.root.clone(), indexed)),
+                }
+            }
+        }
+        Some((local, slot_shadows))
+    }
+
+    /// The places the loop hands to calls that only read them: borrowed through cells at
+    /// owned slots (whose slot checks it returns), else copied by each chunk.
+    fn read_through_calls<'p>(
+        &mut self,
+        plan: &'p nilang_ir::parallel::Plan,
+        code: &mut ChunkCode,
+        state: &mut ParState,
+    ) -> Vec<&'p SlotCheck> {
+        let p = private();
+        let mut value_slot_checks = Vec::new();
+        for sr in plan.shared_reads.iter().filter(|s| s.through_calls) {
+            let (root, place) = (&sr.root, self.place(&whole(&sr.root)));
+            if let Some(checks) = &sr.owned_slots {
+                // handed to calls at owned slots only (`g(us[2*i..2*i + 2])`): each iteration
+                // borrows its own elements through cells, as for a place it writes, instead
+                // of every chunk copying the whole place
+                let window = self.window_of(plan, root, &mut code.pre);
+                let cells = self.fresh("cells");
+                code.pre
+                    .extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
+                code.enter.extend(window_binding(root, &cells, &window));
+                state.cells.push(root.to_string());
+                value_slot_checks.extend(checks.iter());
+                continue;
+            }
+            // a callee takes it `&mut` (and does not write it): each chunk runs on its own copy
+            let own = self.fresh("values");
+            code.enter.extend(quote!(
+                let mut #own = #p::par::own_copy(&#place);
+                let #root = #p::par::reborrow_like(&#place, &mut #own);
+            ));
+            if !self.kind(&whole(root)).is_some_and(|k| k.is_reference()) {
+                state.deref.push(root.to_string());
+            }
+        }
+        value_slot_checks
+    }
+
+    /// The places written at owned slots (values and shadows), and the shadows of places read
+    /// at owned slots only: each chunk reaches its own elements through cells.
+    fn owned_cells(
+        &mut self,
+        plan: &nilang_ir::parallel::Plan,
+        slot_shadows: &[(syn::Ident, &Vec<SlotCheck>)],
+        code: &mut ChunkCode,
+        state: &mut ParState,
+    ) {
+        let p = private();
+        for root in &plan.owned {
+            let v = whole(root);
+            let window = self.window_of(plan, root, &mut code.pre);
+            let mut roots = vec![(root.clone(), self.place(&v))];
+            if self.has_shadow(&v) {
+                roots.push((shadow_name(root), self.shadow_place(&v)));
+            }
+            for (name, place) in roots {
+                let cells = self.fresh("cells");
+                code.pre
+                    .extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
+                code.enter.extend(window_binding(&name, &cells, &window));
+                state.cells.push(name.to_string());
+            }
+        }
+        for (root, _) in slot_shadows {
+            // the value stays read-only; the shadow is written at this iteration's slots only
+            let window = self.window_of(plan, root, &mut code.pre);
+            let (name, place) = (shadow_name(root), self.shadow_place(&whole(root)));
+            let cells = self.fresh("cells");
+            code.pre
+                .extend(quote!(let #cells = #p::par::Cells::new(&mut #place[..]);));
+            code.enter.extend(window_binding(&name, &cells, &window));
+            state.cells.push(name.to_string());
+            state.local_shadows.push(root.to_string());
+        }
+    }
+
+    /// The reductions: each chunk accumulates into its own partial (and, in an adjoint
+    /// program, hands the target's gradient to it); the partials are added to the target in
+    /// chunk order after the loop.
+    fn reduction_partials(
+        &mut self,
+        plan: &nilang_ir::parallel::Plan,
+        site: &TokenStream,
+        code: &mut ChunkCode,
+        state: &mut ParState,
+    ) {
+        let p = private();
+        for r in &plan.reductions {
+            let (zero, part) = (self.fresh("zero"), self.fresh("part"));
+            let place = self.place(r);
+            code.pre.extend(quote!(let #zero = #p::zero_of(&#place);));
+            code.enter.extend(quote!(let mut #part = #p::copy(&#zero);));
+            code.rets.push(quote!(#part));
+            code.pats.push(quote!(#part));
+            let part_shadow = if self.has_shadow(r) {
+                // the sum hands the target's gradient to every partial
+                let (g, pg) = (self.fresh("zero"), shadow_name(&part));
+                let sp = self.shadow_place(r);
+                code.pre.extend(quote!(let #g = #p::copy(&#sp);));
+                code.enter.extend(quote!(let mut #pg = #p::copy(&#g);));
+                code.rets.push(quote!(#pg));
+                code.pats.push(quote!(_));
+                Some(pg)
+            } else {
+                None
+            };
+            state
+                .reductions
+                .push((r.clone(), part.clone(), part_shadow));
+            // after the loop: `r += identity(part)` on values only
+            let add = Instr {
+                target: r.clone(),
+                op: AccOp::Add,
+                prim: Prim::Builtin(primitive("identity").expect("the identity primitive")),
+                args: vec![Operand::View(whole(&part))],
+            };
+            let saved = self.shadow.take();
+            code.post.extend(self.instruction(&add, site, r.span));
+            self.shadow = saved;
+        }
+    }
+
+    /// The gradients of places every iteration reads (`local`, from [`Gen::kept_gradients`]):
+    /// each chunk adds into its own zeroed copy, summed into the shadow after the loop in
+    /// chunk order.
+    fn chunk_gradients(
+        &mut self,
+        local: &[(syn::Ident, bool)],
+        code: &mut ChunkCode,
+        state: &mut ParState,
+    ) {
+        let p = private();
+        let lane = self
+            .shadow
+            .as_ref()
+            .map_or_else(|| quote!(()), |s| s.lane());
+        for (root, indexed) in local {
+            let v = whole(root);
+            let (zero, own) = (self.fresh("zero"), self.fresh("grads"));
+            let (place, sp) = (self.place(&v), self.shadow_place(&v));
+            let g = shadow_name(root);
+            if *indexed {
+                // the chunks' gradients are summed after the loop, element by element in chunk
+                // order, split across the threads (`par::add_grads`)
+                let all = self.fresh("all_grads");
+                code.pre.extend(quote!(
+                    let #zero = #p::par::zero_grads::<_, #lane>(&#place[..]);
+                    let mut #all = ::std::vec::Vec::with_capacity(__chunks.len());
+                ));
+                code.enter
+                    .extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own[..];));
+                code.post.extend(quote!(#all.push(#own);));
+                code.after
+                    .extend(quote!(#p::par::add_grads(&mut #sp[..], &#all);));
+            } else {
+                code.pre
+                    .extend(quote!(let #zero = #p::zero_grad::<_, #lane>(&#place);));
+                code.enter
+                    .extend(quote!(let mut #own = #p::copy(&#zero); let #g = &mut #own;));
+                code.post.extend(quote!(#p::par::add_grad(&mut #sp, #own);));
+                state.deref.push(g.to_string());
+            }
+            state.local_shadows.push(root.to_string());
+            code.rets.push(quote!(#own));
+            code.pats.push(quote!(#own));
+        }
+    }
+
+    /// One chunk: a sequential loop over `__lo..__hi`; unchecked, its indices' bounds are
+    /// checked once per chunk, as in any unchecked loop.
+    fn chunk_loop(
+        &mut self,
+        var: &syn::Ident,
+        range: &RangeSpec,
+        body: &[Stmt],
+        site: &TokenStream,
+    ) -> TokenStream {
+        if self.checked {
+            self.scope.push();
+            self.scope.declare(var, nilang_ir::scope::VarKind::LoopVar);
+            let body = self.block(body);
+            self.scope.pop();
+            let iter = if range.rev {
+                quote!((__lo..__hi).rev())
+            } else {
+                quote!(__lo..__hi)
+            };
+            quote!(for #var in #iter { #body })
+        } else {
+            let chunk_range = RangeSpec {
+                start: syn::parse_quote!(__lo),
+                end: syn::parse_quote!(__hi),
+                inclusive: false,
+                step: None,
+                rev: range.rev,
+                parallel: false,
+                weight: None,
+                broadcast: None,
+            };
+            self.unchecked_for(var, &chunk_range, body, site)
+        }
     }
 }
 
@@ -325,7 +439,7 @@ impl Gen {
             .expect("a place of owned slots has a window (nilang_ir::parallel::Plan::windows)");
         let (stride, shift) = (self.fresh("stride"), self.fresh("shift"));
         let (s, b) = (&w.stride, &w.shift);
-        let (s, b) = (crate::codegen::read_only(s), crate::codegen::read_only(b));
+        let (s, b) = (crate::tokens::read_only(s), crate::tokens::read_only(b));
         pre.extend(quote!(let #stride: usize = #s; let #shift: usize = #b;));
         quote!(#p::par::slots(__lo, __hi, #stride, #shift))
     }

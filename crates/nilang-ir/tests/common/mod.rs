@@ -1,7 +1,8 @@
 //! Helpers shared by the IR's integration tests.
 
 use nilang_ir::ast::Stmt;
-use nilang_ir::print::{block_tokens, tokens_text};
+use nilang_ir::print::block_tokens;
+use nilang_ir::text::tokens_text;
 use nilang_ir::Function;
 
 /// The one reversible function of a source text.
