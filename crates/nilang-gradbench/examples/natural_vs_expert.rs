@@ -10,7 +10,7 @@
 //! cargo run --release -p nilang-gradbench --example natural_vs_expert [ROUNDS] [FILTER]
 //! ```
 
-use nilang_gradbench::evals::{det, gmm, kmeans, llsq, lse, lstm, natural, ode};
+use nilang_gradbench::evals::{ba, det, gmm, kmeans, llsq, lse, lstm, natural, ode};
 use nilang_gradbench::seeded::uniform;
 use std::hint::black_box;
 use std::time::Instant;
@@ -147,7 +147,7 @@ fn main() {
             }
         }
         if on("det") {
-            for ell in [7, 9] {
+            for ell in [5, 6, 7] {
                 let a = uniform(5, ell * ell);
                 let a2 = a.clone();
                 case(
@@ -184,6 +184,19 @@ fn main() {
                     Box::new(move || p2.natural_gradient()),
                 );
             }
+        }
+        if on("ba") {
+            // the eval sends one observation replicated (ADBench's files); a random problem of
+            // ba1's sizes (49 cameras, 7 776 points, 31 843 observations) instead
+            let p = ba::Problem::random(49, 7776, 31_843, 8);
+            let p2 = p.clone();
+            case(
+                rounds,
+                "ba",
+                "49 cameras, 7 776 points, 31 843 observations",
+                Box::new(move || p.jacobian().unwrap().vals),
+                Box::new(move || p2.natural_jacobian().vals),
+            );
         }
     });
 }

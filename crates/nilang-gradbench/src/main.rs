@@ -2,10 +2,10 @@
 //! JSON object per line, and writes one response line per message to stdout. Exits when stdin
 //! closes (or stdout does).
 //!
-//! `--natural` answers with the evals' natural programs where they have one
-//! (`nilang_gradbench::evals::natural`). `--threads N` (default 1, at most 64 per core and 4096) sizes the rayon pool that serves the
+//! `--threads N` (default 1, at most 64 per core and 4096) sizes the rayon pool that serves the
 //! messages and on which the evals' parallel loops run (`kmeans` switches to its parallel
-//! program above one thread). The caps on what one message may ask for (memory, runs, solver
+//! program above one thread). `--natural` answers with the evals' natural programs where they
+//! have one (`nilang_gradbench::evals::natural`). The caps on what one message may ask for (memory, runs, solver
 //! steps) come from environment variables (`nilang_gradbench::limits`).
 
 const USAGE: &str = "\

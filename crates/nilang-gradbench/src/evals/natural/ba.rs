@@ -9,6 +9,7 @@ use nilang::differentiable;
 /// the camera `cam` (rotation 3, center 3, focal 1, principal point 2, distortion 2) against the
 /// feature `feat` (2).
 #[differentiable(wrt(cam, x, w))]
+#[allow(unused_assignments)]
 pub fn reprojection(cam: &[f64], x: &[f64], w: f64, feat: &[f64], coord: usize) -> f64 {
     let (x0, x1, x2) = (x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]);
     let sq = cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2];
