@@ -48,6 +48,10 @@ enum Command {
         /// 4096).
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Answer with the evals' natural programs (plain Rust under `#[differentiable]`) where
+        /// they have one; the expert programs otherwise.
+        #[arg(long)]
+        natural: bool,
     },
     /// Measure the papers' benchmark tables side by side with peers; write a markdown report
     /// and SVG plots.
@@ -127,12 +131,14 @@ fn main() -> ExitCode {
             demo::run();
             ExitCode::SUCCESS
         }
-        Command::Gradbench { threads } => match nilang_gradbench::serve_stdio_on(threads) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("nilang gradbench: {e}");
-                ExitCode::FAILURE
+        Command::Gradbench { threads, natural } => {
+            match nilang_gradbench::serve_stdio_with(threads, natural) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("nilang gradbench: {e}");
+                    ExitCode::FAILURE
+                }
             }
-        },
+        }
     }
 }

@@ -41,6 +41,45 @@ fn gradbench_answers_a_session_on_stdin() {
     assert_eq!(lines[3], serde_json::json!({"id": 3}));
 }
 
+/// `nilang gradbench --natural` serves the natural programs: lse's gradient (the softmax) as
+/// the expert program answers it.
+#[test]
+fn gradbench_natural_answers_as_the_expert_program() {
+    let answer = |natural: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_nilang"));
+        cmd.arg("gradbench");
+        if natural {
+            cmd.arg("--natural");
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, r#"{{"id": 1, "kind": "define", "module": "lse"}}"#).unwrap();
+        writeln!(
+            stdin,
+            r#"{{"id": 2, "kind": "evaluate", "module": "lse", "function": "gradient", "input": {{"x": [1.0, 2.0, 3.0]}}}}"#
+        )
+        .unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(last["success"], true, "{last}");
+        let g: Vec<f64> = serde_json::from_value(last["output"].clone()).unwrap();
+        g
+    };
+    let (natural, expert) = (answer(true), answer(false));
+    assert_eq!(natural.len(), 3);
+    for (a, b) in natural.iter().zip(&expert) {
+        assert!((a - b).abs() <= 1e-12, "{natural:?} vs {expert:?}");
+    }
+}
+
 /// `nilang gradbench --threads 0` is refused (rayon would read 0 as every core).
 #[test]
 fn gradbench_refuses_zero_threads() {

@@ -11,18 +11,21 @@ pub use protocol::{serve, Tool};
 
 /// The thread count of `--threads N` / `--threads=N` among a tool's arguments (1 when absent):
 /// the size of the rayon pool the evals' parallel loops run on, at most
-/// [`limits::max_threads`].
+/// [`limits::max_threads`]. `--natural` ([`natural_option`]) is accepted beside it; any other
+/// argument is refused.
 pub fn threads_option(args: &[String]) -> Result<usize, String> {
     let mut threads = 1;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let value = if a == "--threads" {
+        let value = if a == "--natural" {
+            continue;
+        } else if a == "--threads" {
             it.next().ok_or("`--threads` needs a number")?.clone()
         } else if let Some(v) = a.strip_prefix("--threads=") {
             v.to_string()
         } else {
             return Err(format!(
-                "unknown argument `{a}` (the options are `--threads N`, `--help` and `--version`)"
+                "unknown argument `{a}` (the options are `--threads N`, `--natural`, `--help` and `--version`)"
             ));
         };
         threads = value
@@ -31,6 +34,12 @@ pub fn threads_option(args: &[String]) -> Result<usize, String> {
             .and_then(limits::check_threads)?;
     }
     Ok(threads)
+}
+
+/// Whether `--natural` is among a tool's arguments: answer with the evals' natural programs
+/// where they have one ([`evals::natural`]).
+pub fn natural_option(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--natural")
 }
 
 /// Serves the GradBench protocol on stdin/stdout ([`protocol::serve_stdio`]) from inside a
@@ -45,6 +54,12 @@ pub fn threads_option(args: &[String]) -> Result<usize, String> {
 /// pool's threads sleep (docs/benchmarks.md, "What a parallel loop costs"), which made two
 /// threads slower than one on every small input.
 pub fn serve_stdio_on(threads: usize) -> Result<(), String> {
+    serve_stdio_with(threads, false)
+}
+
+/// [`serve_stdio_on`], answering with the evals' natural programs where they have one when
+/// `natural` is set (`--natural`, [`protocol::Tool::with_natural`]).
+pub fn serve_stdio_with(threads: usize, natural: bool) -> Result<(), String> {
     limits::check_threads(threads)?;
     limits::set(limits::Limits::from_env()?);
     nilang::parallel::min_parallel_work_from_env()?;
@@ -52,6 +67,6 @@ pub fn serve_stdio_on(threads: usize) -> Result<(), String> {
         .num_threads(threads)
         .build()
         .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
-    pool.install(protocol::serve_stdio)
+    pool.install(|| protocol::serve_stdio_tool(Tool::with_natural(natural)))
         .map_err(|e| e.to_string())
 }

@@ -4,18 +4,22 @@
 //!
 //! `--threads N` (default 1, at most 64 per core and 4096) sizes the rayon pool that serves the
 //! messages and on which the evals' parallel loops run (`kmeans` switches to its parallel
-//! program above one thread). The caps on what one message may ask for (memory, runs, solver
+//! program above one thread). `--natural` answers with the evals' natural programs where they
+//! have one (`nilang_gradbench::evals::natural`). The caps on what one message may ask for (memory, runs, solver
 //! steps) come from environment variables (`nilang_gradbench::limits`).
 
 const USAGE: &str = "\
 nilang-gradbench: nilang as a GradBench tool. Reads GradBench messages on stdin (one JSON object
 per line) and answers each with one line on stdout; exits when stdin closes.
 
-Usage: nilang-gradbench [--threads N]
+Usage: nilang-gradbench [--threads N] [--natural]
 
 Options:
   --threads N   threads of the pool the evals' parallel loops run on (default 1; at most 64
                 per core, and 4096)
+  --natural     answer with the evals' natural programs (plain Rust under #[differentiable])
+                where they have one (lse, llsq, gmm, ode's gradient, det, kmeans, lstm,
+                ba); the expert programs otherwise
   -h, --help    print this help and exit
   -V, --version print the version and exit
 
@@ -52,7 +56,8 @@ fn main() {
             std::process::exit(2);
         }
     };
-    if let Err(e) = nilang_gradbench::serve_stdio_on(threads) {
+    let natural = nilang_gradbench::natural_option(&args);
+    if let Err(e) = nilang_gradbench::serve_stdio_with(threads, natural) {
         eprintln!("nilang-gradbench: {e}");
         std::process::exit(1);
     }

@@ -26,12 +26,22 @@ pub const TOOL_NAME: &str = "nilang";
 #[derive(Debug, Default)]
 pub struct Tool {
     defined: Vec<String>,
+    natural: bool,
 }
 
 impl Tool {
     /// A tool with no module defined.
     pub fn new() -> Tool {
         Tool::default()
+    }
+
+    /// A tool with no module defined that answers with the evals' natural programs where they
+    /// have one (`--natural`, [`evals::natural`]) when `natural` is set.
+    pub fn with_natural(natural: bool) -> Tool {
+        Tool {
+            natural,
+            ..Tool::default()
+        }
     }
 
     /// Whether `module` was defined by a successful `define` message.
@@ -91,7 +101,9 @@ impl Tool {
                 let Some(input) = message.get("input") else {
                     return failure(id, "`evaluate` message has no field `input`".into());
                 };
-                match guarded(|| evals::evaluate(module, function, input)).and_then(finite) {
+                let natural = self.natural;
+                let result = guarded(|| evals::evaluate_with(module, function, input, natural));
+                match result.and_then(finite) {
                     Ok((output, timings)) => {
                         json!({"id": id, "success": true, "output": output, "timings": timings})
                     }
@@ -180,8 +192,16 @@ pub fn guarded<R>(f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
 
 /// Serves the protocol until `input` ends (or `output` closes): one response line on `output`
 /// per message line of `input`. A line that is not UTF-8 is answered like any malformed line.
-pub fn serve(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
-    let mut tool = Tool::new();
+pub fn serve(input: impl BufRead, output: impl Write) -> io::Result<()> {
+    serve_tool(Tool::new(), input, output)
+}
+
+/// [`serve`] with `tool` (a [`Tool::with_natural`], say).
+pub fn serve_tool(
+    mut tool: Tool,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<()> {
     let mut line = String::new();
     loop {
         line.clear();
@@ -211,8 +231,13 @@ pub fn serve(mut input: impl BufRead, mut output: impl Write) -> io::Result<()> 
 /// a panic inside an evaluation (answered with `success: false`) is reported on stderr in one
 /// line.
 pub fn serve_stdio() -> io::Result<()> {
+    serve_stdio_tool(Tool::new())
+}
+
+/// [`serve_stdio`] with `tool`.
+pub fn serve_stdio_tool(tool: Tool) -> io::Result<()> {
     panic::set_hook(Box::new(|info| eprintln!("nilang-gradbench: {info}")));
-    serve(io::stdin().lock(), io::stdout().lock())
+    serve_tool(tool, io::stdin().lock(), io::stdout().lock())
 }
 
 #[cfg(test)]

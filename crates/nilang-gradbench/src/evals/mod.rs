@@ -27,6 +27,7 @@ pub mod kmeans;
 pub mod llsq;
 pub mod lse;
 pub mod lstm;
+pub mod natural;
 pub mod ode;
 pub mod particle;
 pub mod saddle;
@@ -89,7 +90,23 @@ pub fn evaluate(
     function: &str,
     input: &Value,
 ) -> Result<(Value, Vec<Timing>), String> {
+    evaluate_with(module, function, input, false)
+}
+
+/// [`evaluate`], by the eval's natural program ([`natural`]) where `natural` is set and the
+/// eval has one for `function`; by the expert program otherwise.
+pub fn evaluate_with(
+    module: &str,
+    function: &str,
+    input: &Value,
+    natural: bool,
+) -> Result<(Value, Vec<Timing>), String> {
     Runs::from_input(input)?;
+    if natural {
+        if let Some(result) = natural::evaluate(canonical(module), function, input) {
+            return result;
+        }
+    }
     match canonical(module) {
         "hello" => hello::evaluate(function, input),
         "lse" => lse::evaluate(function, input),

@@ -1,0 +1,254 @@
+//! The natural programs (`evals::natural`: plain Rust under `#[differentiable]`) against the
+//! expert programs (the reversible programs of `evals`) on small seeded inputs: the same
+//! objectives and derivatives to 1e-10 relative, and, served with `--natural`
+//! (`Tool::with_natural`), answers of the same format.
+
+use nilang_gradbench::evals::{self, ba, det, gmm, kmeans, llsq, lse, lstm, natural, ode};
+use nilang_gradbench::seeded::uniform;
+use nilang_gradbench::Tool;
+use serde_json::{json, Value};
+
+const TOL: f64 = 1e-10;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= TOL * 1f64.max(a.abs()).max(b.abs())
+}
+
+fn assert_all_close(what: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(close(*g, *w), "{what}[{i}]: natural {g}, expert {w}");
+    }
+}
+
+#[test]
+fn lse_natural_agrees_with_expert() {
+    for (n, seed) in [(1, 1), (2, 2), (7, 3), (64, 4), (1000, 5)] {
+        let x: Vec<f64> = uniform(seed, n).iter().map(|v| 20.0 * v).collect();
+        assert!(close(natural::lse::primal(&x), lse::primal(&x)), "n = {n}");
+        let want = lse::gradient(&x).unwrap();
+        assert_all_close(&format!("lse n = {n}"), &natural::lse::gradient(&x), &want);
+    }
+}
+
+#[test]
+fn llsq_natural_agrees_with_expert() {
+    for (m, n, seed) in [(1, 2, 1), (3, 5, 2), (8, 16, 3), (16, 33, 4)] {
+        let x = uniform(seed, m);
+        assert!(
+            close(natural::llsq::primal(&x, n), llsq::primal(&x, n)),
+            "m = {m}, n = {n}"
+        );
+        let want = llsq::gradient(&x, n).unwrap();
+        let got = natural::llsq::gradient(&x, n);
+        assert_all_close(&format!("llsq m = {m}, n = {n}"), &got, &want);
+    }
+}
+
+#[test]
+fn gmm_natural_agrees_with_expert() {
+    for (d, k, n, seed) in [(1, 2, 3, 0), (2, 3, 4, 1), (3, 4, 5, 2), (5, 3, 7, 3)] {
+        let p = gmm::Problem::random(d, k, n, seed);
+        let what = format!("gmm d = {d}, k = {k}, n = {n}");
+        assert!(close(p.natural_objective(), p.objective()), "{what}");
+        let (got, want) = (p.natural_gradient(), p.gradient().unwrap());
+        assert_all_close(&format!("{what} alpha"), &got.alpha, &want.alpha);
+        assert_all_close(&format!("{what} mu"), &got.mu, &want.mu);
+        assert_all_close(&format!("{what} q"), &got.q, &want.q);
+        assert_all_close(&format!("{what} l"), &got.l, &want.l);
+    }
+}
+
+#[test]
+fn ode_natural_agrees_with_expert() {
+    for (n, s, seed) in [(1, 1, 1), (2, 3, 2), (5, 10, 3), (12, 7, 4)] {
+        let x = uniform(seed, n);
+        let want = ode::gradient(&x, s).unwrap();
+        let got = natural::ode::gradient(&x, s);
+        assert_all_close(&format!("ode n = {n}, s = {s}"), &got, &want);
+        // the natural objective is the last component of the expert's solution
+        let y = ode::primal(&x, s);
+        assert!(close(natural::ode::ode_last(&x, s), y[n - 1]));
+    }
+}
+
+#[test]
+fn det_natural_agrees_with_expert() {
+    for (ell, seed) in [(1, 1), (2, 2), (3, 3), (4, 4), (6, 5)] {
+        let a = uniform(seed, ell * ell);
+        assert!(
+            close(natural::det::primal(&a, ell), det::primal(&a, ell)),
+            "ell = {ell}"
+        );
+        let want = det::gradient(&a, ell).unwrap();
+        let got = natural::det::gradient(&a, ell);
+        assert_all_close(&format!("det ell = {ell}"), &got, &want);
+    }
+}
+
+fn kmeans_problem(n: usize, k: usize, d: usize, seed: u64) -> kmeans::Problem {
+    let rows = |v: Vec<f64>| v.chunks(d).map(<[f64]>::to_vec).collect::<Vec<_>>();
+    kmeans::Problem::from_input(&kmeans::Input {
+        points: rows(uniform(seed, n * d)),
+        centroids: rows(uniform(seed + 100, k * d)),
+    })
+    .unwrap()
+}
+
+#[test]
+fn kmeans_natural_agrees_with_expert() {
+    for (n, k, d, seed) in [(1, 1, 1, 1), (5, 2, 3, 2), (20, 4, 2, 3), (50, 6, 5, 4)] {
+        let p = kmeans_problem(n, k, d, seed);
+        let what = format!("kmeans n = {n}, k = {k}, d = {d}");
+        assert!(close(p.natural_cost(), p.cost()), "{what}");
+        let want = p.dir().unwrap();
+        assert_all_close(&what, &p.natural_dir(), &want);
+    }
+}
+
+#[test]
+fn lstm_natural_agrees_with_expert() {
+    for (l, c, b, seed) in [(1, 2, 1, 1), (1, 3, 2, 2), (2, 5, 3, 3), (3, 4, 4, 4)] {
+        let p = lstm::Problem::random(l, c, b, seed);
+        let what = format!("lstm l = {l}, c = {c}, b = {b}");
+        assert!(close(p.natural_objective(), p.objective()), "{what}");
+        let want = p.gradient().unwrap();
+        assert_all_close(&what, &p.natural_gradient(), &want);
+    }
+}
+
+#[test]
+fn ba_natural_agrees_with_expert() {
+    for (cams, points, obs, seed) in [(1, 1, 1, 1), (2, 3, 6, 2), (3, 5, 12, 3)] {
+        let mut p = ba::Problem::random(cams, points, obs, seed);
+        if seed == 3 {
+            p.cams[0][..3].fill(0.0); // the branch at rotation zero
+        }
+        let what = format!("ba {cams} cameras, {points} points, {obs} observations");
+        let (got, want) = (p.natural_objective(), p.objective());
+        assert_all_close(
+            &format!("{what} reproj"),
+            got.reproj.as_flattened(),
+            want.reproj.as_flattened(),
+        );
+        assert_all_close(&format!("{what} w_err"), &got.w_err, &want.w_err);
+        let (got, want) = (p.natural_jacobian(), p.jacobian().unwrap());
+        assert_eq!(
+            (got.ncols, &got.rows, &got.cols),
+            (want.ncols, &want.rows, &want.cols),
+            "{what}"
+        );
+        assert_all_close(&format!("{what} jacobian"), &got.vals, &want.vals);
+    }
+}
+
+/// One `evaluate` message's response from a tool that has defined `module`.
+fn answer(tool: &mut Tool, module: &str, function: &str, input: Value) -> Value {
+    let define = json!({"id": 0, "kind": "define", "module": module});
+    assert_eq!(tool.handle(&define)["success"], json!(true));
+    let message = json!({"id": 1, "kind": "evaluate", "module": module, "function": function,
+                         "input": input});
+    tool.handle(&message)
+}
+
+/// Two outputs of the same shape whose numbers agree to [`TOL`].
+fn assert_same_shape(what: &str, got: &Value, want: &Value) {
+    match (got, want) {
+        (Value::Array(g), Value::Array(w)) => {
+            assert_eq!(g.len(), w.len(), "{what}: lengths");
+            for (i, (g, w)) in g.iter().zip(w).enumerate() {
+                assert_same_shape(&format!("{what}[{i}]"), g, w);
+            }
+        }
+        (Value::Object(g), Value::Object(w)) => {
+            assert_eq!(
+                g.keys().collect::<Vec<_>>(),
+                w.keys().collect::<Vec<_>>(),
+                "{what}: keys"
+            );
+            for (key, w) in w {
+                assert_same_shape(&format!("{what}.{key}"), &g[key], w);
+            }
+        }
+        (Value::Number(g), Value::Number(w)) => {
+            let (g, w) = (g.as_f64().unwrap(), w.as_f64().unwrap());
+            assert!(close(g, w), "{what}: natural {g}, expert {w}");
+        }
+        _ => panic!("{what}: natural {got}, expert {want}"),
+    }
+}
+
+/// Every function of every natural eval, served with and without `--natural`: the same keys,
+/// the same format, the same numbers to 1e-10 (and the timings of one run).
+#[test]
+fn served_with_natural_the_answers_have_the_expert_format() {
+    let gmm_input = gmm::Problem::random(3, 4, 5, 2).to_json();
+    let kmeans_input = json!({"points": [[0.1, 0.2], [0.9, -0.3], [0.4, 0.4]],
+                              "centroids": [[0.0, 0.0], [1.0, 0.0]]});
+    let lstm_input = lstm::Problem::random(2, 4, 3, 5).to_json();
+    let ba_input = json!({"n": 1, "m": 1, "p": 3, "w": 0.8, "feat": [0.3, -0.2],
+        "cam": uniform(6, 11), "x": [0.5, -0.4, 3.0]});
+    let cases = [
+        ("lse", "primal", json!({"x": uniform(1, 9)})),
+        ("logsumexp", "gradient", json!({"x": uniform(1, 9)})),
+        ("llsq", "primal", json!({"x": uniform(2, 4), "n": 9})),
+        ("llsq", "gradient", json!({"x": uniform(2, 4), "n": 9})),
+        ("gmm", "objective", gmm_input.clone()),
+        ("gmm", "jacobian", gmm_input),
+        ("ode", "primal", json!({"x": uniform(3, 4), "s": 5})),
+        ("an_ode", "gradient", json!({"x": uniform(3, 4), "s": 5})),
+        ("det", "primal", json!({"A": uniform(4, 16), "ell": 4})),
+        (
+            "det_by_minor",
+            "gradient",
+            json!({"A": uniform(4, 16), "ell": 4}),
+        ),
+        ("kmeans", "cost", kmeans_input.clone()),
+        ("kmeans", "dir", kmeans_input),
+        ("lstm", "objective", lstm_input.clone()),
+        ("lstm", "jacobian", lstm_input),
+        ("ba", "objective", ba_input.clone()),
+        ("ba", "jacobian", ba_input),
+    ];
+    for (module, function, input) in cases {
+        let what = format!("{module}.{function}");
+        let got = answer(
+            &mut Tool::with_natural(true),
+            module,
+            function,
+            input.clone(),
+        );
+        let want = answer(&mut Tool::new(), module, function, input);
+        assert_eq!(got["success"], json!(true), "{what}: {got}");
+        assert_eq!(want["success"], json!(true), "{what}: {want}");
+        assert_eq!(got["timings"].as_array().unwrap().len(), 1, "{what}");
+        assert_same_shape(&what, &got["output"], &want["output"]);
+    }
+    // an eval without a natural version answers as without the option
+    let hello = answer(&mut Tool::with_natural(true), "hello", "square", json!(3.0));
+    assert_eq!(hello["output"], json!(9.0));
+    // and a bad input is refused as by the expert program
+    let bad = answer(
+        &mut Tool::with_natural(true),
+        "lse",
+        "gradient",
+        json!({"x": []}),
+    );
+    assert_eq!(bad["success"], json!(false));
+}
+
+#[test]
+fn natural_option_is_accepted_beside_threads() {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let a = args(&["--natural", "--threads", "2"]);
+    assert_eq!(nilang_gradbench::threads_option(&a), Ok(2));
+    assert!(nilang_gradbench::natural_option(&a));
+    assert!(!nilang_gradbench::natural_option(&args(&[
+        "--threads",
+        "2"
+    ])));
+    assert_eq!(
+        evals::natural::NATURAL,
+        &["lse", "llsq", "gmm", "ode", "det", "kmeans", "lstm", "ba"]
+    );
+}
