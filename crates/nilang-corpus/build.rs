@@ -83,7 +83,11 @@ fn write_ordinary() {
         .expect("writing to a String");
         writeln!(cases, "    o{k}::program,").expect("writing to a String");
     }
-    write!(out, "pub const ORDINARY: &[fn() -> Ordinary] = &[\n{cases}];\n").expect("a String");
+    write!(
+        out,
+        "pub const ORDINARY: &[fn() -> Ordinary] = &[\n{cases}];\n"
+    )
+    .expect("a String");
     let dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     std::fs::write(std::path::Path::new(&dir).join("ordinary.rs"), out)
         .expect("writing the ordinary programs");

@@ -87,7 +87,7 @@ impl<'f> Emitter<'f> {
     /// between the tapes' allocation and deallocation.
     pub fn body(&mut self, out: &Ident) -> Result<TokenStream> {
         let compute = self.stmts(&self.f.body)?;
-        let value = self.render(&self.f.ret);
+        let value = self.rhs(&self.f.ret);
         let t = &self.sig.rev_real;
         let mut allocs = Vec::new();
         let mut deallocs = Vec::new();
@@ -142,6 +142,12 @@ impl<'f> Emitter<'f> {
             .unwrap_or_else(|| self.f.binds[id].name.clone())
     }
 
+    /// An expression with the current shadows substituted, as the right-hand side of an
+    /// accumulation (see [`crate::expr::accumulated`]).
+    fn rhs(&self, e: &Expr) -> syn::Expr {
+        crate::expr::accumulated(self.render(e))
+    }
+
     /// An expression with the current shadows substituted.
     fn render(&self, e: &Expr) -> syn::Expr {
         let mut syn = e.syn.clone();
@@ -180,6 +186,9 @@ impl<'f> Emitter<'f> {
         if lets.is_empty() {
             return self.stmts(stmts);
         }
+        if self.temporaries == Temporaries::Store {
+            return self.store_block(stmts);
+        }
         if (0..stmts.len()).all(|k| uncomputable(stmts, k)) {
             let mut out = self.stmts(stmts)?;
             for (id, init) in lets.into_iter().rev() {
@@ -198,15 +207,17 @@ impl<'f> Emitter<'f> {
         self.store_block(stmts)
     }
 
-    /// A block that writes elements of an outer vector and has temporaries that cannot be
-    /// uncomputed at its end: it runs in place, and those temporaries are saved on the tape.
+    /// A block that runs in place and frees its temporaries at its end: uncomputed where that
+    /// costs no more than saving them (or where it must, under `uncompute`), saved on the
+    /// tape otherwise.
     fn store_block(&mut self, stmts: &[Stmt]) -> Result<Vec<TokenStream>> {
         let mut out = self.stmts(stmts)?;
         for k in (0..stmts.len()).rev() {
             let StmtKind::Let { id, init } = &stmts[k].kind else {
                 continue;
             };
-            if uncomputable(stmts, k) {
+            if uncomputable(stmts, k) && (self.temporaries == Temporaries::Uncompute || cheap(init))
+            {
                 out.extend(self.uncompute_let(*id, init));
             } else {
                 out.extend(self.save_let(*id, init, stmts[k].span)?);
@@ -339,11 +350,11 @@ impl<'f> Emitter<'f> {
                 vec![quote_spanned!(span=> let #name = #c;)]
             }
             Init::Expr(e) => {
-                let e = self.render(e);
+                let e = self.rhs(e);
                 vec![quote_spanned!(span=> let #name = #zero; #name += #e;)]
             }
             Init::Select { cond, then, els } => {
-                let (c, a, b) = (self.render(cond), self.render(then), self.render(els));
+                let (c, a, b) = (self.render(cond), self.rhs(then), self.rhs(els));
                 vec![quote_spanned!(span=>
                     let #name = #zero;
                     if #c { #name += #a; } else { #name += #b; }
@@ -376,11 +387,11 @@ impl<'f> Emitter<'f> {
                 vec![quote_spanned!(span=> dealloc!(#name = #c);)]
             }
             Init::Expr(e) => {
-                let e = self.render(e);
+                let e = self.rhs(e);
                 vec![quote_spanned!(span=> #name -= #e; dealloc!(#name = #zero);)]
             }
             Init::Select { cond, then, els } => {
-                let (c, a, b) = (self.render(cond), self.render(then), self.render(els));
+                let (c, a, b) = (self.render(cond), self.rhs(then), self.rhs(els));
                 vec![quote_spanned!(span=>
                     if #c { #name -= #a; } else { #name -= #b; }
                     dealloc!(#name = #zero);
@@ -460,7 +471,7 @@ impl<'f> Emitter<'f> {
     ) -> Result<Vec<TokenStream>> {
         let target = self.place(place);
         let reads_target = value.reads.contains(&place.root);
-        let rendered = self.render(value);
+        let rendered = self.rhs(value);
         if self.f.binds[place.root].ty == Ty::Plain {
             if reads_target {
                 return Err(syn::Error::new(
@@ -547,7 +558,7 @@ impl<'f> Emitter<'f> {
             }
             let new = self.names.fresh("new", s.span);
             let target = self.place(place);
-            let value = new_value(&target, *op, &self.render(value));
+            let value = new_value(&target, *op, &self.rhs(value));
             let tape = self.value_tape();
             pre.push(quote_spanned!(span=> let #new = #zero;));
             copy.push(quote_spanned!(span=> #new += #value;));
@@ -564,6 +575,16 @@ impl<'f> Emitter<'f> {
         out.push(quote_spanned!(span=> uncompute!();));
         out.extend(post);
         Ok(out)
+    }
+}
+
+/// Is a temporary as cheap to uncompute as to save: a copy of a place, or a value read
+/// from no differentiable place (an index, a constant)?
+fn cheap(init: &Init) -> bool {
+    match init {
+        Init::Expr(e) => !e.real || is_place(&e.syn),
+        Init::Zeros { .. } => true,
+        Init::Select { .. } | Init::Call { .. } => false,
     }
 }
 

@@ -35,7 +35,41 @@ fn primitive_of_method(method: &str) -> Option<(&'static str, usize)> {
         "powf" => Some(("pow", 1)),
         "atan2" => Some(("atan2", 1)),
         "hypot" => Some(("hypot", 1)),
+        "max" => Some(("max", 1)),
+        "min" => Some(("min", 1)),
         _ => None,
+    }
+}
+
+/// Is `name` a primitive of the language (a row of the primitive table)?
+pub fn is_primitive(name: &str) -> bool {
+    macro_rules! names {
+        ([] unary { $(($ty:ident $name:ident $($unary:tt)*))* }
+            binary { $(($bty:ident $bname:ident $($binary:tt)*))* }) => {
+            &[$(stringify!($name),)* $(stringify!($bname),)*]
+        };
+    }
+    const NAMES: &[&str] = nilang_prims::primitives!(names);
+    NAMES.contains(&name)
+}
+
+/// The right-hand side of an accumulation as the language reads it: a call that is not a
+/// primitive (a plain function computing a constant) is a constant operand, `identity(…)`.
+pub fn accumulated(e: syn::Expr) -> syn::Expr {
+    let plain_call = match &e {
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_none_or(|i| !is_primitive(&i.to_string())),
+            _ => true,
+        },
+        _ => false,
+    };
+    if plain_call {
+        syn::parse_quote!(identity(#e))
+    } else {
+        e
     }
 }
 
@@ -160,6 +194,10 @@ impl<'r, 'a> Rewriter<'r, 'a> {
             let (left, right) = (plain(self.r, left), plain(self.r, right));
             return Ok(syn::parse_quote_spanned!(b.span()=> #left #op #right));
         }
+        if same_root(&left, &right) && !same_place(&left, &right) && self.is_real(&left) {
+            // `v[i] * v[j]` may be one place at run time: the second operand is a copy
+            return Ok(syn::parse_quote_spanned!(b.span()=> #left #op identity(#right)));
+        }
         if same_place(&left, &right) && self.is_real(&left) {
             // One instruction reads each place once: `x * x` is `square(x)`, and the second
             // operand of any other operator is a copy.
@@ -193,21 +231,18 @@ impl<'r, 'a> Rewriter<'r, 'a> {
             ("mul_add", [a, c]) => {
                 return Ok(syn::parse_quote_spanned!(span=> #receiver * #a + #c))
             }
-            ("max" | "min", [other]) => {
-                let (a, b) = (receiver.clone(), other.clone());
-                let (pa, pb) = (plain(self.r, a.clone()), plain(self.r, b.clone()));
-                let cond: syn::Expr = if name == "max" {
-                    syn::parse_quote_spanned!(span=> #pa >= #pb)
-                } else {
-                    syn::parse_quote_spanned!(span=> #pa <= #pb)
-                };
-                return self.hoist(cond, a, b, span);
-            }
             _ => {}
         }
         match primitive_of_method(&name) {
             Some((prim, arity)) if arity == args.len() => {
                 let prim = syn::Ident::new(prim, m.method.span());
+                let mut args = args;
+                if let Some(a) = args.first_mut() {
+                    if same_place(&receiver, a) || same_root(&receiver, a) {
+                        // one instruction reads each place once: the second operand is a copy
+                        *a = syn::parse_quote!(identity(#a));
+                    }
+                }
                 Ok(syn::parse_quote_spanned!(span=> #prim(#receiver #(, #args)*)))
             }
             _ => err(
@@ -313,6 +348,8 @@ fn method_of_primitive(prim: &str) -> Option<&'static str> {
             "pow" => Some("powf"),
             "atan2" => Some("atan2"),
             "hypot" => Some("hypot"),
+            "max" => Some("max"),
+            "min" => Some("min"),
             _ => None,
         })
 }
@@ -423,7 +460,30 @@ fn same_place(a: &syn::Expr, b: &syn::Expr) -> bool {
             _ => false,
         }
     }
-    place(a) && place(b) && a.to_token_stream().to_string() == b.to_token_stream().to_string()
+    fn bare(e: &syn::Expr) -> &syn::Expr {
+        match e {
+            syn::Expr::Paren(p) => bare(&p.expr),
+            other => other,
+        }
+    }
+    place(a)
+        && place(b)
+        && bare(a).to_token_stream().to_string() == bare(b).to_token_stream().to_string()
+}
+
+/// Are both operands elements of one vector (`v[i]` and `v[j]`)?
+fn same_root(a: &syn::Expr, b: &syn::Expr) -> bool {
+    fn root(e: &syn::Expr) -> Option<String> {
+        match e {
+            syn::Expr::Index(i) => match &*i.expr {
+                syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            },
+            syn::Expr::Paren(p) => root(&p.expr),
+            _ => None,
+        }
+    }
+    matches!((root(a), root(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// Is a rewritten expression a differentiable scalar (of the function's real type)?
@@ -492,11 +552,13 @@ pub fn zeros_len(e: &syn::Expr) -> Option<syn::Expr> {
             Ok((fill, len))
         })
         .ok()?;
-    let text = fill.to_token_stream().to_string().replace(' ', "");
-    let zero = text.ends_with("::zero()")
-        || text == "0.0"
-        || text == "0."
-        || text.ends_with("::from_f64(0.0)");
+    let zero = match &fill {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            ..
+        }) => f.base10_parse::<f64>().ok() == Some(0.0),
+        _ => false,
+    };
     zero.then_some(len)
 }
 
@@ -603,4 +665,47 @@ fn is_range(e: &syn::Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// Calls `found` with each variable that is an operand of arithmetic (`+ - * /`) whose other
+/// operand reads a differentiable binding (`x[j] * ti` finds `ti`).
+pub fn operands_beside_reals(
+    e: &syn::Expr,
+    binds: &[crate::nir::Bind],
+    found: &mut dyn FnMut(&syn::Ident),
+) {
+    struct RealReads<'a, 'b>(&'a [crate::nir::Bind], &'b mut bool);
+    impl<'ast> syn::visit::Visit<'ast> for RealReads<'_, '_> {
+        fn visit_ident(&mut self, i: &'ast syn::Ident) {
+            if self.0.iter().any(|b| b.name == *i && b.ty != Ty::Plain) {
+                *self.1 = true;
+            }
+        }
+    }
+    struct Walk<'a, 'b> {
+        binds: &'a [crate::nir::Bind],
+        found: &'b mut dyn FnMut(&syn::Ident),
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Walk<'_, '_> {
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            if is_arithmetic(&b.op) {
+                for (side, other) in [(&*b.left, &*b.right), (&*b.right, &*b.left)] {
+                    let mut side = side;
+                    while let syn::Expr::Paren(p) = side {
+                        side = &p.expr;
+                    }
+                    let mut real = false;
+                    syn::visit::Visit::visit_expr(&mut RealReads(self.binds, &mut real), other);
+                    if let (syn::Expr::Path(p), true) = (side, real) {
+                        if let Some(ident) = p.path.get_ident() {
+                            (self.found)(ident);
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+    }
+    let mut w = Walk { binds, found };
+    syn::visit::Visit::visit_expr(&mut w, e);
 }

@@ -7,6 +7,7 @@ use syn::Ident;
 
 /// The identifiers in use: every identifier of the user's function, and every spelling handed
 /// out so far.
+#[derive(Clone)]
 pub struct Names {
     taken: HashSet<String>,
     /// The user's identifiers: a binding may keep its own spelling once.

@@ -20,6 +20,9 @@ pub struct Resolver<'a> {
     scope: Vec<(String, Id)>,
     /// Statements the expression being read needs first (calls, selections).
     pub(crate) hoisted: Vec<Stmt>,
+    /// Bindings that look plain where they are declared but hold a float the function
+    /// computes with (found by a first resolution: see [`floats`]).
+    floats: BTreeSet<Id>,
 }
 
 type Result<T> = syn::Result<T>;
@@ -35,12 +38,30 @@ impl<'a> Resolver<'a> {
         names: &'a mut Names,
         block: &syn::Block,
     ) -> Result<Function> {
+        let mut first_names = names.clone();
+        let first = pass(sig, &mut first_names, block, BTreeSet::new())?;
+        let floats = floats(&first);
+        if floats.is_empty() {
+            *names = first_names;
+            return Ok(first);
+        }
+        pass(sig, names, block, floats)
+    }
+
+    /// One resolution, with the bindings of `floats` typed as differentiable scalars.
+    fn resolve(
+        sig: &'a Signature,
+        names: &'a mut Names,
+        block: &syn::Block,
+        floats: BTreeSet<Id>,
+    ) -> Result<Function> {
         let mut r = Resolver {
             sig,
             names,
             binds: Vec::new(),
             scope: Vec::new(),
             hoisted: Vec::new(),
+            floats,
         };
         for p in &sig.params {
             let name = r.names.binding(&p.ident);
@@ -72,6 +93,10 @@ impl<'a> Resolver<'a> {
 
     /// A new local binding the user named `ident`, visible from now on in this block.
     fn declare(&mut self, ident: &syn::Ident, ty: Ty, origin: Origin) -> Id {
+        let ty = match ty {
+            Ty::Plain if self.floats.contains(&self.binds.len()) => Ty::Real,
+            other => other,
+        };
         let name = self.names.binding(ident);
         let id = self.bind(name, ty, origin);
         self.scope.push((ident.to_string(), id));
@@ -573,5 +598,79 @@ impl<'a> Resolver<'a> {
             syn: rewritten.syn,
             reads: rewritten.reads,
         })
+    }
+}
+
+/// [`Resolver::resolve`] with lifetimes of its own (a first resolution runs on a copy of the
+/// names).
+fn pass(
+    sig: &Signature,
+    names: &mut Names,
+    block: &syn::Block,
+    floats: BTreeSet<Id>,
+) -> Result<Function> {
+    Resolver::resolve(sig, names, block, floats)
+}
+
+/// The plain locals of a resolved function that hold floats it computes with: assigned a
+/// differentiable value (`let mut r = s(i); r -= x[j];`), or an operand of arithmetic beside a
+/// differentiable value (`let ti = i as f64; … x[j] * ti`). Typed as differentiable scalars,
+/// they hold constants until a differentiable value reaches them.
+fn floats(f: &Function) -> BTreeSet<Id> {
+    let mut out = BTreeSet::new();
+    let plain_local =
+        |id: Id| f.binds[id].ty == Ty::Plain && matches!(f.binds[id].origin, Origin::Local);
+    let mut exprs = Vec::new();
+    collect(&f.body, &mut exprs, &mut |place: &Place, value: &Expr| {
+        if value.real && place.index.is_none() && plain_local(place.root) {
+            out.insert(place.root);
+        }
+    });
+    exprs.push(&f.ret);
+    for e in exprs {
+        crate::expr::operands_beside_reals(&e.syn, &f.binds, &mut |name| {
+            if let Some(id) = e
+                .reads
+                .iter()
+                .copied()
+                .find(|id| f.binds[*id].name == *name)
+            {
+                if plain_local(id) {
+                    out.insert(id);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Every expression of a block, and each assignment's place and value to `assigned`.
+fn collect<'f>(
+    stmts: &'f [Stmt],
+    exprs: &mut Vec<&'f Expr>,
+    assigned: &mut dyn FnMut(&Place, &Expr),
+) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Let { init, .. } => match init {
+                Init::Expr(e) | Init::Zeros { len: e } => exprs.push(e),
+                Init::Select { cond, then, els } => exprs.extend([cond, then, els]),
+                Init::Call { args, .. } => exprs.extend(args),
+            },
+            StmtKind::Assign { place, value, .. } => {
+                assigned(place, value);
+                exprs.push(value);
+            }
+            StmtKind::For { body, .. } => collect(body, exprs, assigned),
+            StmtKind::While { cond, body } => {
+                exprs.push(cond);
+                collect(body, exprs, assigned);
+            }
+            StmtKind::If { cond, then, els } => {
+                exprs.push(cond);
+                collect(then, exprs, assigned);
+                collect(els, exprs, assigned);
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ fn count(text: &str, what: &str) -> usize {
 #[test]
 fn temporaries_whose_inputs_hold_are_uncomputed_in_place_and_nothing_is_stored() {
     let p = program(
-        quote!(),
+        quote!(uncompute),
         quote!(
             fn f(x: &[f64], t: f64) -> f64 {
                 let mut s = 0.0;

@@ -77,9 +77,7 @@ pub fn ordinary_function(seed: u64) -> String {
             write!(result, " + {name}").unwrap();
         }
     }
-    format!(
-        "fn f(x: &[f64], t: f64, n: usize) -> f64 {{\n{body}    {result}\n}}\n"
-    )
+    format!("fn f(x: &[f64], t: f64, n: usize) -> f64 {{\n{body}    {result}\n}}\n")
 }
 
 /// A bounded real expression of depth at most `depth`.
@@ -130,7 +128,12 @@ fn index(rng: &mut Rng, scope: &Scope) -> String {
 
 /// A real scalar that may be assigned, if any.
 fn target(rng: &mut Rng, scope: &Scope) -> Option<String> {
-    let writable: Vec<&String> = scope.reals.iter().filter(|(_, w)| *w).map(|(n, _)| n).collect();
+    let writable: Vec<&String> = scope
+        .reals
+        .iter()
+        .filter(|(_, w)| *w)
+        .map(|(n, _)| n)
+        .collect();
     (!writable.is_empty()).then(|| rng.pick(&writable).to_string())
 }
 
@@ -145,18 +148,24 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             out
         }
         2 => {
-            let Some(v) = target(rng, scope) else { return String::new() };
+            let Some(v) = target(rng, scope) else {
+                return String::new();
+            };
             let e = expr(rng, scope, 2);
             format!("{pad}{v} = ({e}).tanh();\n")
         }
         3 => {
-            let Some(v) = target(rng, scope) else { return String::new() };
+            let Some(v) = target(rng, scope) else {
+                return String::new();
+            };
             let e = expr(rng, scope, 2);
             let op = if rng.below(2) == 0 { "+=" } else { "-=" };
             format!("{pad}{v} {op} 0.5 * ({e}).tanh();\n")
         }
         4 => {
-            let Some(v) = target(rng, scope) else { return String::new() };
+            let Some(v) = target(rng, scope) else {
+                return String::new();
+            };
             let e = expr(rng, scope, 1);
             format!("{pad}{v} *= 0.5 + 0.25 * ({e}).tanh();\n")
         }
@@ -170,7 +179,7 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
         5 | 6 => {
             let name = scope.fresh("v");
             scope.vecs.push(name.clone());
-            format!("{pad}let mut {name} = vec![0.0; 3];\n")
+            format!("{pad}let mut {name} = vec![0.0_f64; 3];\n")
         }
         7 | 8 => loop_stmt(rng, scope, pad),
         9 => {
@@ -181,7 +190,9 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             format!("{pad}if {a} > {b} {{\n{then}{pad}}} else {{\n{els}{pad}}}\n")
         }
         10 => {
-            let Some(v) = target(rng, scope) else { return String::new() };
+            let Some(v) = target(rng, scope) else {
+                return String::new();
+            };
             let c = scope.fresh("trips");
             format!(
                 "{pad}let mut {c} = 0;\n{pad}while {v}.abs() > 0.3 && {c} < 3 {{\n\

@@ -14,7 +14,13 @@
 //!
 //! `NILANG_ORDINARY_PROGRAMS` (read when the crate is built) sets how many programs.
 
-#![allow(unused_mut, unused_variables, unused_assignments, unused_parens, clippy::all)]
+#![allow(
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unused_parens,
+    clippy::all
+)]
 
 use nilang::Dual;
 
@@ -34,8 +40,12 @@ include!(concat!(env!("OUT_DIR"), "/ordinary.rs"));
 /// A random input of a program: `x`, `t`, `n`, and a direction in `(x, t)`.
 fn input(seed: u64) -> (Vec<f64>, f64, usize, Vec<f64>) {
     let mut rng = nilang_corpus::Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
-    let x = (0..nilang_corpus::ordinary::ORDINARY_NX).map(|_| rng.unit()).collect();
-    let dir = (0..=nilang_corpus::ordinary::ORDINARY_NX).map(|_| rng.unit()).collect();
+    let x = (0..nilang_corpus::ordinary::ORDINARY_NX)
+        .map(|_| rng.unit())
+        .collect();
+    let dir = (0..=nilang_corpus::ordinary::ORDINARY_NX)
+        .map(|_| rng.unit())
+        .collect();
     (x, rng.unit(), 1 + rng.below(3), dir)
 }
 
@@ -50,7 +60,9 @@ fn differences(p: &Ordinary, x: &[f64], t: f64, n: usize, h: f64) -> Vec<f64> {
         }
         (p.plain)(&x, t, n)
     };
-    (0..=x.len()).map(|k| (at(k, h) - at(k, -h)) / (2.0 * h)).collect()
+    (0..=x.len())
+        .map(|k| (at(k, h) - at(k, -h)) / (2.0 * h))
+        .collect()
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -66,23 +78,52 @@ fn check(p: &Ordinary) -> bool {
     (p.rev)(&mut out, &mut xs, &mut ts, n);
     assert!(out == plain, "{}: {out} vs {plain}", why("f_rev's value"));
     (p.rev_inv)(&mut out, &mut xs, &mut ts, n);
-    assert_eq!(out.to_bits(), 0.0f64.to_bits(), "{}", why("f_rev_inv's output"));
-    assert_eq!((xs.as_slice(), ts.to_bits()), (x.as_slice(), t.to_bits()), "{}", why("inputs"));
+    assert_eq!(
+        out.to_bits(),
+        0.0f64.to_bits(),
+        "{}",
+        why("f_rev_inv's output")
+    );
+    assert_eq!(
+        (xs.as_slice(), ts.to_bits()),
+        (x.as_slice(), t.to_bits()),
+        "{}",
+        why("inputs")
+    );
     let (value, (gx, gt)) = (p.gradient)(&x, t, n);
     assert!(value == plain, "{}", why("f_gradient's value"));
     let grad: Vec<f64> = gx.iter().copied().chain([gt]).collect();
-    let mut xd: Vec<Dual<f64>> = x.iter().zip(&dir).map(|(&re, &eps)| Dual { re, eps }).collect();
-    let mut td = Dual { re: t, eps: dir[x.len()] };
+    let mut xd: Vec<Dual<f64>> = x
+        .iter()
+        .zip(&dir)
+        .map(|(&re, &eps)| Dual { re, eps })
+        .collect();
+    let mut td = Dual {
+        re: t,
+        eps: dir[x.len()],
+    };
     let mut od = Dual { re: 0.0, eps: 0.0 };
     (p.dual)(&mut od, &mut xd, &mut td, n);
     let along: f64 = grad.iter().zip(&dir).map(|(g, d)| g * d).sum();
-    assert!(close(along, od.eps, 1e-9), "{}: reverse {along} vs forward {}", why("Dual"), od.eps);
-    let (coarse, fine) = (differences(p, &x, t, n, 1e-4), differences(p, &x, t, n, 2.5e-5));
+    assert!(
+        close(along, od.eps, 1e-9),
+        "{}: reverse {along} vs forward {}",
+        why("Dual"),
+        od.eps
+    );
+    let (coarse, fine) = (
+        differences(p, &x, t, n, 1e-4),
+        differences(p, &x, t, n, 2.5e-5),
+    );
     if !coarse.iter().zip(&fine).all(|(a, b)| close(*a, *b, 1e-6)) {
         return false;
     }
     for (k, (g, d)) in grad.iter().zip(&fine).enumerate() {
-        assert!(close(*g, *d, 1e-6), "{}: ∂[{k}] {g} vs {d}", why("central differences"));
+        assert!(
+            close(*g, *d, 1e-6),
+            "{}: ∂[{k}] {g} vs {d}",
+            why("central differences")
+        );
     }
     true
 }
