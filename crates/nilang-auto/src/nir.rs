@@ -3,7 +3,7 @@
 //!
 //! Architecture Invariant: analyses read [`Id`]s, never identifiers. Each binding has its own
 //! spelling in the reversible program ([`Bind::name`], unique in the function), so rendering an
-//! expression needs no renaming except the substitutions of [`crate::emit`] (shadows), which
+//! expression needs no renaming except the substitutions of the emitter (shadows), which
 //! are keyed by [`Id`] too.
 
 use proc_macro2::Span;
