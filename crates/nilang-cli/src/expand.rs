@@ -6,7 +6,9 @@ use quote::ToTokens;
 
 /// The text `nilang expand` prints for the source `src`.
 pub fn expand(src: &str) -> Result<String, String> {
-    let (src, written) = front_end(src)?;
+    // deeply nested sources (a thousand nested `if`s) need a stack of their own, as
+    // `nilang_ir::expand_source` does
+    let (src, written) = nilang_ir::on_deep_stack(|| front_end(src))?;
     let programs = nilang_ir::expand_source(&src)?;
     let mut out = String::new();
     for (name, text) in written {
@@ -59,6 +61,10 @@ fn front_end(src: &str) -> Result<(String, Vec<(String, String)>), String> {
         written.push((name, text));
         program.attrs.push(syn::parse_quote!(#[i(expand)]));
         *item = syn::Item::Fn(program);
+    }
+    if written.is_empty() {
+        // nothing to replace: the source as it was
+        return Ok((src.to_string(), written));
     }
     Ok((prettyplease::unparse(&file), written))
 }
