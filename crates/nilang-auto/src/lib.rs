@@ -12,11 +12,14 @@ pub use emit::Temporaries;
 pub use names::Names;
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
 /// What the front end makes of one ordinary function.
 pub struct Translation {
+    /// The function itself, as the user wrote it but for the loop attributes the front end
+    /// reads (`#[checkpoint]`), which Rust does not know.
+    pub plain: syn::ItemFn,
     /// The reversible program `f_rev`, in the `#[i]` language (to be compiled by `#[i(expand)]`).
     pub reversible: syn::ItemFn,
     /// `f_gradient`: the value and the gradient at `f64`, through `f_rev_vjp`.
@@ -28,6 +31,7 @@ pub struct Translation {
 pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translation> {
     let options = Options::parse(attr)?;
     let f: syn::ItemFn = syn::parse2(item)?;
+    let plain = without_loop_attributes(f.clone());
     let mut names = Names::of(quote!(#f));
     let sig = signature::Signature::of(&f.sig, options.wrt.as_deref(), &mut names)?;
     let function = resolve::Resolver::function(&sig, &mut names, &f.block)?;
@@ -41,16 +45,62 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
          `{0}(…)` to `out`; `{1}_inv` undoes it, `{1}_vjp` differentiates it.",
         f.sig.ident, rev
     );
-    let reversible: syn::ItemFn = syn::parse2(quote! {
+    let reversible: syn::ItemFn = syn::parse2(one_hygiene(quote! {
         #[doc = #doc]
         #[allow(clippy::too_many_arguments)]
         #vis #header { #body }
-    })?;
-    let gradient = sig.gradient(vis, &rev, &mut names);
+    }))?;
+    let gradient = one_hygiene(sig.gradient(vis, &rev, &mut names));
     Ok(Translation {
+        plain,
         reversible,
         gradient,
     })
+}
+
+/// The tokens with every identifier resolved at the attribute's call site (at its own
+/// location). The produced programs mix the user's identifiers with the front end's, which
+/// carry other hygiene when the function is written inside a `macro_rules!` (the body's
+/// identifiers resolve in the macro's context, the name given to it in the caller's): one
+/// context for all of them keeps each name meaning the one binding the front end gave it.
+fn one_hygiene(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, Span, TokenTree};
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Ident(mut i) => {
+                i.set_span(Span::call_site().located_at(i.span()));
+                TokenTree::Ident(i)
+            }
+            TokenTree::Group(g) => {
+                let mut regrouped = Group::new(g.delimiter(), one_hygiene(g.stream()));
+                regrouped.set_span(g.span());
+                TokenTree::Group(regrouped)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// The function with the attributes the front end reads on its loops (`#[checkpoint]`)
+/// removed: what remains is plain Rust. An item that is not a function is returned as is.
+pub fn plain(item: TokenStream) -> TokenStream {
+    match syn::parse2::<syn::ItemFn>(item.clone()) {
+        Ok(f) => without_loop_attributes(f).to_token_stream(),
+        Err(_) => item,
+    }
+}
+
+fn without_loop_attributes(mut f: syn::ItemFn) -> syn::ItemFn {
+    struct Strip;
+    impl syn::visit_mut::VisitMut for Strip {
+        fn visit_expr_for_loop_mut(&mut self, l: &mut syn::ExprForLoop) {
+            l.attrs.retain(|a| !a.path().is_ident("checkpoint"));
+            syn::visit_mut::visit_expr_for_loop_mut(self, l);
+        }
+    }
+    syn::visit_mut::VisitMut::visit_item_fn_mut(&mut Strip, &mut f);
+    f
 }
 
 /// The options of `#[differentiable(…)]`.

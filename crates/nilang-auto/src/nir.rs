@@ -145,6 +145,17 @@ pub struct Range {
     pub reads: BTreeSet<Id>,
 }
 
+/// The memory budget of a loop marked `#[checkpoint]` or `#[checkpoint(levels = L)]`: its
+/// `n` iterations run in `L` levels of chunks of `c^l` iterations (`c = ⌈n^{1/(L+1)}⌉`), each
+/// chunk computed, its carried variables copied out and the chunk uncomputed, so that only
+/// the carried state at each chunk's start is kept: `O(L·c)` states instead of `n`, for about
+/// `2^L` times the forward work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// The levels of chunks (1 for `#[checkpoint]`).
+    pub levels: usize,
+}
+
 /// A statement.
 #[derive(Clone, Debug)]
 pub struct Stmt {
@@ -182,6 +193,8 @@ pub enum StmtKind {
         range: Range,
         /// The body.
         body: Vec<Stmt>,
+        /// `#[checkpoint]`: the loop's memory budget (how many levels of checkpoints).
+        checkpoint: Option<Checkpoint>,
     },
     /// `while cond { body }`
     While {

@@ -40,8 +40,8 @@ pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
     attribute(attr.into(), item.into()).into()
 }
 
-/// Makes an ordinary function differentiable: `#[differentiable] fn f<T: Real>(x: &[T], …) -> T`
-/// keeps `f` as written and adds `f_gradient(x: &[f64], …) -> (f64, gradients)` and `f_rev`,
+/// Makes an ordinary function differentiable: `#[differentiable] fn f(x: &[f64], …) -> f64`
+/// keeps `f` as written (without the `#[checkpoint]` attributes of its loops) and adds `f_gradient(x: &[f64], …) -> (f64, gradients)` and `f_rev`,
 /// the reversible program the front end (`nilang-auto`) wrote from `f`'s body, compiled as
 /// `#[i(expand)]` (with `f_rev_inv`, `f_rev_vjp`, …). The accepted subset of Rust and how the
 /// program is built are in the `nilang` crate's guide (`nilang::guide::ordinary`).
@@ -56,12 +56,13 @@ fn differentiable_here(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
         Ok(t) => t,
         Err(e) => {
             let error = e.to_compile_error();
-            return quote!(#error #item);
+            let plain = nilang_auto::plain(item);
+            return quote!(#error #plain);
         }
     };
     let reversible = attribute(quote!(expand), translation.reversible.to_token_stream());
-    let gradient = translation.gradient;
-    quote!(#item #reversible #gradient)
+    let (plain, gradient) = (translation.plain, translation.gradient);
+    quote!(#plain #reversible #gradient)
 }
 
 /// What `#[i]` does, on `proc_macro2` tokens (so that tests can call it): the options in

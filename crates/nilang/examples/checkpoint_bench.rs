@@ -9,7 +9,9 @@
 //! The schedulers: storing the whole trajectory (`trajectory_gradient`), Treeverse with
 //! `δ = ⌈log₂ T⌉` and with 20 stored states (`treeverse_gradient`), both running the step's
 //! generated `rk4_vjp`, for the default step (unchecked in a release build) and its
-//! `#[i(check)]` twin; the generic Treeverse before them (`treeverse` on a `ReversalChain`:
+//! `#[i(check)]` twin; the same loop as ordinary Rust under `#[differentiable]`, storing every
+//! step, under `#[checkpoint]` (√T chunk starts) and under `#[checkpoint(levels = 3)]`; the
+//! generic Treeverse before them (`treeverse` on a `ReversalChain`:
 //! the parameters carried in a state of 6 by identity, each step reversed by
 //! `rk4_carried_inv` on `GVar`s); Bennett with k = 10 (`bennett_gradient`, `rk4_adjoint`). T forward steps of the reversible step alone show
 //! what the checks cost before any gradient.
@@ -17,7 +19,7 @@
 #[path = "../tests/support/lotka_volterra.rs"]
 mod lotka_volterra;
 
-use lotka_volterra::{checked, rk4_vjp, THETA, X0};
+use lotka_volterra::{checked, rk4_vjp, H, THETA, X0};
 use lotka_volterra::{native_final, rk4, rk4_adjoint, rk4_carried, rk4_carried_inv, rk4_inv};
 use nilang::checkpoint::{bennett_gradient, trajectory_gradient, treeverse_gradient, ParamStep};
 use nilang::treeverse::{treeverse, ReversalChain};
@@ -87,6 +89,64 @@ fn now_ns() -> u128 {
 
 const W: [f64; 2] = [1.0, -0.5];
 
+/// `W·x_T` after `steps` RK4 steps of Lotka–Volterra as ordinary Rust under
+/// `#[differentiable]` (the arithmetic of `native_step`), its loop marked by the tokens given.
+macro_rules! ordinary_loss {
+    ($name:ident $($budget:tt)*) => {
+        #[nilang::differentiable(wrt(state, p))]
+        fn $name(state: &[f64], p: &[f64], steps: usize, h: f64) -> f64 {
+            let (mut x, mut y) = (state[0], state[1]);
+            $($budget)*
+            for _ in 0..steps {
+                let (k1x, k1y) = (p[0] * x - p[1] * (x * y), p[3] * (x * y) - p[2] * y);
+                let (ax, ay) = (x + 0.5 * h * k1x, y + 0.5 * h * k1y);
+                let (k2x, k2y) = (p[0] * ax - p[1] * (ax * ay), p[3] * (ax * ay) - p[2] * ay);
+                let (bx, by) = (x + 0.5 * h * k2x, y + 0.5 * h * k2y);
+                let (k3x, k3y) = (p[0] * bx - p[1] * (bx * by), p[3] * (bx * by) - p[2] * by);
+                let (cx, cy) = (x + h * k3x, y + h * k3y);
+                let (k4x, k4y) = (p[0] * cx - p[1] * (cx * cy), p[3] * (cx * cy) - p[2] * cy);
+                x += h / 6.0 * k1x + h / 3.0 * k2x + h / 3.0 * k3x + h / 6.0 * k4x;
+                y += h / 6.0 * k1y + h / 3.0 * k2y + h / 3.0 * k3y + h / 6.0 * k4y;
+            }
+            x - 0.5 * y
+        }
+    };
+}
+
+ordinary_loss!(ordinary_stored);
+ordinary_loss!(ordinary_sqrt #[checkpoint]);
+ordinary_loss!(ordinary_levels #[checkpoint(levels = 3)]);
+
+/// The runs of the ordinary-Rust loss: every step stored, and the two budgets.
+fn ordinary_runs(t: usize) -> Vec<Run> {
+    let native = native_final(X0, &THETA, t);
+    for plain in [ordinary_stored, ordinary_sqrt, ordinary_levels] {
+        let value = plain(&X0, &THETA, t, H);
+        assert!((value - (W[0] * native[0] + W[1] * native[1])).abs() < 1e-9);
+    }
+    type Gradient = fn(&[f64], &[f64], usize, f64) -> (f64, (Vec<f64>, Vec<f64>));
+    let variants: [(&str, Gradient); 3] = [
+        ("every step stored", ordinary_stored_gradient),
+        ("#[checkpoint]", ordinary_sqrt_gradient),
+        ("#[checkpoint(levels = 3)]", ordinary_levels_gradient),
+    ];
+    let mut v: Vec<Run> = vec![(
+        "ordinary Rust, #[differentiable]: forward only (ordinary_stored_rev)".into(),
+        Box::new(move || {
+            let (mut s, mut p, mut out) = (X0.to_vec(), black_box(THETA).to_vec(), 0.0);
+            ordinary_stored_rev(&mut out, &mut s, &mut p, t, H);
+            (vec![out], vec![])
+        }),
+    )];
+    for (name, gradient) in variants {
+        v.push((
+            format!("ordinary Rust, #[differentiable]: {name}"),
+            Box::new(move || gradient(&X0, black_box(&THETA), t, H).1),
+        ));
+    }
+    v
+}
+
 /// One scheduler: its name and a run that returns `(∂/∂x₀, ∂/∂θ)`.
 type Run = (String, Box<dyn Fn() -> (Vec<f64>, Vec<f64>)>);
 
@@ -142,6 +202,7 @@ fn runs(t: usize) -> Vec<Run> {
         }),
     )];
     v.extend(fast_runs("rk4", (rk4, rk4_vjp), t));
+    v.extend(ordinary_runs(t));
     v.extend(fast_runs(
         "rk4 #[i(check)]",
         (checked::rk4, checked::rk4_vjp),

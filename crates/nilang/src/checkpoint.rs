@@ -467,6 +467,31 @@ pub fn trajectory_gradient<T: Float, S: ParamStep<T>>(
     treeverse_gradient(step, x0, params, steps, steps.max(1), seed)
 }
 
+/// The chunk length of a loop of `n` iterations under `#[checkpoint(levels = L)]` in a
+/// `#[differentiable]` function: the least `c ≥ 1` with `c^(L+1) ≥ n`, so that `L` levels of
+/// at most `c` chunks, each of `c^l` iterations, cover the loop. The generated program keeps
+/// at most `c` chunk starts per level and `c` iterations' saved values: about `(L+1)·c`
+/// states where storing every iteration keeps `n`.
+///
+/// ```
+/// use nilang::checkpoint::chunk_length;
+/// assert_eq!(chunk_length(10_000, 1), 100); // √n
+/// assert_eq!(chunk_length(10_000, 3), 10);
+/// assert_eq!(chunk_length(10_001, 1), 101);
+/// assert_eq!((chunk_length(0, 2), chunk_length(1, 2)), (1, 1));
+/// ```
+pub fn chunk_length(n: usize, levels: usize) -> usize {
+    let power = u32::try_from(levels.saturating_add(1)).unwrap_or(u32::MAX);
+    let covers = |c: usize| c.checked_pow(power).is_none_or(|p| p >= n);
+    // the floating-point root is within one of the answer
+    let guess = (n as f64).powf(1.0 / f64::from(power)).floor().max(1.0) as usize;
+    let mut c = guess.saturating_sub(1).max(1);
+    while !covers(c) {
+        c += 1;
+    }
+    c
+}
+
 /// What a run of [`bennett_gradient`] cost.
 ///
 /// ```

@@ -55,6 +55,30 @@ pub use instr::{
     Scale2, Step, Zeroable,
 };
 pub use lanes::{Grad, Lanes};
+/// # Example
+///
+/// ```
+/// use nilang::differentiable;
+///
+/// /// x_T² after T explicit Euler steps of x' = −a x + sin x, the steps kept in
+/// /// √T chunk starts instead of every one (`#[checkpoint]`)
+/// #[differentiable]
+/// fn decay(x0: f64, a: f64, steps: usize) -> f64 {
+///     let mut x = x0;
+///     #[checkpoint]
+///     for _ in 0..steps {
+///         x += 0.01 * (x.sin() - a * x);
+///     }
+///     x * x
+/// }
+/// let (value, (dx0, da)) = decay_gradient(0.5, 2.0, 1000);
+/// assert_eq!(value, decay(0.5, 2.0, 1000)); // the plain function's value, bit for bit
+/// let e = 1e-6;
+/// let fd = (decay(0.5, 2.0 + e, 1000) - decay(0.5, 2.0 - e, 1000)) / (2.0 * e);
+/// assert!((da - fd).abs() < 1e-8 && dx0 > 0.0);
+/// ```
+///
+/// The accepted Rust, the options and how the program is built: [`guide::ordinary`].
 pub use nilang_macros::differentiable;
 /// # Example
 ///
