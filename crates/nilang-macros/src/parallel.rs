@@ -457,9 +457,9 @@ fn window_binding(name: &syn::Ident, cells: &syn::Ident, window: &TokenStream) -
 /// (`nilang_ir::parallel::CallRead`), a constant item that fails to compile, at the argument,
 /// when the callee's published effects say it may write it. Emitted once per function, beside
 /// its effects.
-pub(crate) fn call_read_assertions(f: &nilang_ir::Function) -> TokenStream {
+pub(crate) fn call_read_assertions(f: &nilang_ir::Analyzed) -> TokenStream {
     let p = private();
-    nilang_ir::check::parallel_call_reads(f)
+    f.call_reads
         .iter()
         .map(|c| {
             let (callee, k) = (&c.callee, c.arg);

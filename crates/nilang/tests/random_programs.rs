@@ -898,6 +898,7 @@ fn parse_f(src: &str) -> Result<nilang_ir::Function, Vec<String>> {
     let mut item: syn::ItemFn = syn::parse_str(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     item.attrs.retain(|a| !nilang_ir::is_reversible_attr(a));
     nilang_ir::lower(&nilang_ir::Options::default(), item)
+        .map(|a| a.function)
         .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
 }
 

@@ -19,11 +19,12 @@ use nilang_ir::ast::*;
 use nilang_ir::effects::Only;
 use nilang_ir::reverse::reverse_block;
 use nilang_ir::scope::{Scope, VarKind};
+use nilang_ir::Analyzed;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 /// The forward and inverse functions of a reversible function.
-pub fn generate(f: &Function) -> TokenStream {
+pub fn generate(f: &Analyzed) -> TokenStream {
     let fwd_body = forward_body(f);
     let inverse = reverse_block(&f.body);
     let inv_body = Gen::new(f, &f.inverse_name.to_string()).block(&inverse);
@@ -56,10 +57,10 @@ pub fn generate(f: &Function) -> TokenStream {
 /// restore and `D` drop unchecked, so nothing observable changes (unless `~P` holds a `safe!`
 /// block, whose side effects must run). On values that carry gradients `~P D` still runs
 /// ([`DeadUncompute`]). The inverse runs every statement.
-fn forward_body(f: &Function) -> TokenStream {
+fn forward_body(f: &Analyzed) -> TokenStream {
     let mut g = Gen::new(f, &f.sig.ident.to_string());
     let shape = nilang_ir::adjoint::routine_block(&f.body);
-    match (crate::split::split(f), shape) {
+    match (f.fused.as_ref().and_then(|s| s.plain()), shape) {
         (Some(split), Some(shape)) if !f.checked && !split.tail_has_safe() => {
             let mut rest = reverse_block(shape.compute);
             rest.extend_from_slice(&f.body[shape.allocs.len() + 1..]);
