@@ -5,16 +5,17 @@
 //!
 //! | fact | computed by | read by |
 //! |---|---|---|
-//! | [`Analyzed::plans`] | the checker ([`crate::check`], [`crate::parallel::plan`]) | the parallel loops' kernels (`nilang-cgen`) |
+//! | [`Analyzed::plans`] | the checker ([`crate::check`], [`crate::parallel::plan`]) | the forward program's parallel loops (`nilang-macros`), the parallel loops' kernels (`nilang-cgen`) |
 //! | [`Analyzed::call_reads`] | the checker, with the plans | the call-read assertions beside `f::WRITES` (`nilang-macros`) |
-//! | [`Analyzed::with_gradients`] | [`crate::adjoint::ancillas_with_gradients`] | the adjoint programs and gradient functions (`nilang-macros`), [`crate::adjoint::adjoint_text`] |
+//! | [`Analyzed::with_gradients`] | [`crate::adjoint::ancillas_with_gradients`] | the adjoint programs and gradient functions (`nilang-macros`), [`crate::adjoint_view::adjoint_text`] |
 //! | [`Analyzed::fused`] | [`crate::split::Fused::of`] | the unchecked forward program, the fused gradient halves (`nilang-macros`) |
 //! | [`Analyzed::writes`] | [`crate::effects::writes`] | the effects constant `f::WRITES` ([`crate::effects::writes_mask`]) |
 //!
 //! Facts that depend on the program being generated (the inverse runs the body reversed, an
 //! adjoint program in shadow mode, a dead uncomputation is skipped) stay with the generator
-//! that makes the program: a parallel loop's plan in the inverse and adjoint programs, the
-//! bounds checks each loop hoists (`crate::bounds`), which routine computations run on values.
+//! that makes the program: a parallel loop's plan in the inverse and adjoint programs (and in
+//! the uncomputations a program writes), the bounds checks each loop hoists
+//! (`crate::bounds`), which routine computations run on values.
 
 use crate::ast::Function;
 use crate::effects::Write;
