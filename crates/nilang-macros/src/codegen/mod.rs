@@ -58,7 +58,7 @@ pub fn generate(f: &Analyzed) -> TokenStream {
 /// block, whose side effects must run). On values that carry gradients `~P D` still runs
 /// ([`DeadUncompute`]). The inverse runs every statement.
 fn forward_body(f: &Analyzed) -> TokenStream {
-    let mut g = Gen::new(f, &f.sig.ident.to_string()).as_written(f);
+    let mut g = Gen::new(f, &f.sig.ident.to_string()).running_as_written(f);
     let shape = nilang_ir::adjoint::routine_block(&f.body);
     let out = match (f.fused.as_ref().and_then(|s| s.plain()), shape) {
         (Some(split), Some(shape)) if !f.checked && !split.tail_has_safe() => {
@@ -151,10 +151,11 @@ pub(crate) struct Gen {
     /// The index expressions of the statement being generated that were evaluated into
     /// locals before it borrows anything ([`Gen::with_bound_indices`]).
     indices: Vec<(syn::Expr, syn::Ident)>,
-    /// In a program that runs the body as written (the forward program, [`Gen::as_written`]):
-    /// the checker's plans of the parallel loops not met yet (`nilang_ir::Analyzed::plans`, in
-    /// source order), each taken by its loop; `None` in the other programs, which plan the
-    /// loops of the body they run (reversed in the inverse and adjoint programs).
+    /// In a program that runs the body as written (the forward program,
+    /// [`Gen::running_as_written`]): the checker's plans of the parallel loops not met yet
+    /// (`nilang_ir::Analyzed::plans`, in source order), each taken by its loop; `None` in the
+    /// other programs, which plan the loops of the body they run (reversed in the inverse and
+    /// adjoint programs).
     pub(crate) written_plans: Option<std::collections::VecDeque<nilang_ir::parallel::Plan>>,
     /// How many uncomputations (`~P` of a routine) enclose the statements being generated:
     /// their loops are not the loops as written.
@@ -204,7 +205,7 @@ impl Gen {
 
     /// The generator of a program that runs `f`'s body as written, from its start: its
     /// parallel loops take the checker's plans instead of planning again.
-    pub(crate) fn as_written(mut self, f: &Analyzed) -> Gen {
+    pub(crate) fn running_as_written(mut self, f: &Analyzed) -> Gen {
         self.written_plans = Some(f.plans.iter().cloned().collect());
         self
     }
@@ -380,14 +381,14 @@ impl Gen {
 /// Code for statements at the top level of a function body (no new block: the ancillas they
 /// allocate stay in scope), with `ancillas` already live. Used by the fused gradient, for its
 /// head `L P M`: the body as written from its start, whose parallel loops take the checker's
-/// plans ([`Gen::as_written`]).
+/// plans ([`Gen::running_as_written`]).
 pub fn statements(
     f: &Analyzed,
     name: &str,
     stmts: &[Stmt],
     ancillas: &[syn::Ident],
 ) -> TokenStream {
-    let mut g = Gen::new(f, name).as_written(f);
+    let mut g = Gen::new(f, name).running_as_written(f);
     for a in ancillas {
         g.scope.declare(a, VarKind::Ancilla);
     }
