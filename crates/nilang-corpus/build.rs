@@ -2,7 +2,7 @@
 //! one module per program with its seed, after the library they call.
 
 #[allow(dead_code)]
-#[path = "src/generator.rs"]
+#[path = "src/generator/mod.rs"]
 mod generator;
 #[allow(dead_code)]
 #[path = "src/ordinary.rs"]
@@ -17,7 +17,7 @@ const DEFAULT_PROGRAMS: u64 = 300;
 const DEFAULT_ORDINARY: u64 = 80;
 
 fn main() {
-    println!("cargo:rerun-if-changed=src/generator.rs");
+    println!("cargo:rerun-if-changed=src/generator");
     println!("cargo:rerun-if-changed=src/ordinary.rs");
     println!("cargo:rerun-if-env-changed=NILANG_CORPUS_PROGRAMS");
     println!("cargo:rerun-if-env-changed=NILANG_ORDINARY_PROGRAMS");

@@ -14,7 +14,7 @@ pub use par::{par_kernels, par_loops, ParLoop, PAR_MARK};
 pub use prims::HEADER;
 pub use sig::{signature, Elem, ParamInfo, Shape, Signature};
 
-use nilang_ir::Function;
+use nilang_ir::{Analyzed, Function};
 use proc_macro2::Span;
 
 /// Why a function has no C++ translation: the function, the statement and the reason.
@@ -178,7 +178,7 @@ impl Module {
     /// Adds the kernels of the parallel loop `index` of `f` ([`par_kernels`]: one thread per
     /// iteration, `{f}__par{index}__fwd`, `__inv`, `__grad`). They inline the loop's body, so
     /// `f` itself need not be added (its callees must be).
-    pub fn par_kernel(&mut self, f: &Function, index: usize) -> Result<&mut Self, CgenError> {
+    pub fn par_kernel(&mut self, f: &Analyzed, index: usize) -> Result<&mut Self, CgenError> {
         self.kernels.push_str(&par::par_kernels(f, index)?);
         Ok(self)
     }

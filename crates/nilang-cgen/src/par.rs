@@ -2,9 +2,9 @@
 //! function as a kernel with **one thread per iteration**, forward and adjoint.
 //!
 //! The loop is found in the function's IR ([`par_loops`], in the order the body writes them)
-//! and checked by the same plan the Rust generator runs it by
-//! ([`nilang_ir::parallel::plan`]): which places the iterations own, which they reduce into,
-//! which every iteration reads. The kernel's parameters are the loop's *context*: the
+//! and built from the plan the checker made of it ([`nilang_ir::Analyzed::plans`], by
+//! [`nilang_ir::parallel::plan`], the rules the Rust generator runs it by): which places the
+//! iterations own, which they reduce into, which every iteration reads. The kernel's parameters are the loop's *context*: the
 //! function's parameters and the live ancillas that the loop's range and body mention, in that
 //! order. Every entry has the batched kernels' C ABI ([`crate::KernelSpec`]),
 //!
@@ -56,8 +56,7 @@ use crate::sig::{scalar_type, signature, Elem, ParamInfo, Shape, Signature};
 use crate::{CgenError, KERNEL_MARK};
 use nilang_ir::ast::*;
 use nilang_ir::parallel::Plan;
-use nilang_ir::scope::{Scope, VarKind};
-use nilang_ir::Function;
+use nilang_ir::{Analyzed, Function};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use std::collections::HashSet;
@@ -78,7 +77,6 @@ pub struct ParLoop<'f> {
     pub ancillas: Vec<&'f Binding>,
     /// Whether the loop lies in the body of another loop.
     pub in_loop: bool,
-    scope: Scope,
 }
 
 /// The parallel loops of `f`'s body as written (inside `if`s, routines' computations and
@@ -86,7 +84,6 @@ pub struct ParLoop<'f> {
 /// in source order: loop `k` of this list is the `k` of [`par_kernels`].
 pub fn par_loops(f: &Function) -> Vec<ParLoop<'_>> {
     let mut finder = Finder {
-        scope: Scope::for_function(f),
         live: Vec::new(),
         depth: 0,
         found: Vec::new(),
@@ -96,7 +93,6 @@ pub fn par_loops(f: &Function) -> Vec<ParLoop<'_>> {
 }
 
 struct Finder<'f> {
-    scope: Scope,
     live: Vec<&'f Binding>,
     depth: usize,
     found: Vec<ParLoop<'f>>,
@@ -109,27 +105,19 @@ impl<'f> Finder<'f> {
         }
     }
 
-    /// A nested block: its ancillas and its loop variable end with it.
-    fn nested(&mut self, stmts: &'f [Stmt], var: Option<&syn::Ident>, is_loop: bool) {
+    /// A nested block: its ancillas end with it.
+    fn nested(&mut self, stmts: &'f [Stmt], is_loop: bool) {
         let live = self.live.len();
-        self.scope.push();
-        if let Some(v) = var {
-            self.scope.declare(v, VarKind::LoopVar);
-        }
         self.depth += usize::from(is_loop);
         self.block(stmts);
         self.depth -= usize::from(is_loop);
-        self.scope.pop();
         self.live.truncate(live);
     }
 
     fn stmt(&mut self, s: &'f Stmt) {
         match &s.kind {
             StmtKind::Alloc(bindings) => {
-                for b in bindings {
-                    self.scope.declare(&b.name, VarKind::Ancilla);
-                    self.live.push(b);
-                }
+                self.live.extend(bindings);
             }
             StmtKind::Dealloc(bindings) => {
                 for b in bindings {
@@ -140,13 +128,12 @@ impl<'f> Finder<'f> {
                 stmt: s,
                 ancillas: self.live.clone(),
                 in_loop: self.depth > 0,
-                scope: self.scope.clone(),
             }),
-            StmtKind::For { var, body, .. } => self.nested(body, Some(var), true),
-            StmtKind::While { body, .. } => self.nested(body, None, true),
+            StmtKind::For { body, .. } => self.nested(body, true),
+            StmtKind::While { body, .. } => self.nested(body, true),
             StmtKind::If { then, els, .. } => {
-                self.nested(then, None, false);
-                self.nested(els, None, false);
+                self.nested(then, false);
+                self.nested(els, false);
             }
             StmtKind::NoCheck(body) => self.block(body),
             StmtKind::Routine { compute, body } => {
@@ -165,7 +152,6 @@ impl<'f> Finder<'f> {
     }
 
     fn release(&mut self, name: &syn::Ident) {
-        self.scope.remove_ancilla(name);
         if let Some(k) = self.live.iter().rposition(|b| b.name == *name) {
             self.live.remove(k);
         }
@@ -324,8 +310,13 @@ struct ParKernel<'f> {
 /// The kernels of the parallel loop `index` of `f` ([`par_loops`]; see the module
 /// documentation): C++ text to add to a unit after the [`crate::HEADER`]
 /// ([`crate::Module::par_kernel`]), named `{f}__par{index}`.
-pub fn par_kernels(f: &Function, index: usize) -> Result<String, CgenError> {
+pub fn par_kernels(f: &Analyzed, index: usize) -> Result<String, CgenError> {
     let loops = par_loops(f);
+    debug_assert_eq!(
+        loops.len(),
+        f.plans.len(),
+        "a plan for each parallel loop as written"
+    );
     let fname = f.sig.ident.to_string();
     let Some(l) = loops.get(index) else {
         return Err(CgenError::new(
@@ -338,14 +329,16 @@ pub fn par_kernels(f: &Function, index: usize) -> Result<String, CgenError> {
             ),
         ));
     };
-    ParKernel::new(f, l, index)?.source()
+    ParKernel::new(f, l, &f.plans[index], index)?.source()
 }
 
 impl<'f> ParKernel<'f> {
-    fn new(f: &'f Function, l: &ParLoop<'f>, index: usize) -> Result<Self, CgenError> {
+    /// The kernels of the loop `l`, the `index`th of `f`, whose plan (`nilang_ir::Analyzed::plans`)
+    /// is `plan`.
+    fn new(f: &'f Function, l: &ParLoop<'f>, plan: &Plan, index: usize) -> Result<Self, CgenError> {
         let fname = f.sig.ident.to_string();
         let err = |msg: String| CgenError::new(&fname, &l.stmt.source, Some(l.stmt.span), msg);
-        let StmtKind::For { var, range, body } = &l.stmt.kind else {
+        let StmtKind::For { range, body, .. } = &l.stmt.kind else {
             unreachable!("a parallel loop is a `for`")
         };
         if l.in_loop {
@@ -356,8 +349,6 @@ impl<'f> ParKernel<'f> {
                     .into(),
             ));
         }
-        let plan = nilang_ir::parallel::plan(var, range, body, &l.scope, &f.sig.ident)
-            .map_err(|errors| err(errors[0].1.clone()))?;
         let mut names = HashSet::new();
         mentioned(body, &mut names);
         range_names(range, &mut names);
@@ -377,7 +368,7 @@ impl<'f> ParKernel<'f> {
         }
         let roles = params
             .iter()
-            .map(|p| role(p, &plan).map_err(&err))
+            .map(|p| role(p, plan).map_err(&err))
             .collect::<Result<Vec<_>, _>>()?;
         let sig = Signature {
             name: format!("{fname}__par{index}"),
@@ -390,7 +381,7 @@ impl<'f> ParKernel<'f> {
             stmt: l.stmt,
             sig,
             roles,
-            slot_checks: plan.slot_checks,
+            slot_checks: plan.slot_checks.clone(),
             sites: Sites::default(),
         })
     }

@@ -2,15 +2,15 @@
 //! is installed), unsupported constructs and shared writes are rejected with clear errors.
 
 use nilang_cgen::{generate, KernelSpec, Module, SharedGradients};
-use nilang_ir::Function;
+use nilang_ir::Analyzed;
 
 const SPECIAL: &str = include_str!("../../nilang/src/stdlib/special.rs");
 
-fn parse(src: &str) -> Vec<Function> {
+fn parse(src: &str) -> Vec<Analyzed> {
     nilang_ir::parse_file(src).expect("parses")
 }
 
-fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
+fn find<'a>(fs: &'a [Analyzed], name: &str) -> &'a Analyzed {
     fs.iter().find(|f| f.sig.ident == name).expect(name)
 }
 

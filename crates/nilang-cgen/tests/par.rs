@@ -3,15 +3,15 @@
 //! `nilang-cuda`'s tests `par_vs_rust` and `nvrtc`.)
 
 use nilang_cgen::{par_kernels, par_loops, KERNEL_MARK, PAR_MARK};
-use nilang_ir::Function;
+use nilang_ir::Analyzed;
 
 const LSE: &str = include_str!("../../nilang-gradbench/src/evals/lse.rs");
 
-fn parse(src: &str) -> Vec<Function> {
+fn parse(src: &str) -> Vec<Analyzed> {
     nilang_ir::parse_file(src).expect("parses")
 }
 
-fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
+fn find<'a>(fs: &'a [Analyzed], name: &str) -> &'a Analyzed {
     fs.iter().find(|f| f.sig.ident == name).expect(name)
 }
 

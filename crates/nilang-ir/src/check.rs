@@ -107,15 +107,17 @@ pub fn check_function(f: &Function) -> syn::Result<()> {
     run_checks(f).0.finish(())
 }
 
-/// The places the parallel loops of a (checked) function hand to calls that must not write
-/// them (`crate::parallel::Plan::call_reads`), for compile-time conditions on the callees'
-/// effects.
-pub fn parallel_call_reads(f: &Function) -> Vec<crate::parallel::CallRead> {
-    run_checks(f).1
+/// What the checker learns of a function's parallel loops ([`crate::Analyzed`]).
+pub(crate) struct Planned {
+    /// The plan of each parallel loop as written, in source order.
+    pub(crate) plans: Vec<crate::parallel::Plan>,
+    /// What the parallel loops (those of routines' uncomputations too) hand to calls that
+    /// must not write it.
+    pub(crate) call_reads: Vec<crate::parallel::CallRead>,
 }
 
-/// The static checks' errors, and what the parallel loops hand to calls.
-fn run_checks(f: &Function) -> (Errors, Vec<crate::parallel::CallRead>) {
+/// The static checks' errors, and the plans of the parallel loops that follow their rules.
+pub(crate) fn run_checks(f: &Function) -> (Errors, Planned) {
     let mut errors = Errors::default();
     let mut scope = Scope::for_function(f);
     let mut checker = Checker {
@@ -124,10 +126,15 @@ fn run_checks(f: &Function) -> (Errors, Vec<crate::parallel::CallRead>) {
         broadcast: None,
         own: &f.sig.ident,
         call_reads: Vec::new(),
+        plans: Vec::new(),
+        uncomputing: 0,
     };
     checker.block(&f.body, &mut scope);
-    let call_reads = checker.call_reads;
-    (errors, call_reads)
+    let facts = Planned {
+        plans: checker.plans,
+        call_reads: checker.call_reads,
+    };
+    (errors, facts)
 }
 
 struct Checker<'a> {
@@ -139,8 +146,14 @@ struct Checker<'a> {
     broadcast: Option<Ident>,
     /// The function being checked.
     own: &'a Ident,
-    /// What its parallel loops hand to calls that must not write it.
+    /// What its parallel loops (uncomputations' too) hand to calls that must not write it.
     call_reads: Vec<crate::parallel::CallRead>,
+    /// The plans of its parallel loops as written, in source order.
+    plans: Vec<crate::parallel::Plan>,
+    /// How many routines' uncomputations enclose the statement being checked: their
+    /// parallel loops are checked too, but are not loops as written (their plans are not
+    /// kept).
+    uncomputing: usize,
 }
 
 /// An ancilla that is no longer alive.
@@ -411,7 +424,12 @@ impl Checker<'_> {
     fn for_loop(&mut self, var: &Ident, range: &RangeSpec, body: &[Stmt], scope: &mut Scope) {
         if range.parallel {
             match crate::parallel::plan(var, range, body, scope, self.own) {
-                Ok(plan) => self.call_reads.extend(plan.call_reads),
+                Ok(plan) => {
+                    self.call_reads.extend(plan.call_reads.iter().cloned());
+                    if self.uncomputing == 0 {
+                        self.plans.push(plan);
+                    }
+                }
                 Err(errors) => {
                     for (span, message) in errors {
                         self.errors.push(span, message);
@@ -490,9 +508,16 @@ impl Checker<'_> {
             }
             // the parts of a routine share the enclosing scope too
             StmtKind::Routine { compute, body } => {
-                for s in &routine_steps(compute, body) {
+                let steps = routine_steps(compute, body);
+                let (written, undo) = steps.split_at(compute.len() + body.len());
+                for s in written {
                     self.stmt(s, scope);
                 }
+                self.uncomputing += 1;
+                for s in undo {
+                    self.stmt(s, scope);
+                }
+                self.uncomputing -= 1;
             }
         }
     }

@@ -146,15 +146,16 @@ impl Only {
     }
 }
 
-/// The effects constant of a function: a constant `u128` expression, in the function's
-/// scope, with bit `k` set when the body may write parameter `k`.
-pub fn writes_mask(f: &Function, private: &TokenStream) -> TokenStream {
-    let bits = writes(&f.body, &f.sig.ident).into_iter().filter_map(|w| {
+/// The effects constant of a function whose body makes the `writes` ([`writes`] of its body,
+/// [`crate::Analyzed::writes`]): a constant `u128` expression, in the function's scope, with
+/// bit `k` set when the body may write parameter `k`.
+pub fn writes_mask(f: &Function, writes: &[Write], private: &TokenStream) -> TokenStream {
+    let bits = writes.iter().filter_map(|w| {
         let k = f.params.iter().position(|p| p.name == w.root)?;
         if k >= 128 {
             return None;
         }
-        Some(match w.through {
+        Some(match &w.through {
             None => quote!((1u128 << #k)),
             Some((g, arg)) => {
                 quote!((if #private::writes(#g::WRITES, #arg) { 1u128 << #k } else { 0 }))

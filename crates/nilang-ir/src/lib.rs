@@ -2,6 +2,8 @@
 #![warn(missing_docs)]
 
 pub mod adjoint;
+pub mod adjoint_view;
+pub mod analyzed;
 pub mod ast;
 pub mod bounds;
 pub mod broadcast;
@@ -21,9 +23,11 @@ pub mod parse;
 pub mod print;
 pub mod reverse;
 pub mod scope;
+pub mod split;
 pub mod text;
 pub mod zeros;
 
+pub use analyzed::Analyzed;
 pub use ast::Function;
 pub use deep::{on_deep_stack, DEEP_STACK};
 pub use lower::{lower, lower_method};
@@ -49,9 +53,9 @@ fn options_of(attr: &syn::Attribute) -> syn::Result<Options> {
     }
 }
 
-/// Parses every reversible function of a Rust source file (free functions and methods in
-/// `impl` blocks marked `#[i]`).
-pub fn parse_file(src: &str) -> syn::Result<Vec<Function>> {
+/// Parses, checks and analyses every reversible function of a Rust source file (free
+/// functions and methods in `impl` blocks marked `#[i]`).
+pub fn parse_file(src: &str) -> syn::Result<Vec<Analyzed>> {
     let file: syn::File = syn::parse_file(src)?;
     let mut out = Vec::new();
     let mut errors = diag::Errors::default();
@@ -59,7 +63,7 @@ pub fn parse_file(src: &str) -> syn::Result<Vec<Function>> {
     errors.finish(out)
 }
 
-fn collect(items: &[syn::Item], out: &mut Vec<Function>, errors: &mut diag::Errors) {
+fn collect(items: &[syn::Item], out: &mut Vec<Analyzed>, errors: &mut diag::Errors) {
     for item in items {
         match item {
             syn::Item::Fn(f) => {
@@ -131,7 +135,7 @@ fn expand_source_here(src: &str) -> Result<String, String> {
             format!(
                 "{}\n{}",
                 reverse::function_text(f),
-                adjoint::adjoint_text(f)
+                adjoint_view::adjoint_text(f)
             )
         })
         .collect::<Vec<_>>()

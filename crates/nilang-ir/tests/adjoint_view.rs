@@ -6,7 +6,7 @@
 //! `UPDATE_SNAPSHOTS=1 cargo test -p nilang-ir --test adjoint_view` rewrites the files after an
 //! intended change; review the diff.
 
-use nilang_ir::adjoint::adjoint_text;
+use nilang_ir::adjoint_view::adjoint_text;
 use nilang_ir::parse_file;
 use std::path::PathBuf;
 

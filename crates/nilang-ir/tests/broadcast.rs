@@ -3,7 +3,7 @@
 //! hoisting, the static checks — reads an ordinary loop; the loop carries its origin, the
 //! slices, in `RangeSpec::broadcast`.
 
-use nilang_ir::adjoint::adjoint_text;
+use nilang_ir::adjoint_view::adjoint_text;
 use nilang_ir::ast::{Stmt, StmtKind};
 use nilang_ir::bounds::{hoistable, numbered_locals};
 use nilang_ir::print::block_tokens;
@@ -11,9 +11,9 @@ use nilang_ir::reverse::function_text;
 use nilang_ir::reverse::reverse_block;
 use nilang_ir::scope::Scope;
 use nilang_ir::text::{expr_text, tokens_text};
-use nilang_ir::Function;
+use nilang_ir::Analyzed;
 
-fn parse(src: &str) -> Function {
+fn parse(src: &str) -> Analyzed {
     let mut functions = nilang_ir::parse_file(src).unwrap();
     assert_eq!(functions.len(), 1);
     functions.pop().unwrap()

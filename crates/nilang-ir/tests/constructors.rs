@@ -4,7 +4,8 @@
 //! taken apart beside the values), write every name they move, and the checker rejects a
 //! consumed name used afterwards.
 
-use nilang_ir::adjoint::{adjoint_text, ancillas_with_gradients};
+use nilang_ir::adjoint::ancillas_with_gradients;
+use nilang_ir::adjoint_view::adjoint_text;
 use nilang_ir::ast::StmtKind;
 use nilang_ir::reverse::reverse_block;
 mod common;

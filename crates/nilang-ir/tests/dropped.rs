@@ -3,9 +3,9 @@
 //! reversible program; only its gradient is at stake.
 
 use nilang_ir::dropped::{dropped_gradients, value_reads};
-use nilang_ir::Function;
+use nilang_ir::Analyzed;
 
-fn parse(src: &str) -> Function {
+fn parse(src: &str) -> Analyzed {
     let mut functions = nilang_ir::parse_file(src).unwrap();
     assert_eq!(functions.len(), 1);
     functions.pop().unwrap()

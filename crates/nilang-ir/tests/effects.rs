@@ -6,10 +6,10 @@ use nilang_ir::adjoint::uncomputation_is_dead;
 use nilang_ir::adjoint::{allocated_just_before, computes_on_values, deallocated_just_after};
 use nilang_ir::ast::{Stmt, StmtKind};
 use nilang_ir::effects::{effects_path, writes, Only};
-use nilang_ir::Function;
+use nilang_ir::{Analyzed, Function};
 use quote::ToTokens;
 
-fn parse(src: &str) -> Function {
+fn parse(src: &str) -> Analyzed {
     let mut functions = nilang_ir::parse_file(src).unwrap();
     assert_eq!(functions.len(), 1);
     functions.pop().unwrap()

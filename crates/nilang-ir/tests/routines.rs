@@ -3,7 +3,8 @@
 //! the same program, and the structural rules that read them (the fused gradient's shape, the
 //! computation on values alone in adjoint programs) find them at any depth.
 
-use nilang_ir::adjoint::{adjoint_text, allocated_just_before, computes_on_values, routine_block};
+use nilang_ir::adjoint::{allocated_just_before, computes_on_values, routine_block};
+use nilang_ir::adjoint_view::adjoint_text;
 use nilang_ir::ast::{Stmt, StmtKind};
 use nilang_ir::effects::Only;
 use nilang_ir::reverse::reverse_block;

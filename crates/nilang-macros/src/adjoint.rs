@@ -466,7 +466,7 @@ pub fn statements(
     name: &str,
     shadows: &Shadows,
     stmts: &[Stmt],
-    ancillas: &[crate::split::Live],
+    ancillas: &[nilang_ir::split::Live],
 ) -> TokenStream {
     let mut g = Gen::new(f, name);
     g.shadow = Some(shadows.clone());
@@ -474,7 +474,7 @@ pub fn statements(
     for a in ancillas {
         g.scope.declare(&a.name, VarKind::Ancilla);
         if g.has_gradient(&a.name) {
-            out.extend(a.zero_gradient(&shadows.lane()));
+            out.extend(crate::split::zero_gradient(a, &shadows.lane()));
         }
     }
     out.extend(g.stmts(stmts));
@@ -483,12 +483,12 @@ pub fn statements(
 
 /// `f_adjoint` (the inverse program in shadow mode) and `f_adjoint_inv` (the forward program
 /// in shadow mode): every `&mut` parameter is followed by its gradient.
-pub fn generate(f: &Function, shadows: &Shadows) -> TokenStream {
+pub fn generate(f: &nilang_ir::Analyzed, shadows: &Shadows) -> TokenStream {
     // the scalar type parameter is bounded by `nilang::Base` (a differentiable `Float`)
     let adjoint = nilang_ir::adjoint::adjoint_name(&f.sig.ident);
     let adjoint_inv = format_ident!("{}_inv", adjoint);
     let shadows = &Shadows {
-        with_gradients: nilang_ir::adjoint::ancillas_with_gradients(&f.body),
+        with_gradients: f.with_gradients.clone(),
         lane: shadows
             .scalar
             .as_ref()

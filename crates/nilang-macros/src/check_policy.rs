@@ -14,14 +14,14 @@ use quote::quote;
 /// user's crate, by the profile it is built with; only one of the two programs is compiled.
 pub(crate) fn by_check_policy(
     options: &Options,
-    ir: &nilang_ir::Function,
-    generate: impl Fn(&nilang_ir::Function) -> TokenStream2,
+    ir: &nilang_ir::Analyzed,
+    generate: impl Fn(&nilang_ir::Analyzed) -> TokenStream2,
 ) -> TokenStream2 {
     if options.check || options.nocheck || !ir.checked {
         return generate(ir);
     }
     let mut unchecked = ir.clone();
-    unchecked.checked = false;
+    unchecked.function.checked = false;
     let debug = under_cfg(generate(ir), quote!(debug_assertions));
     let release = under_cfg(generate(&unchecked), quote!(not(debug_assertions)));
     quote!(#debug #release)

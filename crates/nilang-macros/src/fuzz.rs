@@ -158,7 +158,7 @@ fn run_macro(body: &str) -> Result<(), String> {
                 let _ = crate::method(&options, method);
                 if let Ok(ir) = nilang_ir::lower(&options, item) {
                     ACCEPTED.fetch_add(1, Ordering::Relaxed);
-                    let _ = nilang_ir::adjoint::adjoint_text(&ir);
+                    let _ = nilang_ir::adjoint_view::adjoint_text(&ir);
                     let _ = nilang_ir::reverse::function_text(&ir);
                 }
             });

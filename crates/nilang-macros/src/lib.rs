@@ -130,7 +130,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     let (attrs, vis, sig) = (f.attrs.clone(), f.vis.clone(), f.sig.clone());
     match lower(options, f) {
         Ok(mut ir) => {
-            add_primitive_bounds(&mut ir);
+            add_primitive_bounds(&mut ir.function);
             let names = grad::Names::of(options, &ir.sig.ident);
             let mut out = check_policy::by_check_policy(options, &ir, |ir| {
                 with_gradients(options, ir, &names)
@@ -140,16 +140,18 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
             out.extend(parallel::call_read_assertions(&ir));
             if let Some(name) = &options.unchecked {
                 // The same IR with checks off, under another name: one source, two programs.
+                // (the facts of the analysis hold for it: the body is the same)
                 let mut twin = ir.clone();
-                twin.checked = false;
-                twin.inverse_name = format_ident!("{}_inv", name);
-                twin.sig.ident = name.clone();
-                twin.attrs.retain(|a| !a.path().is_ident("doc"));
+                let tf = &mut twin.function;
+                tf.checked = false;
+                tf.inverse_name = format_ident!("{}_inv", name);
+                tf.sig.ident = name.clone();
+                tf.attrs.retain(|a| !a.path().is_ident("doc"));
                 let doc = format!(
                     "[`{}`] with the runtime reversibility checks off.",
                     ir.sig.ident
                 );
-                twin.attrs.push(syn::parse_quote!(#[doc = #doc]));
+                tf.attrs.push(syn::parse_quote!(#[doc = #doc]));
                 // the twin's gradient functions keep the default names: `name_grad`, …
                 let twin_names = grad::Names::default_for(name);
                 out.extend(with_gradients(options, &twin, &twin_names));
@@ -235,8 +237,8 @@ fn inverse_companion(
 }
 
 /// The effects of a free function on its parameters, for its callers (`nilang_ir::effects`).
-fn effects_of(ir: &nilang_ir::Function) -> TokenStream2 {
-    let mask = nilang_ir::effects::writes_mask(ir, &tokens::private());
+fn effects_of(ir: &nilang_ir::Analyzed) -> TokenStream2 {
+    let mask = nilang_ir::effects::writes_mask(ir, &ir.writes, &tokens::private());
     codegen::effects(&ir.vis, &ir.sig.ident, Some(mask))
 }
 
@@ -244,7 +246,7 @@ fn effects_of(ir: &nilang_ir::Function) -> TokenStream2 {
 /// `names`; a compile error at each chosen name (`grad = …`) when there are none.
 fn with_gradients(
     options: &Options,
-    ir: &nilang_ir::Function,
+    ir: &nilang_ir::Analyzed,
     names: &grad::Names,
 ) -> TokenStream2 {
     let code = codegen::generate(ir);
@@ -285,7 +287,7 @@ fn no_gradients_reason(ir: &nilang_ir::Function) -> String {
 /// put after `nilang_cgen::HEADER` and the texts of the functions it calls; or the reason the
 /// function has no translation, as a compile error at the statement.
 #[cfg(feature = "cuda")]
-fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
+fn cuda_source(ir: &nilang_ir::Analyzed) -> TokenStream2 {
     let text = nilang_cgen::generate(ir).and_then(|f| {
         let mut m = nilang_cgen::Module::new();
         m.kernel(ir, &nilang_cgen::KernelSpec::new())?;
@@ -311,7 +313,7 @@ fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
 /// Without the `cuda` feature (`cuda-codegen` of `nilang`), `#[i(cuda)]` is an error that
 /// says so.
 #[cfg(not(feature = "cuda"))]
-fn cuda_source(ir: &nilang_ir::Function) -> TokenStream2 {
+fn cuda_source(ir: &nilang_ir::Analyzed) -> TokenStream2 {
     syn::Error::new(
         ir.sig.ident.span(),
         "`#[i(cuda)]` needs the C++/CUDA generator: enable the feature `cuda-codegen` of \

@@ -73,6 +73,8 @@ impl Gen {
         let StmtKind::For { var, range, body } = &s.kind else {
             unreachable!("a parallel loop is a `for`")
         };
+        // taken first: every loop as written takes its plan, whether it runs in chunks or not
+        let written = self.written_plan();
         let mut seq_range = range.clone();
         seq_range.parallel = false;
         seq_range.weight = None;
@@ -88,8 +90,12 @@ impl Gen {
         let Some(gate) = self.par_gate.clone() else {
             return seq;
         };
-        let Ok(plan) = nilang_ir::parallel::plan(var, range, body, &self.scope, &self.own) else {
-            return seq;
+        let plan = match written {
+            Some(plan) => plan,
+            None => match nilang_ir::parallel::plan(var, range, body, &self.scope, &self.own) {
+                Ok(plan) => plan,
+                Err(_) => return seq,
+            },
         };
         let Some(par) = self.par_chunks(var, range, body, site, &plan) else {
             return seq;
@@ -457,9 +463,9 @@ fn window_binding(name: &syn::Ident, cells: &syn::Ident, window: &TokenStream) -
 /// (`nilang_ir::parallel::CallRead`), a constant item that fails to compile, at the argument,
 /// when the callee's published effects say it may write it. Emitted once per function, beside
 /// its effects.
-pub(crate) fn call_read_assertions(f: &nilang_ir::Function) -> TokenStream {
+pub(crate) fn call_read_assertions(f: &nilang_ir::Analyzed) -> TokenStream {
     let p = private();
-    nilang_ir::check::parallel_call_reads(f)
+    f.call_reads
         .iter()
         .map(|c| {
             let (callee, k) = (&c.callee, c.arg);

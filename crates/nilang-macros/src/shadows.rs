@@ -17,7 +17,7 @@ pub struct Shadows {
     /// Read-only parameters whose type holds the scalar type: their scalars enter
     /// instructions as constants of the pair type (`GVar` with a zero gradient).
     pub scalar_readonly: Vec<String>,
-    /// The ancillas that get a shadow (`nilang_ir::adjoint::ancillas_with_gradients`).
+    /// The ancillas that get a shadow (`nilang_ir::Analyzed::with_gradients`).
     pub with_gradients: std::collections::BTreeSet<String>,
 }
 

@@ -1,198 +1,51 @@
-//! The split of a fused gradient: a body of the shape `L P M ~P D` need not be run whole
-//! forward and then whole backward on value–gradient pairs. `L P M` runs on plain scalars,
-//! the ancillas live there get zero gradients ([`Live`]), and `~M ~P` runs on the pairs
-//! ([`Split`]); the unchecked forward program skips `~P D` the same way (`crate::codegen`).
+//! The code of the fused gradient's split (`nilang_ir::split`, found once per function in
+//! `nilang_ir::Analyzed::fused`): the zero gradients of the ancillas live between `L P M` on
+//! plain scalars and `~M ~P` on value–gradient pairs.
 
 use crate::tokens::private;
 use nilang_ir::adjoint::shadow_name;
-use nilang_ir::ast::{Function, ParamKind, Stmt, StmtKind};
-use nilang_ir::reverse::reverse_block;
+use nilang_ir::split::{Live, ZeroGrad};
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-/// A function body of the shape `L P M ~P D` (allocations, a computation `P` that writes only
-/// ancillas, the part `M` that writes the outputs, the uncomputation of `P`, deallocations).
-/// Its gradient need not uncompute `P` forward and recompute it on `GVar`s: run `L P M` on the
-/// plain scalars, convert the live ancillas, and run `~M ~P` on `GVar`s.
-pub struct Split {
-    /// `L P M`, run on the plain scalars.
-    pub head: Vec<Stmt>,
-    /// `~M ~P`, run on `GVar`s.
-    pub tail: Vec<Stmt>,
-    /// The ancillas live between the two, with their zero gradients.
-    pub live: Vec<Live>,
-    /// `~L`: the deallocations of `L`'s ancillas, run after `~M ~P` in checked programs only
-    /// (their checks: the values restored, no gradient dropped).
-    pub released: Vec<Stmt>,
+/// `let mut a_grad = …;`: the zero gradient of the live ancilla `live`, `lane` the gradient of
+/// one scalar.
+pub fn zero_gradient(live: &Live, lane: &TokenStream) -> TokenStream {
+    let (name, shadow) = (&live.name, shadow_name(&live.name));
+    let zero = zero_tokens(&live.zero, &name.to_token_stream(), lane);
+    quote!(let mut #shadow = #zero;)
 }
 
-impl Split {
-    /// Does `~M ~P` (so `P` or `M`) hold a `safe!` block, at any depth?
-    pub fn tail_has_safe(&self) -> bool {
-        self.tail.iter().any(nilang_ir::bounds::has_safe)
-    }
-}
-
-/// An ancilla live at the split of a fused gradient, and how its zero gradient is made there.
-pub struct Live {
-    /// The ancilla.
-    pub name: syn::Ident,
-    zero: ZeroGrad,
-}
-
-/// How the zero gradient of a live ancilla is made at the split.
-#[derive(Clone)]
-enum ZeroGrad {
-    /// From its value (`__private::zero_grad(&a)`, by the value's type).
-    OfValue,
-    /// It was built by this constructor: the same constructor on its parts' zero gradients
-    /// (each made from the field's value, or built again), so a user struct needs no
-    /// `Shadow` impl (`z_grad = Complex { re: zero_grad(&z.re), im: zero_grad(&z.im) }`).
-    Built(nilang_ir::ast::Fields, Vec<ZeroGrad>),
-}
-
-impl ZeroGrad {
-    /// The zero gradient of the value at `place`, with `lane` the gradient of one scalar.
-    fn tokens(&self, place: &TokenStream, lane: &TokenStream) -> TokenStream {
-        match self {
-            ZeroGrad::OfValue => {
-                let p = private();
-                quote!(#p::zero_grad::<_, #lane>(&#place))
-            }
-            ZeroGrad::Built(f, parts) => {
-                let grads: Vec<(syn::Ident, TokenStream)> = f
-                    .parts
+/// The zero gradient of the value at `place`, with `lane` the gradient of one scalar.
+fn zero_tokens(zero: &ZeroGrad, place: &TokenStream, lane: &TokenStream) -> TokenStream {
+    match zero {
+        ZeroGrad::OfValue => {
+            let p = private();
+            quote!(#p::zero_grad::<_, #lane>(&#place))
+        }
+        ZeroGrad::Built(f, parts) => {
+            let grads: Vec<(syn::Ident, TokenStream)> = f
+                .parts
+                .iter()
+                .zip(parts)
+                .map(|(part, zero)| {
+                    let member = &part.member;
+                    (
+                        part.var.clone(),
+                        zero_tokens(zero, &quote!(#place.#member), lane),
+                    )
+                })
+                .collect();
+            let grad_of = |v: &syn::Ident| {
+                grads
                     .iter()
-                    .zip(parts)
-                    .map(|(part, zero)| {
-                        let member = &part.member;
-                        (part.var.clone(), zero.tokens(&quote!(#place.#member), lane))
-                    })
-                    .collect();
-                let grad_of = |v: &syn::Ident| {
-                    grads
-                        .iter()
-                        .find(|(name, _)| name == v)
-                        .map(|(_, g)| g.clone())
-                        .expect("every part of a constructor has a zero gradient")
-                };
-                nilang_ir::constructors::build_tokens(f, &grad_of, true)
-            }
+                    .find(|(name, _)| name == v)
+                    .map(|(_, g)| g.clone())
+                    .expect("every part of a constructor has a zero gradient")
+            };
+            nilang_ir::constructors::build_tokens(f, &grad_of, true)
         }
     }
-}
-
-impl Live {
-    /// `let mut a_grad = …;`: the ancilla's zero gradient, `lane` the gradient of one scalar.
-    pub fn zero_gradient(&self, lane: &TokenStream) -> TokenStream {
-        let (name, shadow) = (&self.name, shadow_name(&self.name));
-        let zero = self.zero.tokens(&name.to_token_stream(), lane);
-        quote!(let mut #shadow = #zero;)
-    }
-}
-
-/// The ancillas live after `head` (top-level statements: allocations, deallocations,
-/// constructors and destructors change the set; nested blocks end their own ancillas).
-fn live_after(head: &[Stmt]) -> Vec<Live> {
-    fn take(live: &mut Vec<Live>, name: &syn::Ident) -> ZeroGrad {
-        match live.iter().position(|l| &l.name == name) {
-            Some(k) => live.remove(k).zero,
-            None => ZeroGrad::OfValue,
-        }
-    }
-    let mut live: Vec<Live> = Vec::new();
-    for s in head {
-        match &s.kind {
-            StmtKind::Alloc(b) => b.iter().for_each(|b| {
-                take(&mut live, &b.name);
-                live.push(Live {
-                    name: b.name.clone(),
-                    zero: ZeroGrad::OfValue,
-                });
-            }),
-            StmtKind::Dealloc(b) => live.retain(|l| !b.iter().any(|b| b.name == l.name)),
-            StmtKind::Fields(f) if f.construct => {
-                let parts = f.parts.iter().map(|p| take(&mut live, &p.var)).collect();
-                live.push(Live {
-                    name: f.whole.clone(),
-                    zero: ZeroGrad::Built(f.clone(), parts),
-                });
-            }
-            StmtKind::Fields(f) => {
-                let whole = take(&mut live, &f.whole);
-                for part in &f.parts {
-                    let zero = match &whole {
-                        ZeroGrad::Built(built, zeros) => built
-                            .parts
-                            .iter()
-                            .zip(zeros)
-                            .find(|(b, _)| b.member == part.member)
-                            .map_or(ZeroGrad::OfValue, |(_, z)| z.clone()),
-                        ZeroGrad::OfValue => ZeroGrad::OfValue,
-                    };
-                    take(&mut live, &part.var);
-                    live.push(Live {
-                        name: part.var.clone(),
-                        zero,
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    live
-}
-
-/// Finds the `L P M ~P D` shape (a body of allocations, one routine, deallocations), when
-/// the fused gradient is safe for it: `P` writes no `&mut` parameter, and no constructor
-/// sits at the top level of `L P M` (the copy-based gradients clone the live ancillas, and a
-/// user struct need not be `Clone`).
-pub fn split(f: &Function) -> Option<Split> {
-    split_guarded(f, &[], false).map(|(split, _)| split)
-}
-
-/// [`split`], where `P` may also write the `&mut` parameters named in `may_write` (the fused
-/// gradient is then right when their gradients are zero on entry), and, with `built`, values
-/// built or taken apart at the top level are live at the split (their zero gradients are
-/// built the same way, [`Live`]); returns the parameters `P` writes.
-pub(crate) fn split_guarded(
-    f: &Function,
-    may_write: &[String],
-    built: bool,
-) -> Option<(Split, Vec<String>)> {
-    let shape = nilang_ir::adjoint::routine_block(&f.body)?;
-    let mut written = Vec::new();
-    for s in shape.compute {
-        nilang_ir::adjoint::written_roots(s, &mut written);
-    }
-    let guarded: Vec<String> = f
-        .params
-        .iter()
-        .filter(|p| p.kind == ParamKind::MutRef)
-        .map(|p| p.name.to_string())
-        .filter(|p| written.contains(p))
-        .collect();
-    if guarded.iter().any(|p| !may_write.contains(p)) {
-        return None;
-    }
-    let mut head: Vec<Stmt> = shape.allocs.to_vec();
-    head.extend_from_slice(shape.compute);
-    head.extend_from_slice(shape.body);
-    if !built && head.iter().any(|s| matches!(s.kind, StmtKind::Fields(_))) {
-        return None;
-    }
-    let tail = reverse_block(&head[shape.allocs.len()..]);
-    let live = live_after(&head);
-    let released = reverse_block(shape.allocs);
-    Some((
-        Split {
-            head,
-            tail,
-            live,
-            released,
-        },
-        guarded,
-    ))
 }
 
 #[cfg(test)]
@@ -200,37 +53,8 @@ mod tests {
     use super::*;
     use nilang_ir::{lower, Options};
 
-    fn fused(attr: TokenStream, item: syn::ItemFn) -> Option<Split> {
-        let f = lower(&Options::parse(attr).unwrap(), item).unwrap();
-        split(&f)
-    }
-
     #[test]
-    fn ancillas_allocated_in_the_reversed_part_keep_the_fused_gradient() {
-        // `expand` gives every iteration of the uncomputed loop its own `(s).zero_like()`
-        let s = fused(
-            quote!(expand),
-            syn::parse_quote! {
-                fn lse<T: Real>(out: &mut T, x: &mut [T]) {
-                    let s = T::zero();
-                    routine! {
-                        for i in 0..x.len() {
-                            s += exp(x[i] - 1.0);
-                        }
-                    }
-                    out += log(s);
-                    uncompute!();
-                    dealloc!(s = T::zero());
-                }
-            },
-        )
-        .expect("the L P M ~P D shape");
-        assert_eq!(s.live.len(), 1);
-        assert_eq!(s.live[0].name, "s");
-    }
-
-    #[test]
-    fn values_built_in_the_computation_are_live_with_built_zero_gradients() {
+    fn values_built_in_the_computation_get_built_zero_gradients() {
         let item: syn::ItemFn = syn::parse_quote! {
             fn f<T: Real>(out: &mut T, x: &mut [T]) {
                 let (n, a, b) = (0i64, T::zero(), T::zero());
@@ -247,14 +71,9 @@ mod tests {
             }
         };
         let f = lower(&Options::parse(TokenStream::new()).unwrap(), item).unwrap();
-        // the copy-based gradients clone live values: not fused there
-        assert!(split(&f).is_none());
-        let (s, guarded) = split_guarded(&f, &[], true).expect("fused in f_vjp");
-        assert!(guarded.is_empty());
-        let names: Vec<String> = s.live.iter().map(|l| l.name.to_string()).collect();
-        assert_eq!(names, ["t"]);
-        let zero = s.live[0]
-            .zero_gradient(&quote!(G))
+        let fused = f.fused.as_ref().expect("the L P M ~P D shape");
+        let (s, _) = fused.guarded(&[], true).expect("fused in f_vjp");
+        let zero = zero_gradient(&s.live[0], &quote!(G))
             .to_string()
             .replace(' ', "");
         // `t`'s parts: `v`, which was `w.value`, built as a `Complex`, and the counter `m`
@@ -264,31 +83,5 @@ mod tests {
              im:::nilang::__private::zero_grad::<_,G>(&t.0.im)},\
              ::nilang::__private::zero_grad::<_,G>(&t.1));"
         );
-    }
-
-    #[test]
-    fn an_ancilla_of_the_scalar_type_in_the_reversed_part_is_fused() {
-        // the adjoint part runs on plain scalars with separate gradients: `T::zero()` is fine
-        let s = fused(
-            TokenStream::new(),
-            syn::parse_quote! {
-                fn f<T: Real>(out: &mut T, x: &mut [T]) {
-                    let s = T::zero();
-                    routine! {
-                        for i in 0..x.len() {
-                            let t = T::zero();
-                            t += exp(x[i]);
-                            s += identity(t);
-                            t -= exp(x[i]);
-                            dealloc!(t = T::zero());
-                        }
-                    }
-                    out += log(s);
-                    uncompute!();
-                    dealloc!(s = T::zero());
-                }
-            },
-        );
-        assert!(s.is_some());
     }
 }

@@ -91,7 +91,8 @@ fn check_fixed_point(seed: u64) -> Result<Compared, String> {
 
 /// Checks a program on the input of a seed.
 fn check_source(seed: u64, src: &str) -> Result<Compared, String> {
-    let functions = nilang_ir::parse_file(src).map_err(|e| format!("{e}\n{src}"))?;
+    let analyzed = nilang_ir::parse_file(src).map_err(|e| format!("{e}\n{src}"))?;
+    let functions: Vec<nilang_ir::Function> = analyzed.into_iter().map(|a| a.function).collect();
     let f = functions.iter().find(|f| f.sig.ident == "f").unwrap();
     let text = |b: &[Stmt]| nilang_ir::print::block_tokens(b).to_string();
     let twice = reverse_block(&reverse_block(&f.body));
@@ -898,6 +899,7 @@ fn parse_f(src: &str) -> Result<nilang_ir::Function, Vec<String>> {
     let mut item: syn::ItemFn = syn::parse_str(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     item.attrs.retain(|a| !nilang_ir::is_reversible_attr(a));
     nilang_ir::lower(&nilang_ir::Options::default(), item)
+        .map(|a| a.function)
         .map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
 }
 
@@ -973,7 +975,11 @@ fn check_adversarial(
 /// check); the counts of the shapes checked, by shape, context, and both.
 fn run_adversarial(from: u64, count: u64, full: u64) -> BTreeMap<String, usize> {
     use nilang_corpus::adversarial::Shape;
-    let library = nilang_ir::parse_file(nilang_corpus::LIBRARY).unwrap();
+    let library: Vec<nilang_ir::Function> = nilang_ir::parse_file(nilang_corpus::LIBRARY)
+        .unwrap()
+        .into_iter()
+        .map(|a| a.function)
+        .collect();
     let (mut shapes, mut compared, mut failures) = (BTreeMap::new(), [0usize; 4], Vec::new());
     let start = std::time::Instant::now();
     for k in from..from + count {

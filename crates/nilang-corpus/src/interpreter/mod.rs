@@ -353,7 +353,8 @@ impl Program {
 
     /// Parses a source file; the function checked is `f`.
     pub fn parse(src: &str) -> Result<Program, String> {
-        let functions = nilang_ir::parse_file(src).map_err(|e| format!("{e}\n{src}"))?;
+        let analyzed = nilang_ir::parse_file(src).map_err(|e| format!("{e}\n{src}"))?;
+        let functions: Vec<Function> = analyzed.into_iter().map(|a| a.function).collect();
         Ok(Program::new(&functions))
     }
 

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use nilang_cgen::{KernelSpec, Module};
-use nilang_ir::Function;
+use nilang_ir::Analyzed;
 
 const SPECIAL: &str = include_str!("../../../nilang/src/stdlib/special.rs");
 /// GradBench's `lse` eval: two functions whose sums are `.par()` loops.
@@ -12,7 +12,7 @@ const GMM: &str = include_str!("../../../nilang-gradbench/src/evals/gmm/program.
 /// Loops of shapes those lack (`par_programs.rs`).
 const STRIDED: &str = include_str!("par_programs.rs");
 
-pub fn find<'a>(fs: &'a [Function], name: &str) -> &'a Function {
+pub fn find<'a>(fs: &'a [Analyzed], name: &str) -> &'a Analyzed {
     fs.iter()
         .find(|f| f.sig.ident == name)
         .unwrap_or_else(|| panic!("no {name}"))
@@ -30,7 +30,7 @@ pub fn bessel_module() -> Module {
     m
 }
 
-pub fn programs() -> Vec<Function> {
+pub fn programs() -> Vec<Analyzed> {
     nilang_ir::parse_file(nilang_cuda::programs::SOURCE).unwrap()
 }
 

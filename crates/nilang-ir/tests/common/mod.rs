@@ -3,10 +3,10 @@
 use nilang_ir::ast::Stmt;
 use nilang_ir::print::block_tokens;
 use nilang_ir::text::tokens_text;
-use nilang_ir::Function;
+use nilang_ir::Analyzed;
 
 /// The one reversible function of a source text.
-pub fn parse(src: &str) -> Function {
+pub fn parse(src: &str) -> Analyzed {
     let mut functions = nilang_ir::parse_file(src).unwrap();
     assert_eq!(functions.len(), 1);
     functions.pop().unwrap()

@@ -19,11 +19,12 @@ use nilang_ir::ast::*;
 use nilang_ir::effects::Only;
 use nilang_ir::reverse::reverse_block;
 use nilang_ir::scope::{Scope, VarKind};
+use nilang_ir::Analyzed;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 /// The forward and inverse functions of a reversible function.
-pub fn generate(f: &Function) -> TokenStream {
+pub fn generate(f: &Analyzed) -> TokenStream {
     let fwd_body = forward_body(f);
     let inverse = reverse_block(&f.body);
     let inv_body = Gen::new(f, &f.inverse_name.to_string()).block(&inverse);
@@ -56,21 +57,25 @@ pub fn generate(f: &Function) -> TokenStream {
 /// restore and `D` drop unchecked, so nothing observable changes (unless `~P` holds a `safe!`
 /// block, whose side effects must run). On values that carry gradients `~P D` still runs
 /// ([`DeadUncompute`]). The inverse runs every statement.
-fn forward_body(f: &Function) -> TokenStream {
-    let mut g = Gen::new(f, &f.sig.ident.to_string());
+fn forward_body(f: &Analyzed) -> TokenStream {
+    let mut g = Gen::new(f, &f.sig.ident.to_string()).running_as_written(f);
     let shape = nilang_ir::adjoint::routine_block(&f.body);
-    match (crate::split::split(f), shape) {
+    let out = match (f.fused.as_ref().and_then(|s| s.plain()), shape) {
         (Some(split), Some(shape)) if !f.checked && !split.tail_has_safe() => {
             let mut rest = reverse_block(shape.compute);
             rest.extend_from_slice(&f.body[shape.allocs.len() + 1..]);
             g.scope.push();
             let mut out = g.stmts(&split.head);
+            g.uncomputing += 1;
             out.extend(g.dead_uncomputation(&rest, &Only::Yes));
+            g.uncomputing -= 1;
             g.scope.pop();
             out
         }
         _ => g.block(&f.body),
-    }
+    };
+    debug_assert!(g.written_plans.is_some_and(|p| p.is_empty()));
+    out
 }
 
 /// When code run on values may skip an uncomputation that only restores ancillas nobody
@@ -146,6 +151,15 @@ pub(crate) struct Gen {
     /// The index expressions of the statement being generated that were evaluated into
     /// locals before it borrows anything ([`Gen::with_bound_indices`]).
     indices: Vec<(syn::Expr, syn::Ident)>,
+    /// In a program that runs the body as written (the forward program,
+    /// [`Gen::running_as_written`]): the checker's plans of the parallel loops not met yet
+    /// (`nilang_ir::Analyzed::plans`, in source order), each taken by its loop; `None` in the
+    /// other programs, which plan the loops of the body they run (reversed in the inverse and
+    /// adjoint programs).
+    pub(crate) written_plans: Option<std::collections::VecDeque<nilang_ir::parallel::Plan>>,
+    /// How many uncomputations (`~P` of a routine) enclose the statements being generated:
+    /// their loops are not the loops as written.
+    pub(crate) uncomputing: usize,
 }
 
 /// How places are reached inside the chunk closure of a parallel loop.
@@ -184,7 +198,30 @@ impl Gen {
             par_gate: par_gate(f),
             par: ParState::default(),
             indices: Vec::new(),
+            written_plans: None,
+            uncomputing: 0,
         }
+    }
+
+    /// The generator of a program that runs `f`'s body as written, from its start: its
+    /// parallel loops take the checker's plans instead of planning again.
+    pub(crate) fn running_as_written(mut self, f: &Analyzed) -> Gen {
+        self.written_plans = Some(f.plans.iter().cloned().collect());
+        self
+    }
+
+    /// The plan of the parallel loop being generated when it is a loop as written (see
+    /// [`Gen::written_plans`]); `None` when the caller plans it.
+    pub(crate) fn written_plan(&mut self) -> Option<nilang_ir::parallel::Plan> {
+        if self.uncomputing > 0 {
+            return None;
+        }
+        let plans = self.written_plans.as_mut()?;
+        Some(
+            plans
+                .pop_front()
+                .expect("a plan for each parallel loop as written"),
+        )
     }
 
     pub(crate) fn fresh(&mut self, prefix: &str) -> syn::Ident {
@@ -258,10 +295,12 @@ impl Gen {
         out.extend(self.stmts(body));
         let undo = reverse_block(compute);
         let dead = nilang_ir::adjoint::uncomputation_is_dead(compute, dying, &self.own);
+        self.uncomputing += 1;
         match dead {
             Only::No => out.extend(self.stmts(&undo)),
             _ => out.extend(self.dead_uncomputation(&undo, &dead)),
         }
+        self.uncomputing -= 1;
         out
     }
 
@@ -340,14 +379,16 @@ impl Gen {
 }
 
 /// Code for statements at the top level of a function body (no new block: the ancillas they
-/// allocate stay in scope), with `ancillas` already live. Used by the fused gradient.
+/// allocate stay in scope), with `ancillas` already live. Used by the fused gradient, for its
+/// head `L P M`: the body as written from its start, whose parallel loops take the checker's
+/// plans ([`Gen::running_as_written`]).
 pub fn statements(
-    f: &Function,
+    f: &Analyzed,
     name: &str,
     stmts: &[Stmt],
     ancillas: &[syn::Ident],
 ) -> TokenStream {
-    let mut g = Gen::new(f, name);
+    let mut g = Gen::new(f, name).running_as_written(f);
     for a in ancillas {
         g.scope.declare(a, VarKind::Ancilla);
     }

@@ -2,7 +2,7 @@
 //! values and gradients, fused (`crate::split`) where the body allows it.
 
 use super::*;
-use crate::split::{split_guarded, Split};
+use nilang_ir::split::Split;
 
 /// Where an adjoint sweep runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,8 @@ pub(super) fn halves(
             adjoint: h.adjoint,
         }
     };
-    match split_guarded(p.f, &guardable, sweep == Sweep::CallerBuffers) {
+    let fused = p.f.fused.as_ref();
+    match fused.and_then(|s| s.guarded(&guardable, sweep == Sweep::CallerBuffers)) {
         Some((split, guarded)) if guarded.is_empty() => {
             then_between(fused_halves(p, sweep, lane, split))
         }
@@ -78,20 +79,21 @@ pub(super) fn halves(
 }
 
 /// The fused halves: `L P M` on plain scalars, `~M ~P` on values and gradients.
-pub(super) fn fused_halves(p: &Params, sweep: Sweep, lane: &TokenStream, split: Split) -> Halves {
+pub(super) fn fused_halves(p: &Params, sweep: Sweep, lane: &TokenStream, split: &Split) -> Halves {
     let f = p.f;
     let Split {
         head,
-        mut tail,
+        tail,
         live,
         released,
     } = split;
+    let mut tail = tail.clone();
     if f.checked {
-        tail.extend(released);
+        tail.extend(released.iter().cloned());
     }
     let name = nilang_ir::adjoint::adjoint_name(&f.sig.ident).to_string();
-    let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), &head, &[]);
-    let tail = crate::adjoint::statements(f, &name, &p.shadows(lane.clone()), &tail, &live);
+    let forward = crate::codegen::statements(f, &f.sig.ident.to_string(), head, &[]);
+    let tail = crate::adjoint::statements(f, &name, &p.shadows(lane.clone()), &tail, live);
     let adjoint = match sweep {
         Sweep::Copies => {
             let bind = p.bind_shadows();

@@ -85,7 +85,7 @@ pub struct Generated {
 /// The generated adjoint programs (`f_adjoint`, `f_adjoint_inv`) and, when the function has
 /// a differentiable argument, `f_vjp`, `f_grad`, `f_jacobian`, `f_jacobian_of` and `f_hessian`
 /// under `names`; nothing when the function is not generic over a `Real` scalar or is a method.
-pub fn generate(f: &Function, names: &Names) -> Generated {
+pub fn generate(f: &nilang_ir::Analyzed, names: &Names) -> Generated {
     let none = |code| Generated {
         code,
         gradient_functions: false,

@@ -22,7 +22,7 @@ pub(super) enum Role {
 
 /// A generic function's parameters and what the generated functions do with each.
 pub(super) struct Params<'f> {
-    pub(super) f: &'f Function,
+    pub(super) f: &'f nilang_ir::Analyzed,
     pub(super) scalar: syn::Ident,
     /// The scalar is `f64` or `f32` itself (a function without type parameters), not a type
     /// parameter: no Hessian (it needs the gradient on dual numbers).
@@ -34,7 +34,7 @@ pub(super) struct Params<'f> {
 impl<'f> Params<'f> {
     /// `None` when the function is not generic over a `Real` scalar, is a method, or has a
     /// parameter that is not a plain name.
-    pub(super) fn of(f: &'f Function) -> Option<Params<'f>> {
+    pub(super) fn of(f: &'f nilang_ir::Analyzed) -> Option<Params<'f>> {
         if f.sig.receiver().is_some() {
             return None;
         }
@@ -96,7 +96,7 @@ impl<'f> Params<'f> {
     /// gradient type of one scalar where the code runs (`lane`).
     pub(super) fn shadows(&self, lane: TokenStream) -> Shadows {
         Shadows {
-            with_gradients: nilang_ir::adjoint::ancillas_with_gradients(&self.f.body),
+            with_gradients: self.f.with_gradients.clone(),
             scalar: Some(self.scalar.clone()),
             lane: Some(lane),
             scalar_readonly: self
