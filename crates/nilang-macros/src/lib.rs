@@ -11,6 +11,7 @@ mod deep;
 mod fuzz;
 mod generics;
 mod grad;
+mod instruction;
 mod parallel;
 mod shadows;
 mod split;
@@ -38,6 +39,16 @@ use quote::{format_ident, quote, ToTokens};
 #[proc_macro_attribute]
 pub fn i(attr: TokenStream, item: TokenStream) -> TokenStream {
     attribute(attr.into(), item.into()).into()
+}
+
+/// Makes a plain Rust function over `f64` values, with a hand-written inverse and adjoint, an
+/// instruction of the reversible language: `#[instruction(inverse = g_inv, adjoint = g_adj)]`
+/// (optionally `adjoint_inv = g_adj_inv`) on `fn g(out: &mut f64, a: &mut [f64]) { … }`.
+/// `#[i]` code then calls it as `g(out, a)`, uncalls it, and differentiates through it. The
+/// rules and an example are in the `nilang` crate's guide (`nilang::guide::differentiation`).
+#[proc_macro_attribute]
+pub fn instruction(attr: TokenStream, item: TokenStream) -> TokenStream {
+    instruction::attribute(attr.into(), item.into()).into()
 }
 
 /// Makes an ordinary function differentiable: `#[differentiable] fn f(x: &[f64], …) -> f64`

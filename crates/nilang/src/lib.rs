@@ -29,6 +29,8 @@ pub mod gvar;
 pub mod instr;
 pub mod lanes;
 pub mod leapfrog;
+#[cfg(feature = "linalg")]
+pub mod linalg;
 pub mod numbers;
 pub mod parallel;
 pub mod prims;
@@ -102,6 +104,42 @@ pub use nilang_macros::differentiable;
 /// The whole language is in [`guide::language`], the generated gradient functions in
 /// [`guide::differentiation`].
 pub use nilang_macros::i;
+/// # Example
+///
+/// A plain Rust function over `f64` with a hand-written inverse and adjoint becomes an
+/// instruction that `#[i]` code calls, uncalls and differentiates (the rules:
+/// [`guide::differentiation`]):
+///
+/// ```
+/// use nilang::{i, instruction, Loss, Real};
+///
+/// /// out += Σ aₖ² (an opaque kernel: any Rust code over f64)
+/// #[instruction(inverse = sumsq_sub, adjoint = sumsq_adjoint, adjoint_inv = sumsq_adjoint_inv)]
+/// fn sumsq(out: &mut f64, a: &mut [f64]) {
+///     *out += a.iter().map(|x| x * x).sum::<f64>();
+/// }
+/// fn sumsq_sub(out: &mut f64, a: &mut [f64]) {
+///     *out -= a.iter().map(|x| x * x).sum::<f64>();
+/// }
+/// // the adjoint: undo the forward on values, pull the output's gradient back to a
+/// fn sumsq_adjoint(out: &mut f64, out_g: &mut f64, a: &mut [f64], a_g: &mut [f64]) {
+///     sumsq_sub(out, a);
+///     a_g.iter_mut().zip(a.iter()).for_each(|(g, x)| *g += 2.0 * x * *out_g);
+/// }
+/// // its inverse: redo the forward, take the pullback off again
+/// fn sumsq_adjoint_inv(out: &mut f64, out_g: &mut f64, a: &mut [f64], a_g: &mut [f64]) {
+///     sumsq(out, a);
+///     a_g.iter_mut().zip(a.iter()).for_each(|(g, x)| *g -= 2.0 * x * *out_g);
+/// }
+///
+/// #[i]
+/// fn energy<T: Real>(e: &mut T, a: &mut [T]) {
+///     sumsq(e, a);
+/// }
+/// let (_, ga) = energy_grad(Loss::arg(0), &mut 0.0, &mut vec![1.0, -2.0]).unwrap();
+/// assert_eq!((ga[0].g, ga[1].g), (2.0, -4.0));
+/// ```
+pub use nilang_macros::instruction;
 /// # Example
 ///
 /// A reversible function as a value, for code that runs it either way (schedulers such as

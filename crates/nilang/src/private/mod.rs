@@ -50,6 +50,7 @@ mod pass;
 mod range;
 mod shadow;
 mod stack;
+pub mod user_instr;
 
 pub use access::{copy, read, store, zero_of};
 pub use adjoint_check::{

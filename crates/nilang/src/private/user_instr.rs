@@ -1,0 +1,86 @@
+//! What the functions `#[instruction]` generates call: the `f64` views of the generic
+//! arguments of a user instruction (`nilang::instruction`), and the panics when the scalar or
+//! gradient type is not `f64`.
+
+use core::any::{type_name, TypeId};
+
+#[cold]
+#[inline(never)]
+fn not_f64<X>(instr: &str, what: &str) -> ! {
+    panic!(
+        "the instruction `{instr}` runs on f64 values and f64 gradients only, and was called \
+         with {what} of type `{}`: its user functions are written over f64 and have no rule \
+         for dual numbers (forward mode, Hessians), GVar or several gradient lanes",
+        type_name::<X>()
+    )
+}
+
+/// `x` as `&mut f64` (`X` is `f64`), else a panic naming the instruction.
+#[inline(always)]
+pub fn scalar_mut<'a, X: 'static>(x: &'a mut X, instr: &str, what: &str) -> &'a mut f64 {
+    match (x as &mut dyn core::any::Any).downcast_mut::<f64>() {
+        Some(v) => v,
+        None => not_f64::<X>(instr, what),
+    }
+}
+
+/// `x` as `&f64` (`X` is `f64`), else a panic naming the instruction.
+#[inline(always)]
+pub fn scalar<'a, X: 'static>(x: &'a X, instr: &str, what: &str) -> &'a f64 {
+    match (x as &dyn core::any::Any).downcast_ref::<f64>() {
+        Some(v) => v,
+        None => not_f64::<X>(instr, what),
+    }
+}
+
+/// `x` as `&mut [f64]` (`X` is `f64`), else a panic naming the instruction.
+#[inline(always)]
+pub fn slice_mut<'a, X: 'static>(x: &'a mut [X], instr: &str, what: &str) -> &'a mut [f64] {
+    if TypeId::of::<X>() != TypeId::of::<f64>() {
+        not_f64::<X>(instr, what)
+    }
+    // SAFETY: `X` is `f64` (same type id), so the slice is a slice of f64
+    unsafe { &mut *(x as *mut [X] as *mut [f64]) }
+}
+
+/// `x` as `&[f64]` (`X` is `f64`), else a panic naming the instruction.
+#[inline(always)]
+pub fn slice<'a, X: 'static>(x: &'a [X], instr: &str, what: &str) -> &'a [f64] {
+    if TypeId::of::<X>() != TypeId::of::<f64>() {
+        not_f64::<X>(instr, what)
+    }
+    // SAFETY: `X` is `f64` (same type id), so the slice is a slice of f64
+    unsafe { &*(x as *const [X] as *const [f64]) }
+}
+
+/// A gradient, scalar or slice, that must be zero.
+pub trait AllZero {
+    /// Whether every entry is zero.
+    fn all_zero(&self) -> bool;
+}
+
+impl AllZero for f64 {
+    fn all_zero(&self) -> bool {
+        *self == 0.0
+    }
+}
+
+impl AllZero for [f64] {
+    fn all_zero(&self) -> bool {
+        self.iter().all(|g| *g == 0.0)
+    }
+}
+
+/// The check of `g::adjoint_inv` for an instruction declared without `adjoint_inv`: running
+/// the forward on values is its inverse adjoint only while the gradients are zero.
+#[track_caller]
+pub fn zero_gradient<X: AllZero + ?Sized>(g: &X, instr: &str, param: &str) {
+    if !g.all_zero() {
+        panic!(
+            "the instruction `{instr}` ran its inverse adjoint (a call undone inside a \
+             routine, under a gradient) with a nonzero gradient `{param}`, and was declared \
+             without `adjoint_inv`: give `#[instruction(adjoint_inv = f)]`, the inverse of its \
+             adjoint on values and gradients"
+        )
+    }
+}
