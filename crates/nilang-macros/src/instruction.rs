@@ -24,7 +24,7 @@
 //! lanes. Without `adjoint_inv`, `g::adjoint_inv` runs the forward on the values and panics
 //! when a gradient is nonzero (it would need the inverse transpose of the Jacobian).
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
@@ -116,7 +116,7 @@ fn options(attr: TokenStream) -> syn::Result<Options> {
             ));
         };
         if slot.is_some() {
-            return Err(meta.error("option given twice"));
+            return Err(meta.error("this option of #[instruction] is given twice"));
         }
         *slot = Some(meta.value()?.parse()?);
         Ok(())
@@ -138,7 +138,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let o = options(attr)?;
     let missing = |what: &str| {
         syn::Error::new(
-            Span::call_site(),
+            f.sig.ident.span(),
             format!(
                 "#[instruction] needs `{what} = f`: the {what} of `{}` as a function over f64",
                 f.sig.ident
@@ -149,8 +149,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let adjoint = o.adjoint.clone().ok_or_else(|| missing("adjoint"))?;
     let sig = &f.sig;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        return Err(syn::Error::new(
-            sig.generics.span(),
+        return Err(syn::Error::new_spanned(
+            &sig.generics,
             "an instruction is written over f64 and has no generic parameters: the macro makes it generic",
         ));
     }
@@ -160,8 +160,17 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             "an instruction returns nothing: it writes its `&mut` parameters",
         ));
     }
-    if let Some(a) = &sig.asyncness {
-        return Err(syn::Error::new(a.span(), "an instruction cannot be async"));
+    let qualifier = sig
+        .asyncness
+        .map(|a| a.span())
+        .or(sig.unsafety.map(|u| u.span()))
+        .or(sig.constness.map(|c| c.span()))
+        .or(sig.abi.as_ref().map(|a| a.span()));
+    if let Some(span) = qualifier {
+        return Err(syn::Error::new(
+            span,
+            "an instruction is a plain `fn`: not async, unsafe, const or extern",
+        ));
     }
     let mut params = Vec::new();
     for input in &sig.inputs {
@@ -185,12 +194,9 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             }
         }
     }
-    if params.len() > 128 {
-        return Err(syn::Error::new(sig.inputs.span(), "too many parameters"));
-    }
     if !params.iter().any(|(_, _, k)| k.mutable()) {
-        return Err(syn::Error::new(
-            sig.inputs.span(),
+        return Err(syn::Error::new_spanned(
+            &sig.inputs,
             "an instruction writes or differentiates at least one parameter of type `&mut f64` or `&mut [f64]`",
         ));
     }
@@ -203,7 +209,6 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let attrs = &f.attrs;
     let block = &f.block;
     let user_inputs = &sig.inputs;
-    let unsafety = &sig.unsafety;
     let fwd_inner = format_ident!("__nilang_forward");
 
     // plain parameters (values), generic over __T
@@ -245,11 +250,16 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             [k.view(x, &name_text, "values"), gv]
         })
         .collect();
-    let mask: u128 = params
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, _, k))| k.mutable())
-        .fold(0, |m, (i, _)| m | (1u128 << i));
+    // bit k: parameter k may be written; past 128 parameters, "writes everything"
+    let mask: u128 = if params.len() > 128 {
+        u128::MAX
+    } else {
+        params
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, k))| k.mutable())
+            .fold(0, |m, (i, _)| m | (1u128 << i))
+    };
     let value_generics = quote!(<#t: 'static>);
     let adjoint_generics = quote!(<#t: 'static, #g: 'static>);
 
@@ -296,13 +306,13 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let fwd_inner_item = quote! {
         #[inline(always)]
         #allow
-        #unsafety fn #fwd_inner(#user_inputs) #block
+        fn #fwd_inner(#user_inputs) #block
     };
     let adjoint_inv_fwd = o.adjoint_inv.is_none().then(|| fwd_inner_item.clone());
     Ok(quote! {
         #(#attrs)*
         #allow
-        #vis #unsafety fn #name #value_generics (#(#value_params),*) {
+        #vis fn #name #value_generics (#(#value_params),*) {
             #fwd_inner_item
             #fwd_call
         }

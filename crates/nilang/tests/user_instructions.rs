@@ -330,3 +330,17 @@ fn an_instruction_refuses_gradient_lanes() {
     let mut ag = vec![nilang::Lanes::<f64, 2>::default(); 4];
     with_logdet_adjoint(&mut loss, &mut lg, &mut a, &mut ag);
 }
+
+/// A caller written on `f64` (no type parameter) gets its gradient too.
+#[i]
+fn on_f64(loss: &mut f64, a: &mut [f64]) {
+    logdet(loss, a);
+}
+
+#[test]
+fn a_caller_on_f64_differentiates() {
+    let a = vec![2.0, 1.0, 1.0, 3.0];
+    let (_, ga) = on_f64_grad(Loss::arg(0), &mut 0.0, &mut a.clone()).unwrap();
+    let ga: Vec<f64> = ga.iter().map(|g| g.g).collect();
+    assert!(close(&ga, &[0.6, -0.2, -0.2, 0.4], 1e-12), "{ga:?}");
+}

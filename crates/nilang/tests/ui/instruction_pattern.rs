@@ -1,0 +1,8 @@
+use nilang::instruction;
+
+#[instruction(inverse = g_sub, adjoint = g_adj)]
+fn g(out: &mut f64, (x, y): (f64, f64)) {
+    *out += x * y;
+}
+
+fn main() {}
