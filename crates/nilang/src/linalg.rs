@@ -1,6 +1,6 @@
 //! Linear-algebra instructions on top of `nalgebra`: [`logdet`], [`det`] and [`matinv`], each
 //! a plain function over `f64` with its classical adjoint, declared with
-//! [`instruction`](crate::instruction) so that `#[i]` code calls, uncalls and differentiates
+//! [`#[instruction]`](crate::instruction) so that `#[i]` code calls, uncalls and differentiates
 //! them as statements.
 //!
 //! Matrices are square and stored row-major in a slice of length `n²`. Each instruction adds

@@ -344,3 +344,16 @@ fn a_caller_on_f64_differentiates() {
     let ga: Vec<f64> = ga.iter().map(|g| g.g).collect();
     assert!(close(&ga, &[0.6, -0.2, -0.2, 0.4], 1e-12), "{ga:?}");
 }
+
+#[test]
+#[should_panic(expected = "runs on f64 values and f64 gradients only")]
+fn an_instruction_refuses_the_hessian_dual_numbers() {
+    let _ = with_logdet_hessian(Loss::arg(0), &mut 0.0, &mut vec![2.0, 0.0, 0.0, 3.0]);
+}
+
+#[test]
+#[should_panic(expected = "runs on f64 values and f64 gradients only")]
+fn an_instruction_refuses_the_jacobian_lanes() {
+    // f_jacobian sweeps with several losses in `Lanes`: refused, never a wrong number
+    let _ = with_logdet_jacobian(&mut 0.0, &mut vec![2.0, 1.0, 1.0, 3.0]);
+}
