@@ -12,16 +12,18 @@
 //! Generated, beside the forward function (made generic over the scalar type, so that the
 //! generic code of `#[i]` callers calls it):
 //!
-//! - `fn g<T: nilang::Float>(…)`, which runs the user's forward on the values;
+//! - `fn g<T: 'static>(…)`, which runs the user's forward on the values;
 //! - `struct g {}` with `WRITES` (every `&mut` parameter: the conservative effects) and the
 //!   associated functions `inv`, `adjoint` and `adjoint_inv` a caller's generated code calls
 //!   (`g::inv`, `g::adjoint::<T, __G>`), generic over the scalar type `T` and the gradient
 //!   type `__G: nilang::Grad<T>`.
 //!
-//! The generic functions run the user's `f64` functions when `T` (and `__G`) are `f64` and
-//! panic with the instruction's name otherwise (`nilang::__private::instr`): an opaque
-//! function has no rule for dual numbers (Hessians, forward mode), `GVar` or several gradient
-//! lanes. Without `adjoint_inv`, `g::adjoint_inv` runs the forward on the values and panics
+//! The generic functions run the user's `f64` functions when `T` is `f64` and panic with the
+//! instruction's name otherwise (`nilang::__private::user_instr`): an opaque function has no
+//! rule for dual numbers (Hessians, forward mode) or `GVar`. The adjoints run in place on `f64`
+//! gradients, and once per lane on copies of the values for `Lanes<f64, N>` (`f_jacobian`):
+//! an adjoint's gradient part is linear in the gradients and its value part does not read
+//! them. Without `adjoint_inv`, `g::adjoint_inv` runs the forward on the values and panics
 //! when a gradient is nonzero (it would need the inverse transpose of the Jacobian).
 
 use proc_macro2::TokenStream;
@@ -261,16 +263,90 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             .fold(0, |m, (i, _)| m | (1u128 << i))
     };
     let value_generics = quote!(<#t: 'static>);
-    let adjoint_generics = quote!(<#t: 'static, #g: 'static>);
+    let adjoint_generics = quote!(<#t: 'static, #g: ::nilang::Grad<#t>>);
 
+    // an adjoint on f64 gradients runs in place; on several lanes (`Lanes<f64, N>`), once per
+    // lane on copies of the values (the gradients' part of an adjoint is linear in them, its
+    // values' part does not read them), when every other parameter can be passed again
+    let repeatable = params
+        .iter()
+        .all(|(_, ty, k)| *k != Kind::Other || copy_type(ty));
+    let by_lanes = |user: TokenStream| -> TokenStream {
+        let direct = quote!(#user(#(#adjoint_views),*));
+        if !repeatable {
+            return direct;
+        }
+        let ui = quote!(::nilang::__private::user_instr);
+        let (mut save, mut lane_in, mut args, mut lane_out, mut keep, mut restore) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (x, _, k) in &params {
+            let gx = grad_name(x);
+            let (orig, val, gl, out) = (
+                format_ident!("__orig_{}", x),
+                format_ident!("__value_{}", x),
+                format_ident!("__lane_{}", x),
+                format_ident!("__out_{}", x),
+            );
+            match k {
+                Kind::ScalarMut => {
+                    save.push(quote!(let #orig: f64 = *#ui::scalar(&*#x, #name_text, "values"); let mut #out = #orig;));
+                    lane_in.push(quote!(let mut #val = #orig; let mut #gl = #ui::lane_of::<#t, #g>(&*#gx, __k, #name_text);));
+                    args.push(quote!(&mut #val));
+                    args.push(quote!(&mut #gl));
+                    lane_out
+                        .push(quote!(#ui::set_lane_of::<#t, #g>(&mut *#gx, __k, #gl, #name_text);));
+                    keep.push(quote!(#out = #val;));
+                    restore.push(quote!(*#ui::scalar_mut(#x, #name_text, "values") = #out;));
+                }
+                Kind::SliceMut => {
+                    save.push(quote!(let #orig: ::std::vec::Vec<f64> = #ui::slice(&*#x, #name_text, "values").to_vec(); let mut #out = #orig.clone();));
+                    lane_in.push(quote!(let mut #val = #orig.clone(); let mut #gl = #ui::lanes_of::<#t, #g>(&*#gx, __k, #name_text);));
+                    args.push(quote!(&mut #val[..]));
+                    args.push(quote!(&mut #gl[..]));
+                    lane_out.push(
+                        quote!(#ui::set_lanes_of::<#t, #g>(&mut *#gx, __k, &#gl, #name_text);),
+                    );
+                    keep.push(quote!(#out = #val;));
+                    restore.push(
+                        quote!(#ui::slice_mut(#x, #name_text, "values").copy_from_slice(&#out);),
+                    );
+                }
+                _ => {
+                    args.push(k.view(x, &name_text, "values"));
+                    args.push(quote!(#gx));
+                }
+            }
+        }
+        quote! {
+            if #ui::plain_gradient::<#g>() {
+                #direct
+            } else {
+                #(#save)*
+                for __k in 0..#ui::lanes::<#t, #g>(#name_text) {
+                    #(#lane_in)*
+                    #user(#(#args),*);
+                    #(#lane_out)*
+                    if __k == 0 {
+                        #(#keep)*
+                    }
+                }
+                #(#restore)*
+            }
+        }
+    };
+    let adjoint_body = by_lanes(adjoint.to_token_stream());
     let adjoint_inv_body = match &o.adjoint_inv {
-        Some(p) => quote!(#p(#(#adjoint_views),*)),
+        Some(p) => by_lanes(p.to_token_stream()),
         None => {
             let zero_checks = params.iter().filter(|(_, _, k)| k.mutable()).map(|(x, _, k)| {
                 let gx = grad_name(x);
-                let view = k.view(&gx, &name_text, "gradients");
+                let all = if *k == Kind::ScalarMut {
+                    quote!(::core::slice::from_ref(&*#gx))
+                } else {
+                    quote!(&*#gx)
+                };
                 let gx_text = gx.to_string();
-                quote!(::nilang::__private::user_instr::zero_gradient(&*#view, #name_text, #gx_text);)
+                quote!(::nilang::__private::user_instr::zero_gradients::<#t, #g>(#all, #name_text, #gx_text);)
             });
             let value_views = value_views.clone();
             quote! {
@@ -332,7 +408,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             #[doc = #adj_doc]
             #[inline]
             #vis fn adjoint #adjoint_generics (#(#adjoint_params),*) {
-                #adjoint(#(#adjoint_views),*)
+                #adjoint_body
             }
             #[doc = #adj_inv_doc]
             #[inline]
@@ -342,4 +418,19 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
             }
         }
     })
+}
+
+/// Can a value of this type be passed twice (a shared reference, or a primitive number)?
+fn copy_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_none(),
+        syn::Type::Path(p) => {
+            const COPY: [&str; 15] = [
+                "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64",
+                "i128", "f32", "bool", "char",
+            ];
+            p.qself.is_none() && COPY.iter().any(|c| p.path.is_ident(c))
+        }
+        _ => false,
+    }
 }

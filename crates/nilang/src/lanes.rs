@@ -49,6 +49,8 @@ pub trait Grad<T>:
     + Neg<Output = Self>
     + Mul<T, Output = Self>
 {
+    /// The number of losses whose gradients it carries (its lanes `0..LANES`).
+    const LANES: usize = 1;
     /// The zero gradient.
     fn zero() -> Self;
     /// The gradient of loss `k` (`k` = 0 for a plain `T`).
@@ -174,6 +176,7 @@ impl<T: Float, const N: usize> Mul<T> for Lanes<T, N> {
 }
 
 impl<T: Float, const N: usize> Grad<T> for Lanes<T, N> {
+    const LANES: usize = N;
     #[inline(always)]
     fn zero() -> Self {
         Lanes([T::f_zero(); N])

@@ -322,13 +322,53 @@ fn an_instruction_refuses_gvar_values() {
 }
 
 #[test]
-#[should_panic(expected = "runs on f64 values and f64 gradients only")]
-fn an_instruction_refuses_gradient_lanes() {
-    let (mut loss, mut a) = (0.0, vec![2.0, 0.0, 0.0, 3.0]);
+fn an_instruction_runs_lane_by_lane() {
+    // two losses at once (`Lanes`): the user's adjoint runs once per lane on copies of the
+    // values, and the values come back once
+    let a0 = vec![2.0, 1.0, 1.0, 3.0];
+    let (mut loss, mut a) = (0.0, a0.clone());
     with_logdet(&mut loss, &mut a);
-    let mut lg = nilang::Lanes::<f64, 2>::unit(0, 1.0);
+    let mut lg = nilang::Lanes::<f64, 2>([1.0, -2.0]);
     let mut ag = vec![nilang::Lanes::<f64, 2>::default(); 4];
     with_logdet_adjoint(&mut loss, &mut lg, &mut a, &mut ag);
+    assert!(loss.abs() < 1e-15 && a == a0);
+    let inv_t = [0.6, -0.2, -0.2, 0.4];
+    for k in 0..4 {
+        assert!((ag[k].0[0] - inv_t[k]).abs() < 1e-12);
+        assert!((ag[k].0[1] + 2.0 * inv_t[k]).abs() < 1e-12);
+    }
+}
+
+/// Two outputs from one matrix: log|det A| and det A.
+#[i]
+fn two_outputs<T: Real>(y: &mut [T], a: &mut [T]) {
+    logdet(y[0], a);
+    det(y[1], a);
+}
+
+/// Two outputs, the instruction inside a routine undone under a gradient.
+#[i]
+fn two_routine_outputs<T: Real>(y: &mut [T], a: &mut [T]) {
+    squared_logdet(y[0], a);
+    y[1] += a[1] * a[2];
+}
+
+#[test]
+fn the_jacobian_runs_through_instructions() {
+    let a = vec![4.0, 1.0, 0.5, -1.0, 3.0, 0.2, 0.5, 0.2, -2.0];
+    let j = two_outputs_jacobian(&mut vec![0.0; 2], &mut a.clone()).unwrap();
+    assert!(close(&j.row(0)[2..], &central(plain_logdet, &a), 1e-6));
+    assert!(close(&j.row(1)[2..], &central(plain_det, &a), 1e-6));
+    let j = two_routine_outputs_jacobian(&mut vec![0.0; 2], &mut a.clone()).unwrap();
+    let f = |a: &[f64]| plain_logdet(a).powi(2) + a[0] * a[0];
+    assert!(close(&j.row(0)[2..], &central(f, &a), 1e-6));
+    assert!(close(&j.row(1)[2..], &central(|a| a[1] * a[2], &a), 1e-6));
+}
+
+#[test]
+#[should_panic(expected = "was declared without `adjoint_inv`")]
+fn an_instruction_without_adjoint_inv_refuses_a_nonzero_gradient_in_lanes() {
+    let _ = cube_in_routine_then_x_jacobian(&mut 0.0, &mut 1.5);
 }
 
 /// A caller written on `f64` (no type parameter) gets its gradient too.
@@ -351,9 +391,67 @@ fn an_instruction_refuses_the_hessian_dual_numbers() {
     let _ = with_logdet_hessian(Loss::arg(0), &mut 0.0, &mut vec![2.0, 0.0, 0.0, 3.0]);
 }
 
+/// out += k · Σ wᵢ xᵢ: read-only parameters (`&[f64]`, `usize`) carry no gradient.
+#[instruction(inverse = weighted_sub, adjoint = weighted_adjoint, adjoint_inv = weighted_adjoint_inv)]
+fn weighted(out: &mut f64, x: &mut [f64], w: &[f64], k: usize) {
+    *out += k as f64 * x.iter().zip(w).map(|(x, w)| x * w).sum::<f64>();
+}
+
+fn weighted_sub(out: &mut f64, x: &mut [f64], w: &[f64], k: usize) {
+    *out -= k as f64 * x.iter().zip(w).map(|(x, w)| x * w).sum::<f64>();
+}
+
+fn weighted_pullback(out_g: f64, x_g: &mut [f64], w: &[f64], k: usize) {
+    for (g, w) in x_g.iter_mut().zip(w) {
+        *g += k as f64 * w * out_g;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn weighted_adjoint(
+    out: &mut f64,
+    out_g: &mut f64,
+    x: &mut [f64],
+    x_g: &mut [f64],
+    w: &[f64],
+    _: (),
+    k: usize,
+    _: (),
+) {
+    weighted_sub(out, x, w, k);
+    weighted_pullback(*out_g, x_g, w, k);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn weighted_adjoint_inv(
+    out: &mut f64,
+    out_g: &mut f64,
+    x: &mut [f64],
+    x_g: &mut [f64],
+    w: &[f64],
+    _: (),
+    k: usize,
+    _: (),
+) {
+    weighted(out, x, w, k);
+    weighted_pullback(-*out_g, x_g, w, k);
+}
+
+#[i]
+fn two_weighted<T: Real>(y: &mut [T], x: &mut [T], w: &[T]) {
+    weighted(y[0], x, w, 2);
+    weighted(y[1], x, w, 3);
+}
+
 #[test]
-#[should_panic(expected = "runs on f64 values and f64 gradients only")]
-fn an_instruction_refuses_the_jacobian_lanes() {
-    // f_jacobian sweeps with several losses in `Lanes`: refused, never a wrong number
-    let _ = with_logdet_jacobian(&mut 0.0, &mut vec![2.0, 1.0, 1.0, 3.0]);
+fn read_only_parameters_pass_through() {
+    let (x, w) = (vec![1.0, 2.0], vec![0.5, -1.0]);
+    let mut y = vec![0.0; 2];
+    two_weighted(&mut y, &mut x.clone(), &w);
+    assert_eq!(y, vec![-3.0, -4.5]);
+    let j = two_weighted_jacobian(&mut vec![0.0; 2], &mut x.clone(), &w).unwrap();
+    assert_eq!(
+        (&j.row(0)[2..4], &j.row(1)[2..4]),
+        (&[1.0, -2.0][..], &[1.5, -3.0][..])
+    );
 }
