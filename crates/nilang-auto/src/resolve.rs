@@ -67,7 +67,12 @@ impl<'a> Resolver<'a> {
         };
         for p in &sig.params {
             let name = r.names.binding(&p.ident);
-            let id = r.bind(name, p.ty, Origin::Param);
+            let origin = if p.shape == crate::signature::Shape::Output {
+                Origin::Output
+            } else {
+                Origin::Param
+            };
+            let id = r.bind(name, p.ty, origin);
             r.scope.push((p.ident.to_string(), id));
         }
         let (body, ret) = r.body(block)?;
@@ -111,8 +116,32 @@ impl<'a> Resolver<'a> {
         self.bind(name, ty, Origin::Local)
     }
 
-    /// The function body: its statements and the returned value.
-    fn body(&mut self, block: &syn::Block) -> Result<(Vec<Stmt>, Expr)> {
+    /// The function body: its statements and the returned value (none when the function
+    /// writes output parameters).
+    fn body(&mut self, block: &syn::Block) -> Result<(Vec<Stmt>, Option<Expr>)> {
+        if self.sig.has_outputs() {
+            if let Some(syn::Stmt::Expr(e, None)) = block.stmts.last() {
+                if !matches!(
+                    e,
+                    syn::Expr::ForLoop(_)
+                        | syn::Expr::While(_)
+                        | syn::Expr::If(_)
+                        | syn::Expr::Block(_)
+                ) {
+                    return err(
+                        e,
+                        "a function that writes output parameters returns nothing: write the \
+                         value into an output (`out[0] = …;`)",
+                    );
+                }
+            }
+            let mut body = Vec::new();
+            for s in &block.stmts {
+                self.stmt(s, &mut body)?;
+            }
+            body.append(&mut self.hoisted);
+            return Ok((body, None));
+        }
         let Some((last, init)) = block.stmts.split_last() else {
             return err(
                 block,
@@ -144,7 +173,7 @@ impl<'a> Resolver<'a> {
             );
         }
         self.scope.truncate(mark);
-        Ok((body, ret))
+        Ok((body, Some(ret)))
     }
 
     /// The statements of a nested block (a loop body, a branch).
@@ -461,6 +490,7 @@ impl<'a> Resolver<'a> {
             (Origin::LoopVar | Origin::Element { .. }, ..) => {
                 return err(left, "a loop variable cannot be assigned")
             }
+
             (_, Ty::Plain, _) if !matches!(op, Op::Add | Op::Sub) => {
                 return err(
                     left,
@@ -701,7 +731,7 @@ fn floats(f: &Function) -> BTreeSet<Id> {
             out.insert(place.root);
         }
     });
-    exprs.push(&f.ret);
+    exprs.extend(&f.ret);
     for e in exprs {
         crate::expr::operands_beside_reals(&e.syn, &f.binds, &mut |name| {
             if let Some(id) = e

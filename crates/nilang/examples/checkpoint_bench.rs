@@ -121,7 +121,12 @@ ordinary_loss!(ordinary_levels #[checkpoint(levels = 3)]);
 /// The runs of the ordinary-Rust loss: every step stored, and the two budgets.
 fn ordinary_runs(t: usize) -> Vec<Run> {
     let native = native_final(X0, &THETA, t);
-    for plain in [ordinary_stored, ordinary_sqrt, ordinary_two, ordinary_levels] {
+    for plain in [
+        ordinary_stored,
+        ordinary_sqrt,
+        ordinary_two,
+        ordinary_levels,
+    ] {
         let value = plain(&X0, &THETA, t, H);
         assert!((value - (W[0] * native[0] + W[1] * native[1])).abs() < 1e-9);
     }
