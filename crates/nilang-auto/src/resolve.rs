@@ -274,12 +274,72 @@ impl<'a> Resolver<'a> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Result<()> {
+        if let syn::Expr::Array(elements) = value {
+            return self.let_array(ident, elements, span, out);
+        }
         let (ty, init) = self.let_value(annotated, value, out)?;
         let id = self.declare(ident, ty, Origin::Local);
         out.push(Stmt {
             kind: StmtKind::Let { id, init },
             span,
         });
+        Ok(())
+    }
+
+    /// `let a = [e₀, e₁, …];`: a local vector of zeros, then `a[k] += eₖ` (the elements are
+    /// read before the name is bound, as in Rust).
+    fn let_array(
+        &mut self,
+        ident: &syn::Ident,
+        elements: &syn::ExprArray,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Result<()> {
+        let mut values = Vec::new();
+        for e in &elements.elems {
+            let value = self.expr(e)?;
+            if !value.real {
+                return err(
+                    e,
+                    "an array of plain values (indices, counts) is not supported here: an array \
+                     in a differentiable function holds `f64`s",
+                );
+            }
+            values.push(value);
+        }
+        self.flush(out);
+        let len = elements.elems.len();
+        let len = Expr {
+            syn: syn::parse_quote!(#len),
+            reads: BTreeSet::new(),
+            real: false,
+        };
+        let id = self.declare(ident, Ty::RealVec, Origin::Local);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                id,
+                init: Init::Zeros { len },
+            },
+            span,
+        });
+        for (k, value) in values.into_iter().enumerate() {
+            let index = Expr {
+                syn: syn::parse_quote!(#k),
+                reads: BTreeSet::new(),
+                real: false,
+            };
+            out.push(Stmt {
+                kind: StmtKind::Assign {
+                    place: Place {
+                        root: id,
+                        index: Some(index),
+                    },
+                    op: Op::Add,
+                    value,
+                },
+                span,
+            });
+        }
         Ok(())
     }
 
