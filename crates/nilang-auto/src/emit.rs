@@ -88,8 +88,14 @@ impl<'f> Emitter<'f> {
     /// The body of the reversible program: `routine! { body } out += value; uncompute!();`
     /// between the tapes' allocation and deallocation.
     pub fn body(&mut self, out: &Ident) -> Result<TokenStream> {
-        let compute = self.stmts(&self.f.body)?;
-        let value = self.rhs(&self.f.ret);
+        let (compute, result) = match &self.f.ret {
+            Some(ret) => {
+                let compute = self.stmts(&self.f.body)?;
+                let value = self.rhs(ret);
+                (compute, vec![quote!(#out += #value;)])
+            }
+            None => self.outputs()?,
+        };
         let t = &self.sig.rev_real;
         let mut allocs = Vec::new();
         let mut deallocs = Vec::new();
@@ -112,10 +118,23 @@ impl<'f> Emitter<'f> {
             routine! {
                 #(#compute)*
             }
-            #out += #value;
+            #(#result)*
             uncompute!();
             #(#deallocs)*
         })
+    }
+
+    /// The body of a function that writes outputs: it runs on zero vectors standing for them
+    /// (its shadows), whose values are then added to the outputs.
+    fn outputs(&mut self) -> Result<(Vec<TokenStream>, Vec<TokenStream>)> {
+        let outputs: BTreeSet<Id> = (0..self.f.binds.len())
+            .filter(|id| matches!(self.f.binds[*id].origin, nir::Origin::Output))
+            .collect();
+        let span = Span::call_site();
+        let nothing = BTreeSet::new();
+        let mut parts = self.shadow_outer(&outputs, &nothing, &nothing, span);
+        parts.compute.extend(self.stmts(&self.f.body)?);
+        Ok((parts.compute, parts.copy))
     }
 
     fn zero(&self) -> TokenStream {

@@ -539,6 +539,10 @@ pub fn is_constructor(sig: &Signature, path: &syn::Path) -> bool {
 
 /// The length of `vec![zero; len]`, when the fill value is a zero of the real type.
 pub fn zeros_len(e: &syn::Expr) -> Option<syn::Expr> {
+    if let syn::Expr::Repeat(r) = e {
+        // `[0.0; N]`: an array of zeros, a vector of length `N` in the reversible program
+        return is_zero(&r.expr).then(|| (*r.len).clone());
+    }
     let syn::Expr::Macro(m) = e else { return None };
     if !m.mac.path.is_ident("vec") {
         return None;
@@ -552,14 +556,18 @@ pub fn zeros_len(e: &syn::Expr) -> Option<syn::Expr> {
             Ok((fill, len))
         })
         .ok()?;
-    let zero = match &fill {
+    is_zero(&fill).then_some(len)
+}
+
+/// Is this the literal `0.0`?
+fn is_zero(e: &syn::Expr) -> bool {
+    match e {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Float(f),
             ..
         }) => f.base10_parse::<f64>().ok() == Some(0.0),
         _ => false,
-    };
-    zero.then_some(len)
+    }
 }
 
 /// `if c { a } else { b }` with one expression in each branch.

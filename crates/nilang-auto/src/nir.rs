@@ -29,6 +29,9 @@ pub enum Ty {
 pub enum Origin {
     /// A parameter of the function.
     Param,
+    /// An output parameter (`out: &mut [f64]`): written by element, started from zeros in the
+    /// reversible program.
+    Output,
     /// A `let` of the body (or a temporary the front end introduced for a call).
     Local,
     /// The variable of a `for` loop over a range.
@@ -221,8 +224,8 @@ pub struct Function {
     pub binds: Vec<Bind>,
     /// The body's statements.
     pub body: Vec<Stmt>,
-    /// The returned value.
-    pub ret: Expr,
+    /// The returned value (`None` for a function that writes output parameters instead).
+    pub ret: Option<Expr>,
 }
 
 impl Stmt {

@@ -67,7 +67,12 @@ impl<'a> Resolver<'a> {
         };
         for p in &sig.params {
             let name = r.names.binding(&p.ident);
-            let id = r.bind(name, p.ty, Origin::Param);
+            let origin = if p.shape == crate::signature::Shape::Output {
+                Origin::Output
+            } else {
+                Origin::Param
+            };
+            let id = r.bind(name, p.ty, origin);
             r.scope.push((p.ident.to_string(), id));
         }
         let (body, ret) = r.body(block)?;
@@ -111,8 +116,32 @@ impl<'a> Resolver<'a> {
         self.bind(name, ty, Origin::Local)
     }
 
-    /// The function body: its statements and the returned value.
-    fn body(&mut self, block: &syn::Block) -> Result<(Vec<Stmt>, Expr)> {
+    /// The function body: its statements and the returned value (none when the function
+    /// writes output parameters).
+    fn body(&mut self, block: &syn::Block) -> Result<(Vec<Stmt>, Option<Expr>)> {
+        if self.sig.has_outputs() {
+            if let Some(syn::Stmt::Expr(e, None)) = block.stmts.last() {
+                if !matches!(
+                    e,
+                    syn::Expr::ForLoop(_)
+                        | syn::Expr::While(_)
+                        | syn::Expr::If(_)
+                        | syn::Expr::Block(_)
+                ) {
+                    return err(
+                        e,
+                        "a function that writes output parameters returns nothing: write the \
+                         value into an output (`out[0] = …;`)",
+                    );
+                }
+            }
+            let mut body = Vec::new();
+            for s in &block.stmts {
+                self.stmt(s, &mut body)?;
+            }
+            body.append(&mut self.hoisted);
+            return Ok((body, None));
+        }
         let Some((last, init)) = block.stmts.split_last() else {
             return err(
                 block,
@@ -144,7 +173,7 @@ impl<'a> Resolver<'a> {
             );
         }
         self.scope.truncate(mark);
-        Ok((body, ret))
+        Ok((body, Some(ret)))
     }
 
     /// The statements of a nested block (a loop body, a branch).
@@ -245,12 +274,72 @@ impl<'a> Resolver<'a> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Result<()> {
+        if let syn::Expr::Array(elements) = value {
+            return self.let_array(ident, elements, span, out);
+        }
         let (ty, init) = self.let_value(annotated, value, out)?;
         let id = self.declare(ident, ty, Origin::Local);
         out.push(Stmt {
             kind: StmtKind::Let { id, init },
             span,
         });
+        Ok(())
+    }
+
+    /// `let a = [e₀, e₁, …];`: a local vector of zeros, then `a[k] += eₖ` (the elements are
+    /// read before the name is bound, as in Rust).
+    fn let_array(
+        &mut self,
+        ident: &syn::Ident,
+        elements: &syn::ExprArray,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Result<()> {
+        let mut values = Vec::new();
+        for e in &elements.elems {
+            let value = self.expr(e)?;
+            if !value.real {
+                return err(
+                    e,
+                    "an array of plain values (indices, counts) is not supported here: an array \
+                     in a differentiable function holds `f64`s",
+                );
+            }
+            values.push(value);
+        }
+        self.flush(out);
+        let len = elements.elems.len();
+        let len = Expr {
+            syn: syn::parse_quote!(#len),
+            reads: BTreeSet::new(),
+            real: false,
+        };
+        let id = self.declare(ident, Ty::RealVec, Origin::Local);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                id,
+                init: Init::Zeros { len },
+            },
+            span,
+        });
+        for (k, value) in values.into_iter().enumerate() {
+            let index = Expr {
+                syn: syn::parse_quote!(#k),
+                reads: BTreeSet::new(),
+                real: false,
+            };
+            out.push(Stmt {
+                kind: StmtKind::Assign {
+                    place: Place {
+                        root: id,
+                        index: Some(index),
+                    },
+                    op: Op::Add,
+                    value,
+                },
+                span,
+            });
+        }
         Ok(())
     }
 
@@ -461,6 +550,7 @@ impl<'a> Resolver<'a> {
             (Origin::LoopVar | Origin::Element { .. }, ..) => {
                 return err(left, "a loop variable cannot be assigned")
             }
+
             (_, Ty::Plain, _) if !matches!(op, Op::Add | Op::Sub) => {
                 return err(
                     left,
@@ -701,7 +791,7 @@ fn floats(f: &Function) -> BTreeSet<Id> {
             out.insert(place.root);
         }
     });
-    exprs.push(&f.ret);
+    exprs.extend(&f.ret);
     for e in exprs {
         crate::expr::operands_beside_reals(&e.syn, &f.binds, &mut |name| {
             if let Some(id) = e

@@ -18,6 +18,8 @@ pub enum Shape {
     Ref,
     /// `x: &[T]` or `x: &Vec<T>`
     Slice,
+    /// `out: &mut [T]`: an output, written by element
+    Output,
     /// anything without the real type (`n: usize`, `h: f64` in a generic function, `idx:
     /// &[usize]`): read-only, not differentiated
     Plain {
@@ -116,8 +118,33 @@ impl Signature {
             rev_real,
             params: Vec::new(),
         };
+        for a in &sig.inputs {
+            if let syn::FnArg::Typed(pt) = a {
+                if matches!(&*pt.ty, syn::Type::Reference(r)
+                    if r.mutability.is_some() && out.is_real(&r.elem))
+                {
+                    return err(
+                        &pt.ty,
+                        "a scalar result is returned (`-> f64`), or written into an output \
+                         slice (`&mut [f64]`, here of length 1)",
+                    );
+                }
+            }
+        }
+        let outputs = sig.inputs.iter().any(|a| {
+            matches!(a, syn::FnArg::Typed(pt) if matches!(&*pt.ty, syn::Type::Reference(r)
+                if r.mutability.is_some() && Self::element(&r.elem).is_some()))
+        });
         match &sig.output {
-            syn::ReturnType::Type(_, t) if out.is_real(t) => {}
+            syn::ReturnType::Type(_, t) if out.is_real(t) && !outputs => {}
+            syn::ReturnType::Default if outputs => {}
+            syn::ReturnType::Type(..) if outputs => {
+                return err(
+                    &sig.output,
+                    "a function that writes output parameters (`&mut [f64]`) returns nothing: \
+                     remove the return type, or return the loss and take no `&mut` parameter",
+                )
+            }
             syn::ReturnType::Default => {
                 return err(
                     &sig.ident,
@@ -145,7 +172,19 @@ impl Signature {
                 return err(&pt.pat, "a parameter is a name here: `x: &[f64]`");
             };
             let differentiated = wrt.is_none_or(|w| w.contains(&pi.ident));
-            let shape = if differentiated {
+            let shape = if out.is_output(&pt.ty) {
+                if wrt.is_some_and(|w| w.contains(&pi.ident)) {
+                    return err(
+                        &pi.ident,
+                        format!(
+                            "`{}` is an output (`&mut`): `wrt` names the inputs to \
+                             differentiate with respect to",
+                            pi.ident
+                        ),
+                    );
+                }
+                Shape::Output
+            } else if differentiated {
                 out.shape(&pt.ty)?
             } else {
                 Shape::Plain {
@@ -154,7 +193,7 @@ impl Signature {
             };
             let ty = match shape {
                 Shape::Value | Shape::Ref => Ty::Real,
-                Shape::Slice => Ty::RealVec,
+                Shape::Slice | Shape::Output => Ty::RealVec,
                 Shape::Plain { .. } => Ty::Plain,
             };
             out.params.push(Param {
@@ -203,6 +242,17 @@ impl Signature {
         }
     }
 
+    /// Is this type an output, `&mut [f64]` or `&mut Vec<f64>`?
+    fn is_output(&self, t: &syn::Type) -> bool {
+        matches!(t, syn::Type::Reference(r) if r.mutability.is_some()
+            && Self::element(&r.elem).is_some_and(|e| self.is_real(e)))
+    }
+
+    /// Does the function write output parameters (instead of returning a value)?
+    pub fn has_outputs(&self) -> bool {
+        self.params.iter().any(|p| p.shape == Shape::Output)
+    }
+
     fn shape(&self, t: &syn::Type) -> Result<Shape> {
         if self.is_real(t) {
             return Ok(Shape::Value);
@@ -211,8 +261,9 @@ impl Signature {
             if r.mutability.is_some() {
                 return err(
                     t,
-                    "a differentiable function takes its inputs by value or shared reference \
-                     and returns its result: use `&[f64]`, `&f64` or `f64`",
+                    "a differentiable function takes its inputs by value or shared reference, \
+                     and returns its result or writes it into `&mut [f64]` outputs: use \
+                     `&[f64]`, `&f64` or `f64` for an input",
                 );
             }
             if self.is_real(&r.elem) {
@@ -279,7 +330,7 @@ impl Signature {
         let t = &self.rev_real;
         match p.shape {
             Shape::Value | Shape::Ref => quote!(&mut #t),
-            Shape::Slice => quote!(&mut [#t]),
+            Shape::Slice | Shape::Output => quote!(&mut [#t]),
             Shape::Plain { .. } => p.ty_tokens.to_token_stream(),
         }
     }
@@ -298,6 +349,9 @@ impl Signature {
             let (ident, ty) = (&p.ident, self.rev_param_type(p));
             quote!(#ident: #ty)
         });
+        if self.has_outputs() {
+            return quote!(fn #name #generics(#(#params),*) #where_clause);
+        }
         quote!(fn #name #generics(#out: &mut #t, #(#params),*) #where_clause)
     }
 
@@ -312,10 +366,27 @@ impl Signature {
         let mut grads = Vec::new();
         let mut grad_types = Vec::new();
         let mut scalars = 0usize;
+        let mut seeds = Vec::new();
         for p in &self.params {
             let ident = &p.ident;
             let grad = names.fresh(&format!("{ident}_grad"), span);
             match p.shape {
+                Shape::Output => {
+                    let seed = format_ident!("{ident}_seed");
+                    let work = names.fresh(&format!("{ident}_work"), span);
+                    let message = format!(
+                        "`{name}`: the seed `{seed}` has length {{}}, but the output `{ident}` \
+                         has length {{}}"
+                    );
+                    params.push(quote!(#ident: &mut [f64]));
+                    seeds.push(quote!(#seed: &[f64]));
+                    setup.push(quote!(
+                        assert_eq!(#seed.len(), #ident.len(), #message, #seed.len(), #ident.len());
+                        let mut #work = ::std::vec![0.0f64; #ident.len()];
+                        let mut #grad: ::std::vec::Vec<f64> = #seed.to_vec();
+                    ));
+                    call_args.push(quote!(&mut #work, &mut #grad));
+                }
                 Shape::Value | Shape::Ref => {
                     let ty = if p.shape == Shape::Value {
                         quote!(f64)
@@ -352,6 +423,11 @@ impl Signature {
             }
         }
         let vjp = format_ident!("{}_vjp", rev);
+        if !seeds.is_empty() {
+            return self.output_gradient(
+                vis, &name, rev, params, seeds, setup, call_args, grads, grad_types,
+            );
+        }
         let value = if scalars == 0 {
             quote!(value)
         } else {
@@ -375,6 +451,47 @@ impl Signature {
                 #(#setup)*
                 let value = #vjp(&mut 0.0f64, &mut 1.0f64, #(#call_args),*);
                 (#value, #grads)
+            }
+        }
+    }
+
+    /// [`Self::gradient`] of a function that writes outputs: `f_gradient(inputs…, outputs…,
+    /// one seed per output)` writes the outputs as `f` does (by running `f`) and returns the
+    /// gradient of `Σ seed·output` with respect to each differentiable input.
+    #[allow(clippy::too_many_arguments)]
+    fn output_gradient(
+        &self,
+        vis: &syn::Visibility,
+        name: &Ident,
+        rev: &Ident,
+        params: Vec<TokenStream>,
+        seeds: Vec<TokenStream>,
+        setup: Vec<TokenStream>,
+        call_args: Vec<TokenStream>,
+        grads: Vec<TokenStream>,
+        grad_types: Vec<TokenStream>,
+    ) -> TokenStream {
+        let f = &self.user.ident;
+        let vjp = format_ident!("{}_vjp", rev);
+        let args = self.params.iter().map(|p| &p.ident);
+        let (grads, grad_types) = match grads.len() {
+            1 => (grads[0].clone(), grad_types[0].clone()),
+            _ => (quote!((#(#grads),*)), quote!((#(#grad_types),*))),
+        };
+        let doc = format!(
+            "Runs [`{f}`], which writes its outputs, and returns the gradient of \
+             `Σ seed·output` (one seed per output, after the other parameters) with respect to \
+             each differentiable input, by reverse-mode AD of the reversible program [`{rev}`] \
+             (`{rev}_vjp`): a vector–Jacobian product; unit seeds give the Jacobian's rows."
+        );
+        quote! {
+            #[doc = #doc]
+            #[allow(clippy::too_many_arguments, unused_mut)]
+            #vis fn #name(#(#params,)* #(#seeds),*) -> #grad_types {
+                #f(#(#args),*);
+                #(#setup)*
+                #vjp(#(#call_args),*);
+                #grads
             }
         }
     }

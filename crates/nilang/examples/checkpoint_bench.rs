@@ -10,7 +10,7 @@
 //! `δ = ⌈log₂ T⌉` and with 20 stored states (`treeverse_gradient`), both running the step's
 //! generated `rk4_vjp`, for the default step (unchecked in a release build) and its
 //! `#[i(check)]` twin; the same loop as ordinary Rust under `#[differentiable]`, storing every
-//! step, under `#[checkpoint]` (√T chunk starts) and under `#[checkpoint(levels = 3)]`; the
+//! step, under `#[checkpoint]` (√T chunk starts) and under `#[checkpoint(levels = 2 or 3)]`; the
 //! generic Treeverse before them (`treeverse` on a `ReversalChain`:
 //! the parameters carried in a state of 6 by identity, each step reversed by
 //! `rk4_carried_inv` on `GVar`s); Bennett with k = 10 (`bennett_gradient`, `rk4_adjoint`). T forward steps of the reversible step alone show
@@ -115,19 +115,26 @@ macro_rules! ordinary_loss {
 
 ordinary_loss!(ordinary_stored);
 ordinary_loss!(ordinary_sqrt #[checkpoint]);
+ordinary_loss!(ordinary_two #[checkpoint(levels = 2)]);
 ordinary_loss!(ordinary_levels #[checkpoint(levels = 3)]);
 
 /// The runs of the ordinary-Rust loss: every step stored, and the two budgets.
 fn ordinary_runs(t: usize) -> Vec<Run> {
     let native = native_final(X0, &THETA, t);
-    for plain in [ordinary_stored, ordinary_sqrt, ordinary_levels] {
+    for plain in [
+        ordinary_stored,
+        ordinary_sqrt,
+        ordinary_two,
+        ordinary_levels,
+    ] {
         let value = plain(&X0, &THETA, t, H);
         assert!((value - (W[0] * native[0] + W[1] * native[1])).abs() < 1e-9);
     }
     type Gradient = fn(&[f64], &[f64], usize, f64) -> (f64, (Vec<f64>, Vec<f64>));
-    let variants: [(&str, Gradient); 3] = [
+    let variants: [(&str, Gradient); 4] = [
         ("every step stored", ordinary_stored_gradient),
         ("#[checkpoint]", ordinary_sqrt_gradient),
+        ("#[checkpoint(levels = 2)]", ordinary_two_gradient),
         ("#[checkpoint(levels = 3)]", ordinary_levels_gradient),
     ];
     let mut v: Vec<Run> = vec![(

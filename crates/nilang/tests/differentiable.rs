@@ -324,3 +324,30 @@ proptest! {
         check(&calls_case(), &v, &dir);
     }
 }
+
+/// Local arrays: `[0.0; N]` written by element, and an array literal of computed values.
+#[differentiable]
+fn arrays(x: &[f64]) -> f64 {
+    let mut a = [0.0; 3];
+    for i in 0..3 {
+        a[i] = x[i] * x[i];
+    }
+    let b = [x[0], x[1] * 2.0];
+    a[0] + a[1] * a[2] + b[0] * b[1]
+}
+
+#[test]
+fn local_arrays_have_the_exact_gradient() {
+    let x = [1.0, 2.0, 3.0];
+    let (value, g) = arrays_gradient(&x);
+    assert_eq!(value, arrays(&x));
+    // x₀² + x₁²x₂² + 2x₀x₁
+    assert_eq!(
+        g,
+        [
+            2.0 * 1.0 + 2.0 * 2.0,
+            2.0 * 2.0 * 9.0 + 2.0,
+            2.0 * 3.0 * 4.0
+        ]
+    );
+}

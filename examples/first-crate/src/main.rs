@@ -33,6 +33,26 @@ fn softplus_norm_ordinary(x: &[f64]) -> f64 {
     s.ln_1p()
 }
 
+/// Step 0, a long loop with a memory budget: √steps states kept (`#[checkpoint]`).
+#[differentiable]
+fn damped(x0: f64, k: f64, steps: usize) -> f64 {
+    let (mut x, mut v) = (x0, 0.0);
+    #[checkpoint]
+    for _ in 0..steps {
+        v -= 0.01 * (k * x + 0.2 * v);
+        x += 0.01 * v;
+    }
+    x * x + v * v
+}
+
+/// Step 0, several results: residuals written into an output slice.
+#[differentiable(wrt(p))]
+fn line_residuals(p: &[f64], t: &[f64], y: &[f64], r: &mut [f64]) {
+    for i in 0..t.len() {
+        r[i] = p[0] * t[i] + p[1] - y[i];
+    }
+}
+
 /// Step 3: a loss of a vector, for the Hessian and the closure-level helpers.
 #[i(expand)]
 fn rosenbrock<T: Real>(out: &mut T, x: &mut [T]) {
@@ -100,6 +120,14 @@ fn main() {
     let (value, g) = softplus_norm_ordinary_gradient(&[0.3, -1.2, 2.0]);
     assert_eq!(value, softplus_norm_ordinary(&[0.3, -1.2, 2.0]));
     check_gradient(softplus_norm_plain, &[0.3, -1.2, 2.0], &g, 1e-6, 1e-7).unwrap();
+    let (value, (dx0, dk)) = damped_gradient(1.0, 3.0, 5000);
+    assert_eq!(value, damped(1.0, 3.0, 5000));
+    let fd = |f: &dyn Fn(f64) -> f64, at: f64| (f(at + 1e-6) - f(at - 1e-6)) / 2e-6;
+    assert!((dk - fd(&|k| damped(1.0, k, 5000), 3.0)).abs() < 1e-6);
+    assert!((dx0 - fd(&|x| damped(x, 3.0, 5000), 1.0)).abs() < 1e-6);
+    let (t, y, mut r) = ([0.0, 1.0, 2.0], [1.0, 2.5, 5.5], [0.0; 3]);
+    let jt_r = line_residuals_gradient(&[2.0, 1.0], &t, &y, &mut r, &[1.0, 1.0, 1.0]);
+    assert_eq!((r, jt_r), ([0.0, 0.5, -0.5], vec![0.0 + 1.0 + 2.0, 3.0]));
 
     // 1. forward and inverse
     let x0 = vec![0.3, -1.2, 2.0];

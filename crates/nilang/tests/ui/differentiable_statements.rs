@@ -85,4 +85,10 @@ fn struct_pattern(x: &[f64]) -> f64 {
     a + b
 }
 
+#[differentiable]
+fn array_of_indices(x: &[f64]) -> f64 {
+    let idx = [0, 2];
+    x[idx[0]] * x[idx[1]]
+}
+
 fn main() {}
