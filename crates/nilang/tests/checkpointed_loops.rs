@@ -6,61 +6,34 @@
 
 use nilang::differentiable;
 
-/// Lotka–Volterra by RK4, every step stored (the reference).
-#[differentiable(wrt(state, p))]
-fn rk4_stored(state: &[f64], p: &[f64], steps: usize, h: f64) -> f64 {
-    let (mut x, mut y) = (state[0], state[1]);
-    for _ in 0..steps {
-        let (k1x, k1y) = (p[0] * x - p[1] * x * y, p[2] * x * y - p[3] * y);
-        let (ax, ay) = (x + 0.5 * h * k1x, y + 0.5 * h * k1y);
-        let (k2x, k2y) = (p[0] * ax - p[1] * ax * ay, p[2] * ax * ay - p[3] * ay);
-        let (bx, by) = (x + 0.5 * h * k2x, y + 0.5 * h * k2y);
-        let (k3x, k3y) = (p[0] * bx - p[1] * bx * by, p[2] * bx * by - p[3] * by);
-        let (cx, cy) = (x + h * k3x, y + h * k3y);
-        let (k4x, k4y) = (p[0] * cx - p[1] * cx * cy, p[2] * cx * cy - p[3] * cy);
-        x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        y += h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y);
-    }
-    x * x + y * y
+/// Lotka–Volterra by RK4 over `steps` steps, its loop marked by the tokens given (written in
+/// a `macro_rules!`, as a user may: the front end's names keep one hygiene).
+macro_rules! rk4 {
+    ($name:ident $($budget:tt)*) => {
+        #[differentiable(wrt(state, p))]
+        fn $name(state: &[f64], p: &[f64], steps: usize, h: f64) -> f64 {
+            let (mut x, mut y) = (state[0], state[1]);
+            $($budget)*
+            for _ in 0..steps {
+                let (k1x, k1y) = (p[0] * x - p[1] * x * y, p[2] * x * y - p[3] * y);
+                let (ax, ay) = (x + 0.5 * h * k1x, y + 0.5 * h * k1y);
+                let (k2x, k2y) = (p[0] * ax - p[1] * ax * ay, p[2] * ax * ay - p[3] * ay);
+                let (bx, by) = (x + 0.5 * h * k2x, y + 0.5 * h * k2y);
+                let (k3x, k3y) = (p[0] * bx - p[1] * bx * by, p[2] * bx * by - p[3] * by);
+                let (cx, cy) = (x + h * k3x, y + h * k3y);
+                let (k4x, k4y) = (p[0] * cx - p[1] * cx * cy, p[2] * cx * cy - p[3] * cy);
+                x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+                y += h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y);
+            }
+            x * x + y * y
+        }
+    };
 }
 
-/// The same loop with √n chunk starts kept.
-#[differentiable(wrt(state, p))]
-fn rk4_sqrt(state: &[f64], p: &[f64], steps: usize, h: f64) -> f64 {
-    let (mut x, mut y) = (state[0], state[1]);
-    #[checkpoint]
-    for _ in 0..steps {
-        let (k1x, k1y) = (p[0] * x - p[1] * x * y, p[2] * x * y - p[3] * y);
-        let (ax, ay) = (x + 0.5 * h * k1x, y + 0.5 * h * k1y);
-        let (k2x, k2y) = (p[0] * ax - p[1] * ax * ay, p[2] * ax * ay - p[3] * ay);
-        let (bx, by) = (x + 0.5 * h * k2x, y + 0.5 * h * k2y);
-        let (k3x, k3y) = (p[0] * bx - p[1] * bx * by, p[2] * bx * by - p[3] * by);
-        let (cx, cy) = (x + h * k3x, y + h * k3y);
-        let (k4x, k4y) = (p[0] * cx - p[1] * cx * cy, p[2] * cx * cy - p[3] * cy);
-        x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        y += h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y);
-    }
-    x * x + y * y
-}
-
-/// Three levels of chunks: about 4·n^¼ states kept.
-#[differentiable(wrt(state, p))]
-fn rk4_levels(state: &[f64], p: &[f64], steps: usize, h: f64) -> f64 {
-    let (mut x, mut y) = (state[0], state[1]);
-    #[checkpoint(levels = 3)]
-    for _ in 0..steps {
-        let (k1x, k1y) = (p[0] * x - p[1] * x * y, p[2] * x * y - p[3] * y);
-        let (ax, ay) = (x + 0.5 * h * k1x, y + 0.5 * h * k1y);
-        let (k2x, k2y) = (p[0] * ax - p[1] * ax * ay, p[2] * ax * ay - p[3] * ay);
-        let (bx, by) = (x + 0.5 * h * k2x, y + 0.5 * h * k2y);
-        let (k3x, k3y) = (p[0] * bx - p[1] * bx * by, p[2] * bx * by - p[3] * by);
-        let (cx, cy) = (x + h * k3x, y + h * k3y);
-        let (k4x, k4y) = (p[0] * cx - p[1] * cx * cy, p[2] * cx * cy - p[3] * cy);
-        x += h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-        y += h / 6.0 * (k1y + 2.0 * k2y + 2.0 * k3y + k4y);
-    }
-    x * x + y * y
-}
+// every step stored (the reference); √n chunk starts; three levels (about 4·n^¼ states)
+rk4!(rk4_stored);
+rk4!(rk4_sqrt #[checkpoint]);
+rk4!(rk4_levels #[checkpoint(levels = 3)]);
 
 /// A vector state updated in place (a Gauss–Seidel sweep of a nonlinear diffusion), with a
 /// loss accumulated inside the loop and a branch on the data; `levels` chosen per call.
