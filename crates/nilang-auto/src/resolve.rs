@@ -1,10 +1,10 @@
 //! From the user's function to the natural IR: name resolution (scopes, shadowing), typing of
 //! bindings, and the diagnostics for everything outside the accepted subset of Rust.
 
+mod loop_attributes;
+
 use crate::expr::Rewriter;
-use crate::nir::{
-    self, Bind, Expr, Function, Id, Init, Op, Origin, Place, Range, Stmt, StmtKind, Ty,
-};
+use crate::nir::{Bind, Expr, Function, Id, Init, Op, Origin, Place, Range, Stmt, StmtKind, Ty};
 use crate::signature::Signature;
 use crate::Names;
 use proc_macro2::Span;
@@ -629,9 +629,9 @@ impl<'a> Resolver<'a> {
         if f.label.is_some() {
             return err(f, "loop labels are not supported");
         }
-        let checkpoint = checkpoint(&f.attrs)?;
+        let checkpoint = loop_attributes::checkpoint(&f.attrs)?;
         let pattern = crate::expr::loop_pattern(&f.pat, &f.expr)?;
-        if checkpoint.is_some() && !is_plain_range(&f.expr) {
+        if checkpoint.is_some() && !loop_attributes::is_plain_range(&f.expr) {
             return err(
                 &f.expr,
                 "a `#[checkpoint]` loop runs over a range `a..b` (or `a..=b`) of indices, in \
@@ -703,66 +703,6 @@ impl<'a> Resolver<'a> {
             syn: rewritten.syn,
             reads: rewritten.reads,
         })
-    }
-}
-
-/// The memory budget a loop's attributes ask for: `#[checkpoint]` (one level) or
-/// `#[checkpoint(levels = L)]`; lint attributes (`#[allow(…)]`, …) are Rust's and left to
-/// it; any other attribute is an error.
-fn checkpoint(attrs: &[syn::Attribute]) -> Result<Option<nir::Checkpoint>> {
-    let lint = |a: &syn::Attribute| {
-        ["allow", "warn", "deny", "expect", "forbid"]
-            .iter()
-            .any(|l| a.path().is_ident(l))
-            || a.path()
-                .segments
-                .first()
-                .is_some_and(|s| s.ident == "rustfmt")
-    };
-    let mut found = None;
-    for a in attrs.iter().filter(|a| !lint(a)) {
-        if !a.path().is_ident("checkpoint") {
-            return err(
-                a,
-                "a loop in a differentiable function takes `#[checkpoint]` (or \
-                 `#[checkpoint(levels = L)]`: keep the loop's state at chunk starts instead of \
-                 every iteration) and Rust's lint attributes (`#[allow(…)]`), nothing else",
-            );
-        }
-        if found.is_some() {
-            return err(a, "`#[checkpoint]` is given twice");
-        }
-        let mut levels = 1;
-        if !matches!(a.meta, syn::Meta::Path(_)) {
-            a.parse_nested_meta(|meta| {
-                if !meta.path.is_ident("levels") {
-                    return Err(meta.error(
-                        "the option of `#[checkpoint]` is `levels = L`: L levels of chunks \
-                         (memory about L·n^(1/(L+1)) states for 2^L times the forward work)",
-                    ));
-                }
-                let lit: syn::LitInt = meta.value()?.parse()?;
-                levels = lit.base10_parse::<usize>()?;
-                if !(1..=8).contains(&levels) {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        "`levels` is between 1 and 8 (each level doubles the forward work)",
-                    ));
-                }
-                Ok(())
-            })?;
-        }
-        found = Some(nir::Checkpoint { levels });
-    }
-    Ok(found)
-}
-
-/// Is a loop's iterator an ascending range `a..b` or `a..=b` with both bounds?
-fn is_plain_range(e: &syn::Expr) -> bool {
-    match e {
-        syn::Expr::Paren(p) => is_plain_range(&p.expr),
-        syn::Expr::Range(r) => r.start.is_some() && r.end.is_some(),
-        _ => false,
     }
 }
 
