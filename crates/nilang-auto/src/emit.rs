@@ -220,7 +220,8 @@ impl<'f> Emitter<'f> {
         }
         let locals: BTreeSet<Id> = lets.iter().map(|(id, _)| *id).collect();
         let split = tail_start(stmts, &locals);
-        let carried = &nir::written(&stmts[..split]) - &locals;
+        // the outer bindings the block writes (not its own, at any depth)
+        let carried = &nir::written(&stmts[..split]) - &nir::declared(stmts);
         if self.temporaries == Temporaries::Uncompute
             && carried.iter().all(|o| self.f.binds[*o].ty == Ty::Real)
         {

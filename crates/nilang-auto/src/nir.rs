@@ -298,3 +298,26 @@ pub fn read(stmts: &[Stmt]) -> BTreeSet<Id> {
     reads_of(stmts, &mut out);
     out
 }
+
+/// The bindings a block declares (its `let`s and loop variables, at any depth).
+pub fn declared(stmts: &[Stmt]) -> BTreeSet<Id> {
+    let mut out = BTreeSet::new();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Let { id, .. } => {
+                out.insert(*id);
+            }
+            StmtKind::Assign { .. } => {}
+            StmtKind::For { var, body, .. } => {
+                out.insert(*var);
+                out.extend(declared(body));
+            }
+            StmtKind::While { body, .. } => out.extend(declared(body)),
+            StmtKind::If { then, els, .. } => {
+                out.extend(declared(then));
+                out.extend(declared(els));
+            }
+        }
+    }
+    out
+}

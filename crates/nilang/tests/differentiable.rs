@@ -351,3 +351,36 @@ fn local_arrays_have_the_exact_gradient() {
         ]
     );
 }
+
+/// `Σᵢ minⱼ ‖cⱼ − pᵢ‖²` under `uncompute`: a block whose nested loop declares and changes its
+/// own accumulator (`dist`), which is not a variable the block carries.
+#[differentiable(wrt(c), uncompute)]
+fn nearest_uncompute(p: &[f64], c: &[f64], d: usize) -> f64 {
+    let mut cost = 0.0;
+    for i in 0..p.len() / d {
+        let mut best = f64::INFINITY;
+        for j in 0..c.len() / d {
+            let mut dist = 0.0;
+            for e in 0..d {
+                let diff = c[j * d + e] - p[i * d + e];
+                dist += diff * diff;
+            }
+            best = best.min(dist);
+        }
+        cost += best;
+    }
+    cost
+}
+
+#[test]
+fn nested_accumulators_are_not_carried_by_the_outer_block() {
+    let (p, c) = ([0.0, 0.0, 1.0, 2.0, 3.0, -1.0], [0.5, 0.5, 2.0, 0.0]);
+    let (value, g) = nearest_uncompute_gradient(&p, &c, 2);
+    assert_eq!(value, nearest_uncompute(&p, &c, 2));
+    // points 0 and 1 are nearest to c₀ = (0.5, 0.5), point 2 to c₁ = (2, 0):
+    // ∂/∂c₀ = 2(c₀ − p₀) + 2(c₀ − p₁), ∂/∂c₁ = 2(c₁ − p₂)
+    assert_eq!(
+        g,
+        [2.0 * 0.5 + 2.0 * -0.5, 2.0 * 0.5 + 2.0 * -1.5, -2.0, 2.0]
+    );
+}

@@ -16,7 +16,7 @@
 //! [`chunk_length`]: ../../nilang/checkpoint/fn.chunk_length.html
 
 use super::{overwritten, Emitter, Result};
-use crate::nir::{self, Checkpoint, Id, Range, Stmt, StmtKind, Ty};
+use crate::nir::{self, Checkpoint, Id, Range, Stmt, Ty};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use std::collections::BTreeSet;
@@ -47,7 +47,7 @@ impl Emitter<'_> {
         checkpoint: Checkpoint,
         span: Span,
     ) -> Result<Vec<TokenStream>> {
-        let carried = &nir::written(body) - &declared(body);
+        let carried = &nir::written(body) - &nir::declared(body);
         if let Some(o) = carried.iter().find(|o| self.f.binds[**o].ty == Ty::Plain) {
             return Err(syn::Error::new(
                 span,
@@ -137,27 +137,4 @@ fn bounds(e: &syn::Expr) -> Option<(TokenStream, TokenStream)> {
         }
         _ => None,
     }
-}
-
-/// The bindings a block declares (its `let`s and loop variables, at any depth).
-fn declared(stmts: &[Stmt]) -> BTreeSet<Id> {
-    let mut out = BTreeSet::new();
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Let { id, .. } => {
-                out.insert(*id);
-            }
-            StmtKind::Assign { .. } => {}
-            StmtKind::For { var, body, .. } => {
-                out.insert(*var);
-                out.extend(declared(body));
-            }
-            StmtKind::While { body, .. } => out.extend(declared(body)),
-            StmtKind::If { then, els, .. } => {
-                out.extend(declared(then));
-                out.extend(declared(els));
-            }
-        }
-    }
-    out
 }
