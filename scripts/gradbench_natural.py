@@ -13,7 +13,7 @@ Tools are interleaved within each round (round r runs natural, expert, manual ro
 so slow drifts of the shared machine fall on every tool. The 1-minute load average is kept per run.
 
 The report has one markdown table per eval: for each input (the message's `description`) of the
-derivative function (every function but `objective`/`primal`), each tool's median over all runs of
+derivative function (every function but `objective`, `primal` and kmeans' `cost`), each tool's median over all runs of
 all rounds of the per-run `evaluate` timings the tool reported to the CLI, with the lowest and
 highest of the per-round medians (the spread between rounds), and
 the ratios natural / expert and natural / manual of those medians. Under it: the sums over the
@@ -23,7 +23,9 @@ messages), and the text of any failed validation or error.
 Reproduce (GradBench cloned, its CLI and `manual` built as in docs/gradbench.md):
 
     cargo build --release -p nilang-gradbench
-    python3 scripts/gradbench_natural.py /path/to/gradbench --rounds 3 --evals gmm lse ...
+    python3 scripts/gradbench_natural.py /path/to/gradbench --rounds 4 \
+        --evals lse llsq det gmm ode lstm ba kmeans \
+        --eval-args 'det=-l 5 6 7 8 9' --all-args='--min-seconds 0.2'
 
 Logs: `--out` (default target/gradbench-natural): EVAL/TOOL.rROUND.{jsonl,txt} and runs.jsonl.
 `--resume` skips runs already in runs.jsonl; `--report-only` prints the tables again.
@@ -156,7 +158,7 @@ def report(args, out):
                         msg = e["error"] or json.dumps({k: v for k, v in (e["analysis"] or {}).items()
                                                         if k not in ("id", "kind", "of")})[:600]
                         problems.append(f"{t} r{rnd} {e['function']} {e['description']}: {msg}")
-                    if e["function"] in ("objective", "primal"):
+                    if e["function"] in ("objective", "primal", "cost"):
                         continue
                     if e["ns"]:
                         per[t].setdefault((e["function"], e["description"]), []).append(e["ns"])
@@ -217,6 +219,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--eval-args", action="append", default=[], metavar="EVAL=ARGS",
                     help="arguments for one eval's run.py, e.g. 'det=-l 5 6 7'")
+    ap.add_argument("--all-args", default="", metavar="ARGS",
+                    help="arguments for every eval's run.py, after those of --eval-args; write it --all-args='--min-seconds 0.2'")
     ap.add_argument("--out", default=str(ROOT / "target/gradbench-natural"))
     ap.add_argument("--cli", help="GradBench CLI (default GRADBENCH/target/release-with-debug/gradbench)")
     ap.add_argument("--python", default="python3")
@@ -230,8 +234,8 @@ def main():
     for s in args.eval_args:
         ev, _, rest = s.partition("=")
         ea[ev] = shlex.split(rest)
-    args.eval_args = ea
-    out = Path(args.out)
+    args.eval_args = {ev: ea.get(ev, []) + shlex.split(args.all_args) for ev in args.evals}
+    out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         run_all(args, Path(args.gradbench).resolve(), out, Path(args.tool).resolve())
