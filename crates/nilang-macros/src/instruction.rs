@@ -385,6 +385,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         fn #fwd_inner(#user_inputs) #block
     };
     let adjoint_inv_fwd = o.adjoint_inv.is_none().then(|| fwd_inner_item.clone());
+    let user_adjoint_inv = o.adjoint_inv.iter();
     Ok(quote! {
         #(#attrs)*
         #allow
@@ -417,6 +418,13 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 #adjoint_inv_body
             }
         }
+        // The user's functions are reached through the companions, which a program that never
+        // differentiates (or never uncomputes) the instruction leaves unused: not dead code.
+        const _: () = {
+            let _ = #inverse;
+            let _ = #adjoint;
+            #(let _ = #user_adjoint_inv;)*
+        };
     })
 }
 
