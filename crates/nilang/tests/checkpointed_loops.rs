@@ -36,56 +36,40 @@ rk4!(rk4_sqrt #[checkpoint]);
 rk4!(rk4_levels #[checkpoint(levels = 3)]);
 
 /// A vector state updated in place (a Gauss–Seidel sweep of a nonlinear diffusion), with a
-/// loss accumulated inside the loop and a branch on the data; `levels` chosen per call.
-#[differentiable(wrt(u0, k))]
-fn sweeps_stored(u0: &[f64], k: &[f64], steps: usize) -> f64 {
-    let n = u0.len();
-    let mut u = vec![0.0; n];
-    for i in 0..n {
-        u[i] += u0[i];
-    }
-    let mut energy = 0.0;
-    for t in 1..=steps {
-        for i in 1..n - 1 {
-            let flux = k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
-            u[i] = u[i] + 0.1 * flux.tanh();
+/// loss accumulated inside the loop and a branch on the data; the loop marked by the tokens
+/// given.
+macro_rules! sweeps {
+    ($name:ident $($budget:tt)*) => {
+        #[differentiable(wrt(u0, k))]
+        fn $name(u0: &[f64], k: &[f64], steps: usize) -> f64 {
+            let n = u0.len();
+            let mut u = vec![0.0; n];
+            for i in 0..n {
+                u[i] += u0[i];
+            }
+            let mut energy = 0.0;
+            $($budget)*
+            for t in 1..=steps {
+                for i in 1..n - 1 {
+                    let flux = k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+                    u[i] = u[i] + 0.1 * flux.tanh();
+                }
+                if u[0] > u[n - 1] {
+                    energy += u[0] * u[0] / t as f64;
+                }
+            }
+            let mut s = energy;
+            for i in 0..n {
+                s += u[i].sin();
+            }
+            s
         }
-        if u[0] > u[n - 1] {
-            energy += u[0] * u[0] / t as f64;
-        }
-    }
-    let mut s = energy;
-    for i in 0..n {
-        s += u[i].sin();
-    }
-    s
+    };
 }
 
-/// [`sweeps_stored`] with two levels of chunks.
-#[differentiable(wrt(u0, k))]
-fn sweeps_checkpointed(u0: &[f64], k: &[f64], steps: usize) -> f64 {
-    let n = u0.len();
-    let mut u = vec![0.0; n];
-    for i in 0..n {
-        u[i] += u0[i];
-    }
-    let mut energy = 0.0;
-    #[checkpoint(levels = 2)]
-    for t in 1..=steps {
-        for i in 1..n - 1 {
-            let flux = k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
-            u[i] = u[i] + 0.1 * flux.tanh();
-        }
-        if u[0] > u[n - 1] {
-            energy += u[0] * u[0] / t as f64;
-        }
-    }
-    let mut s = energy;
-    for i in 0..n {
-        s += u[i].sin();
-    }
-    s
-}
+// every step stored (the reference); two levels of chunks
+sweeps!(sweeps_stored);
+sweeps!(sweeps_checkpointed #[checkpoint(levels = 2)]);
 
 const STATE: [f64; 2] = [1.2, 0.8];
 const P: [f64; 4] = [1.1, 0.4, 0.3, 0.9];
