@@ -131,10 +131,10 @@ impl Signature {
                 }
             }
         }
-        let outputs = sig.inputs.iter().any(|a| {
-            matches!(a, syn::FnArg::Typed(pt) if matches!(&*pt.ty, syn::Type::Reference(r)
-                if r.mutability.is_some() && Self::element(&r.elem).is_some()))
-        });
+        let outputs = sig
+            .inputs
+            .iter()
+            .any(|a| matches!(a, syn::FnArg::Typed(pt) if out.is_output(&pt.ty)));
         match &sig.output {
             syn::ReturnType::Type(_, t) if out.is_real(t) && !outputs => {}
             syn::ReturnType::Default if outputs => {}
@@ -372,7 +372,7 @@ impl Signature {
             let grad = names.fresh(&format!("{ident}_grad"), span);
             match p.shape {
                 Shape::Output => {
-                    let seed = format_ident!("{ident}_seed");
+                    let seed = names.fresh(&format!("{ident}_seed"), span);
                     let work = names.fresh(&format!("{ident}_work"), span);
                     let message = format!(
                         "`{name}`: the seed `{seed}` has length {{}}, but the output `{ident}` \
