@@ -20,7 +20,7 @@ fn main() {
         match nilang_auto::translate(Default::default(), f.to_token_stream()) {
             Ok(t) => {
                 let (rev, grad) = (t.reversible, t.gradient);
-                let file: syn::File = syn::parse_quote!(#rev #grad);
+                let file: syn::File = syn::parse_quote!(#(#rev)* #grad);
                 println!("{}", prettyplease::unparse(&file));
             }
             Err(e) => println!("error: {e}"),

@@ -32,14 +32,20 @@ use syn::Ident;
 
 type Result<T> = syn::Result<T>;
 
-/// The tapes a program uses: values, branch decisions, trip counts.
+/// The tapes a program uses: real values, and decisions (branches taken, trip counts, saved
+/// integers: one `nilang::stack::Decisions`).
 #[derive(Default)]
 struct Tapes {
     values: Option<Ident>,
-    flags: Option<Ident>,
-    counts: Option<Ident>,
-    /// One tape per saved integer (its element type inferred from what is pushed).
-    integers: Vec<Ident>,
+    decisions: Option<Ident>,
+}
+
+/// The tapes a taped program (`f_rev_taped`) takes from its caller.
+pub struct CallerTapes<'a> {
+    /// The `&mut Vec<T>` of saved real values.
+    pub values: &'a Ident,
+    /// The `&mut nilang::stack::Decisions`.
+    pub decisions: &'a Ident,
 }
 
 /// Writes the reversible program of one function.
@@ -87,7 +93,7 @@ impl<'f> Emitter<'f> {
     }
 
     /// The body of the reversible program: `routine! { body } out += value; uncompute!();`
-    /// between the tapes' allocation and deallocation.
+    /// between the tapes' allocation and deallocation: nothing is left saved.
     pub fn body(&mut self, out: &Ident) -> Result<TokenStream> {
         let (compute, result) = match &self.f.ret {
             Some(ret) => {
@@ -97,23 +103,7 @@ impl<'f> Emitter<'f> {
             }
             None => self.outputs()?,
         };
-        let t = &self.sig.rev_real;
-        let mut allocs = Vec::new();
-        let mut deallocs = Vec::new();
-        for (tape, ty) in [
-            (&self.tapes.values, quote!(#t)),
-            (&self.tapes.flags, quote!(bool)),
-            (&self.tapes.counts, quote!(usize)),
-        ] {
-            if let Some(tape) = tape {
-                allocs.push(quote!(let #tape: ::std::vec::Vec<#ty> = ::std::vec::Vec::new();));
-                deallocs.push(quote!(dealloc!(#tape = ::std::vec::Vec::new());));
-            }
-        }
-        for tape in &self.tapes.integers {
-            allocs.push(quote!(let #tape: ::std::vec::Vec<_> = ::std::vec::Vec::new();));
-            deallocs.push(quote!(dealloc!(#tape = ::std::vec::Vec::new());));
-        }
+        let (allocs, deallocs) = self.local_tapes();
         Ok(quote! {
             #(#allocs)*
             routine! {
@@ -123,6 +113,60 @@ impl<'f> Emitter<'f> {
             uncompute!();
             #(#deallocs)*
         })
+    }
+
+    /// The body of the taped program of a function with a value, under `store`: the body's
+    /// statements, `out += value`, and its temporaries freed as a block's are (saved on the
+    /// caller's tapes where they cannot be uncomputed): what it saved is left to the caller,
+    /// whose inverse pops it, so a call costs one run of the body, not two.
+    pub fn taped_body(&mut self, out: &Ident, tapes: CallerTapes) -> Result<TokenStream> {
+        let ret = self.f.ret.as_ref().expect("a taped program has a value");
+        self.tapes.values = Some(tapes.values.clone());
+        self.tapes.decisions = Some(tapes.decisions.clone());
+        let mut body = self.stmts(&self.f.body)?;
+        let value = self.rhs(ret);
+        body.push(quote!(#out += #value;));
+        body.extend(self.free_temporaries(&self.f.body)?);
+        Ok(quote!(#(#body)*))
+    }
+
+    /// The body of `f_rev` over its taped program `taped` (under `store`): on tapes of its own,
+    /// `routine! { value = f_rev_taped(…) } out += value; uncompute!()`, so `f_rev` leaves
+    /// nothing saved, and calls between functions run each callee once.
+    pub fn over_taped(&mut self, out: &Ident, taped: &Ident) -> TokenStream {
+        let value = self.names.fresh("value", Span::call_site());
+        let (tape, decisions) = (self.value_tape(), self.decisions_tape());
+        let zero = self.zero();
+        let params = self.sig.params.iter().map(|p| &p.ident);
+        let (allocs, deallocs) = self.local_tapes();
+        quote! {
+            #(#allocs)*
+            routine! {
+                let #value = #zero;
+                #taped(#value, #tape, #decisions, #(#params),*);
+            }
+            #out += #value;
+            uncompute!();
+            #(#deallocs)*
+        }
+    }
+
+    /// The tapes' allocations and deallocations, for a program that keeps its tapes.
+    fn local_tapes(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let t = &self.sig.rev_real;
+        let mut allocs = Vec::new();
+        let mut deallocs = Vec::new();
+        if let Some(tape) = &self.tapes.values {
+            let empty = quote!(::std::vec::Vec::new());
+            allocs.push(quote!(let #tape: ::std::vec::Vec<#t> = #empty;));
+            deallocs.push(quote!(dealloc!(#tape = #empty);));
+        }
+        if let Some(tape) = &self.tapes.decisions {
+            let empty = quote!(::nilang::stack::Decisions::new());
+            allocs.push(quote!(let #tape = #empty;));
+            deallocs.push(quote!(dealloc!(#tape = #empty);));
+        }
+        (allocs, deallocs)
     }
 
     /// The body of a function that writes outputs: it runs on zero vectors standing for them
@@ -154,6 +198,10 @@ impl<'f> Emitter<'f> {
 
     fn value_tape(&mut self) -> Ident {
         self.tape(|t| &mut t.values, "tape")
+    }
+
+    fn decisions_tape(&mut self) -> Ident {
+        self.tape(|t| &mut t.decisions, "decisions")
     }
 
     /// The current spelling of a binding (its shadow inside a block that shadows it).
@@ -235,6 +283,15 @@ impl<'f> Emitter<'f> {
     /// tape otherwise.
     fn store_block(&mut self, stmts: &[Stmt]) -> Result<Vec<TokenStream>> {
         let mut out = self.stmts(stmts)?;
+        out.extend(self.free_temporaries(stmts)?);
+        Ok(out)
+    }
+
+    /// Frees the temporaries of a block that has run, last first: uncomputed where that costs
+    /// no more than saving them (or where it must, under `uncompute`), saved on the tape
+    /// otherwise.
+    fn free_temporaries(&mut self, stmts: &[Stmt]) -> Result<Vec<TokenStream>> {
+        let mut out = Vec::new();
         for k in (0..stmts.len()).rev() {
             let StmtKind::Let { id, init } = &stmts[k].kind else {
                 continue;
@@ -268,9 +325,8 @@ impl<'f> Emitter<'f> {
                 )])
             }
             (Ty::Plain, _) => {
-                // an integer changed after its `let` (a counter): saved on a tape of its own
-                let tape = self.names.fresh(&format!("{name}_saved"), span);
-                self.tapes.integers.push(tape.clone());
+                // an integer changed after its `let` (a counter): saved with the decisions
+                let tape = self.decisions_tape();
                 Ok(vec![quote_spanned!(span=>
                     push!(#tape, #name);
                     dealloc!(#name = 0);
@@ -324,7 +380,7 @@ impl<'f> Emitter<'f> {
 
     fn while_loop(&mut self, cond: &Expr, body: &[Stmt], span: Span) -> Result<Vec<TokenStream>> {
         let count = self.names.fresh("trips", span);
-        let tape = self.tape(|t| &mut t.counts, "trip_counts");
+        let tape = self.decisions_tape();
         let cond = self.render(cond);
         let body = self.block(body)?;
         Ok(vec![quote_spanned! {span=>
@@ -357,7 +413,7 @@ impl<'f> Emitter<'f> {
             ]);
         }
         let flag = self.names.fresh("taken", span);
-        let tape = self.tape(|t| &mut t.flags, "decisions");
+        let tape = self.decisions_tape();
         Ok(vec![quote_spanned! {span=>
             let #flag = false;
             #flag ^= #rendered;
@@ -483,14 +539,28 @@ impl<'f> Emitter<'f> {
                 passed.push(quote!(#rendered));
             }
         }
+        let (func, tapes) = self.callee(func);
         let call = if uncall {
-            quote_spanned!(span=> uncall!(#func(#out, #(#passed),*));)
+            quote_spanned!(span=> uncall!(#func(#out, #(#tapes,)* #(#passed),*));)
         } else {
-            quote_spanned!(span=> #func(#out, #(#passed),*);)
+            quote_spanned!(span=> #func(#out, #(#tapes,)* #(#passed),*);)
         };
         before.push(call);
         before.extend(after);
         before
+    }
+
+    /// The program a call runs and the tapes passed to it: under `store`, `g_rev_taped` on
+    /// this program's tapes (the callee's saved values are left there, so it runs once);
+    /// under `uncompute`, `g_rev`, which cleans up after itself (the least memory).
+    fn callee(&mut self, func: &syn::Path) -> (syn::Path, Vec<Ident>) {
+        if self.temporaries == Temporaries::Uncompute {
+            return (func.clone(), Vec::new());
+        }
+        let mut taped = func.clone();
+        let last = taped.segments.last_mut().expect("a path has a segment");
+        last.ident = taped_name(&last.ident);
+        (taped, vec![self.value_tape(), self.decisions_tape()])
     }
 
     fn assign(
@@ -576,6 +646,11 @@ impl<'f> Emitter<'f> {
         self.subst = saved_subst;
         Ok(parts.assemble(span))
     }
+}
+
+/// The taped program of the function whose reversible program is `rev` (`f_rev`): `f_rev_taped`.
+pub fn taped_name(rev: &Ident) -> Ident {
+    quote::format_ident!("{}_taped", rev, span = rev.span())
 }
 
 /// Is a temporary as cheap to uncompute as to save: a copy of a place, or a value read

@@ -11,7 +11,7 @@ mod signature;
 pub use emit::Temporaries;
 pub use names::Names;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
@@ -20,8 +20,10 @@ pub struct Translation {
     /// The function itself, as the user wrote it but for the loop attributes the front end
     /// reads (`#[checkpoint]`), which Rust does not know.
     pub plain: syn::ItemFn,
-    /// The reversible program `f_rev`, in the `#[i]` language (to be compiled by `#[i(expand)]`).
-    pub reversible: syn::ItemFn,
+    /// The reversible programs, in the `#[i]` language (to be compiled by `#[i(expand)]`):
+    /// `f_rev`, and for a function with a value first `f_rev_taped`, which leaves what it
+    /// saved on its caller's tapes (the program other functions' programs call).
+    pub reversible: Vec<syn::ItemFn>,
     /// `f_gradient`: the value and the gradient at `f64`, through `f_rev_vjp`.
     pub gradient: TokenStream,
 }
@@ -36,26 +38,76 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
     let sig = signature::Signature::of(&f.sig, options.wrt.as_deref(), &mut names)?;
     let function = resolve::Resolver::function(&sig, &mut names, &f.block)?;
     let out = names.fresh("out", f.sig.ident.span());
-    let body = emit::Emitter::new(&function, &sig, &mut names, options.temporaries).body(&out)?;
     let rev = format_ident!("{}_rev", f.sig.ident);
-    let header = sig.reversible(&rev, &out);
+    let taped = emit::taped_name(&rev);
     let vis = &f.vis;
+    let mut reversible = Vec::new();
+    let temporaries = options.temporaries;
+    macro_rules! emitter {
+        () => {
+            emit::Emitter::new(&function, &sig, &mut names, temporaries)
+        };
+    }
+    let rev_body = if sig.has_outputs() {
+        emitter!().body(&out)?
+    } else {
+        let (values, decisions) = (
+            names.fresh("tape", Span::call_site()),
+            names.fresh("decisions", Span::call_site()),
+        );
+        let tapes = || emit::CallerTapes {
+            values: &values,
+            decisions: &decisions,
+        };
+        let params = sig.params.iter().map(|p| &p.ident);
+        let (taped_body, rev_body) = match options.temporaries {
+            Temporaries::Store => (
+                emitter!().taped_body(&out, tapes())?,
+                emitter!().over_taped(&out, &taped),
+            ),
+            // `f_rev` cleans up after itself; so does a call through `f_rev_taped`
+            Temporaries::Uncompute => (quote!(#rev(#out, #(#params),*);), emitter!().body(&out)?),
+        };
+        let doc = format!(
+            "The taped program of [`{0}`], written by `#[differentiable]`: `{1}(out, tape, \
+             decisions, …)` adds `{0}(…)` to `out` and leaves what it saved on the tapes, for \
+             `{1}_inv` to pop; [`{2}`] runs it on tapes of its own.",
+            f.sig.ident, taped, rev
+        );
+        reversible.push(program(
+            &doc,
+            vis,
+            sig.taped(&taped, &out, tapes()),
+            taped_body,
+        )?);
+        rev_body
+    };
     let doc = format!(
         "The reversible program of [`{0}`], written by `#[differentiable]`: `{1}(out, …)` adds \
          `{0}(…)` to `out`; `{1}_inv` undoes it, `{1}_vjp` differentiates it.",
         f.sig.ident, rev
     );
-    let reversible: syn::ItemFn = syn::parse2(one_hygiene(quote! {
-        #[doc = #doc]
-        #[allow(clippy::too_many_arguments)]
-        #vis #header { #body }
-    }))?;
+    reversible.push(program(&doc, vis, sig.reversible(&rev, &out), rev_body)?);
     let gradient = one_hygiene(sig.gradient(vis, &rev, &mut names));
     Ok(Translation {
         plain,
         reversible,
         gradient,
     })
+}
+
+/// One reversible program: its documentation, visibility, signature and body.
+fn program(
+    doc: &str,
+    vis: &syn::Visibility,
+    header: TokenStream,
+    body: TokenStream,
+) -> syn::Result<syn::ItemFn> {
+    syn::parse2(one_hygiene(quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments, unused_variables)]
+        #vis #header { #body }
+    }))
 }
 
 /// The tokens with every identifier resolved at the attribute's call site (at its own

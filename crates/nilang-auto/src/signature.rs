@@ -338,6 +338,21 @@ impl Signature {
     /// The reversible program's signature: `fn f_rev<T: Real>(out: &mut T, x: &mut [T], …)`
     /// (every differentiable parameter by `&mut`, the others as the user wrote them).
     pub fn reversible(&self, name: &Ident, out: &Ident) -> TokenStream {
+        self.reversible_with(name, out, None)
+    }
+
+    /// The taped program's signature: the reversible program's with the caller's tapes after
+    /// `out` (`tape: &mut Vec<T>, decisions: &mut nilang::stack::Decisions`).
+    pub fn taped(&self, name: &Ident, out: &Ident, tapes: crate::emit::CallerTapes) -> TokenStream {
+        self.reversible_with(name, out, Some(tapes))
+    }
+
+    fn reversible_with(
+        &self,
+        name: &Ident,
+        out: &Ident,
+        tapes: Option<crate::emit::CallerTapes>,
+    ) -> TokenStream {
         let t = &self.rev_real;
         let generics = if self.f64_mode {
             quote!(<#t: ::nilang::Real>)
@@ -352,7 +367,11 @@ impl Signature {
         if self.has_outputs() {
             return quote!(fn #name #generics(#(#params),*) #where_clause);
         }
-        quote!(fn #name #generics(#out: &mut #t, #(#params),*) #where_clause)
+        let tapes = tapes.map(|c| {
+            let (values, decisions) = (c.values, c.decisions);
+            quote!(#values: &mut ::std::vec::Vec<#t>, #decisions: &mut ::nilang::stack::Decisions,)
+        });
+        quote!(fn #name #generics(#out: &mut #t, #tapes #(#params),*) #where_clause)
     }
 
     /// The gradient function: `fn f_gradient(x: &[f64], …) -> (f64, gradients)`, the

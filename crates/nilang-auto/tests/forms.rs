@@ -7,7 +7,8 @@ use quote::{quote, ToTokens};
 
 fn program(attr: proc_macro2::TokenStream, f: proc_macro2::TokenStream) -> String {
     let t = nilang_auto::translate(attr, f).unwrap_or_else(|e| panic!("{e}"));
-    t.reversible.to_token_stream().to_string()
+    let programs = t.reversible.iter().map(|p| p.to_token_stream());
+    quote!(#(#programs)*).to_string()
 }
 
 fn count(text: &str, what: &str) -> usize {
@@ -47,13 +48,15 @@ fn a_carried_state_is_saved_once_per_step_and_the_slopes_uncomputed() {
         }
     );
     let p = program(quote!(uncompute), f.clone());
-    assert!(p.contains("push ! (tape_1 , x)"), "{p}");
+    // (`tape_1` is the taped program's parameter, unused here: it calls `f_rev`)
+    assert!(p.contains("push ! (tape_2 , x)"), "{p}");
     assert!(p.contains("swap (x , x_out_1)"), "{p}");
     assert_eq!(count(&p, "routine !"), 2, "{p}");
     // stored: the slope is saved instead, and x is updated in place
     let p = program(quote!(store), f);
     assert!(p.contains("push ! (tape_1 , k)"), "{p}");
     assert!(p.contains("x += h * k"), "{p}");
+    // the taped program runs in place; only `f_rev` over it computes, copies and uncomputes
     assert_eq!(count(&p, "routine !"), 1, "{p}");
 }
 
@@ -101,7 +104,8 @@ fn a_while_loop_records_its_trip_count() {
         p.contains("while (:: nilang :: Real :: val (& s) > 1.0 , trips_1 > 0)"),
         "{p}"
     );
-    assert!(p.contains("push ! (trip_counts_1 , trips_1)"), "{p}");
+    // the trip count goes with the decisions, on the caller's tape in the taped program
+    assert!(p.contains("push ! (decisions_1 , trips_1)"), "{p}");
 }
 
 #[test]

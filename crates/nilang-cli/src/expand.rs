@@ -33,14 +33,19 @@ fn front_end(src: &str) -> Result<(String, Vec<(String, String)>), String> {
         )
     })?;
     let mut written = Vec::new();
-    for item in &mut file.items {
-        let syn::Item::Fn(f) = item else { continue };
+    let mut items = Vec::new();
+    for item in std::mem::take(&mut file.items) {
+        let syn::Item::Fn(mut f) = item else {
+            items.push(item);
+            continue;
+        };
         let Some(k) = f.attrs.iter().position(|a| {
             a.path()
                 .segments
                 .last()
                 .is_some_and(|s| s.ident == "differentiable")
         }) else {
+            items.push(syn::Item::Fn(f));
             continue;
         };
         let attr = f.attrs.remove(k);
@@ -51,17 +56,22 @@ fn front_end(src: &str) -> Result<(String, Vec<(String, String)>), String> {
         let name = f.sig.ident.to_string();
         let translation = nilang_auto::translate(options, f.to_token_stream())
             .map_err(|e| format!("`{name}`: {e}"))?;
-        let mut program = translation.reversible;
-        program.attrs.retain(|a| !a.path().is_ident("doc"));
+        let mut programs = translation.reversible;
+        programs
+            .iter_mut()
+            .for_each(|p| p.attrs.retain(|a| !a.path().is_ident("doc")));
         let text = prettyplease::unparse(&syn::File {
             shebang: None,
             attrs: Vec::new(),
-            items: vec![syn::Item::Fn(program.clone())],
+            items: programs.iter().cloned().map(syn::Item::Fn).collect(),
         });
         written.push((name, text));
-        program.attrs.push(syn::parse_quote!(#[i(expand)]));
-        *item = syn::Item::Fn(program);
+        for mut program in programs {
+            program.attrs.push(syn::parse_quote!(#[i(expand)]));
+            items.push(syn::Item::Fn(program));
+        }
     }
+    file.items = items;
     if written.is_empty() {
         // nothing to replace: the source as it was
         return Ok((src.to_string(), written));

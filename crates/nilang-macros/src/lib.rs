@@ -71,7 +71,11 @@ fn differentiable_here(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             return quote!(#error #plain);
         }
     };
-    let reversible = attribute(quote!(expand), translation.reversible.to_token_stream());
+    let reversible: TokenStream2 = translation
+        .reversible
+        .iter()
+        .map(|program| attribute(quote!(expand), program.to_token_stream()))
+        .collect();
     let (plain, gradient) = (translation.plain, translation.gradient);
     quote!(#plain #reversible #gradient)
 }

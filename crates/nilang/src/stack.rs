@@ -62,3 +62,142 @@ impl<T> Stack<T> for Vec<T> {
         self.len()
     }
 }
+
+/// A stack of the discrete facts a reversible program records to be undone — branch decisions
+/// (`bool`) and integers (trip counts, saved counters) — that a function can leave to its
+/// caller, beside a `Vec` of its saved real values.
+///
+/// `#[differentiable]` passes one down its calls (`g_rev_taped`), so each callee leaves what it
+/// saved for the caller's inverse to pop instead of uncomputing it on return. Integers of
+/// every width share one stack of 64-bit words (each pops back as the type it was pushed as,
+/// last in first out); booleans have their own.
+///
+/// ```
+/// use nilang::{i, stack::Decisions, Real, Stack};
+///
+/// let mut d = Decisions::new();
+/// d.push_value(true);
+/// d.push_value(-3i32);
+/// d.push_value(7usize);
+/// assert_eq!(d.len(), 3);
+/// assert_eq!(Stack::<usize>::pop_value(&mut d), Some(7));
+/// assert_eq!(Stack::<i32>::pop_value(&mut d), Some(-3));
+/// assert_eq!(Stack::<bool>::pop_value(&mut d), Some(true));
+/// assert!(d.is_empty());
+///
+/// // a reversible function records a decision there; its inverse pops it
+/// #[i]
+/// fn relu_kept<T: Real>(y: &mut T, x: &mut T, d: &mut Decisions) {
+///     let taken = false;
+///     taken ^= *x > T::zero();
+///     if taken {
+///         y += identity(x);
+///     }
+///     push!(d, taken);
+///     dealloc!(taken = false);
+/// }
+/// let (mut y, mut x, mut d) = (0.0, 2.0, Decisions::new());
+/// relu_kept(&mut y, &mut x, &mut d);
+/// assert_eq!((y, d.len()), (2.0, 1));
+/// relu_kept_inv(&mut y, &mut x, &mut d);
+/// assert_eq!((y, d.is_empty()), (0.0, true));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decisions {
+    flags: Vec<bool>,
+    words: Vec<u64>,
+}
+
+impl Decisions {
+    /// An empty stack.
+    pub fn new() -> Decisions {
+        Decisions::default()
+    }
+
+    /// How many values it holds, booleans and integers together.
+    pub fn len(&self) -> usize {
+        self.flags.len() + self.words.len()
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Stack<bool> for Decisions {
+    fn push_value(&mut self, v: bool) {
+        self.flags.push(v)
+    }
+    fn pop_value(&mut self) -> Option<bool> {
+        self.flags.pop()
+    }
+    fn depth(&self) -> usize {
+        self.len()
+    }
+}
+
+/// Each integer type is stored as its bits in a `u64` word (`as` round-trips every width up to
+/// 64 bits, sign included).
+macro_rules! decision_words {
+    ($($t:ty),*) => {$(
+        impl Stack<$t> for Decisions {
+            fn push_value(&mut self, v: $t) {
+                self.words.push(v as u64)
+            }
+            fn pop_value(&mut self) -> Option<$t> {
+                self.words.pop().map(|w| w as $t)
+            }
+            fn depth(&self) -> usize {
+                self.len()
+            }
+        }
+    )*};
+}
+decision_words!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl crate::check::Check for Decisions {
+    fn check_eq(&self, other: &Self, _tol: f64) -> bool {
+        self == other
+    }
+}
+
+/// Decisions carry no gradient: their shadow is an empty stack of the same type.
+impl<L> crate::__private::Shadow<L> for Decisions {
+    type Grad = Decisions;
+    type Pair = Decisions;
+    #[inline(always)]
+    fn join(x: Decisions, _: Decisions) -> Decisions {
+        x
+    }
+    #[inline(always)]
+    fn split(p: Decisions) -> (Decisions, Decisions) {
+        (p, Decisions::new())
+    }
+    fn zero_grad(&self) -> Decisions {
+        Decisions::new()
+    }
+    fn grad_is_zero(_: &Decisions) -> bool {
+        true
+    }
+    fn add_grad(_: &mut Decisions, _: Decisions) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_of_every_width_pop_back_as_pushed() {
+        let mut d = Decisions::new();
+        d.push_value(i64::MIN);
+        d.push_value(u64::MAX);
+        d.push_value(-1i8);
+        d.push_value(false);
+        assert_eq!(Stack::<bool>::pop_value(&mut d), Some(false));
+        assert_eq!(Stack::<i8>::pop_value(&mut d), Some(-1));
+        assert_eq!(Stack::<u64>::pop_value(&mut d), Some(u64::MAX));
+        assert_eq!(Stack::<i64>::pop_value(&mut d), Some(i64::MIN));
+        assert_eq!(Stack::<usize>::pop_value(&mut d), None);
+    }
+}

@@ -2,7 +2,7 @@
 //! `gmm.hpp`), differentiated in the weights, means and both parts of the inverse covariance
 //! factors.
 
-use super::lse::{logsumexp, logsumexp_rev};
+use super::lse::{logsumexp, logsumexp_rev_taped};
 use crate::evals::gmm::{ltri, Gradient, Params, Problem};
 use nilang::differentiable;
 
