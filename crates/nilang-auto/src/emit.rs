@@ -22,6 +22,7 @@ mod checkpoint;
 mod shadows;
 
 use crate::nir::{self, Expr, Function, Id, Init, Op, Place, Stmt, StmtKind, Ty};
+use crate::reduction::Reduction;
 use crate::signature::Signature;
 use crate::Names;
 use proc_macro2::{Span, TokenStream};
@@ -363,6 +364,11 @@ impl<'f> Emitter<'f> {
             } => self.checkpointed_loop(*var, range, body, *checkpoint, span)?,
             StmtKind::For {
                 var, range, body, ..
+            } if Reduction::of(self.f, body).is_some() => {
+                self.reduction_loop(*var, range, body, span)?
+            }
+            StmtKind::For {
+                var, range, body, ..
             } => {
                 let var = self.name(*var);
                 let range = self.render(&Expr {
@@ -376,6 +382,55 @@ impl<'f> Emitter<'f> {
             StmtKind::While { cond, body } => self.while_loop(cond, body, span)?,
             StmtKind::If { cond, then, els } => self.branch(cond, then, els, span)?,
         })
+    }
+
+    /// A loop that folds a value into one variable by `min` or `max` (see [`crate::reduction`]):
+    /// the chosen iteration found on values, then the body run for it alone.
+    fn reduction_loop(
+        &mut self,
+        var: Id,
+        range: &nir::Range,
+        body: &[Stmt],
+        span: Span,
+    ) -> Result<Vec<TokenStream>> {
+        let reduction = Reduction::of(self.f, body).expect("checked by the caller");
+        let typing = crate::expr::Typing {
+            binds: &self.f.binds,
+            sig: self.sig,
+        };
+        let mut search = reduction.search(typing, self.names, var, &range.syn);
+        let shadows: HashMap<String, Ident> = self
+            .subst
+            .iter()
+            .map(|(id, shadow)| (self.f.binds[*id].name.to_string(), shadow.clone()))
+            .collect();
+        Substitute(&shadows).visit_expr_mut(&mut search);
+        let (pos, count) = (
+            self.names.fresh("pos", span),
+            self.names.fresh("count", span),
+        );
+        let var = self.name(var);
+        let range = self.render(&Expr {
+            syn: range.syn.clone(),
+            reads: range.reads.clone(),
+            real: false,
+        });
+        let body = self.block(body)?;
+        let tape = self.decisions_tape();
+        Ok(vec![quote_spanned! {span=>
+            let #pos = #search;
+            let #count = 0usize;
+            for #var in #range {
+                if #count == #pos {
+                    #(#body)*
+                }
+                #count += 1;
+            }
+            push!(#tape, #count);
+            dealloc!(#count = 0usize);
+            push!(#tape, #pos);
+            dealloc!(#pos = 0usize);
+        }])
     }
 
     fn while_loop(&mut self, cond: &Expr, body: &[Stmt], span: Span) -> Result<Vec<TokenStream>> {

@@ -110,7 +110,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
             syn::Expr::If(_) => self.hoist_selection(e)?,
             syn::Expr::Cast(c) => {
                 let inner = self.expr(&c.expr)?;
-                let inner = plain(self.r, inner);
+                let inner = plain(self.r.typing(), inner);
                 let ty = &c.ty;
                 syn::parse_quote_spanned!(c.span()=> (#inner as #ty))
             }
@@ -191,7 +191,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         let op = b.op;
         if !is_arithmetic(&op) {
             // a comparison or a logical or integer operator: computed on plain values
-            let (left, right) = (plain(self.r, left), plain(self.r, right));
+            let (left, right) = (plain(self.r.typing(), left), plain(self.r.typing(), right));
             return Ok(syn::parse_quote_spanned!(b.span()=> #left #op #right));
         }
         if same_root(&left, &right) && !same_place(&left, &right) && self.is_real(&left) {
@@ -216,7 +216,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         let args: Vec<syn::Expr> = m.args.iter().map(|a| self.expr(a)).collect::<Result<_>>()?;
         let differentiable = std::iter::once(&receiver)
             .chain(&args)
-            .any(|e| mentions_real(self.r, e));
+            .any(|e| mentions_real(self.r.typing(), e));
         if !self.is_real(&receiver) || !differentiable {
             // an index or count (`x.len()`, `i.pow(2)`, `n.min(m)`) or a constant
             // (`0.5f64.sqrt()`): plain Rust
@@ -318,7 +318,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
 
     /// Is this (rewritten) expression a differentiable scalar?
     fn is_real(&self, e: &syn::Expr) -> bool {
-        real_syn(self.r, e)
+        real_syn(self.r.typing(), e)
     }
 }
 
@@ -357,7 +357,7 @@ fn method_of_primitive(prim: &str) -> Option<&'static str> {
 /// A rewritten expression computed on plain `f64` values, for a condition, an index or a
 /// cast: each differentiable leaf is read by its value (`x.val()`), each primitive is Rust's
 /// method again.
-pub fn plain(r: &Resolver, e: syn::Expr) -> syn::Expr {
+pub fn plain(r: Typing, e: syn::Expr) -> syn::Expr {
     if !real_syn(r, &e) && !mentions_real(r, &e) {
         return e;
     }
@@ -396,8 +396,10 @@ pub fn plain(r: &Resolver, e: syn::Expr) -> syn::Expr {
             match (func.as_deref(), args.len()) {
                 (Some("identity"), 1) => args.remove(0),
                 (Some("square"), 1) => {
+                    // `x * x`, as the primitive computes it (a search on values must choose
+                    // what the reversible program would)
                     let x = &args[0];
-                    syn::parse_quote!((#x).powi(2))
+                    syn::parse_quote!((#x) * (#x))
                 }
                 (Some(f), _) if method_of_primitive(f).is_some() => {
                     let method =
@@ -416,7 +418,7 @@ pub fn plain(r: &Resolver, e: syn::Expr) -> syn::Expr {
 }
 
 /// Is this variable a differentiable scalar parameter (`x: f64` or `x: &f64`)?
-fn is_scalar_param(r: &Resolver, p: &syn::ExprPath) -> bool {
+fn is_scalar_param(r: Typing, p: &syn::ExprPath) -> bool {
     p.path.get_ident().is_some_and(|ident| {
         r.binds
             .iter()
@@ -425,9 +427,9 @@ fn is_scalar_param(r: &Resolver, p: &syn::ExprPath) -> bool {
 }
 
 /// Does the expression read a differentiable scalar anywhere?
-fn mentions_real(r: &Resolver, e: &syn::Expr) -> bool {
-    struct Finder<'a, 'b>(&'a Resolver<'b>, bool);
-    impl<'ast> syn::visit::Visit<'ast> for Finder<'_, '_> {
+fn mentions_real(r: Typing, e: &syn::Expr) -> bool {
+    struct Finder<'a>(Typing<'a>, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
         fn visit_expr(&mut self, e: &'ast syn::Expr) {
             if matches!(e, syn::Expr::Path(_) | syn::Expr::Index(_)) && real_syn(self.0, e) {
                 self.1 = true;
@@ -487,7 +489,7 @@ fn same_root(a: &syn::Expr, b: &syn::Expr) -> bool {
 }
 
 /// Is a rewritten expression a differentiable scalar (of the function's real type)?
-fn real_syn(r: &Resolver, e: &syn::Expr) -> bool {
+fn real_syn(r: Typing, e: &syn::Expr) -> bool {
     let bind_of = |ident: &syn::Ident| r.binds.iter().find(|b| b.name == *ident).map(|b| b.ty);
     match e {
         syn::Expr::Lit(syn::ExprLit {
@@ -529,7 +531,17 @@ fn real_syn(r: &Resolver, e: &syn::Expr) -> bool {
 
 /// Is a resolved expression a differentiable scalar?
 pub fn is_real(r: &Resolver, e: &syn::Expr, _reads: &BTreeSet<Id>) -> bool {
-    real_syn(r, e)
+    real_syn(r.typing(), e)
+}
+
+/// What telling a differentiable scalar from a plain value needs: every binding (by its
+/// unique spelling) and the signature (the real type's names and constants).
+#[derive(Clone, Copy)]
+pub struct Typing<'a> {
+    /// The bindings of the function.
+    pub binds: &'a [crate::nir::Bind],
+    /// Its signature.
+    pub sig: &'a Signature,
 }
 
 /// `T::zero()`, `T::from_f64(x)`, `f64::from(i)`: a value of the real type made from constants.

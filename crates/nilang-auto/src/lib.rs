@@ -5,6 +5,7 @@ mod emit;
 mod expr;
 mod names;
 pub mod nir;
+mod reduction;
 mod resolve;
 mod signature;
 

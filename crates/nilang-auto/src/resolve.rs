@@ -34,6 +34,14 @@ fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
 }
 
 impl<'a> Resolver<'a> {
+    /// The bindings so far and the signature, to type expressions by.
+    pub(crate) fn typing(&self) -> crate::expr::Typing<'_> {
+        crate::expr::Typing {
+            binds: &self.binds,
+            sig: self.sig,
+        }
+    }
+
     /// Resolves the body of a function whose parameters `sig` has classified.
     pub fn function(
         sig: &'a Signature,

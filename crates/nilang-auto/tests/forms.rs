@@ -142,3 +142,47 @@ fn a_shadowing_let_is_a_binding_of_its_own() {
         "{p}"
     );
 }
+
+#[test]
+fn a_min_fold_is_searched_on_values_and_its_chosen_iteration_differentiated() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(c: &[f64], p: f64) -> f64 {
+                let mut best = f64::INFINITY;
+                for j in 0..c.len() {
+                    let d = c[j] - p;
+                    best = best.min(d * d);
+                }
+                best
+            }
+        ),
+    );
+    // the search: plain Rust over the values, the first smallest
+    assert!(
+        p.contains(
+            "let d : f64 = :: nilang :: Real :: val (& c [j]) - :: nilang :: Real :: val (& * p) ;"
+        ),
+        "{p}"
+    );
+    assert!(p.contains("if x_1 < chosen_1"), "{p}");
+    // the body runs for the chosen iteration only, and the choice is kept for the inverse
+    assert!(p.contains("if count_1 == pos_2 {"), "{p}");
+    assert!(p.contains("push ! (decisions_1 , pos_2)"), "{p}");
+    // a loop that also writes another outer variable is differentiated as written
+    let p = program(
+        quote!(),
+        quote!(
+            fn g(c: &[f64]) -> f64 {
+                let mut best = f64::INFINITY;
+                let mut s = 0.0;
+                for j in 0..c.len() {
+                    s += c[j];
+                    best = best.min(c[j]);
+                }
+                best + s
+            }
+        ),
+    );
+    assert!(!p.contains("pos_"), "{p}");
+}

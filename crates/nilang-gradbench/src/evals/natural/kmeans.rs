@@ -8,7 +8,7 @@ use crate::evals::kmeans::Problem;
 use nilang::{differentiable, Dual};
 
 /// `Σᵢ minⱼ ‖Cⱼ − Pᵢ‖²` over the points `points` and centroids `centroids` (`d` columns each).
-#[differentiable(wrt(centroids), uncompute)]
+#[differentiable(wrt(centroids))]
 pub fn kmeans_cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
     let n = points.len() / d;
     let k = centroids.len() / d;

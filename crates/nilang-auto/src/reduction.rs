@@ -1,0 +1,231 @@
+//! Reductions by `min` or `max` over a loop: searched on values, differentiated once.
+//!
+//! A loop whose only effect outside its body is folding a value into one variable by `min`
+//! (or `max`),
+//!
+//! ```text
+//! for j in R { S; best = best.min(x); }
+//! ```
+//!
+//! sends its whole gradient to one iteration, the one whose `x` was chosen. Reversed as
+//! written, every iteration's `S` runs on values and gradients and `best` is saved at each
+//! one. Instead the front end finds the iteration on values alone — `S` and `x` as plain Rust
+//! over `f64`, the position of the first smallest `x` ([`Reduction::search`]) — and runs the
+//! body for that iteration only:
+//!
+//! ```text
+//! let pos = { search };  // iterations before the chosen one (usize::MAX: none)
+//! let count = 0usize;
+//! for j in R { if count == pos { S; best = best.min(x); } count += 1; }
+//! ```
+//!
+//! `min` returns one of its operands, so folding the chosen `x` alone gives `best` the same
+//! value as folding every `x`; an `x` that is NaN is never chosen, as `f64::min` ignores it.
+//! The expert kmeans program searches the nearest centroid the same way, by hand.
+
+use crate::expr::Typing;
+use crate::nir::{self, Expr, Function, Id, Init, Op, Stmt, StmtKind, Ty};
+use crate::Names;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+
+/// A loop recognised as a reduction: the statements before the fold and the folded value.
+pub struct Reduction<'a> {
+    /// `S`: the statements that compute the value.
+    pub prefix: &'a [Stmt],
+    /// `x`, as the reversible language spells it.
+    pub value: syn::Expr,
+    /// `max` (else `min`).
+    pub larger: bool,
+}
+
+impl<'a> Reduction<'a> {
+    /// The reduction a loop's body makes, if it is one: it ends with `best = min(best, x)` (or
+    /// `max`, either operand order) of a real variable from outside, and before that only
+    /// computes its own temporaries, reading neither `best` nor calling other functions.
+    pub fn of(f: &Function, body: &'a [Stmt]) -> Option<Reduction<'a>> {
+        let (last, prefix) = body.split_last()?;
+        let StmtKind::Assign {
+            place,
+            op: Op::Set,
+            value,
+        } = &last.kind
+        else {
+            return None;
+        };
+        let best = place.root;
+        if place.index.is_some() || f.binds[best].ty != Ty::Real {
+            return None;
+        }
+        let (larger, x) = folded(f, best, value)?;
+        let written = nir::written(prefix);
+        let own = nir::declared(prefix);
+        let self_contained = written.is_subset(&own)
+            && !nir::read(prefix).contains(&best)
+            && !written.contains(&best)
+            && prefix.iter().all(plain_renderable);
+        self_contained.then_some(Reduction {
+            prefix,
+            value: x,
+            larger,
+        })
+    }
+
+    /// The search, a plain Rust block: the position (iterations before it) of the first
+    /// iteration whose value is the smallest (largest), `usize::MAX` when none is (an empty
+    /// range, or every value NaN).
+    pub fn search(&self, t: Typing, names: &mut Names, var: Id, range: &syn::Expr) -> syn::Expr {
+        let span = Span::call_site();
+        let (pos, chosen, k, x) = (
+            names.fresh("pos", span),
+            names.fresh("chosen", span),
+            names.fresh("k", span),
+            names.fresh("x", span),
+        );
+        let var = &t.binds[var].name;
+        let prefix = plain_stmts(t, self.prefix);
+        let value = crate::expr::plain(t, self.value.clone());
+        let better = if self.larger {
+            quote!(#x > #chosen)
+        } else {
+            quote!(#x < #chosen)
+        };
+        syn::parse_quote!({
+            let mut #pos = usize::MAX;
+            let mut #chosen = 0.0f64;
+            let mut #k = 0usize;
+            for #var in #range {
+                #prefix
+                let #x: f64 = #value;
+                if #better || (#pos == usize::MAX && !#x.is_nan()) {
+                    #pos = #k;
+                    #chosen = #x;
+                }
+                #k += 1;
+            }
+            #pos
+        })
+    }
+}
+
+/// `min(best, x)` or `max(x, best)`…: whether it is `max`, and `x`, which must not read `best`.
+fn folded(f: &Function, best: Id, value: &Expr) -> Option<(bool, syn::Expr)> {
+    let syn::Expr::Call(c) = &value.syn else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let larger = match p.path.get_ident()?.to_string().as_str() {
+        "max" => true,
+        "min" => false,
+        _ => return None,
+    };
+    let [a, b] = [c.args.first()?, c.args.last()?];
+    if c.args.len() != 2 {
+        return None;
+    }
+    let name = &f.binds[best].name;
+    let is_best = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(name));
+    let x = match (is_best(a), is_best(b)) {
+        (true, false) => b,
+        (false, true) => a,
+        _ => return None,
+    };
+    (!mentions(x, name)).then(|| (larger, x.clone()))
+}
+
+/// Does the expression name `ident` anywhere?
+fn mentions(e: &syn::Expr, ident: &syn::Ident) -> bool {
+    struct Finder<'a>(&'a syn::Ident, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
+        fn visit_ident(&mut self, i: &'ast syn::Ident) {
+            self.1 |= i == self.0;
+        }
+    }
+    let mut finder = Finder(ident, false);
+    syn::visit::Visit::visit_expr(&mut finder, e);
+    finder.1
+}
+
+/// Can the statement (and everything in it) run as plain Rust over values: no call of another
+/// differentiable function, no checkpointed loop, no vector computed other than from zeros?
+fn plain_renderable(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Let { init, .. } => !matches!(init, Init::Call { .. }),
+        StmtKind::Assign { .. } => true,
+        StmtKind::For {
+            body, checkpoint, ..
+        } => checkpoint.is_none() && body.iter().all(plain_renderable),
+        StmtKind::While { body, .. } => body.iter().all(plain_renderable),
+        StmtKind::If { then, els, .. } => then.iter().chain(els).all(plain_renderable),
+    }
+}
+
+/// Statements as plain Rust over `f64` values (see [`crate::expr::plain`]).
+fn plain_stmts(t: Typing, stmts: &[Stmt]) -> TokenStream {
+    let written = nir::written(stmts);
+    stmts.iter().map(|s| plain_stmt(t, s, &written)).collect()
+}
+
+fn plain_stmt(t: Typing, s: &Stmt, written: &std::collections::BTreeSet<Id>) -> TokenStream {
+    let plain = |e: &Expr| crate::expr::plain(t, e.syn.clone());
+    match &s.kind {
+        StmtKind::Let { id, init } => {
+            let name = &t.binds[*id].name;
+            let mutable = written.contains(id).then(|| quote!(mut));
+            let ty = (t.binds[*id].ty == Ty::Real).then(|| quote!(: f64));
+            let value = match init {
+                Init::Expr(e) => {
+                    let e = plain(e);
+                    quote!(#e)
+                }
+                Init::Select { cond, then, els } => {
+                    let (c, a, b) = (plain(cond), plain(then), plain(els));
+                    quote!(if #c { #a } else { #b })
+                }
+                Init::Zeros { len } => {
+                    let len = &len.syn;
+                    quote!(::std::vec![0.0f64; #len])
+                }
+                Init::Call { .. } => unreachable!("a reduction's body calls no function"),
+            };
+            quote!(let #mutable #name #ty = #value;)
+        }
+        StmtKind::Assign { place, op, value } => {
+            let root = &t.binds[place.root].name;
+            let target = match &place.index {
+                Some(i) => {
+                    let i = &i.syn;
+                    quote!(#root[#i])
+                }
+                None => quote!(#root),
+            };
+            let op = match op {
+                Op::Set => quote!(=),
+                Op::Add => quote!(+=),
+                Op::Sub => quote!(-=),
+                Op::Mul => quote!(*=),
+                Op::Div => quote!(/=),
+            };
+            let value = plain(value);
+            quote!(#target #op #value;)
+        }
+        StmtKind::For {
+            var, range, body, ..
+        } => {
+            let var = &t.binds[*var].name;
+            let range = &range.syn;
+            let body = plain_stmts(t, body);
+            quote!(for #var in #range { #body })
+        }
+        StmtKind::While { cond, body } => {
+            let (cond, body) = (plain(cond), plain_stmts(t, body));
+            quote!(while #cond { #body })
+        }
+        StmtKind::If { cond, then, els } => {
+            let (cond, then, els) = (plain(cond), plain_stmts(t, then), plain_stmts(t, els));
+            quote!(if #cond { #then } else { #els })
+        }
+    }
+}
