@@ -159,7 +159,8 @@ impl<'f> Emitter<'f> {
         let mut deallocs = Vec::new();
         if let Some(tape) = &self.tapes.values {
             let empty = quote!(::std::vec::Vec::new());
-            allocs.push(quote!(let #tape: ::std::vec::Vec<#t> = #empty;));
+            let room = quote!(::std::vec::Vec::with_capacity(64));
+            allocs.push(quote!(let #tape: ::std::vec::Vec<#t> = #room;));
             deallocs.push(quote!(dealloc!(#tape = #empty);));
         }
         if let Some(tape) = &self.tapes.decisions {

@@ -64,7 +64,9 @@ impl Problem {
         let w_col = NCAM * n + 3 * m;
         let mut j = Csr {
             ncols: w_col + p,
-            ..Csr::default()
+            rows: Vec::with_capacity(3 * p + 1),
+            cols: Vec::with_capacity(2 * p * ROW + p),
+            vals: Vec::with_capacity(2 * p * ROW + p),
         };
         j.rows.push(0);
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
