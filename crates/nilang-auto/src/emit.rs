@@ -298,7 +298,7 @@ impl<'f> Emitter<'f> {
             let StmtKind::Let { id, init } = &stmts[k].kind else {
                 continue;
             };
-            if uncomputable(stmts, k) && (self.temporaries == Temporaries::Uncompute || cheap(init))
+            if uncomputable(stmts, k) && (self.temporaries == Temporaries::Uncompute || self.cheap(init))
             {
                 out.extend(self.uncompute_let(*id, init));
             } else {
@@ -552,6 +552,16 @@ impl<'f> Emitter<'f> {
         }
     }
 
+    /// Is a temporary as cheap to uncompute as to save: a copy of a place, or a value read
+    /// from no differentiable binding (an index, a constant such as a grid point `tᵢ`)?
+    fn cheap(&self, init: &Init) -> bool {
+        match init {
+            Init::Expr(e) => !e.real || !self.reads_real(e) || is_place(&e.syn),
+            Init::Zeros { .. } => true,
+            Init::Select { .. } | Init::Call { .. } => false,
+        }
+    }
+
     /// Does the expression read a differentiable binding (else it is a constant)?
     fn reads_real(&self, e: &Expr) -> bool {
         e.reads.iter().any(|id| self.f.binds[*id].ty != Ty::Plain)
@@ -709,15 +719,6 @@ pub fn taped_name(rev: &Ident) -> Ident {
     quote::format_ident!("{}_taped", rev, span = rev.span())
 }
 
-/// Is a temporary as cheap to uncompute as to save: a copy of a place, or a value read
-/// from no differentiable place (an index, a constant)?
-fn cheap(init: &Init) -> bool {
-    match init {
-        Init::Expr(e) => !e.real || is_place(&e.syn),
-        Init::Zeros { .. } => true,
-        Init::Select { .. } | Init::Call { .. } => false,
-    }
-}
 
 /// Can the `let` at `k` (any other statement trivially) be uncomputed at the block's end:
 /// neither the variable nor anything its value was computed from is written after it?
