@@ -189,6 +189,14 @@ impl<'f> Emitter<'f> {
         quote!(#t::zero())
     }
 
+    /// `−0`, where a temporary starts that is then computed by `+=`: `−0 + e` is `e` to the
+    /// bit (as the plain function's `let t = e` is; `+0 + e` turns `e = −0` into `+0`), and the
+    /// compiler drops the addition, which it must keep for `+0`.
+    fn negative_zero(&self) -> TokenStream {
+        let t = &self.sig.rev_real;
+        quote!(#t::lit(-0.0))
+    }
+
     fn tape(&mut self, which: fn(&mut Tapes) -> &mut Option<Ident>, base: &str) -> Ident {
         let span = Span::call_site();
         if which(&mut self.tapes).is_none() {
@@ -298,7 +306,8 @@ impl<'f> Emitter<'f> {
             let StmtKind::Let { id, init } = &stmts[k].kind else {
                 continue;
             };
-            if uncomputable(stmts, k) && (self.temporaries == Temporaries::Uncompute || self.cheap(init))
+            if uncomputable(stmts, k)
+                && (self.temporaries == Temporaries::Uncompute || self.cheap(init))
             {
                 out.extend(self.uncompute_let(*id, init));
             } else {
@@ -493,13 +502,14 @@ impl<'f> Emitter<'f> {
                 vec![quote_spanned!(span=> let #name = #c;)]
             }
             Init::Expr(e) => {
-                let e = self.rhs(e);
-                vec![quote_spanned!(span=> let #name = #zero; #name += #e;)]
+                let (e, start) = (self.rhs(e), self.negative_zero());
+                vec![quote_spanned!(span=> let #name = #start; #name += #e;)]
             }
             Init::Select { cond, then, els } => {
                 let (c, a, b) = (self.render(cond), self.rhs(then), self.rhs(els));
+                let start = self.negative_zero();
                 vec![quote_spanned!(span=>
-                    let #name = #zero;
+                    let #name = #start;
                     if #c { #name += #a; } else { #name += #b; }
                 )]
             }
@@ -718,7 +728,6 @@ impl<'f> Emitter<'f> {
 pub fn taped_name(rev: &Ident) -> Ident {
     quote::format_ident!("{}_taped", rev, span = rev.span())
 }
-
 
 /// Can the `let` at `k` (any other statement trivially) be uncomputed at the block's end:
 /// neither the variable nor anything its value was computed from is written after it?

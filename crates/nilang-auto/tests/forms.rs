@@ -138,7 +138,7 @@ fn a_shadowing_let_is_a_binding_of_its_own() {
         ),
     );
     assert!(
-        p.contains("let y_1 = T1 :: zero () ; y_1 += square (y)"),
+        p.contains("let y_1 = T1 :: lit (- 0.0) ; y_1 += square (y)"),
         "{p}"
     );
 }

@@ -384,3 +384,18 @@ fn nested_accumulators_are_not_carried_by_the_outer_block() {
         [2.0 * 0.5 + 2.0 * -0.5, 2.0 * 0.5 + 2.0 * -1.5, -2.0, 2.0]
     );
 }
+
+/// A temporary holding −0: its sign decides `atan2(t, −1)` (−π or π).
+#[differentiable]
+fn signed_zero(x: f64) -> f64 {
+    let t = x * 0.0;
+    t.atan2(-1.0) + x
+}
+
+#[test]
+fn a_temporary_keeps_the_sign_of_zero() {
+    // −1 · 0 = −0 and atan2(−0, −1) = −π: a temporary started at +0 would hold +0 (and π)
+    let (value, _) = signed_zero_gradient(-1.0);
+    assert_eq!(value, signed_zero(-1.0));
+    assert_eq!(value, -std::f64::consts::PI - 1.0);
+}
