@@ -19,7 +19,11 @@
 //! returns.
 
 mod checkpoint;
+mod programs;
 mod shadows;
+
+pub use programs::CallerTapes;
+use programs::Tapes;
 
 use crate::nir::{self, Expr, Function, Id, Init, Op, Place, Stmt, StmtKind, Ty};
 use crate::reduction::Reduction;
@@ -32,22 +36,6 @@ use syn::visit_mut::VisitMut;
 use syn::Ident;
 
 type Result<T> = syn::Result<T>;
-
-/// The tapes a program uses: real values, and decisions (branches taken, trip counts, saved
-/// integers: one `nilang::stack::Decisions`).
-#[derive(Default)]
-struct Tapes {
-    values: Option<Ident>,
-    decisions: Option<Ident>,
-}
-
-/// The tapes a taped program (`f_rev_taped`) takes from its caller.
-pub struct CallerTapes<'a> {
-    /// The `&mut Vec<T>` of saved real values.
-    pub values: &'a Ident,
-    /// The `&mut nilang::stack::Decisions`.
-    pub decisions: &'a Ident,
-}
 
 /// Writes the reversible program of one function.
 pub struct Emitter<'f> {
@@ -91,127 +79,6 @@ impl<'f> Emitter<'f> {
             subst: HashMap::new(),
             tapes: Tapes::default(),
         }
-    }
-
-    /// The body of the reversible program: `routine! { body } out += value; uncompute!();`
-    /// between the tapes' allocation and deallocation: nothing is left saved.
-    pub fn body(&mut self, out: &Ident) -> Result<TokenStream> {
-        let (compute, result) = match &self.f.ret {
-            Some(ret) => {
-                let compute = self.stmts(&self.f.body)?;
-                let value = self.rhs(ret);
-                (compute, vec![quote!(#out += #value;)])
-            }
-            None => self.outputs()?,
-        };
-        let (allocs, deallocs) = self.local_tapes();
-        Ok(quote! {
-            #(#allocs)*
-            routine! {
-                #(#compute)*
-            }
-            #(#result)*
-            uncompute!();
-            #(#deallocs)*
-        })
-    }
-
-    /// The body of the taped program of a function with a value, under `store`: the body's
-    /// statements, `out += value`, and its temporaries freed as a block's are (saved on the
-    /// caller's tapes where they cannot be uncomputed): what it saved is left to the caller,
-    /// whose inverse pops it, so a call costs one run of the body, not two.
-    pub fn taped_body(&mut self, out: &Ident, tapes: CallerTapes) -> Result<TokenStream> {
-        let ret = self.f.ret.as_ref().expect("a taped program has a value");
-        self.tapes.values = Some(tapes.values.clone());
-        self.tapes.decisions = Some(tapes.decisions.clone());
-        let mut body = self.stmts(&self.f.body)?;
-        let value = self.rhs(ret);
-        body.push(quote!(#out += #value;));
-        body.extend(self.free_temporaries(&self.f.body)?);
-        Ok(quote!(#(#body)*))
-    }
-
-    /// The body of `f_rev` over its taped program `taped` (under `store`): on tapes of its own,
-    /// `routine! { value = f_rev_taped(…) } out += value; uncompute!()`, so `f_rev` leaves
-    /// nothing saved, and calls between functions run each callee once.
-    pub fn over_taped(&mut self, out: &Ident, taped: &Ident) -> TokenStream {
-        let value = self.names.fresh("value", Span::call_site());
-        let (tape, decisions) = (self.value_tape(), self.decisions_tape());
-        let zero = self.zero();
-        let params = self.sig.params.iter().map(|p| &p.ident);
-        let (allocs, deallocs) = self.local_tapes();
-        quote! {
-            #(#allocs)*
-            routine! {
-                let #value = #zero;
-                #taped(#value, #tape, #decisions, #(#params),*);
-            }
-            #out += #value;
-            uncompute!();
-            #(#deallocs)*
-        }
-    }
-
-    /// The tapes' allocations and deallocations, for a program that keeps its tapes.
-    fn local_tapes(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
-        let t = &self.sig.rev_real;
-        let mut allocs = Vec::new();
-        let mut deallocs = Vec::new();
-        if let Some(tape) = &self.tapes.values {
-            let empty = quote!(::std::vec::Vec::new());
-            let room = quote!(::std::vec::Vec::with_capacity(64));
-            allocs.push(quote!(let #tape: ::std::vec::Vec<#t> = #room;));
-            deallocs.push(quote!(dealloc!(#tape = #empty);));
-        }
-        if let Some(tape) = &self.tapes.decisions {
-            let empty = quote!(::nilang::stack::Decisions::new());
-            allocs.push(quote!(let #tape = #empty;));
-            deallocs.push(quote!(dealloc!(#tape = #empty);));
-        }
-        (allocs, deallocs)
-    }
-
-    /// The body of a function that writes outputs: it runs on zero vectors standing for them
-    /// (its shadows), whose values are then added to the outputs.
-    fn outputs(&mut self) -> Result<(Vec<TokenStream>, Vec<TokenStream>)> {
-        let outputs: BTreeSet<Id> = (0..self.f.binds.len())
-            .filter(|id| matches!(self.f.binds[*id].origin, nir::Origin::Output))
-            .collect();
-        let span = Span::call_site();
-        let nothing = BTreeSet::new();
-        let mut parts = self.shadow_outer(&outputs, &nothing, &nothing, span);
-        parts.compute.extend(self.stmts(&self.f.body)?);
-        Ok((parts.compute, parts.copy))
-    }
-
-    fn zero(&self) -> TokenStream {
-        let t = &self.sig.rev_real;
-        quote!(#t::zero())
-    }
-
-    /// `−0`, where a temporary starts that is then computed by `+=`: `−0 + e` is `e` to the
-    /// bit (as the plain function's `let t = e` is; `+0 + e` turns `e = −0` into `+0`), and the
-    /// compiler drops the addition, which it must keep for `+0`.
-    fn negative_zero(&self) -> TokenStream {
-        let t = &self.sig.rev_real;
-        quote!(#t::lit(-0.0))
-    }
-
-    fn tape(&mut self, which: fn(&mut Tapes) -> &mut Option<Ident>, base: &str) -> Ident {
-        let span = Span::call_site();
-        if which(&mut self.tapes).is_none() {
-            let name = self.names.fresh(base, span);
-            *which(&mut self.tapes) = Some(name);
-        }
-        which(&mut self.tapes).clone().expect("set above")
-    }
-
-    fn value_tape(&mut self) -> Ident {
-        self.tape(|t| &mut t.values, "tape")
-    }
-
-    fn decisions_tape(&mut self) -> Ident {
-        self.tape(|t| &mut t.decisions, "decisions")
     }
 
     /// The current spelling of a binding (its shadow inside a block that shadows it).
