@@ -139,8 +139,9 @@ def fmt_ms(ns):
 
 def report(args, out):
     runs = read_runs(out)
+    rounds = len({r["round"] for r in runs})
     print(f"Per-run `evaluate` times of the derivative, ms: median over all runs of all rounds "
-          f"(in brackets: lowest–highest of the per-round medians). Rounds: {args.rounds}.\n")
+          f"(in brackets: lowest–highest of the per-round medians). Rounds: {rounds}.\n")
     for ev in args.evals:
         per = {t: {} for t in TOOLS}
         valid = {t: [0, 0] for t in TOOLS}
