@@ -16,10 +16,9 @@ fn nearest_cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
         for j in 0..centroids.len() / d {
             let mut dist = 0.0;
             for e in 0..d {
-                let diff = centroids[j * d + e] - points[i * d + e];
-                dist += diff * diff;
+                dist += (points[i * d + e] - centroids[j * d + e]).powi(2);
             }
-            best = best.min(dist);
+            best = dist.min(best);
         }
         cost += best;
     }
