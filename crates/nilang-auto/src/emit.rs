@@ -241,7 +241,7 @@ impl<'f> Emitter<'f> {
             } => self.checkpointed_loop(*var, range, body, *checkpoint, span)?,
             StmtKind::For {
                 var, range, body, ..
-            } if Reduction::of(self.f, body).is_some() => {
+            } if Reduction::of(self.f, self.sig, body).is_some() => {
                 self.reduction_loop(*var, range, body, span)?
             }
             StmtKind::For {
@@ -270,7 +270,7 @@ impl<'f> Emitter<'f> {
         body: &[Stmt],
         span: Span,
     ) -> Result<Vec<TokenStream>> {
-        let reduction = Reduction::of(self.f, body).expect("checked by the caller");
+        let reduction = Reduction::of(self.f, self.sig, body).expect("checked by the caller");
         let typing = crate::expr::Typing {
             binds: &self.f.binds,
             sig: self.sig,

@@ -25,6 +25,7 @@
 
 use crate::expr::Typing;
 use crate::nir::{self, Expr, Function, Id, Init, Op, Stmt, StmtKind, Ty};
+use crate::signature::Signature;
 use crate::Names;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -43,21 +44,47 @@ impl<'a> Reduction<'a> {
     /// The reduction a loop's body makes, if it is one: it ends with `best = min(best, x)` (or
     /// `max`, either operand order) of a real variable from outside, and before that only
     /// computes its own temporaries, reading neither `best` nor calling other functions.
-    pub fn of(f: &Function, body: &'a [Stmt]) -> Option<Reduction<'a>> {
+    pub fn of(f: &Function, sig: &Signature, body: &'a [Stmt]) -> Option<Reduction<'a>> {
         let (last, prefix) = body.split_last()?;
-        let StmtKind::Assign {
-            place,
-            op: Op::Set,
-            value,
-        } = &last.kind
-        else {
-            return None;
+        let (place, larger, x) = match &last.kind {
+            // `if x < best { best = x; }` (or `best > x`; `>` for a maximum)
+            StmtKind::If { cond, then, els } if els.is_empty() => {
+                let [Stmt {
+                    kind:
+                        StmtKind::Assign {
+                            place,
+                            op: Op::Set,
+                            value,
+                        },
+                    ..
+                }] = then.as_slice()
+                else {
+                    return None;
+                };
+                (
+                    place,
+                    improves(f, sig, place.root, cond, value)?,
+                    value.syn.clone(),
+                )
+            }
+            // `best = best.min(x)`
+            StmtKind::Assign {
+                place,
+                op: Op::Set,
+                value,
+            } => {
+                let (larger, x) = folded(f, place.root, value)?;
+                (place, larger, x)
+            }
+            _ => return None,
         };
         let best = place.root;
-        if place.index.is_some() || f.binds[best].ty != Ty::Real {
+        if place.index.is_some()
+            || f.binds[best].ty != Ty::Real
+            || mentions(&x, &f.binds[best].name)
+        {
             return None;
         }
-        let (larger, x) = folded(f, best, value)?;
         let written = nir::written(prefix);
         let own = nir::declared(prefix);
         let self_contained = written.is_subset(&own)
@@ -133,6 +160,37 @@ fn folded(f: &Function, best: Id, value: &Expr) -> Option<(bool, syn::Expr)> {
         _ => return None,
     };
     (!mentions(x, name)).then(|| (larger, x.clone()))
+}
+
+/// `x < best` or `best > x` (`Some(false)`: a minimum), `x > best` or `best < x`
+/// (`Some(true)`), where `x` is the value then assigned to `best`. Only strict comparisons:
+/// the first of equal values is kept, as the search keeps it.
+fn improves(f: &Function, sig: &Signature, best: Id, cond: &Expr, value: &Expr) -> Option<bool> {
+    let syn::Expr::Binary(b) = &cond.syn else {
+        return None;
+    };
+    let less = match b.op {
+        syn::BinOp::Lt(_) => true,
+        syn::BinOp::Gt(_) => false,
+        _ => return None,
+    };
+    let t = Typing {
+        binds: &f.binds,
+        sig,
+    };
+    let name = &f.binds[best].name;
+    let best_value = crate::expr::plain(t, syn::parse_quote!(#name));
+    let x_value = crate::expr::plain(t, value.syn.clone());
+    match (
+        *b.left == x_value,
+        *b.right == best_value,
+        *b.left == best_value,
+        *b.right == x_value,
+    ) {
+        (true, true, _, _) => Some(!less),
+        (_, _, true, true) => Some(less),
+        _ => None,
+    }
 }
 
 /// Does the expression name `ident` anywhere?

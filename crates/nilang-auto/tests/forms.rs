@@ -186,3 +186,40 @@ fn a_min_fold_is_searched_on_values_and_its_chosen_iteration_differentiated() {
     );
     assert!(!p.contains("pos_"), "{p}");
 }
+
+#[test]
+fn a_fold_written_as_an_if_is_a_reduction_too() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(c: &[f64], p: f64) -> f64 {
+                let mut best = f64::INFINITY;
+                for j in 0..c.len() {
+                    let d = (c[j] - p).abs();
+                    if d < best {
+                        best = d;
+                    }
+                }
+                best
+            }
+        ),
+    );
+    assert!(p.contains("if x_1 < chosen_1"), "{p}");
+    assert!(p.contains("if count_1 == pos_2 {"), "{p}");
+    // `<=` keeps the last of equal values, which the search does not: written as it is
+    let p = program(
+        quote!(),
+        quote!(
+            fn g(c: &[f64]) -> f64 {
+                let mut best = f64::INFINITY;
+                for j in 0..c.len() {
+                    if c[j] <= best {
+                        best = c[j];
+                    }
+                }
+                best
+            }
+        ),
+    );
+    assert!(!p.contains("pos_"), "{p}");
+}

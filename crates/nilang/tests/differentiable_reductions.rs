@@ -51,6 +51,37 @@ fn capped(x: &[f64], start: f64, n: usize) -> f64 {
     m * 2.0
 }
 
+/// The largest `|xⱼ − t|`, as an `if` that improves a start.
+#[differentiable]
+fn farthest(x: &[f64], t: f64, start: f64) -> f64 {
+    let mut far = start;
+    for j in 0..x.len() {
+        let d = (x[j] - t).abs();
+        if far < d {
+            far = d;
+        }
+    }
+    far * far
+}
+
+#[test]
+fn a_fold_written_as_an_if_chooses_what_the_plain_function_chooses() {
+    let x = [0.5, -2.0, 1.5, -2.0];
+    for start in [0.0, 10.0, -1.0] {
+        let (value, (gx, gt, _)) = farthest_gradient(&x, 0.25, start);
+        assert_eq!(
+            value.to_bits(),
+            farthest(&x, 0.25, start).to_bits(),
+            "start {start}"
+        );
+        if start == 0.0 {
+            // the first of the two farthest points: d = 2.25, d(d²)/dx₁ = 2·2.25·(−1)
+            assert_eq!(gx, vec![0.0, -4.5, 0.0, 0.0]);
+            assert_eq!(gt, 4.5);
+        }
+    }
+}
+
 #[test]
 fn a_fold_chooses_what_the_plain_function_chooses() {
     let points = [0.0, 0.0, 1.0, 1.0, 5.0, -2.0];
@@ -107,6 +138,12 @@ proptest! {
         for k in 0..centroids.len() {
             let fd = central(|c| nearest_cost(&points, c, 3), &centroids, k);
             prop_assert!((grad[k] - fd).abs() < 1e-5 * (1.0 + fd.abs()), "{k}: {} vs {fd}", grad[k]);
+        }
+        let (value, (gx, _, _)) = farthest_gradient(&x, 0.1, 0.0);
+        prop_assert_eq!(value, farthest(&x, 0.1, 0.0));
+        for k in 0..x.len() {
+            let fd = central(|v| farthest(v, 0.1, 0.0), &x, k);
+            prop_assert!((gx[k] - fd).abs() < 1e-5 * (1.0 + fd.abs()), "{k}: {} vs {fd}", gx[k]);
         }
         let (value, grad) = shifted_lse_gradient(&x);
         prop_assert_eq!(value, shifted_lse(&x));
