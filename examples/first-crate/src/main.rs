@@ -53,6 +53,56 @@ fn line_residuals(p: &[f64], t: &[f64], y: &[f64], r: &mut [f64]) {
     }
 }
 
+/// Step 0, functions calling functions: a distance in a module of its own.
+mod geometry {
+    use nilang::differentiable;
+
+    /// `‖a[ka..ka+d] − b[kb..kb+d]‖²`.
+    #[differentiable(wrt(a))]
+    pub fn squared_distance(a: &[f64], ka: usize, b: &[f64], kb: usize, d: usize) -> f64 {
+        let mut s = 0.0;
+        for e in 0..d {
+            let diff = a[ka + e] - b[kb + e];
+            s += diff * diff;
+        }
+        s
+    }
+}
+
+// a call from another module needs the function's taped program too
+use geometry::{squared_distance, squared_distance_rev_taped};
+
+/// Step 0, a call to a function of another module: the squared distances of the points to
+/// one center.
+#[differentiable(wrt(center))]
+fn spread(points: &[f64], center: &[f64], d: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..points.len() / d {
+        total += squared_distance(center, 0, points, i * d, d);
+    }
+    total
+}
+
+/// Step 0, a nearest-centroid cost: a fold by `min`, searched on values (one distance
+/// differentiated per point).
+#[differentiable(wrt(centroids))]
+fn nearest_cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
+    let mut cost = 0.0;
+    for i in 0..points.len() / d {
+        let mut best = f64::INFINITY;
+        for j in 0..centroids.len() / d {
+            let mut dist = 0.0;
+            for e in 0..d {
+                let diff = centroids[j * d + e] - points[i * d + e];
+                dist += diff * diff;
+            }
+            best = best.min(dist);
+        }
+        cost += best;
+    }
+    cost
+}
+
 /// Step 3: a loss of a vector, for the Hessian and the closure-level helpers.
 #[i(expand)]
 fn rosenbrock<T: Real>(out: &mut T, x: &mut [T]) {
@@ -128,6 +178,23 @@ fn main() {
     let (t, y, mut r) = ([0.0, 1.0, 2.0], [1.0, 2.5, 5.5], [0.0; 3]);
     let jt_r = line_residuals_gradient(&[2.0, 1.0], &t, &y, &mut r, &[1.0, 1.0, 1.0]);
     assert_eq!((r, jt_r), ([0.0, 0.5, -0.5], vec![0.0 + 1.0 + 2.0, 3.0]));
+    let points = [0.0, 0.0, 1.0, 0.2, 4.0, 4.0];
+    let centroids = [0.5, 0.0, 3.0, 3.5];
+    let (value, gs) = spread_gradient(&points, &[1.0, 1.0], 2);
+    assert_eq!(value, spread(&points, &[1.0, 1.0], 2));
+    assert_eq!(gs, vec![2.0 * (3.0 - 5.0), 2.0 * (3.0 - 4.2)]);
+    let (value, gc) = nearest_cost_gradient(&points, &centroids, 2);
+    assert_eq!(value, nearest_cost(&points, &centroids, 2));
+    // two points nearest the first centroid, one the second: 2(c − p) summed over each's own
+    assert_eq!(
+        gc,
+        vec![
+            2.0 * (0.5 - 0.0) + 2.0 * (0.5 - 1.0),
+            2.0 * (0.0 - 0.0) + 2.0 * (0.0 - 0.2),
+            2.0 * (3.0 - 4.0),
+            2.0 * (3.5 - 4.0)
+        ]
+    );
 
     // 1. forward and inverse
     let x0 = vec![0.3, -1.2, 2.0];
