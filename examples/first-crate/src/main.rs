@@ -83,8 +83,8 @@ fn spread(points: &[f64], center: &[f64], d: usize) -> f64 {
     total
 }
 
-/// Step 0, a nearest-centroid cost: a fold by `min`, searched on values (one distance
-/// differentiated per point).
+/// Step 0, a nearest-centroid cost: a fold (`if dist < best { best = dist; }`), searched on
+/// values (one distance differentiated per point).
 #[differentiable(wrt(centroids))]
 fn nearest_cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
     let mut cost = 0.0;
@@ -93,10 +93,11 @@ fn nearest_cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
         for j in 0..centroids.len() / d {
             let mut dist = 0.0;
             for e in 0..d {
-                let diff = centroids[j * d + e] - points[i * d + e];
-                dist += diff * diff;
+                dist += (points[i * d + e] - centroids[j * d + e]).powi(2);
             }
-            best = best.min(dist);
+            if dist < best {
+                best = dist;
+            }
         }
         cost += best;
     }
