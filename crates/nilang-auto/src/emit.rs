@@ -286,6 +286,11 @@ impl<'f> Emitter<'f> {
             self.names.fresh("pos", span),
             self.names.fresh("count", span),
         );
+        let over_elements = self
+            .f
+            .binds
+            .iter()
+            .any(|b| matches!(b.origin, nir::Origin::Element { index, .. } if index == var));
         let var = self.name(var);
         let range = self.render(&Expr {
             syn: range.syn.clone(),
@@ -294,6 +299,19 @@ impl<'f> Emitter<'f> {
         });
         let body = self.block(body)?;
         let tape = self.decisions_tape();
+        if over_elements {
+            // the hidden index runs over `0..v.len()`: the chosen iteration is index `pos`
+            return Ok(vec![quote_spanned! {span=>
+                let #pos = #search;
+                if #pos != usize::MAX {
+                    for #var in #pos..#pos + 1 {
+                        #(#body)*
+                    }
+                }
+                push!(#tape, #pos);
+                dealloc!(#pos = 0usize);
+            }]);
+        }
         Ok(vec![quote_spanned! {span=>
             let #pos = #search;
             let #count = 0usize;

@@ -19,6 +19,9 @@
 //! for j in R { if count == pos { S; best = best.min(x); } count += 1; }
 //! ```
 //!
+//! Over the elements of a vector (`for v in x.iter()`) the hidden index is the position itself,
+//! so the body runs for `pos..pos + 1` without passing over the other elements.
+//!
 //! `min` returns one of its operands, so folding the chosen `x` alone gives `best` the same
 //! value as folding every `x`; an `x` that is NaN is never chosen, as `f64::min` ignores it.
 //! The expert kmeans program searches the nearest centroid the same way, by hand.

@@ -223,3 +223,22 @@ fn a_fold_written_as_an_if_is_a_reduction_too() {
     );
     assert!(!p.contains("pos_"), "{p}");
 }
+
+#[test]
+fn a_fold_over_elements_runs_the_chosen_index_alone() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut a = x[0];
+                for v in x.iter() {
+                    a = a.max(*v);
+                }
+                a
+            }
+        ),
+    );
+    // no pass over the other elements: the hidden index is the chosen position itself
+    assert!(p.contains("for i_1 in pos_2 .. pos_2 + 1 {"), "{p}");
+    assert!(!p.contains("count_"), "{p}");
+}
