@@ -98,16 +98,21 @@ impl<'f> Emitter<'f> {
     /// An expression with the current shadows substituted.
     fn render(&self, e: &Expr) -> syn::Expr {
         let mut syn = e.syn.clone();
+        self.substitute_shadows(&mut syn, |id| e.reads.contains(&id));
+        syn
+    }
+
+    /// Spells the bindings `which` selects by their current shadows in `syn`.
+    fn substitute_shadows(&self, syn: &mut syn::Expr, which: impl Fn(Id) -> bool) {
         let map: HashMap<String, Ident> = self
             .subst
             .iter()
-            .filter(|(id, _)| e.reads.contains(id))
+            .filter(|(id, _)| which(**id))
             .map(|(id, shadow)| (self.f.binds[*id].name.to_string(), shadow.clone()))
             .collect();
         if !map.is_empty() {
-            Substitute(&map).visit_expr_mut(&mut syn);
+            Substitute(&map).visit_expr_mut(syn);
         }
-        syn
     }
 
     fn place(&self, p: &Place) -> TokenStream {
@@ -276,12 +281,7 @@ impl<'f> Emitter<'f> {
             sig: self.sig,
         };
         let mut search = reduction.search(typing, self.names, var, &range.syn);
-        let shadows: HashMap<String, Ident> = self
-            .subst
-            .iter()
-            .map(|(id, shadow)| (self.f.binds[*id].name.to_string(), shadow.clone()))
-            .collect();
-        Substitute(&shadows).visit_expr_mut(&mut search);
+        self.substitute_shadows(&mut search, |_| true);
         let (pos, count) = (
             self.names.fresh("pos", span),
             self.names.fresh("count", span),
