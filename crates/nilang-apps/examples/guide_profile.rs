@@ -6,15 +6,16 @@
 //! ```
 //!
 //! Programs: `gmm10` (d 10, k 25, n 1 000), `gmm64` (d 64, k 100, n 1 000), `rk4` (10⁴
-//! steps), `mlp` (32-64-1, batch 256); what: `native`, `forward` or `gradient`; then the
-//! number of calls.
+//! steps), `mlp` (32-64-1, batch 256); what: `native`, `forward`, `gradient` (the reversible
+//! program as the guide teaches) or `ordinary` (the gradient of the same program written as
+//! ordinary Rust, `nilang_apps::guide::ordinary`); then the number of calls.
 
-use nilang_apps::guide::{gmm, mlp, rk4};
+use nilang_apps::guide::{gmm, mlp, ordinary, rk4};
 use std::hint::black_box;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: guide_profile gmm10|gmm64|rk4|mlp native|forward|gradient CALLS";
+    let usage = "usage: guide_profile gmm10|gmm64|rk4|mlp native|forward|gradient|ordinary CALLS";
     let [program, what, calls] = args.as_slice() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -31,6 +32,7 @@ fn main() {
             match what.as_str() {
                 "native" => Box::new(move || p.native(&p.theta)),
                 "forward" => Box::new(move || p.forward(&mut theta)),
+                "ordinary" => Box::new(move || ordinary::gmm_gradient_of(&p).0),
                 _ => Box::new(move || p.gradient(&mut theta).0),
             }
         }
@@ -39,6 +41,7 @@ fn main() {
             match what.as_str() {
                 "native" => Box::new(move || p.native()),
                 "forward" => Box::new(move || p.forward()),
+                "ordinary" => Box::new(move || ordinary::rk4_gradient_of(&p).0),
                 _ => Box::new(move || p.gradient().0),
             }
         }
@@ -48,6 +51,7 @@ fn main() {
             match what.as_str() {
                 "native" => Box::new(move || p.native(&p.theta)),
                 "forward" => Box::new(move || p.forward(&mut theta)),
+                "ordinary" => Box::new(move || ordinary::mlp_gradient_of(&p).0),
                 _ => Box::new(move || p.gradient(&mut theta).0),
             }
         }

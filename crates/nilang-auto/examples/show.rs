@@ -1,5 +1,5 @@
 //! Prints the reversible program `#[differentiable]` writes for each function of a file marked
-//! with it: `cargo run -p nilang-auto --example show -- file.rs`.
+//! with it (its options, such as `wrt(…)`, as written): `cargo run -p nilang-auto --example show -- file.rs`.
 
 use quote::ToTokens;
 
@@ -16,8 +16,11 @@ fn main() {
         else {
             continue;
         };
-        f.attrs.remove(k);
-        match nilang_auto::translate(Default::default(), f.to_token_stream()) {
+        let attr = match &f.attrs.remove(k).meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => Default::default(),
+        };
+        match nilang_auto::translate(attr, f.to_token_stream()) {
             Ok(t) => {
                 let (rev, grad) = (t.reversible, t.gradient);
                 let file: syn::File = syn::parse_quote!(#(#rev)* #grad);

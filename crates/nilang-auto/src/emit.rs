@@ -192,7 +192,7 @@ impl<'f> Emitter<'f> {
     /// Saves a temporary on the tape, leaving it zero, and deallocates it.
     fn save_let(&mut self, id: Id, init: &Init, span: Span) -> Result<Vec<TokenStream>> {
         let name = self.f.binds[id].name.clone();
-        let zero = self.zero();
+        let zero = self.negative_zero();
         let tape = self.value_tape();
         match (self.f.binds[id].ty, init) {
             (Ty::Real, _) => Ok(vec![quote_spanned!(span=>
@@ -201,7 +201,7 @@ impl<'f> Emitter<'f> {
             )]),
             (Ty::RealVec, Init::Zeros { len }) => {
                 let len = self.render(len);
-                let j = self.names.fresh("j", span);
+                let (j, zero) = (self.names.fresh("j", span), self.zero());
                 Ok(vec![quote_spanned!(span=>
                     for #j in 0..#len { push!(#tape, #name[#j]); }
                     dealloc!(#name = ::std::vec![#zero; #len]);
@@ -376,7 +376,7 @@ impl<'f> Emitter<'f> {
     /// `let`: the temporary is allocated and computed.
     fn compute_let(&mut self, id: Id, init: &Init, span: Span) -> Vec<TokenStream> {
         let name = self.f.binds[id].name.clone();
-        let zero = self.zero();
+        let (zero, start) = (self.zero(), self.negative_zero());
         match init {
             Init::Expr(e) if self.f.binds[id].ty == Ty::Plain => {
                 let e = self.render(e);
@@ -387,12 +387,11 @@ impl<'f> Emitter<'f> {
                 vec![quote_spanned!(span=> let #name = #c;)]
             }
             Init::Expr(e) => {
-                let (e, start) = (self.rhs(e), self.negative_zero());
+                let e = self.rhs(e);
                 vec![quote_spanned!(span=> let #name = #start; #name += #e;)]
             }
             Init::Select { cond, then, els } => {
                 let (c, a, b) = (self.render(cond), self.rhs(then), self.rhs(els));
-                let start = self.negative_zero();
                 vec![quote_spanned!(span=>
                     let #name = #start;
                     if #c { #name += #a; } else { #name += #b; }
@@ -403,7 +402,7 @@ impl<'f> Emitter<'f> {
                 vec![quote_spanned!(span=> let #name = ::std::vec![#zero; #len];)]
             }
             Init::Call { func, args } => {
-                let mut out = vec![quote_spanned!(span=> let #name = #zero;)];
+                let mut out = vec![quote_spanned!(span=> let #name = #start;)];
                 out.extend(self.call(&name, func, args, false, span));
                 out
             }
@@ -413,7 +412,7 @@ impl<'f> Emitter<'f> {
     /// The inverse of [`Self::compute_let`], for a temporary whose inputs still hold.
     fn uncompute_let(&mut self, id: Id, init: &Init) -> Vec<TokenStream> {
         let name = self.f.binds[id].name.clone();
-        let zero = self.zero();
+        let zero = self.negative_zero();
         let span = name.span();
         match init {
             Init::Expr(e) if self.f.binds[id].ty == Ty::Plain => {
@@ -437,6 +436,7 @@ impl<'f> Emitter<'f> {
             }
             Init::Zeros { len } => {
                 let len = self.render(len);
+                let zero = self.zero();
                 vec![quote_spanned!(span=> dealloc!(#name = ::std::vec![#zero; #len]);)]
             }
             Init::Call { func, args } => {
@@ -483,7 +483,7 @@ impl<'f> Emitter<'f> {
         uncall: bool,
         span: Span,
     ) -> Vec<TokenStream> {
-        let zero = self.zero();
+        let zero = self.negative_zero();
         let (mut before, mut after, mut passed) = (Vec::new(), Vec::new(), Vec::new());
         for a in args {
             let rendered = self.render(a);
@@ -560,7 +560,7 @@ impl<'f> Emitter<'f> {
         let new = new_value(&target, op, &rendered);
         let tmp = self.names.fresh("new", span);
         let tape = self.value_tape();
-        let zero = self.zero();
+        let zero = self.negative_zero();
         Ok(vec![quote_spanned! {span=>
             let #tmp = #zero;
             #tmp += #new;
@@ -591,7 +591,7 @@ impl<'f> Emitter<'f> {
                 parts.copy.extend(self.assign(place, *op, value, s.span)?);
                 continue;
             }
-            let zero = self.zero();
+            let zero = self.negative_zero();
             let new = self.names.fresh("new", s.span);
             let target = self.place(place);
             let value = new_value(&target, *op, &self.rhs(value));

@@ -122,7 +122,7 @@ fn generated_names_avoid_every_identifier_of_the_function() {
     );
     assert!(p.contains("out_2 : & mut T1"), "{p}");
     assert!(p.contains("push ! (tape_2 , s)"), "{p}");
-    assert!(p.contains("let new_2 = T1 :: zero ()"), "{p}");
+    assert!(p.contains("let new_2 = T1 :: lit (- 0.0)"), "{p}");
 }
 
 #[test]

@@ -337,7 +337,7 @@ fn mapfoldl_is_its_loop_with_a_zero_of_the_output_type() {
     let cpp = generate(find(&fs, "f")).unwrap();
     assert!(
         cpp.contains(
-            "auto __mapfoldl_anc = out; __mapfoldl_anc = nl_lit<decltype(__mapfoldl_anc)>(0.0);"
+            "auto __mapfoldl_anc = out; __mapfoldl_anc = nl_lit<decltype(__mapfoldl_anc)>(-0.0);"
         ),
         "{cpp}"
     );

@@ -37,7 +37,7 @@ pub fn value_reads(e: &impl ToTokens) -> BTreeSet<String> {
 }
 
 /// Every variable an expression mentions, through calls too (`f(y)`, `y.sin()`), except the
-/// receivers of `.len()`, `.is_empty()` and `.zero_like()` (shapes) and what `T::lit(…)` reads
+/// receivers of `.len()`, `.is_empty()`, `.zero_like()` and `.additive_zero()` (shapes) and what `T::lit(…)` reads
 /// (a constant by declaration: it passes through an `f64`, which carries no gradient). The
 /// run-time check uses these: it fails only where a gradient is really left.
 pub fn all_reads(e: &impl ToTokens) -> BTreeSet<String> {
@@ -65,7 +65,7 @@ fn collect_reads(ts: TokenStream, which: Reads, out: &mut BTreeSet<String>) {
     // the receiver of a method whose result is not the receiver's value
     let receiver = |k: usize| match which {
         Reads::Value => method(k) && !ident(k + 2, &["clone"]),
-        Reads::All => method(k) && ident(k + 2, &["len", "is_empty", "zero_like"]),
+        Reads::All => method(k) && ident(k + 2, &["len", "is_empty", "zero_like", "additive_zero"]),
     };
     // the arguments of a call (`f(…)`, `f::<T>(…)`, `x.m(…)`)
     let arguments = |k: usize| {

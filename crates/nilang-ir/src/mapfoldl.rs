@@ -5,11 +5,11 @@
 //!
 //! ```text
 //! for __mapfoldl_i in 0..x.len() {
-//!     let __mapfoldl_anc = (out).zero_like();
+//!     let __mapfoldl_anc = (out).additive_zero();
 //!     routine! { map(__mapfoldl_anc, x[__mapfoldl_i]); }
 //!     fold(out, __mapfoldl_anc);
 //!     uncompute!();
-//!     dealloc!(__mapfoldl_anc = (out).zero_like());
+//!     dealloc!(__mapfoldl_anc = (out).additive_zero());
 //! }
 //! ```
 //!
@@ -56,7 +56,7 @@ pub fn expansion(mac: &syn::Macro) -> syn::Result<Vec<syn::Stmt>> {
     }
     let span = mac.span();
     // at the call site, as `expand!`'s zeros: a `use` with the user's span would be linted
-    let zero = quote!({ use ::nilang::__private::Zeroable as _; (#out).zero_like() });
+    let zero = quote!({ use ::nilang::__private::Zeroable as _; (#out).additive_zero() });
     let tokens: TokenStream = quote_spanned! {span=>
         for __mapfoldl_i in 0..#x.len() {
             let __mapfoldl_anc = #zero;

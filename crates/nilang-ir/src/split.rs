@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn ancillas_allocated_in_the_reversed_part_keep_the_fused_gradient() {
-        // `expand` gives every iteration of the uncomputed loop its own `(s).zero_like()`
+        // `expand` gives every iteration of the uncomputed loop its own `(s).additive_zero()`
         let s = fused(
             quote!(expand),
             syn::parse_quote! {

@@ -299,6 +299,12 @@ impl<T: Float, G: Grad<T>> Zeroable for GVar<T, G> {
     fn is_zero(&self) -> bool {
         self.x.to_f64() == 0.0
     }
+    fn additive_zero(&self) -> Self {
+        GVar {
+            x: self.x.additive_zero(),
+            g: G::zero(),
+        }
+    }
 }
 
 impl<T: Float, G: Grad<T>> Accepts<GVar<T, G>> for GVar<T, G> {

@@ -391,6 +391,24 @@ pub trait Zeroable {
     fn zero_like(&self) -> Self;
     /// Whether `self` is zero.
     fn is_zero(&self) -> bool;
+    /// The zero an ancilla computed by `+=` starts from (what `expand!` allocates): the
+    /// additive identity, `−0` for floats (`−0 + e` is `e` to the bit, where `+0 + e` turns
+    /// `e = −0` into `+0`; so the compiler drops that first addition, which it must keep for
+    /// `+0`). [`Zeroable::zero_like`] for every other type.
+    ///
+    /// ```
+    /// use nilang::Zeroable;
+    ///
+    /// let start = 3.0f64.additive_zero();
+    /// assert!(start.is_zero() && start.is_sign_negative());
+    /// assert_eq!((start + -0.0f64).to_bits(), (-0.0f64).to_bits());
+    /// ```
+    fn additive_zero(&self) -> Self
+    where
+        Self: Sized,
+    {
+        self.zero_like()
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -493,6 +511,10 @@ impl<T: Float> Zeroable for T {
     #[inline(always)]
     fn zero_like(&self) -> T {
         T::f_zero()
+    }
+    #[inline(always)]
+    fn additive_zero(&self) -> T {
+        T::from_f64(-0.0)
     }
     #[inline(always)]
     fn is_zero(&self) -> bool {

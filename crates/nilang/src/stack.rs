@@ -52,7 +52,15 @@ pub trait Stack<T> {
 }
 
 impl<T> Stack<T> for Vec<T> {
+    /// A full vector grows out of line, in [`push_growing`]: the value is handed to that call,
+    /// so it is never live across a call on the fast path. (`Vec::push` keeps it live across
+    /// its `grow_one` call, and x86-64 has no callee-saved float registers: a loop that pushes
+    /// once per iteration then kept its accumulator in memory.)
+    #[inline]
     fn push_value(&mut self, v: T) {
+        if self.len() == self.capacity() {
+            return push_growing(self, v);
+        }
         self.push(v)
     }
     fn pop_value(&mut self) -> Option<T> {
@@ -61,6 +69,14 @@ impl<T> Stack<T> for Vec<T> {
     fn depth(&self) -> usize {
         self.len()
     }
+}
+
+/// [`Stack::push_value`] on a full vector: grows it, then pushes.
+#[cold]
+#[inline(never)]
+fn push_growing<T>(stack: &mut Vec<T>, v: T) {
+    stack.reserve(1);
+    stack.push(v)
 }
 
 /// A stack of the discrete facts a reversible program records to be undone — branch decisions

@@ -70,13 +70,13 @@ impl Emitter<'_> {
     pub fn over_taped(&mut self, out: &Ident, taped: &Ident) -> TokenStream {
         let value = self.names.fresh("value", Span::call_site());
         let (tape, decisions) = (self.value_tape(), self.decisions_tape());
-        let zero = self.zero();
+        let start = self.negative_zero();
         let params = self.sig.params.iter().map(|p| &p.ident);
         let (allocs, deallocs) = self.local_tapes();
         quote! {
             #(#allocs)*
             routine! {
-                let #value = #zero;
+                let #value = #start;
                 #taped(#value, #tape, #decisions, #(#params),*);
             }
             #out += #value;

@@ -20,7 +20,7 @@ impl Emitter<'_> {
         overwritten: &BTreeSet<Id>,
         span: Span,
     ) -> RoutineParts {
-        let zero = self.zero();
+        let zero = self.negative_zero();
         let mut parts = RoutineParts::default();
         let mut shadows = Vec::new();
         for &o in written {

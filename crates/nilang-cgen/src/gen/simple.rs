@@ -175,7 +175,7 @@ impl Translator<'_> {
                 let cname = self.declare_ancilla(&b.name);
                 writeln!(
                     t,
-                    "auto {cname} = {place}; {cname} = nl_lit<decltype({cname})>(0.0); {comment}"
+                    "auto {cname} = {place}; {cname} = nl_lit<decltype({cname})>(-0.0); {comment}"
                 )
                 .unwrap();
                 continue;

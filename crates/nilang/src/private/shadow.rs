@@ -38,9 +38,11 @@ impl<T: crate::Float, L: crate::Grad<T>> Shadow<L> for T {
     fn split(p: crate::GVar<T, L>) -> (T, L) {
         (p.x, p.g)
     }
+    /// `−0` in every lane: the gradient of an ancilla (or of a value popped without one) is
+    /// only added to, and `−0 + g` is `g`, so the compiler drops the first addition.
     #[inline(always)]
     fn zero_grad(&self) -> L {
-        L::zero()
+        -L::zero()
     }
     fn grad_is_zero(g: &L) -> bool {
         g.is_zero()
