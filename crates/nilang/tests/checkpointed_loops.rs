@@ -195,8 +195,10 @@ unsafe impl std::alloc::GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// The most bytes `f` had allocated at once on this thread beyond what was live before.
+/// The most bytes `f` had allocated at once on this thread beyond what was live before (with
+/// this thread's pooled tapes freed first: a tape reuses the buffer an earlier call grew).
 fn peak_bytes(f: impl FnOnce()) -> isize {
+    nilang::stack::release_pooled_tapes();
     let base = LIVE.with(|l| l.get());
     PEAK.with(|p| p.set(base));
     f();

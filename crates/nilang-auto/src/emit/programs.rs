@@ -91,9 +91,9 @@ impl Emitter<'_> {
         let mut allocs = Vec::new();
         let mut deallocs = Vec::new();
         if let Some(tape) = &self.tapes.values {
-            let empty = quote!(::std::vec::Vec::new());
-            let room = quote!(::std::vec::Vec::with_capacity(64));
-            allocs.push(quote!(let #tape: ::std::vec::Vec<#t> = #room;));
+            // its buffer is reused by the next call on this thread (`nilang::stack::Tape`)
+            let empty = quote!(::nilang::stack::Tape::<#t>::new());
+            allocs.push(quote!(let #tape = #empty;));
             deallocs.push(quote!(dealloc!(#tape = #empty);));
         }
         if let Some(tape) = &self.tapes.decisions {

@@ -180,6 +180,8 @@ impl<R, F: FnMut() -> R> Timed for Closure<F> {
         t.elapsed()
     }
     fn count(&mut self) -> (usize, usize) {
+        // a pooled tape would reuse the buffer an earlier call grew and hide its size
+        nilang::stack::release_pooled_tapes();
         let ((), allocations, _, peak) = crate::alloc::count(|| {
             std::hint::black_box((self.0)());
         });

@@ -58,6 +58,14 @@ impl<'a, T> Pass<'a, Vec<T>> for &'a [T] {
     }
 }
 
+/// A pooled tape (`nilang::stack::Tape`) handed to a `&mut Vec<T>` parameter.
+impl<'a, T: 'static> Pass<'a, crate::stack::Tape<T>> for &'a mut Vec<T> {
+    #[inline(always)]
+    fn pass(x: &'a mut crate::stack::Tape<T>) -> Self {
+        x
+    }
+}
+
 /// An array ancilla (`let s = [T::zero(); 3]`) handed to a slice parameter.
 impl<'a, T, const N: usize> Pass<'a, [T; N]> for &'a mut [T] {
     #[inline(always)]
@@ -97,6 +105,14 @@ impl<'a, X: ?Sized> PassShadow<'a, X> for &'a mut X {
 impl<'a, T> PassShadow<'a, Vec<T>> for &'a mut [T] {
     #[inline(always)]
     fn pass_shadow(g: &'a mut Vec<T>) -> Self {
+        g
+    }
+}
+
+/// The gradients of a pooled tape handed to a `&mut Vec<G>` parameter.
+impl<'a, T: 'static> PassShadow<'a, crate::stack::Tape<T>> for &'a mut Vec<T> {
+    #[inline(always)]
+    fn pass_shadow(g: &'a mut crate::stack::Tape<T>) -> Self {
         g
     }
 }

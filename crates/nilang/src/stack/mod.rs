@@ -21,6 +21,9 @@
 //! assert_eq!((y, tape.len()), (0.0, 0));
 //! ```
 
+mod pooled;
+pub use pooled::{release_pooled_tapes, Tape, POOLED};
+
 /// A last-in first-out store that `push!` and `pop!` move values to and from.
 ///
 /// ```

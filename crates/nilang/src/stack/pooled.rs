@@ -1,0 +1,198 @@
+//! [`Tape`]: a `Vec` used as a stack whose buffer is reused from one call to the next on the
+//! same thread.
+//!
+//! A gradient by `#[differentiable]` stores its values on a tape that the outermost reversible
+//! program (`f_rev`) allocates and frees on every call. A tape of a few megabytes freed and
+//! allocated again costs its pages each time (the allocator returns them to the system, and
+//! the kernel zeroes them on the next touch): a third of natural GMM's gradient at d = 10 went
+//! to page faults. A [`Tape`] takes its buffer from a per-thread pool and gives it back, empty,
+//! when it is dropped, so a second call finds the capacity the first one grew to.
+//!
+//! The pool keeps at most [`POOLED`] buffers per thread; what it keeps stays allocated until
+//! the thread ends or [`release_pooled_tapes`] is called.
+
+use super::Stack;
+use std::any::Any;
+use std::cell::RefCell;
+use std::ops::{Deref, DerefMut};
+
+/// The most buffers one thread's pool keeps.
+pub const POOLED: usize = 4;
+
+/// The capacity a tape starts with when the pool has no buffer for it.
+const FIRST_CAPACITY: usize = 64;
+
+thread_local! {
+    static POOL: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A `Vec<T>` used as a stack, whose buffer comes from this thread's pool and goes back to it
+/// (emptied) when the tape is dropped. It dereferences to the `Vec`, and a `&mut Tape<T>`
+/// passes where a `&mut Vec<T>` is expected.
+///
+/// ```
+/// use nilang::stack::Tape;
+/// use nilang::Stack;
+///
+/// let mut tape = Tape::<f64>::new();
+/// for k in 0..100_000 {
+///     tape.push_value(k as f64);
+/// }
+/// let grown = tape.capacity();
+/// drop(tape);
+/// // the next tape on this thread reuses the buffer the first one grew
+/// let again = Tape::<f64>::new();
+/// assert!(again.is_empty() && again.capacity() == grown);
+/// ```
+pub struct Tape<T: 'static> {
+    vec: Vec<T>,
+}
+
+impl<T: 'static> Tape<T> {
+    /// An empty tape, on a buffer from this thread's pool when it has one.
+    pub fn new() -> Tape<T> {
+        let pooled = POOL
+            .try_with(|pool| {
+                let mut pool = pool.borrow_mut();
+                let k = pool.iter().position(|b| b.is::<Vec<T>>())?;
+                pool.swap_remove(k).downcast::<Vec<T>>().ok()
+            })
+            .ok()
+            .flatten();
+        Tape {
+            vec: pooled.map_or_else(|| Vec::with_capacity(FIRST_CAPACITY), |b| *b),
+        }
+    }
+}
+
+impl<T: 'static> Drop for Tape<T> {
+    fn drop(&mut self) {
+        let mut vec = std::mem::take(&mut self.vec);
+        if vec.capacity() <= FIRST_CAPACITY {
+            return;
+        }
+        vec.clear();
+        // a thread being torn down has no pool left: the buffer is then freed
+        let _ = POOL.try_with(|pool| {
+            let mut pool = pool.borrow_mut();
+            if pool.len() < POOLED {
+                pool.push(Box::new(vec));
+            }
+        });
+    }
+}
+
+/// Frees the buffers this thread's pool keeps for [`Tape`]s.
+///
+/// ```
+/// use nilang::stack::{release_pooled_tapes, Tape};
+///
+/// let mut tape = Tape::<f64>::new();
+/// tape.extend(std::iter::repeat(1.0).take(10_000));
+/// drop(tape);
+/// release_pooled_tapes();
+/// assert!(Tape::<f64>::new().capacity() < 10_000);
+/// ```
+pub fn release_pooled_tapes() {
+    let _ = POOL.try_with(|pool| pool.borrow_mut().clear());
+}
+
+impl<T: 'static> Default for Tape<T> {
+    fn default() -> Tape<T> {
+        Tape::new()
+    }
+}
+
+impl<T: 'static> From<Vec<T>> for Tape<T> {
+    fn from(vec: Vec<T>) -> Tape<T> {
+        Tape { vec }
+    }
+}
+
+impl<T: 'static> Deref for Tape<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.vec
+    }
+}
+
+impl<T: 'static> DerefMut for Tape<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.vec
+    }
+}
+
+impl<T: std::fmt::Debug + 'static> std::fmt::Debug for Tape<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.vec.fmt(f)
+    }
+}
+
+impl<T: PartialEq + 'static> PartialEq for Tape<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.vec == other.vec
+    }
+}
+
+impl<T: Clone + 'static> Clone for Tape<T> {
+    fn clone(&self) -> Tape<T> {
+        let mut copy = Tape::new();
+        copy.extend_from_slice(&self.vec);
+        copy
+    }
+}
+
+impl<T: 'static> Stack<T> for Tape<T> {
+    #[inline]
+    fn push_value(&mut self, v: T) {
+        self.vec.push_value(v)
+    }
+    #[inline]
+    fn pop_value(&mut self) -> Option<T> {
+        self.vec.pop()
+    }
+    fn depth(&self) -> usize {
+        self.vec.len()
+    }
+}
+
+impl<T: crate::check::Check + 'static> crate::check::Check for Tape<T> {
+    fn check_eq(&self, other: &Self, tol: f64) -> bool {
+        self.vec.check_eq(&other.vec, tol)
+    }
+    fn absorb_copy_gradient(&mut self, copy: &Self) {
+        self.vec.absorb_copy_gradient(&copy.vec)
+    }
+}
+
+/// A tape's shadow (in an adjoint program) is a tape of the gradients of its values, from the
+/// same pool.
+impl<L, X: crate::__private::Shadow<L> + 'static> crate::__private::Shadow<L> for Tape<X>
+where
+    X::Grad: 'static,
+    X::Pair: 'static,
+{
+    type Grad = Tape<X::Grad>;
+    type Pair = Tape<X::Pair>;
+    fn join(mut x: Self, mut g: Self::Grad) -> Self::Pair {
+        let (x, g) = (std::mem::take(&mut x.vec), std::mem::take(&mut g.vec));
+        Tape::from(<Vec<X> as crate::__private::Shadow<L>>::join(x, g))
+    }
+    fn split(mut p: Self::Pair) -> (Self, Self::Grad) {
+        let p = std::mem::take(&mut p.vec);
+        let (x, g) = <Vec<X> as crate::__private::Shadow<L>>::split(p);
+        (Tape::from(x), Tape::from(g))
+    }
+    fn zero_grad(&self) -> Self::Grad {
+        let mut g = Tape::new();
+        g.extend(self.vec.iter().map(X::zero_grad));
+        g
+    }
+    fn grad_is_zero(g: &Self::Grad) -> bool {
+        g.vec.iter().all(X::grad_is_zero)
+    }
+    fn add_grad(g: &mut Self::Grad, mut d: Self::Grad) {
+        let d = std::mem::take(&mut d.vec);
+        g.vec.iter_mut().zip(d).for_each(|(g, d)| X::add_grad(g, d));
+    }
+}
