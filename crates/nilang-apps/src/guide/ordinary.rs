@@ -38,31 +38,37 @@ pub fn gmm(
     let k = alpha.len();
     let n = x.len() / d;
     let lsz = d * (d - 1) / 2;
+    // per component: exp(q) (the diagonal of Q) and Σq, as the plain objective computes them
+    let mut qdiag = vec![0.0; k * d];
+    let mut sumq = vec![0.0; k];
+    for c in 0..k {
+        for b in 0..d {
+            qdiag[c * d + b] = q[c * d + b].exp();
+            sumq[c] += q[c * d + b];
+        }
+    }
     let mut total = 0.0;
     let mut main = vec![0.0; k];
     for i in 0..n {
         for c in 0..k {
             let mut sq = 0.0;
-            let mut sumq = 0.0;
             for b in 0..d {
                 // (Q (x − μ))_b = exp(q_b) (x_b − μ_b) + Σ_{a<b} l_ab (x_a − μ_a)
-                let mut qx = q[c * d + b].exp() * (x[i * d + b] - mu[c * d + b]);
+                let mut qx = qdiag[c * d + b] * (x[i * d + b] - mu[c * d + b]);
                 for a in 0..b {
                     let lab = l[c * lsz + a * (2 * d - a - 1) / 2 + b - a - 1];
                     qx += lab * (x[i * d + a] - mu[c * d + a]);
                 }
                 sq += qx * qx;
-                sumq += q[c * d + b];
             }
-            main[c] = alpha[c] + sumq - 0.5 * sq;
+            main[c] = alpha[c] + sumq[c] - 0.5 * sq;
         }
         total += logsumexp(&main);
     }
     total -= n as f64 * logsumexp(alpha);
     let mut prior = 0.0;
     for j in 0..q.len() {
-        let e = q[j].exp();
-        prior += 0.5 * gamma * gamma * e * e - m * q[j];
+        prior += 0.5 * gamma * gamma * qdiag[j] * qdiag[j] - m * q[j];
     }
     for j in 0..l.len() {
         prior += 0.5 * gamma * gamma * l[j] * l[j];
