@@ -22,14 +22,20 @@ pub fn shadow_name(x: &Ident) -> Ident {
     format_ident!("{}_grad", x, span = x.span())
 }
 
-/// The names of the ancillas of a body that carry gradients: those written or read by an
-/// instruction, a builtin, a stack operation or as a writable call argument. An ancilla used
-/// only in expressions (conditions, `safe!`, arguments computed from it) needs no shadow.
-pub fn ancillas_with_gradients(body: &[Stmt]) -> std::collections::BTreeSet<String> {
+/// The names of the ancillas of a function that carry gradients: those written or read by an
+/// instruction, a builtin, a stack operation or as a writable call argument, and active
+/// ([`crate::activity`]). An ancilla used only in expressions (conditions, `safe!`, arguments
+/// computed from it) needs no shadow, nor does one computed from constants and read-only data
+/// alone: its instructions run on values.
+pub fn ancillas_with_gradients(f: &Function) -> std::collections::BTreeSet<String> {
+    let active = crate::activity::active(f);
     let mut out = std::collections::BTreeSet::new();
-    body.iter().for_each(|s| {
+    f.body.iter().for_each(|s| {
         visit_views(s, Views::Touched, &mut |v| {
-            out.insert(v.root.to_string());
+            let name = v.root.to_string();
+            if active.contains(&name) {
+                out.insert(name);
+            }
         })
     });
     out

@@ -98,12 +98,28 @@ impl Printer<'_> {
         stmt_tokens(s)
     }
 
+    /// A `&mut` parameter, or an active ancilla ([`crate::activity`]).
     fn has_shadow(&self, v: &Dataview) -> bool {
-        self.scope.lookup(&v.root).is_some_and(|k| k.writable())
+        match self.scope.lookup(&v.root) {
+            Some(VarKind::Ancilla) => self.with_gradients.contains(&v.root.to_string()),
+            Some(k) => k.writable(),
+            None => false,
+        }
     }
 
     fn stmt(&mut self, s: &Stmt) -> TokenStream {
         match &s.kind {
+            // an inactive target runs on values: its operands are inactive too
+            StmtKind::Instr(i) if !self.has_shadow(&i.target) => stmt_tokens(s),
+            StmtKind::Builtin { args, .. } if !args.iter().any(|v| self.has_shadow(v)) => {
+                stmt_tokens(s)
+            }
+            StmtKind::Stack { value, .. }
+                if self.scope.lookup(&value.root) == Some(VarKind::Ancilla)
+                    && !self.has_shadow(value) =>
+            {
+                stmt_tokens(s)
+            }
             StmtKind::Instr(i) => {
                 let updates = self.instr_updates(i);
                 let own = stmt_tokens(s);

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | [`Analyzed::plans`] | the checker ([`crate::check`], [`crate::parallel::plan`]) | the forward program's parallel loops (`nilang-macros`), the parallel loops' kernels (`nilang-cgen`) |
 //! | [`Analyzed::call_reads`] | the checker, with the plans | the call-read assertions beside `f::WRITES` (`nilang-macros`) |
-//! | [`Analyzed::with_gradients`] | [`crate::adjoint::ancillas_with_gradients`] | the adjoint programs and gradient functions (`nilang-macros`), [`crate::adjoint_view::adjoint_text`] |
+//! | [`Analyzed::with_gradients`] | [`crate::adjoint::ancillas_with_gradients`], with [`crate::activity`] | the adjoint programs and gradient functions (`nilang-macros`), [`crate::adjoint_view::adjoint_text`] |
 //! | [`Analyzed::fused`] | [`crate::split::Fused::of`] | the unchecked forward program, the fused gradient halves (`nilang-macros`) |
 //! | [`Analyzed::writes`] | [`crate::effects::writes`] | the effects constant `f::WRITES` ([`crate::effects::writes_mask`]) |
 //!
@@ -48,7 +48,7 @@ impl Analyzed {
     /// The facts of a checked `function` whose parallel loops the checker planned.
     pub(crate) fn new(function: Function, planned: crate::check::Planned) -> Analyzed {
         Analyzed {
-            with_gradients: crate::adjoint::ancillas_with_gradients(&function.body),
+            with_gradients: crate::adjoint::ancillas_with_gradients(&function),
             fused: Fused::of(&function),
             writes: crate::effects::writes(&function.body, &function.sig.ident),
             plans: planned.plans,

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod activity;
 pub mod adjoint;
 pub mod adjoint_view;
 pub mod analyzed;

@@ -62,7 +62,7 @@ fn constructor_and_destructor_are_each_others_inverse() {
 #[test]
 fn every_moved_name_has_a_shadow_built_beside_it() {
     let f = parse(BUILD);
-    let with = ancillas_with_gradients(&f.body);
+    let with = ancillas_with_gradients(&f);
     for n in ["a", "b", "z", "t"] {
         assert!(with.contains(n), "{n}: {with:?}");
     }

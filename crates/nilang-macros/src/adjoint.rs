@@ -36,7 +36,11 @@ impl Gen {
     /// `None` for the others.
     pub(crate) fn adjoint_stmt(&mut self, s: &Stmt, site: &TokenStream) -> Option<TokenStream> {
         Some(match &s.kind {
+            // an inactive target (`nilang_ir::activity`): its operands are inactive too, and
+            // the instruction runs on values as in the plain program
+            StmtKind::Instr(instr) if self.inactive(&instr.target) => return None,
             StmtKind::Instr(instr) => self.adjoint_instruction(instr, site, s.span, false),
+            StmtKind::Builtin { args, .. } if args.iter().all(|v| self.inactive(v)) => return None,
             StmtKind::Builtin { op, args, operand } => {
                 self.adjoint_builtin(*op, args, operand.as_ref(), site)
             }
@@ -73,6 +77,14 @@ impl Gen {
             Some(VarKind::Ancilla) => self.has_gradient(&v.root),
             _ => false,
         }
+    }
+
+    /// Is a dataview an ancilla without a gradient in an adjoint program: inactive
+    /// (`nilang_ir::activity`), its values computed from constants and read-only data alone?
+    pub(crate) fn inactive(&self, v: &Dataview) -> bool {
+        self.shadow.is_some()
+            && self.kind(v) == Some(VarKind::Ancilla)
+            && !self.has_gradient(&v.root)
     }
 
     /// Does an ancilla get a shadow?
@@ -136,7 +148,7 @@ impl Gen {
                     ),
                 )
             }
-            Operand::View(v) if self.writable(v) => {
+            Operand::View(v) if self.writable(v) && !self.inactive(v) => {
                 let pair = format_ident!("{}_pair", local);
                 let load_pair = self.load_pair(v, &pair);
                 let store = self.store_pair(v, &pair);
@@ -152,10 +164,11 @@ impl Gen {
             }
             Operand::View(v) => {
                 let place = self.place(v);
-                let scalar = self
-                    .shadow
-                    .as_ref()
-                    .is_some_and(|s| s.scalar_readonly.contains(&v.root.to_string()));
+                let scalar = self.inactive(v)
+                    || self
+                        .shadow
+                        .as_ref()
+                        .is_some_and(|s| s.scalar_readonly.contains(&v.root.to_string()));
                 let lane = self.lane();
                 let value = if scalar {
                     quote!(#p::join_constant::<_, #lane>(#p::copy(&#place)))
@@ -397,6 +410,9 @@ impl Gen {
     ) -> TokenStream {
         let p = private();
         let (ps, pv) = (self.place(stack), self.place(value));
+        if self.inactive(value) {
+            return self.inactive_stack(stack, value, push, copy, site);
+        }
         let ss = self.shadow_place(stack);
         // a value pushed by copy may be read-only: its gradient is then zero
         let lane = self.lane();
@@ -445,6 +461,49 @@ impl Gen {
                     let __g = #p::stack_pop_shadow(&mut #ss, #p::zero_grad::<_, #lane>(&__v));
                     #check
                     #absorb
+                })
+            }
+        }
+    }
+}
+
+impl Gen {
+    /// A stack operation on an inactive value in an adjoint program: the value moves alone,
+    /// its stack's shadow is not touched (the inverse's pop mirrors this push, so the slot
+    /// holds an inactive value both ways; `nilang_ir::activity`).
+    fn inactive_stack(
+        &self,
+        stack: &Dataview,
+        value: &Dataview,
+        push: bool,
+        copy: bool,
+        site: &TokenStream,
+    ) -> TokenStream {
+        let p = private();
+        let (ps, pv) = (self.place(stack), self.place(value));
+        let (stack_text, var) = (stack.text(), value.text());
+        match (push, copy) {
+            (true, false) => quote!({
+                #p::stack_push(&mut #ps, #p::copy(&#pv));
+                #pv = #p::zero_of(&#pv);
+            }),
+            (true, true) => quote!(#p::stack_push(&mut #ps, #p::copy(&#pv));),
+            (false, false) => {
+                let check = self
+                    .checked
+                    .then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
+                quote!({
+                    #check
+                    #pv = #p::stack_pop(&mut #ps, #site, #stack_text);
+                })
+            }
+            (false, true) => {
+                let check = self
+                    .checked
+                    .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
+                quote!({
+                    let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
+                    #check
                 })
             }
         }

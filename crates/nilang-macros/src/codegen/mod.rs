@@ -256,6 +256,7 @@ impl Gen {
                 StmtKind::Instr(instr)
                     if self.shadow.is_some()
                         && !self.checked
+                        && !self.inactive(&instr.target)
                         && nilang_ir::adjoint::released_before_dealloc(stmts, i) =>
                 {
                     self.with_bound_indices(s, |g| g.adjoint_released(s, instr))
