@@ -148,3 +148,34 @@ fn real_operands() {
         assert_eq!(g.g, 2.0 * x0 + x0.signum());
     }
 }
+
+/// `|z|` and `arg z` have no derivative at 0 (`hypot` and `atan2` at the origin): a checked
+/// gradient names the statement; `|z|²` has one.
+#[test]
+fn singular_at_zero() {
+    #[i]
+    fn modulus<T: Real>(out: &mut T, z: &mut Complex<T>) {
+        out += abs(z);
+    }
+    #[i]
+    fn argument<T: Real>(out: &mut T, z: &mut Complex<T>) {
+        out += angle(z);
+    }
+    #[i]
+    fn power<T: Real>(out: &mut T, z: &mut Complex<T>) {
+        out += abs2(z);
+    }
+    let zero = Complex::new(0.0, 0.0);
+    let err =
+        nilang::catch(|| modulus_grad(Loss::arg(0), &mut 0.0, &mut zero.clone())).unwrap_err();
+    // the adjoint runs the inverse program: the statement as it stands there
+    assert_eq!(
+        (err.kind, err.statement),
+        (nilang::CheckKind::NonFinite, "out -= abs(z);")
+    );
+    let err =
+        nilang::catch(|| argument_grad(Loss::arg(0), &mut 0.0, &mut zero.clone())).unwrap_err();
+    assert_eq!(err.kind, nilang::CheckKind::NonFinite);
+    let (_, g) = power_grad(Loss::arg(0), &mut 0.0, &mut zero.clone()).unwrap();
+    assert_eq!((g.re.g, g.im.g), (0.0, 0.0));
+}
