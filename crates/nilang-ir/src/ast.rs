@@ -399,6 +399,16 @@ pub struct PrimInfo {
     pub infix: Option<&'static str>,
 }
 
+impl PrimInfo {
+    /// Whether `r += f(z)` also takes a complex `z` into a real `r` (`abs`, `abs2`, `angle`:
+    /// their complex instructions are `nilang::complex`'s): the operand keeps its own type
+    /// instead of taking the target's, and a nested operand's ancilla takes the type of the
+    /// expression's first place (`r += abs(a * b)` under `expand`).
+    pub fn takes_operand_type(&self) -> bool {
+        matches!(self.name, "abs" | "abs2" | "angle")
+    }
+}
+
 /// A binary row's infix operator (`[*]`), or none (`[]`).
 macro_rules! prim_infix {
     () => {

@@ -227,23 +227,23 @@ impl Gen {
             stores.extend(s);
             locals.push(local);
         }
-        let Some((tr, mut method, prim)) = crate::codegen::instruction_trait(instr) else {
+        let Some((_, mut method, _)) = crate::codegen::instruction_trait(instr) else {
             return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
         };
         if released {
             method = quote!(sub1_released);
         }
-        let call =
-            quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
+        let call = crate::codegen::instruction_call(instr, &method, &y, &locals, span);
         let load_target = self.load_pair(&instr.target, &y);
         let store_target = self.store_pair(&instr.target, &y);
         let (mut before, after) = self.finite_checks(instr, &y, &locals, site);
         if self.checked && matches!(instr.op, AccOp::Add | AccOp::Sub) {
             let texts: Vec<String> = instr.args.iter().map(operand_text).collect();
             let variables = texts.join(", ");
+            let singular = crate::codegen::singular_call(instr, &y, &locals);
             before.extend(quote!(
                 #p::check_singular_value(
-                    <_ as #p::#tr<#prim>>::value_is_singular(#(&#locals),*),
+                    #singular,
                     &[#(&#locals),*], #site, #variables,
                 );
             ));

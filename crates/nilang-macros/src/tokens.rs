@@ -37,8 +37,9 @@ pub(crate) fn read_only(e: &syn::Expr) -> TokenStream {
 
 /// `Accepts::load_like(&like, &value)`, spanned at an operand: an operand whose type the
 /// target (`like`) does not accept is an error at the operand, naming the two types and the
-/// trait (not a helper of `__private`).
+/// trait (not a helper of `__private`). An empty `like` loads the value as itself.
 pub(crate) fn load_call(operand: Span, like: &TokenStream, value: &TokenStream) -> TokenStream {
+    let like = if like.is_empty() { value } else { like };
     quote_spanned!(operand=> ::nilang::__private::Accepts::load_like(&(#like), &(#value)))
 }
 

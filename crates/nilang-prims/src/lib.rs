@@ -129,9 +129,15 @@ macro_rules! primitives {
                 (Sqrt sqrt "`sqrt(x)`" x
                     {x.sqrt()} {T::from_f64(0.5) / x.sqrt()} [v {T::from_f64(0.5) / v}] [sqrt]
                     ["sqrt(x)" "0.5 / sqrt(x)"] [] (0.1, 3.0))
-                (Abs abs "`abs(x)` (derivative: the sign of x, and 0 at 0: see the singular-point policy)" x
+                (Abs abs "`abs(x)` (derivative: the sign of x, and 0 at 0: see the singular-point policy; of a complex operand into a real target: `|z|`, in `nilang::complex`)" x
                     {x.abs()} {if x.to_f64() == 0.0 { T::f_zero() } else { x.signum() }} [] []
                     ["fabs(x)" "x == 0.0 ? 0.0 : nl_signum(x)"] ["x < (I)0 ? nl_wneg(x) : x"] (0.1, 3.0))
+                (Abs2 abs2 "`abs2(x) = x²`, the squared modulus (of a complex operand into a real target: `|z|²`, in `nilang::complex`)" x
+                    {x * x} {T::from_f64(2.0) * x} [] []
+                    ["x * x" "2.0 * x"] [] (-3.0, 3.0))
+                (Angle angle "`angle(x)`, the argument: π for negative `x`, 0 for positive (of a complex operand into a real target: `atan2(im, re)`, in `nilang::complex`); its derivative is 0" x
+                    {T::f_zero().atan2(x)} {T::f_zero()} [] []
+                    ["atan2(0.0, x)" "0.0"] [] (-3.0, -0.1))
                 (Square square "`square(x) = x²`" x
                     {x * x} {T::from_f64(2.0) * x} [] []
                     ["x * x" "2.0 * x"] [] (-3.0, 3.0))

@@ -6,7 +6,8 @@
 //! its body, that a stack pop lands in a zero variable, and that dynamic indices inside one
 //! instruction name different places. A failure panics with a [`ReversibilityError`] that
 //! names the function, the statement, the variable, the expected and the found value;
-//! [`catch`] turns such a panic back into a `Result`.
+//! [`catch`] turns such a panic back into a `Result`. [`check_inv`] checks, as a whole, that a
+//! program and its inverse give back the state they started from.
 //!
 //! Floats compare with a tolerance: `|a − b| ≤ tol · max(1, |a|, |b|)`, `tol` defaulting to
 //! `1e-8`, set globally with [`set_tolerance`] or for one thread and one closure with
@@ -29,6 +30,9 @@
 //! let strict = with_tolerance(0.0, || catch(|| tenth(&mut 0.0, &mut 3.0)));
 //! assert_eq!(strict.unwrap_err().kind, CheckKind::Dealloc);
 //! ```
+
+mod inv;
+pub use inv::{check_inv, InverseMismatch};
 
 use core::cell::{Cell, RefCell};
 use core::fmt;

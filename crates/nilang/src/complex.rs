@@ -7,9 +7,15 @@
 //! paper's Listing 5),
 //! `neg`, `conj`, `swap`, `hadamard` and `inv` (`z ← 1/z`: the one complex instruction with
 //! an adjoint rule of its own, [`InvertComplex`] in `gvar.rs`, since an in-place reciprocal
-//! is not a sequence of exact real instructions); real constants convert to complex ones. The modulus
-//! and its square go into a real target through the fields: `r += hypot(z.re, z.im)`,
-//! `r += square(z.re); r += square(z.im)` (NiLang's `abs` and `abs2` of a complex number).
+//! is not a sequence of exact real instructions); real constants convert to complex ones.
+//!
+//! A complex operand goes into a real target through `r += abs(z)` (`|z|`, by `hypot` of the
+//! fields), `r += abs2(z)` (`|z|²`, by `square` of each field) and `r += angle(z)` (`arg z` in
+//! `(−π, π]`, by `atan2(z.im, z.re)`), NiLang's `abs`, `abs2` and `angle`: `T` implements
+//! [`Acc1`]`<prims::Abs, Complex<T>>` and the others, written in the language like the
+//! instructions above, so that their gradients too follow from the real rules (`|z|` is not
+//! differentiable at 0, nor `arg z` on the negative real axis). Under `expand`, a nested
+//! operand is computed into a complex ancilla: `r += abs(a * b)`.
 //!
 //! ```
 //! use nilang::{i, Loss, Real};
@@ -19,8 +25,7 @@
 //! #[i]
 //! fn product_power<T: Real>(r: &mut T, y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
 //!     y += a * b;
-//!     r += square(y.re);
-//!     r += square(y.im);
+//!     r += abs2(y);
 //! }
 //! let (mut a, mut b) = (Complex::new(1.0f64, 2.0), Complex::new(3.0, -1.0));
 //! let zero = Complex::new(0.0, 0.0);
@@ -29,6 +34,20 @@
 //! assert_eq!((r, y), (50.0, Complex::new(5.0, 5.0))); // |a|²|b|² = 5 · 10
 //! let (_, _, ga, _) = product_power_grad(Loss::arg(0), &mut 0.0, &mut zero.clone(), &mut a, &mut b).unwrap();
 //! assert_eq!((ga.re.g, ga.im.g), (20.0, 40.0)); // ∂/∂a = 2a|b|²
+//!
+//! /// r += |a·b| + arg(a·b), the product an ancilla of `expand`
+//! #[i(expand)]
+//! fn polar<T: Real>(r: &mut T, a: &mut Complex<T>, b: &mut Complex<T>) {
+//!     r += abs(a * b);
+//!     r += angle(a * b);
+//! }
+//! let (mut a, mut b) = (Complex::new(0.0f64, 2.0), Complex::new(1.5, 0.0));
+//! let mut r = 0.0;
+//! polar(&mut r, &mut a, &mut b);
+//! assert_eq!(r, 3.0 + std::f64::consts::FRAC_PI_2); // a·b = 3i
+//! let (_, ga, _) = polar_grad(Loss::arg(0), &mut 0.0, &mut a, &mut b).unwrap();
+//! // ∂|ab|/∂a = b·ab/|ab| = (0, 1.5); ∂arg(ab)/∂a = (−Im a, Re a)/|a|² = (−0.5, 0)
+//! assert_eq!((ga.re.g, ga.im.g), (-0.5, 1.5));
 //! ```
 
 use crate::instr::*;
@@ -134,6 +153,43 @@ fn c_pow<T: Real>(y: &mut Complex<T>, a: &mut Complex<T>, b: &mut Complex<T>) {
         l = Complex::new(T::zero(), T::zero()),
         p = Complex::new(T::zero(), T::zero())
     );
+}
+
+/// `r += |x|`: the modulus, by `hypot` of the fields (its gradient `x/|x|` is undefined at 0).
+#[i(nograd)]
+fn c_abs<T: Real>(r: &mut T, x: &mut Complex<T>) {
+    r += hypot(x.re, x.im);
+}
+
+/// `r += |x|²`.
+#[i(nograd)]
+fn c_abs2<T: Real>(r: &mut T, x: &mut Complex<T>) {
+    r += square(x.re);
+    r += square(x.im);
+}
+
+/// `r += arg x`, in `(−π, π]` (num-complex's `arg`).
+#[i(nograd)]
+fn c_angle<T: Real>(r: &mut T, x: &mut Complex<T>) {
+    r += atan2(x.im, x.re);
+}
+
+/// The instructions of a complex operand into a real target, `r += f(z)`.
+macro_rules! complex_to_real {
+    ($($prim:ident => $f:ident, $finv:ident;)*) => {$(
+        impl<T: Real> Acc1<prims::$prim, Complex<T>> for T {
+            #[inline]
+            fn add1(r: &mut T, x: &mut Complex<T>) { $f(r, x) }
+            #[inline]
+            fn sub1(r: &mut T, x: &mut Complex<T>) { $finv(r, x) }
+        }
+    )*};
+}
+
+complex_to_real! {
+    Abs => c_abs, c_abs_inv;
+    Abs2 => c_abs2, c_abs2_inv;
+    Angle => c_angle, c_angle_inv;
 }
 
 macro_rules! complex_unary {

@@ -47,7 +47,9 @@
 use crate::float::Float;
 use crate::prims::{self, Binary, Unary};
 
-/// `y += f(x)` and `y -= f(x)` for a primitive `F`.
+/// `y += f(x)` and `y -= f(x)` for a primitive `F`, with an operand of type `X`: the
+/// target's own type but for `abs`, `abs2` and `angle` of a complex operand into a real
+/// target (`X = Complex<Self>`, [`crate::complex`]).
 ///
 /// ```
 /// use nilang::prims::Sin;
@@ -67,23 +69,23 @@ use crate::prims::{self, Binary, Unary};
     note = "integers support identity, neg, add, sub, mul and div; floats, `GVar` and complex numbers support every primitive",
     note = "a primitive of your own is `impl<T: nilang::Float> nilang::Unary<T> for {F}`: for every float type, so that its gradient (on `GVar`) and Hessian (on `Dual`) exist too"
 )]
-pub trait Acc1<F>: Sized {
+pub trait Acc1<F, X = Self>: Sized {
     /// `y += f(x)`
-    fn add1(y: &mut Self, x: &mut Self);
+    fn add1(y: &mut Self, x: &mut X);
     /// `y -= f(x)`
-    fn sub1(y: &mut Self, x: &mut Self);
+    fn sub1(y: &mut Self, x: &mut X);
     /// `y -= f(x)` where `y` holds exactly `f(x)` (an ancilla deallocated as zero right
     /// after, in unchecked code): a value–gradient pair may take `f(x)` from `y` instead of
     /// evaluating `f` (`Unary::derivative_from_value`). By default, [`Acc1::sub1`].
     #[inline(always)]
-    fn sub1_released(y: &mut Self, x: &mut Self) {
+    fn sub1_released(y: &mut Self, x: &mut X) {
         Self::sub1(y, x)
     }
     /// Whether `f(x)` is not finite although `x` is: a singular point of the primitive (see
     /// the policy in `nilang::prims`), reported by checked adjoint programs. By default,
     /// `false` (types that cannot tell).
     #[inline(always)]
-    fn value_is_singular(x: &Self) -> bool {
+    fn value_is_singular(x: &X) -> bool {
         let _ = x;
         false
     }

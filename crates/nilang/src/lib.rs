@@ -48,7 +48,10 @@ pub use stdlib::{blas, special, stats};
 pub mod __private;
 
 pub use ad::{GradError, Loss, Matrix, NoGrad, Scalars};
-pub use check::{catch, set_tolerance, tolerance, with_tolerance, CheckKind, ReversibilityError};
+pub use check::{
+    catch, check_inv, set_tolerance, tolerance, with_tolerance, CheckKind, InverseMismatch,
+    ReversibilityError,
+};
 pub use dual::{Dual, DualN};
 pub use float::Float;
 pub use gvar::GVar;

@@ -27,10 +27,12 @@
 //!   the zero); `pow(a, 0)` has `∂/∂a = 0`, and `∂/∂b aᵇ = 0` where `aᵇ = 0`; `max(a, b)`
 //!   and `min(a, b)` hand the whole gradient to the operand they choose, `a` on a tie (the
 //!   subgradient `(1, 0)` at `a = b`), so a program of maxima differentiates to one
-//!   maximising choice at each, as a tropical `max` does.
+//!   maximising choice at each, as a tropical `max` does; `angle` of a real number, a step
+//!   from π to 0, has derivative 0 everywhere, 0 included.
 //! - **A named error** where the value or the derivative is infinite or undefined: `sqrt` at 0
 //!   (∞ derivative) and below 0, `log` at 0 and below, `log1p` at −1 and below, `a / b` at
-//!   `b = 0`, `asin`/`acos` at ±1 (∞ derivative) and beyond, `atan2` at the origin (0/0),
+//!   `b = 0`, `asin`/`acos` at ±1 (∞ derivative) and beyond, `atan2` at the origin (0/0;
+//!   so `abs` and `angle` of a complex 0, through `hypot` and `atan2`: [`crate::complex`]),
 //!   `pow(0, b)` for `b < 1` (∞ derivative in `a`), `pow` of a negative base differentiated in
 //!   `b` (`ln` of a negative number), `tan` at its poles, and any overflow (`exp` of a large
 //!   argument). In a checked gradient (the default; not under `#[i(nocheck)]`) the

@@ -22,6 +22,8 @@ pub fn all_prims<T: Real>(y: &mut [T], x: &mut [T], n: i64) {
     y[14] += abs(x[14]);
     y[15] += square(x[15]);
     y[16] += sigmoid(x[16]);
+    y[15] += abs2(x[16]);
+    y[16] -= angle(x[15]);
     y[17] += identity(x[17]);
     y[18] += neg(x[18]);
     y[19] += x[0] + x[1];

@@ -228,7 +228,12 @@ impl Parser<'_> {
                 }
                 let mut args = Vec::new();
                 for a in &c.args {
-                    args.push(self.operand(a, target, pre)?);
+                    // the ancilla of `abs(a * b)` takes the type of `a`, complex or real
+                    let like = match &prim {
+                        Prim::Builtin(info) if info.takes_operand_type() => self.first_place(a),
+                        _ => None,
+                    };
+                    args.push(self.operand(a, like.as_ref().unwrap_or(target), pre)?);
                 }
                 Some((prim, args))
             }
@@ -303,6 +308,24 @@ impl Parser<'_> {
         }
     }
 
+    /// The first place of the state that `e` reads (`a` in `a * exp(b)`).
+    fn first_place(&self, e: &Expr) -> Option<Dataview> {
+        match e {
+            Expr::Paren(p) => self.first_place(&p.expr),
+            Expr::Group(g) => self.first_place(&g.expr),
+            Expr::Unary(u) => self.first_place(&u.expr),
+            Expr::Binary(b) => self
+                .first_place(&b.left)
+                .or_else(|| self.first_place(&b.right)),
+            Expr::Call(c) => c.args.iter().find_map(|a| self.first_place(a)),
+            _ => self
+                .dataview(e)
+                .filter(|v| self.state_names.contains(&v.root.to_string())),
+        }
+    }
+
+    /// An operand of an instruction; a nested one (under `expand`) is computed into an ancilla
+    /// of the type of `target` (`zeros::zero_like_expr`), appended to `pre`.
     pub(super) fn operand(
         &mut self,
         e: &Expr,

@@ -61,15 +61,14 @@ impl Gen {
             stores.extend(s);
             locals.push(local);
         }
-        let Some((tr, method, prim)) = instruction_trait(instr) else {
+        let Some((_, method, _)) = instruction_trait(instr) else {
             return quote_spanned!(span=> ::core::compile_error!("a primitive takes one or two operands"););
         };
         // `__y` is interpolated, not written inside `quote_spanned!`: with the statement's span it
         // would take the hygiene of the user's tokens and miss the `let mut __y` below when the
         // statement comes from a `macro_rules!` expansion.
         let y = format_ident!("__y");
-        let call =
-            quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*));
+        let call = instruction_call(instr, &method, &y, &locals, span);
         quote!({
             #checks
             let mut __y = #p::copy(&#target);
@@ -229,14 +228,56 @@ impl Gen {
 
 /// What operand `k` of an instruction is loaded like ([`load_call`]): the target `y`, except
 /// the second operand of `y *= f(a, b)` / `y /= f(a, b)`, loaded as the instruction's
-/// `Scale2::Second` (the real exponent of `pow` on `ULog`).
+/// `Scale2::Second` (the real exponent of `pow` on `ULog`), and a place operand of `abs`,
+/// `abs2` or `angle`, loaded as itself (nothing: a complex `z` of `r += abs(z)`).
 pub(crate) fn operand_like(instr: &Instr, k: usize, y: &TokenStream) -> TokenStream {
     match (instr.op, k, instruction_trait(instr)) {
         (AccOp::Mul | AccOp::Div, 1, Some((tr, _, prim))) => {
             let p = private();
             quote!(<_ as #p::#tr<#prim>>::second_like(&#y))
         }
+        _ if keeps_operand_type(instr) && matches!(instr.args[0], Operand::View(_)) => {
+            TokenStream::new()
+        }
         _ => y.clone(),
+    }
+}
+
+/// `r += f(z)` whose operand keeps its own type (`PrimInfo::takes_operand_type`).
+fn keeps_operand_type(instr: &Instr) -> bool {
+    matches!(&instr.prim, Prim::Builtin(info) if info.takes_operand_type())
+        && matches!(instr.op, AccOp::Add | AccOp::Sub)
+        && instr.args.len() == 1
+}
+
+/// The call of an instruction's `method` (of [`instruction_trait`]) on the target `y` and the
+/// operands' locals; an operand of its own type goes first, through
+/// `__private::operand_first`, so that its type picks the instruction.
+pub(crate) fn instruction_call(
+    instr: &Instr,
+    method: &TokenStream,
+    y: &syn::Ident,
+    locals: &[syn::Ident],
+    span: Span,
+) -> TokenStream {
+    let p = private();
+    let (tr, _, prim) = instruction_trait(instr).expect("an instruction of one or two operands");
+    if keeps_operand_type(instr) {
+        quote_spanned!(span=> #p::operand_first::#method::<#prim, _, _>(#(&mut #locals,)* &mut #y))
+    } else {
+        quote_spanned!(span=> <_ as #p::#tr<#prim>>::#method(&mut #y, #(&mut #locals),*))
+    }
+}
+
+/// Whether an instruction's primitive is singular at the operands' locals
+/// (`Acc1::value_is_singular`, on the target `y`'s type).
+pub(crate) fn singular_call(instr: &Instr, y: &syn::Ident, locals: &[syn::Ident]) -> TokenStream {
+    let p = private();
+    let (tr, _, prim) = instruction_trait(instr).expect("an instruction of one or two operands");
+    if keeps_operand_type(instr) {
+        quote!(#p::operand_first::value_is_singular::<#prim, _, _>(#(&#locals,)* &#y))
+    } else {
+        quote!(<_ as #p::#tr<#prim>>::value_is_singular(#(&#locals),*))
     }
 }
 

@@ -11,7 +11,10 @@ mod items;
 mod places;
 mod stmt;
 
-pub(crate) use instr::{fields_code, instruction_trait, operand_like, unary_builtin_call};
+pub(crate) use instr::{
+    fields_code, instruction_call, instruction_trait, operand_like, singular_call,
+    unary_builtin_call,
+};
 pub use items::{companions, effects, stubs};
 
 use crate::tokens::private;

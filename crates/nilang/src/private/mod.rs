@@ -28,6 +28,8 @@
 //! - [`grad_buffers`] (its own namespace): the lengths of a caller's gradient buffers —
 //!   `GradBuffer`, `HasLength`, `NoLength`.
 //!
+//! - [`operand_first`] (its own namespace): `r += f(z)` with an operand of its own type
+//!   (`abs`, `abs2`, `angle` of a complex number), the operand passed first;
 //! - [`par`] (its own namespace): the parallel loops' cells and windows, owned-slot checks
 //!   and per-chunk gradients, with `crate::parallel`'s chunking re-exported;
 //!
@@ -45,6 +47,7 @@ mod check;
 pub mod entry;
 pub mod grad_buffers;
 pub mod hoist;
+pub mod operand_first;
 pub mod par;
 mod pass;
 mod range;
