@@ -13,6 +13,7 @@ pub fn parse(src: &str) -> Analyzed {
 }
 
 /// Statements printed in the language's syntax.
+#[allow(dead_code)] // not every test file that shares these helpers prints statements
 pub fn text(stmts: &[Stmt]) -> String {
     tokens_text(&block_tokens(stmts))
 }
