@@ -4,7 +4,8 @@
 //! types. The runtime half is `nilang::__private::grad_buffers`, which picks the check by the
 //! parameter's type.
 //!
-//! One exception: a parameter that may be a stack (`push!(s, x)`, or handed whole to a call or
+//! Two exceptions, both for a `Vec` (slices are always checked): one the body never mentions,
+//! whose gradient it never reads; and a parameter that may be a stack (`push!(s, x)`, or handed whole to a call or
 //! a method, which may push to it) keeps its unchecked length, since an adjoint program may be
 //! handed a gradient stack shorter than the value stack (the values below it have zero
 //! gradients: `nilang::__private::stack_pop_shadow`). Slices are no stacks: they are always
@@ -32,7 +33,10 @@ pub(crate) fn length_checks(f: &Function, function: &syn::Ident) -> TokenStream 
             },
             syn::FnArg::Receiver(_) => None,
         })
-        .filter(|(name, ty)| is_slice(ty) || !may_be_stack(&f.body, &name.to_string()))
+        .filter(|(name, ty)| {
+            let name = name.to_string();
+            is_slice(ty) || (mentioned(&f.body, &name) && !may_be_stack(&f.body, &name))
+        })
         .map(|(name, _)| {
             let grad = nilang_ir::adjoint::shadow_name(name);
             let (value_text, grad_text) = (name.to_string(), grad.to_string());
@@ -61,6 +65,13 @@ fn is_slice(ty: &syn::Type) -> bool {
         syn::Type::Paren(p) => is_slice(&p.elem),
         _ => false,
     }
+}
+
+/// Whether the statements mention the variable `name` at all: the gradient of a `Vec` they
+/// never mention is never read, so its length is not checked (a taped program that saves
+/// nothing is handed its caller's tape, whose gradient stack may be shorter than it).
+fn mentioned(stmts: &[Stmt], name: &str) -> bool {
+    crate::tokens::mentions_ident(nilang_ir::print::block_tokens(stmts), name)
 }
 
 /// Whether the statements may use the variable `name` as a stack: push to or pop from it,
@@ -104,14 +115,15 @@ mod tests {
         assert_eq!(
             checked(
                 "fn f<T: Real>(y: &mut T, x: &mut [T], v: &mut Vec<T>, s: &mut Vec<T>, \
-                 u: &mut Vec<T>, w: &[T], n: usize) {
+                 u: &mut Vec<T>, w: &[T], n: usize, unused: &mut Vec<T>, z: &mut [T]) {
                     y += x[0] * v[0];
                     if n > 0 { push!(s, y); pop!(s, y); }
                     g(u, x);
                 }"
             ),
-            ["y", "x", "v"],
-            "`s` is a stack, `u` handed whole to a call; `x` is a slice, checked anyway"
+            ["y", "x", "v", "z"],
+            "`s` is a stack, `u` handed whole to a call, `unused` never read; `x` and `z` are \
+             slices, checked anyway"
         );
     }
 

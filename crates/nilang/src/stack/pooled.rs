@@ -28,7 +28,9 @@ thread_local! {
 
 /// A `Vec<T>` used as a stack, whose buffer comes from this thread's pool and goes back to it
 /// (emptied) when the tape is dropped. It dereferences to the `Vec`, and a `&mut Tape<T>`
-/// passes where a `&mut Vec<T>` is expected.
+/// passes where a `&mut Vec<T>` is expected. The taped programs `#[differentiable]` writes
+/// take their tape as one; its gradient in an adjoint program may be shorter than it (see the
+/// `Shadow` impl below), so a gradient function checks no length for it.
 ///
 /// ```
 /// use nilang::stack::Tape;
@@ -166,7 +168,9 @@ impl<T: crate::check::Check + 'static> crate::check::Check for Tape<T> {
 }
 
 /// A tape's shadow (in an adjoint program) is a tape of the gradients of its values, from the
-/// same pool.
+/// same pool. Its zero is an *empty* tape, whatever the tape holds: a shadow stack holds the
+/// gradients of the top values only, the values below it have zero gradients
+/// (`__private::stack_pop_shadow`), so a full tape needs no zeros written beside it.
 impl<L, X: crate::__private::Shadow<L> + 'static> crate::__private::Shadow<L> for Tape<X>
 where
     X::Grad: 'static,
@@ -175,8 +179,16 @@ where
     type Grad = Tape<X::Grad>;
     type Pair = Tape<X::Pair>;
     fn join(mut x: Self, mut g: Self::Grad) -> Self::Pair {
+        // the shadow holds the top values' gradients: the values below it pair with zeros
         let (x, g) = (std::mem::take(&mut x.vec), std::mem::take(&mut g.vec));
-        Tape::from(<Vec<X> as crate::__private::Shadow<L>>::join(x, g))
+        let bottom = x.len().saturating_sub(g.len());
+        let mut g = g.into_iter();
+        let pairs = x.into_iter().enumerate().map(|(k, x)| {
+            let gx = if k < bottom { None } else { g.next() };
+            let gx = gx.unwrap_or_else(|| x.zero_grad());
+            X::join(x, gx)
+        });
+        Tape::from(pairs.collect::<Vec<_>>())
     }
     fn split(mut p: Self::Pair) -> (Self, Self::Grad) {
         let p = std::mem::take(&mut p.vec);
@@ -184,15 +196,55 @@ where
         (Tape::from(x), Tape::from(g))
     }
     fn zero_grad(&self) -> Self::Grad {
-        let mut g = Tape::new();
-        g.extend(self.vec.iter().map(X::zero_grad));
-        g
+        Tape::new()
     }
     fn grad_is_zero(g: &Self::Grad) -> bool {
         g.vec.iter().all(X::grad_is_zero)
     }
     fn add_grad(g: &mut Self::Grad, mut d: Self::Grad) {
-        let d = std::mem::take(&mut d.vec);
-        g.vec.iter_mut().zip(d).for_each(|(g, d)| X::add_grad(g, d));
+        // aligned at the top; where one is shorter, its missing bottom gradients are zero
+        let mut d = std::mem::take(&mut d.vec);
+        if d.len() > g.vec.len() {
+            let extra = d.len() - g.vec.len();
+            let tail = d.split_off(extra);
+            g.vec.splice(0..0, d);
+            d = tail;
+        }
+        let offset = g.vec.len() - d.len();
+        g.vec[offset..]
+            .iter_mut()
+            .zip(d)
+            .for_each(|(g, d)| X::add_grad(g, d));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tape;
+    use crate::__private::Shadow;
+
+    #[test]
+    fn a_full_tapes_zero_gradient_is_empty_and_pairs_its_bottom_with_zeros() {
+        let tape = Tape::from(vec![1.0, 2.0, 3.0]);
+        let zero = <Tape<f64> as Shadow<f64>>::zero_grad(&tape);
+        assert!(zero.is_empty());
+        // the shadow holds the gradient of the top value only
+        let pairs = <Tape<f64> as Shadow<f64>>::join(tape, Tape::from(vec![7.0]));
+        let grads: Vec<f64> = pairs.iter().map(|p| p.g).collect();
+        assert_eq!(grads, [0.0, 0.0, 7.0]);
+        let (values, g) = <Tape<f64> as Shadow<f64>>::split(pairs);
+        assert_eq!(
+            (values.as_slice(), g.as_slice()),
+            (&[1.0, 2.0, 3.0][..], &[0.0, 0.0, 7.0][..])
+        );
+    }
+
+    #[test]
+    fn gradients_of_tapes_add_aligned_at_the_top() {
+        let mut g = Tape::from(vec![1.0]);
+        <Tape<f64> as Shadow<f64>>::add_grad(&mut g, Tape::from(vec![10.0, 20.0, 30.0]));
+        assert_eq!(g.as_slice(), &[10.0, 20.0, 31.0]);
+        <Tape<f64> as Shadow<f64>>::add_grad(&mut g, Tape::from(vec![1.0]));
+        assert_eq!(g.as_slice(), &[10.0, 20.0, 32.0]);
     }
 }
