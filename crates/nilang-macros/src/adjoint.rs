@@ -52,6 +52,10 @@ impl Gen {
                 let grads = crate::codegen::fields_code(&f.renamed(shadow_name), true);
                 quote!(#values #grads)
             }
+            // an inactive value moves alone, as in the plain program; its stack's shadow is
+            // not touched (the inverse's pop mirrors this push, so the slot holds an inactive
+            // value both ways: `nilang_ir::activity`)
+            StmtKind::Stack { value, .. } if self.inactive(value) => return None,
             StmtKind::Stack {
                 stack,
                 value,
@@ -410,9 +414,6 @@ impl Gen {
     ) -> TokenStream {
         let p = private();
         let (ps, pv) = (self.place(stack), self.place(value));
-        if self.inactive(value) {
-            return self.inactive_stack(stack, value, push, copy, site);
-        }
         let ss = self.shadow_place(stack);
         // a value pushed by copy may be read-only: its gradient is then zero
         let lane = self.lane();
@@ -461,49 +462,6 @@ impl Gen {
                     let __g = #p::stack_pop_shadow(&mut #ss, #p::zero_grad::<_, #lane>(&__v));
                     #check
                     #absorb
-                })
-            }
-        }
-    }
-}
-
-impl Gen {
-    /// A stack operation on an inactive value in an adjoint program: the value moves alone,
-    /// its stack's shadow is not touched (the inverse's pop mirrors this push, so the slot
-    /// holds an inactive value both ways; `nilang_ir::activity`).
-    fn inactive_stack(
-        &self,
-        stack: &Dataview,
-        value: &Dataview,
-        push: bool,
-        copy: bool,
-        site: &TokenStream,
-    ) -> TokenStream {
-        let p = private();
-        let (ps, pv) = (self.place(stack), self.place(value));
-        let (stack_text, var) = (stack.text(), value.text());
-        match (push, copy) {
-            (true, false) => quote!({
-                #p::stack_push(&mut #ps, #p::copy(&#pv));
-                #pv = #p::zero_of(&#pv);
-            }),
-            (true, true) => quote!(#p::stack_push(&mut #ps, #p::copy(&#pv));),
-            (false, false) => {
-                let check = self
-                    .checked
-                    .then(|| quote!(#p::check_pop_target(&#pv, #site, #var);));
-                quote!({
-                    #check
-                    #pv = #p::stack_pop(&mut #ps, #site, #stack_text);
-                })
-            }
-            (false, true) => {
-                let check = self
-                    .checked
-                    .then(|| quote!(#p::check_pop_copy(&__v, &#pv, #site, #var);));
-                quote!({
-                    let __v = #p::stack_pop(&mut #ps, #site, #stack_text);
-                    #check
                 })
             }
         }
