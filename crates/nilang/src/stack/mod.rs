@@ -55,7 +55,7 @@ pub trait Stack<T> {
 }
 
 impl<T> Stack<T> for Vec<T> {
-    /// A full vector grows out of line, in [`push_growing`]: the value is handed to that call,
+    /// A full vector grows out of line, in `push_growing`: the value is handed to that call,
     /// so it is never live across a call on the fast path. (`Vec::push` keeps it live across
     /// its `grow_one` call, and x86-64 has no callee-saved float registers: a loop that pushes
     /// once per iteration then kept its accumulator in memory.)
