@@ -17,6 +17,23 @@ use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
 
 /// The most buffers one thread's pool keeps.
+///
+/// ```
+/// use nilang::stack::{Tape, POOLED};
+///
+/// // more tapes alive at once than the pool keeps: the extra buffers are freed on drop
+/// let tapes: Vec<Tape<f64>> = (0..POOLED + 2)
+///     .map(|_| {
+///         let mut t = Tape::new();
+///         t.extend(std::iter::repeat(0.5).take(1000));
+///         t
+///     })
+///     .collect();
+/// drop(tapes);
+/// let again: Vec<Tape<f64>> = (0..POOLED + 2).map(|_| Tape::new()).collect();
+/// let reused = again.iter().filter(|t| t.capacity() >= 1000).count();
+/// assert_eq!(reused, POOLED);
+/// ```
 pub const POOLED: usize = 4;
 
 /// The capacity a tape starts with when the pool has no buffer for it.
