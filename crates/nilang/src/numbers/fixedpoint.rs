@@ -28,6 +28,11 @@
 //! Primitives with no exact fixed-point value (`exp`, `sin`, …) and `*=`/`/=` are compile
 //! errors on these types.
 //!
+//! **Gradients.** `GVar<I21F43>` (a value and its gradient, both fixed point) is itself a
+//! `FixedPoint`: the inverse of a generic function run on `GVar`s is its gradient program, with
+//! exact `+=`/`-=` adjoints and rounded products ([`crate::numbers::fixed_gvar`]). Generic
+//! functions over `FixedPoint` get no `f_grad`; that inverse is the way to their gradients.
+//!
 //! [`I21F43`]: fixed::types::I21F43
 
 use crate::check::Check;
@@ -83,6 +88,9 @@ pub trait FixedPoint:
     fn lit(v: f64) -> Self;
     /// The value as `f64` (for conditions).
     fn val(&self) -> f64;
+    /// The number of integer bits, the sign included: values lie in `[−2ᴵ⁻¹, 2ᴵ⁻¹)` (21 for
+    /// [`crate::numbers::I21F43`]). Range checks use it.
+    fn int_bits() -> u32;
     /// Zero.
     fn zero() -> Self {
         Self::lit(0.0)
@@ -231,6 +239,10 @@ macro_rules! fixed_instructions {
             #[inline]
             fn val(&self) -> f64 {
                 self.to_num::<f64>()
+            }
+            #[inline]
+            fn int_bits() -> u32 {
+                Self::INT_NBITS
             }
         }
     };
