@@ -26,7 +26,8 @@
 //! ```
 //!
 //! Primitives with no exact fixed-point value (`exp`, `sin`, …) and `*=`/`/=` are compile
-//! errors on these types.
+//! errors on these types. [`crate::numbers::fixed_math`] computes `exp`, `log`, `sin` and `cos`
+//! as reversible functions by series instead (`iexp(y, x)` for `y += eˣ`).
 //!
 //! **Gradients.** `GVar<I21F43>` (a value and its gradient, both fixed point) is itself a
 //! `FixedPoint`: the inverse of a generic function run on `GVar`s is its gradient program, with
@@ -89,7 +90,8 @@ pub trait FixedPoint:
     /// The value as `f64` (for conditions).
     fn val(&self) -> f64;
     /// The number of integer bits, the sign included: values lie in `[−2ᴵ⁻¹, 2ᴵ⁻¹)` (21 for
-    /// [`crate::numbers::I21F43`]). Range checks use it.
+    /// [`crate::numbers::I21F43`]). The range checks of the series in
+    /// [`crate::numbers::fixed_math`] use it.
     fn int_bits() -> u32;
     /// Zero.
     fn zero() -> Self {

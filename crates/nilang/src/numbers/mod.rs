@@ -51,6 +51,8 @@ pub mod double_double;
 #[cfg(feature = "fixed")]
 pub mod fixed_gvar;
 #[cfg(feature = "fixed")]
+pub mod fixed_math;
+#[cfg(feature = "fixed")]
 pub mod fixedpoint;
 pub mod tropical;
 pub mod ulog;
