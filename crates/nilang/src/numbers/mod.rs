@@ -7,14 +7,14 @@
 //!
 //! | type | exact instructions | module |
 //! |---|---|---|
-//! | fixed-point ([`fixed::FixedI64`], e.g. [`I21F43`]) | `+=`, `-=` of identity, neg, `a + b`, `a − b`, `a * b`, `a / b`; `neg`, `inc`, `dec` | [`fixedpoint`] |
+//! | fixed-point ([`fixed::FixedI64`], e.g. [`I21F43`]) | `+=`, `-=` of identity, neg, `a + b`, `a − b`, `a * b`, `a / b`; `neg`, `inc`, `dec`; gradient accumulation on `GVar` over them | [`fixedpoint`]; gradients [`fixed_gvar`]; `exp`, `log`, `sin`, `cos` by reversible series [`fixed_math`] |
 //! | [`ULog`] (positive number stored as its logarithm) | `*=`, `/=` of `x`, `a * b`, `a / b`, `a + b`, `a − b` (the sum and difference rounded to the grid); `inv` | [`ulog`] |
 //! | [`Tropical`] (max-plus semiring) | `*=`, `/=` of `x`, `a * b` (= `a + b`), `a + b` (= `max(a, b)`), `inv` (= negation) away from the zero element −∞ | [`tropical`] |
 //! | complex numbers | as their real parts | [`crate::complex`] |
 //!
 //! Write generic reversible functions over fixed-point numbers (feature `fixed`, on by
-//! default) with the [`FixedPoint`] bound,
-//! over logarithmic numbers as `ULog<T>` with `T: Real` (gradients then flow through the
+//! default) with the [`FixedPoint`] bound (their gradients: the inverse run on
+//! `GVar<I21F43>`, [`fixed_gvar`]), over logarithmic numbers as `ULog<T>` with `T: Real` (gradients then flow through the
 //! logarithm), and over tropical numbers as `Tropical<T>`. An instruction with no reversible
 //! meaning for a type is a compile error naming the type and the instruction: `y *= x` on
 //! `f64` ("`*=` and `/=` are not reversible on `f64`"), `y += x` on a `ULog`, `y *= x` on a
