@@ -109,6 +109,15 @@ fn quarter_turns(x: f64) -> i64 {
     (x / FRAC_PI_2).round() as i64
 }
 
+/// Panics unless `lo < x < hi`, naming the function, the range and `x` (the series' reductions
+/// load constants near `x` that must be representable).
+fn check_range(function: &str, x: f64, lo: f64, hi: f64) {
+    assert!(
+        lo < x && x < hi,
+        "nilang::numbers::fixed_math::{function}: x = {x} is out of range: expected {lo} < x < {hi}"
+    );
+}
+
 /// `n·c` as a constant operand (rounded once, to the fixed grid, when it is loaded).
 fn times(n: i64, c: f64) -> f64 {
     n as f64 * c
@@ -122,8 +131,8 @@ fn log_coefficient(k: usize) -> f64 {
 /// `y += eˣ` by `eˣ = 2ⁿ eʳ`, `n = round(x / ln 2)`, `r = x − n ln 2`, and the Taylor series of
 /// `eʳ` in [`SERIES_SLOTS`] terms, all uncomputed: exactly reversible, and differentiable by
 /// running `iexp_inv` on [`crate::GVar`]s. `eˣ` must be representable: `x < (I − 1.5) ln 2`
-/// for a type with `I` integer bits (`x < 13.5` on [`crate::numbers::I21F43`]); a larger `x`
-/// panics naming the function, the bound and `x`.
+/// for a type with `I` integer bits (`x < 13.5` on [`crate::numbers::I21F43`]), and `x` more
+/// than ½ above the type's minimum; another `x` panics naming the function, the range and `x`.
 ///
 /// ```
 /// use nilang::numbers::fixed_math::{iexp, iexp_inv};
@@ -148,14 +157,9 @@ pub fn iexp<T: FixedPoint>(y: &mut T, x: &mut T) {
     let t = [T::zero(); SERIES_SLOTS];
     routine! {
         safe! {
-            let bound = (T::int_bits() as f64 - 1.5) * LN_2;
-            assert!(
-                x.val() < bound,
-                "nilang::numbers::fixed_math::iexp: x = {} is out of range: expected x < {bound} \
-                 so that eˣ fits in {} integer bits",
-                x.val(),
-                T::int_bits()
-            );
+            // 2ⁿ and eˣ ≤ 2ⁿ⁺¹ᐟ² representable; n ln 2 (within ln 2 / 2 of x) too
+            let top = (T::int_bits() - 1) as f64;
+            check_range("iexp", x.val(), 0.5 - top.exp2(), (top - 0.5) * LN_2);
         }
         r += identity(x);
         r -= identity(times(n, LN_2));
@@ -264,9 +268,10 @@ fn reduced_sin_cos<T: FixedPoint>(s: &mut T, c: &mut T, x: &mut T, n: i64) {
 
 /// `y += sin x`, by `x = n π/2 + r`, `|r| ≤ π/4`, the Taylor series of `sin r` and `cos r`
 /// ([`SERIES_SLOTS`] terms), and the quadrant `n mod 4`; everything uncomputed, so exactly
-/// reversible, and differentiable by running `isin_inv` on [`crate::GVar`]s. Any `x` of the
-/// type; the constant `n π/2` is exact to `|x|·2⁻⁵²`, so the error grows with `|x|` past
-/// about 2⁹ on [`crate::numbers::I21F43`].
+/// reversible, and differentiable by running `isin_inv` on [`crate::GVar`]s. Any `x` more
+/// than 1 inside the type's range (another panics, naming the function, the range and `x`);
+/// the constant `n π/2` is exact to `|x|·2⁻⁵²`, so the error grows with `|x|` past about 2⁹ on
+/// [`crate::numbers::I21F43`].
 ///
 /// ```
 /// use nilang::numbers::fixed_math::{isin, isin_inv};
@@ -284,6 +289,11 @@ fn reduced_sin_cos<T: FixedPoint>(s: &mut T, c: &mut T, x: &mut T, n: i64) {
 /// ```
 #[i]
 pub fn isin<T: FixedPoint>(y: &mut T, x: &mut T) {
+    safe! {
+        // n π/2, within π/4 of x, representable
+        let top = ((T::int_bits() - 1) as f64).exp2();
+        check_range("isin", x.val(), 1.0 - top, top - 1.0);
+    }
     let n = quarter_turns(x.val());
     let s = T::zero();
     let c = T::zero();
@@ -318,6 +328,11 @@ pub fn isin<T: FixedPoint>(y: &mut T, x: &mut T) {
 /// ```
 #[i]
 pub fn icos<T: FixedPoint>(y: &mut T, x: &mut T) {
+    safe! {
+        // n π/2, within π/4 of x, representable
+        let top = ((T::int_bits() - 1) as f64).exp2();
+        check_range("icos", x.val(), 1.0 - top, top - 1.0);
+    }
     let n = quarter_turns(x.val());
     let s = T::zero();
     let c = T::zero();
