@@ -24,7 +24,7 @@
 //! (`n ln 2`, `n π/2` and the coefficients rounded once each; for `exp` the result scaled by
 //! `2ⁿ`, hence the factor `eˣ`). That is a few dozen `u`; 40 `u` holds with a margin over the
 //! worst cases measured (`cargo run -p nilang --example fixed_roundoff`, over 1001 inputs:
-//! `exp` 14 u on [−1, 1] and 5·10⁻¹³·eˣ on [−10, 10], `ln` 21 u on [0.01, 100], `sin` and `cos`
+//! `exp` 14 u on [−1, 1] and 10 u·max(1, eˣ) on [−10, 10], `ln` 21 u on [0.01, 100], `sin` and `cos`
 //! 3 u on [−10, 10]). `tests/fixed_math.rs` checks the bounds over wider grids. Gradients
 //! (the inverse on `GVar`s) round about as much, times the derivative's size: see the study's
 //! table in [`crate::guide::nilang`].
