@@ -68,12 +68,17 @@ pub struct Tape<T: 'static> {
 }
 
 impl<T: 'static> Tape<T> {
-    /// An empty tape, on a buffer from this thread's pool when it has one.
+    /// An empty tape, on the largest buffer of its type in this thread's pool when it has one
+    /// (a program that grew a tape of megabytes finds it again, whatever smaller tapes other
+    /// programs returned in between).
     pub fn new() -> Tape<T> {
         let pooled = POOL
             .try_with(|pool| {
                 let mut pool = pool.borrow_mut();
-                let k = pool.iter().position(|b| b.is::<Vec<T>>())?;
+                let k = (0..pool.len())
+                    .filter_map(|k| Some((k, pool[k].downcast_ref::<Vec<T>>()?.capacity())))
+                    .max_by_key(|&(_, capacity)| capacity)?
+                    .0;
                 pool.swap_remove(k).downcast::<Vec<T>>().ok()
             })
             .ok()
@@ -96,6 +101,17 @@ impl<T: 'static> Drop for Tape<T> {
             let mut pool = pool.borrow_mut();
             if pool.len() < POOLED {
                 pool.push(Box::new(vec));
+                return;
+            }
+            // a full pool keeps the largest buffers: this one replaces the smallest it holds
+            // of its own type, if that is smaller
+            let smallest = (0..pool.len())
+                .filter_map(|k| Some((k, pool[k].downcast_ref::<Vec<T>>()?.capacity())))
+                .min_by_key(|&(_, capacity)| capacity);
+            if let Some((k, capacity)) = smallest {
+                if capacity < vec.capacity() {
+                    pool[k] = Box::new(vec);
+                }
             }
         });
     }
@@ -237,8 +253,38 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::Tape;
+    use super::{release_pooled_tapes, Tape, POOLED};
     use crate::__private::Shadow;
+
+    fn grown(n: usize) -> Tape<f64> {
+        let mut t = Tape::new();
+        t.extend(std::iter::repeat(0.5).take(n));
+        t
+    }
+
+    #[test]
+    fn a_new_tape_takes_the_largest_buffer() {
+        release_pooled_tapes();
+        let (small, big) = (grown(100), grown(100_000));
+        let capacity = big.capacity();
+        // the small buffer goes back first: taking the first buffer would miss the big one
+        drop(small);
+        drop(big);
+        assert_eq!(Tape::<f64>::new().capacity(), capacity);
+        release_pooled_tapes();
+    }
+
+    #[test]
+    fn a_full_pool_keeps_the_largest_buffers() {
+        release_pooled_tapes();
+        let small: Vec<Tape<f64>> = (0..POOLED).map(|_| grown(100)).collect();
+        let big = grown(100_000);
+        let capacity = big.capacity();
+        drop(small);
+        drop(big);
+        assert_eq!(Tape::<f64>::new().capacity(), capacity);
+        release_pooled_tapes();
+    }
 
     #[test]
     fn a_full_tapes_zero_gradient_is_empty_and_pairs_its_bottom_with_zeros() {
