@@ -561,7 +561,11 @@ fn saddle_nested_derivatives() {
         );
         // the outer derivative through the inner solver, in all four nestings, against
         // differences of the plain r and against each other
-        let numeric = numeric_gradient(|x| saddle::reference_outer(start, x).unwrap(), &x, 1e-6);
+        let numeric = numeric_gradient(
+            |x| saddle::reference_outer(start, &[x[0], x[1]]).unwrap(),
+            &x,
+            1e-6,
+        );
         for inner in [Forward, Reverse] {
             assert!(close(
                 saddle::outer::<f64>(start, inner, &x).unwrap(),
@@ -615,7 +619,7 @@ fn particle_nested_derivatives() {
         let d = numeric_gradient(|v| particle::reference_cost(v[0]).unwrap(), &[w], 1e-6)[0];
         for inner in [Forward, Reverse] {
             assert!(close(
-                particle::naive_euler(w, |x: &[f64], w| match inner {
+                particle::naive_euler(w, |x: &[f64; 2], w| match inner {
                     Forward => particle::grad_x_forward(x, w),
                     Reverse => particle::grad_x_reverse(x, w),
                 })

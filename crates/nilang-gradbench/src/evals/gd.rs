@@ -63,32 +63,33 @@ impl Nesting {
 
 /// `∇f(x)` by forward mode: `f` on [`Dual`] numbers, one pass per component of `x`; the
 /// first error of `f` stops it.
-pub fn forward_gradient(
-    f: impl Fn(&[Dual<f64>]) -> Result<Dual<f64>, String>,
-    x: &[f64],
-) -> Result<Vec<f64>, String> {
-    (0..x.len())
-        .map(|k| {
-            let xd: Vec<Dual<f64>> = (0..x.len())
-                .map(|j| Dual::new(x[j], if j == k { 1.0 } else { 0.0 }))
-                .collect();
-            Ok(f(&xd)?.eps)
-        })
-        .collect()
+pub fn forward_gradient<const N: usize>(
+    f: impl Fn(&[Dual<f64>; N]) -> Result<Dual<f64>, String>,
+    x: &[f64; N],
+) -> Result<[f64; N], String> {
+    let mut g = [0.0; N];
+    for (k, gk) in g.iter_mut().enumerate() {
+        let xd = std::array::from_fn(|j| Dual::new(x[j], if j == k { 1.0 } else { 0.0 }));
+        *gk = f(&xd)?.eps;
+    }
+    Ok(g)
 }
 
 /// `∇f(x)` by reverse mode through ordinary Rust code: `f` on [`DualRev`] numbers, recorded
 /// and swept back once by the dual-numbers reverse engine ([`nilang_dualrev::grad`]). The
-/// reversible programs `f` calls run on `DualRev` too, and so do their reversal gradients
-/// (the inverse programs on `GVar<DualRev>`): reverse mode over reversal. An error of `f`
+/// reversible programs `f` calls run on `DualRev` too, and so do their adjoint programs
+/// (`f_vjp` on `DualRev` values and gradients): reverse mode over reversal. An error of `f`
 /// (which then hands the engine a constant) is the result.
-pub fn reverse_gradient(
-    f: impl FnOnce(&[DualRev]) -> Result<DualRev, String>,
-    x: &[f64],
-) -> Result<Vec<f64>, String> {
+pub fn reverse_gradient<const N: usize>(
+    f: impl FnOnce(&[DualRev; N]) -> Result<DualRev, String>,
+    x: &[f64; N],
+) -> Result<[f64; N], String> {
     let mut failed = None;
     let recorded = nilang_dualrev::grad(
         |x| {
+            let x: &[DualRev; N] = x
+                .try_into()
+                .expect("the engine gives one variable per input");
             f(x).unwrap_or_else(|e| {
                 failed = Some(e);
                 DualRev::from(0.0)
@@ -101,12 +102,11 @@ pub fn reverse_gradient(
     }
     // only a computation of more than 2³² operations overflows the tape (the solvers' step
     // caps keep them far below)
-    recorded
-        .map(|(_, g)| g)
-        .map_err(|e| format!("reverse-mode outer derivative: {e}"))
+    let (_, g) = recorded.map_err(|e| format!("reverse-mode outer derivative: {e}"))?;
+    Ok(g.try_into().expect("one derivative per input"))
 }
 
-fn magnitude<S: Float>(v: &[S]) -> f64 {
+fn magnitude<S: Float, const N: usize>(v: &[S; N]) -> f64 {
     v.iter()
         .map(|x| x.to_f64() * x.to_f64())
         .sum::<f64>()
@@ -123,7 +123,7 @@ fn finite<S: Float>(v: S, what: &str) -> Result<S, String> {
 }
 
 /// `g` when all its primal values are finite; an error otherwise.
-fn finite_gradient<S: Float>(g: Vec<S>) -> Result<Vec<S>, String> {
+fn finite_gradient<S: Float, const N: usize>(g: [S; N]) -> Result<[S; N], String> {
     for v in &g {
         finite(*v, "the gradient of the descent's objective")?;
     }
@@ -133,16 +133,18 @@ fn finite_gradient<S: Float>(g: Vec<S>) -> Result<Vec<S>, String> {
 /// `argmin f` from `x0` by gradient descent with gradient `g`. At most [`Limits::steps`]
 /// steps (the process's, [`limits::current`]; a step is one pass of the loop: an accepted or
 /// a rejected step, or a doubling of `η`): one more is an error, as is an objective not finite
-/// at `x0`, a gradient not finite where the descent stands, or an error of `f` or `g`.
+/// at `x0`, a gradient not finite where the descent stands, or an error of `f` or `g`. The
+/// point is an array: the nested evals' points have two components or one, and the solver runs
+/// inside every outer derivative, so it allocates nothing.
 ///
 /// [`Limits::steps`]: crate::limits::Limits::steps
-pub fn argmin<S: Float>(
-    f: impl Fn(&[S]) -> Result<S, String>,
-    g: impl Fn(&[S]) -> Result<Vec<S>, String>,
-    x0: &[S],
-) -> Result<Vec<S>, String> {
+pub fn argmin<S: Float, const N: usize>(
+    f: impl Fn(&[S; N]) -> Result<S, String>,
+    g: impl Fn(&[S; N]) -> Result<[S; N], String>,
+    x0: &[S; N],
+) -> Result<[S; N], String> {
     let limits = limits::current();
-    let mut x = x0.to_vec();
+    let mut x = *x0;
     let mut fx = finite(f(&x)?, "the descent's objective at its start")?;
     let mut gx = finite_gradient(g(&x)?)?;
     let mut eta = S::from_f64(1e-5);
@@ -157,8 +159,8 @@ pub fn argmin<S: Float>(
             eta = eta * S::from_f64(2.0);
             i = 0;
         } else {
-            let x_prime: Vec<S> = x.iter().zip(&gx).map(|(&x, &g)| x - eta * g).collect();
-            let dist: Vec<S> = x.iter().zip(&x_prime).map(|(&a, &b)| a - b).collect();
+            let x_prime: [S; N] = std::array::from_fn(|j| x[j] - eta * gx[j]);
+            let dist: [S; N] = std::array::from_fn(|j| x[j] - x_prime[j]);
             if magnitude(&dist) <= 1e-5 {
                 return Ok(x);
             }
@@ -177,23 +179,19 @@ pub fn argmin<S: Float>(
 }
 
 /// `argmax f` from `x0`: [`argmin`] of `−f`.
-pub fn argmax<S: Float>(
-    f: impl Fn(&[S]) -> Result<S, String>,
-    g: impl Fn(&[S]) -> Result<Vec<S>, String>,
-    x0: &[S],
-) -> Result<Vec<S>, String> {
-    argmin(
-        |x| Ok(-f(x)?),
-        |x| Ok(g(x)?.into_iter().map(|v| -v).collect()),
-        x0,
-    )
+pub fn argmax<S: Float, const N: usize>(
+    f: impl Fn(&[S; N]) -> Result<S, String>,
+    g: impl Fn(&[S; N]) -> Result<[S; N], String>,
+    x0: &[S; N],
+) -> Result<[S; N], String> {
+    argmin(|x| Ok(-f(x)?), |x| Ok(g(x)?.map(|v| -v)), x0)
 }
 
 /// `max f` from `x0`: `f` at [`argmax`].
-pub fn max<S: Float>(
-    f: impl Fn(&[S]) -> Result<S, String>,
-    g: impl Fn(&[S]) -> Result<Vec<S>, String>,
-    x0: &[S],
+pub fn max<S: Float, const N: usize>(
+    f: impl Fn(&[S; N]) -> Result<S, String>,
+    g: impl Fn(&[S; N]) -> Result<[S; N], String>,
+    x0: &[S; N],
 ) -> Result<S, String> {
     let x = argmax(&f, g, x0)?;
     f(&x)

@@ -10,21 +10,23 @@
 //!
 //! The function name gives the two modes ([`Nesting`], outer first):
 //!
-//! * inner field `∇ₓp`, `?r`: the generated `particle_potential_grad` (reversal); `?f`:
-//!   `particle_potential` run forward on dual numbers, one pass per coordinate.
+//! * inner field `∇ₓp`, `?r`: the generated adjoint program `particle_potential_vjp`
+//!   (reversal); `?f`: `particle_potential` run forward on dual numbers, one pass per
+//!   coordinate.
 //! * outer derivative `d x₀(t_f)² / dw`, `f?`: forward mode through the whole integration,
 //!   which runs on [`Dual`] numbers with `w` seeded with tangent 1 (the inner field then on
-//!   `Dual<Dual<f64>>`, or the reversal on `GVar<Dual<f64>>`); `r?`: reverse mode through the
-//!   whole integration, which runs on [`DualRev`] numbers recorded by the dual-numbers reverse
-//!   engine and swept back once (the inner field on `Dual<DualRev>`, or the reversal on
-//!   `GVar<DualRev>`: reverse over reverse). Why the outer reverse mode is the tape engine is
-//!   said in [`super::saddle`].
+//!   `Dual<Dual<f64>>`, or the adjoint program on `Dual<f64>` values and gradients); `r?`:
+//!   reverse mode through the whole integration, which runs on [`DualRev`] numbers recorded by
+//!   the dual-numbers reverse engine and swept back once (the inner field on `Dual<DualRev>`,
+//!   or the adjoint program on `DualRev` values and gradients: reverse over reverse). Why the
+//!   outer reverse mode is the tape engine is said in [`super::saddle`]. States and fields are
+//!   arrays: the integration allocates nothing per step.
 
 use super::gd::{self, Mode, Nesting};
 use super::{decode, timed, unknown_function};
 use crate::limits;
 use crate::runs::Timing;
-use nilang::{i, Dual, Float, Loss, Real};
+use nilang::{i, Dual, Float, Real};
 use nilang_dualrev::DualRev;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -60,36 +62,34 @@ pub fn particle_potential<T: Real>(out: &mut T, x: &mut [T], w: T) {
 }
 
 /// `p(x; w)` by running [`particle_potential`] forward.
-pub fn potential<S: Float + Real>(x: &[S], w: S) -> S {
-    let (mut out, mut x) = (<S as Float>::f_zero(), x.to_vec());
+pub fn potential<S: Float + Real>(x: &[S; 2], w: S) -> S {
+    let (mut out, mut x) = (<S as Float>::f_zero(), *x);
     particle_potential(&mut out, &mut x, w);
     out
 }
 
-/// `∇ₓp(x; w)` by reversal: [`particle_potential_grad`] (`w` a constant).
-pub fn grad_x_reverse<S: Float + Real>(x: &[S], w: S) -> Vec<S> {
-    let (mut out, mut x) = (<S as Float>::f_zero(), x.to_vec());
-    let (_go, gx) =
-        particle_potential_grad(Loss::arg(0), &mut out, &mut x, w).expect("potential_grad");
-    gx.iter().map(|v| v.g).collect()
+/// `∇ₓp(x; w)` by reversal: the adjoint program [`particle_potential_vjp`] on values and
+/// gradients of `S` (`w` a constant).
+pub fn grad_x_reverse<S: Float + Real>(x: &[S; 2], w: S) -> [S; 2] {
+    let zero = <S as Float>::f_zero();
+    let (mut out, mut seed, mut x, mut gx) = (zero, S::from_f64(1.0), *x, [zero; 2]);
+    particle_potential_vjp(&mut out, &mut seed, &mut x, &mut gx, w, ());
+    gx
 }
 
 /// `∇ₓp(x; w)` by forward mode: [`particle_potential`] on dual numbers, one pass per
 /// coordinate.
-pub fn grad_x_forward<S: Float + Real>(x: &[S], w: S) -> Vec<S>
+pub fn grad_x_forward<S: Float + Real>(x: &[S; 2], w: S) -> [S; 2]
 where
     Dual<S>: Real,
 {
-    (0..2)
-        .map(|k| {
-            let mut xd: Vec<Dual<S>> = (0..2)
-                .map(|j| Dual::new(x[j], S::from_f64(if j == k { 1.0 } else { 0.0 })))
-                .collect();
-            let mut out = Dual::constant(<S as Float>::f_zero());
-            particle_potential(&mut out, &mut xd, Dual::constant(w));
-            out.eps
-        })
-        .collect()
+    std::array::from_fn(|k| {
+        let mut xd: [Dual<S>; 2] =
+            std::array::from_fn(|j| Dual::new(x[j], S::from_f64(if j == k { 1.0 } else { 0.0 })));
+        let mut out = Dual::constant(<S as Float>::f_zero());
+        particle_potential(&mut out, &mut xd, Dual::constant(w));
+        out.eps
+    })
 }
 
 /// `x₀(t_f)²` for control `w`: naive Euler with acceleration `−grad(x, w)`, then the linear
@@ -99,7 +99,7 @@ where
 /// loops for ever. `w = 0` takes about 350 steps, `w = −5` about 1900.
 ///
 /// [`Limits::steps`]: crate::limits::Limits::steps
-pub fn naive_euler<S: Float>(w: S, grad: impl Fn(&[S], S) -> Vec<S>) -> Result<S, String> {
+pub fn naive_euler<S: Float>(w: S, grad: impl Fn(&[S; 2], S) -> [S; 2]) -> Result<S, String> {
     let limits = limits::current();
     let c = S::from_f64;
     let dt = c(0.1);
@@ -142,8 +142,8 @@ where
 pub fn cost_derivative(nesting: Nesting, w: f64) -> Result<f64, String> {
     let inner = nesting.inner;
     let d = match nesting.outer {
-        Mode::Forward => gd::forward_gradient(|w: &[Dual<f64>]| cost(inner, w[0]), &[w])?,
-        Mode::Reverse => gd::reverse_gradient(|w: &[DualRev]| cost(inner, w[0]), &[w])?,
+        Mode::Forward => gd::forward_gradient(|w: &[Dual<f64>; 1]| cost(inner, w[0]), &[w])?,
+        Mode::Reverse => gd::reverse_gradient(|w: &[DualRev; 1]| cost(inner, w[0]), &[w])?,
     };
     Ok(d[0])
 }
@@ -152,8 +152,8 @@ pub fn cost_derivative(nesting: Nesting, w: f64) -> Result<f64, String> {
 /// integration or the descent does not end within its cap ([`naive_euler`], [`gd::argmin`]).
 pub fn particle(w0: f64, nesting: Nesting) -> Result<f64, String> {
     let w = gd::argmin(
-        |w: &[f64]| cost(nesting.inner, w[0]),
-        |w: &[f64]| Ok(vec![cost_derivative(nesting, w[0])?]),
+        |w: &[f64; 1]| cost(nesting.inner, w[0]),
+        |w: &[f64; 1]| Ok([cost_derivative(nesting, w[0])?]),
         &[w0],
     )?;
     Ok(w[0])
@@ -161,8 +161,8 @@ pub fn particle(w0: f64, nesting: Nesting) -> Result<f64, String> {
 
 /// Plain Rust `x₀(t_f)²` with the analytic field (the reference for tests).
 pub fn reference_cost(w: f64) -> Result<f64, String> {
-    naive_euler(w, |x: &[f64], w| {
-        let mut g = vec![0.0; 2];
+    naive_euler(w, |x: &[f64; 2], w| {
+        let mut g = [0.0; 2];
         for c in [[10.0, 10.0 - w], [10.0, 0.0]] {
             let (dx, dy) = (x[0] - c[0], x[1] - c[1]);
             let r3 = (dx * dx + dy * dy).powf(1.5);

@@ -7,15 +7,20 @@
 //! derivative through a loop that itself calls a derivative. The function name gives the two
 //! modes ([`Nesting`], outer first):
 //!
-//! * inner `∇_y f`, `?r`: the generated `saddle_f_grad` (reversal of `saddle_f`); `?f`:
+//! * inner `∇_y f`, `?r`: the generated adjoint program `saddle_f_vjp` (reversal of `saddle_f`,
+//!   on values and gradients of the number type); `?f`:
 //!   `saddle_f` run forward on dual numbers, one pass per component of `y`.
 //! * outer `∇_x r`, `f?`: forward mode through the whole inner solver, which runs on [`Dual`]
 //!   numbers (`x` seeded with `e_k`, one pass per component); the inner derivative then runs
-//!   on `Dual<Dual<f64>>` (`ff`) or is the reversal `saddle_f_grad::<Dual<f64>>` (`fr`).
+//!   on `Dual<Dual<f64>>` (`ff`) or is the reversal `saddle_f_vjp::<Dual<f64>>` (`fr`).
 //!   `r?`: reverse mode through the whole inner solver, which runs on [`DualRev`] numbers
 //!   recorded by the dual-numbers reverse engine and swept back once; the inner derivative
-//!   then runs on `Dual<DualRev>` (`rf`) or is the reversal `saddle_f_grad::<DualRev>`, whose
-//!   inverse program runs on `GVar<DualRev>` (`rr`: reverse over reverse).
+//!   then runs on `Dual<DualRev>` (`rf`) or is the reversal `saddle_f_vjp::<DualRev>`, the
+//!   adjoint program on `DualRev` values and gradients (`rr`: reverse over reverse).
+//!
+//! Points are arrays and every derivative writes into one: the solver runs inside every
+//! outer derivative, and with vectors its allocations took seven eighths of the time
+//! ([`gd::argmin`]).
 //!
 //! Step 2 (`argmax_y f(x*, y)`) takes `∇_y f` in the outer mode, as the eval asks. The outer
 //! reverse mode is the tape engine because the solver is ordinary Rust (a data-dependent
@@ -25,7 +30,7 @@
 use super::gd::{self, Mode, Nesting};
 use super::{decode, timed, unknown_function};
 use crate::runs::Timing;
-use nilang::{i, Dual, Float, Loss, Real};
+use nilang::{i, Dual, Float, Real};
 use nilang_dualrev::DualRev;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -40,43 +45,39 @@ pub fn saddle_f<T: Real>(out: &mut T, y: &mut [T], x: &[T]) {
 }
 
 /// `f(x, y)` by running [`saddle_f`] forward.
-pub fn f<S: Float + Real>(x: &[S], y: &[S]) -> S {
-    let (mut out, mut y) = (<S as Float>::f_zero(), y.to_vec());
+pub fn f<S: Float + Real>(x: &[S; 2], y: &[S; 2]) -> S {
+    let (mut out, mut y) = (<S as Float>::f_zero(), *y);
     saddle_f(&mut out, &mut y, x);
     out
 }
 
-/// `∇_y f(x, y)` by reversal: [`saddle_f_grad`] (`x` a constant).
-pub fn grad_y_reverse<S: Float + Real>(x: &[S], y: &[S]) -> Vec<S> {
-    let (mut out, mut y) = (<S as Float>::f_zero(), y.to_vec());
-    let (_go, gy) = saddle_f_grad(Loss::arg(0), &mut out, &mut y, x).expect("saddle_f_grad");
-    gy.iter().map(|v| v.g).collect()
+/// `∇_y f(x, y)` by reversal: the adjoint program [`saddle_f_vjp`] on values and gradients of
+/// `S` (`x` a constant).
+pub fn grad_y_reverse<S: Float + Real>(x: &[S; 2], y: &[S; 2]) -> [S; 2] {
+    let zero = <S as Float>::f_zero();
+    let (mut out, mut seed, mut y, mut gy) = (zero, S::from_f64(1.0), *y, [zero; 2]);
+    saddle_f_vjp(&mut out, &mut seed, &mut y, &mut gy, x, ());
+    gy
 }
 
 /// `∇_y f(x, y)` by forward mode: [`saddle_f`] on dual numbers, one pass per component.
-pub fn grad_y_forward<S: Float + Real>(x: &[S], y: &[S]) -> Vec<S>
+pub fn grad_y_forward<S: Float + Real>(x: &[S; 2], y: &[S; 2]) -> [S; 2]
 where
     Dual<S>: Real,
 {
-    let xd: Vec<Dual<S>> = x.iter().map(|&v| Dual::constant(v)).collect();
-    (0..y.len())
-        .map(|k| {
-            let mut yd: Vec<Dual<S>> = y
-                .iter()
-                .enumerate()
-                .map(|(j, &v)| {
-                    let t = if j == k { 1.0 } else { 0.0 };
-                    Dual::new(v, S::from_f64(t))
-                })
-                .collect();
-            let mut out = Dual::constant(<S as Float>::f_zero());
-            saddle_f(&mut out, &mut yd, &xd);
-            out.eps
-        })
-        .collect()
+    let xd = x.map(Dual::constant);
+    std::array::from_fn(|k| {
+        let mut yd: [Dual<S>; 2] = std::array::from_fn(|j| {
+            let t = if j == k { 1.0 } else { 0.0 };
+            Dual::new(y[j], S::from_f64(t))
+        });
+        let mut out = Dual::constant(<S as Float>::f_zero());
+        saddle_f(&mut out, &mut yd, &xd);
+        out.eps
+    })
 }
 
-fn grad_y<S: Float + Real>(mode: Mode, x: &[S], y: &[S]) -> Vec<S>
+fn grad_y<S: Float + Real>(mode: Mode, x: &[S; 2], y: &[S; 2]) -> [S; 2]
 where
     Dual<S>: Real,
 {
@@ -89,20 +90,22 @@ where
 /// The outer objective `r(x) = max_y f(x, y)` (inner descent from `start`, inner gradient by
 /// `inner`) on dual numbers: its tangent is the outer derivative along `x`'s tangent. An error
 /// where the inner descent fails ([`gd::argmin`]).
-pub fn outer<S: Float + Real>(start: [f64; 2], inner: Mode, x: &[S]) -> Result<S, String>
+pub fn outer<S: Float + Real>(start: [f64; 2], inner: Mode, x: &[S; 2]) -> Result<S, String>
 where
     Dual<S>: Real,
 {
-    let s: Vec<S> = start.iter().map(|&v| S::from_f64(v)).collect();
+    let s = start.map(S::from_f64);
     gd::max(|y| Ok(f(x, y)), |y| Ok(grad_y(inner, x, y)), &s)
 }
 
 /// `∇r(x)`, the outer derivative in `nesting.outer` mode through the inner solver (whose own
 /// derivative is in `nesting.inner` mode).
-pub fn outer_gradient(start: [f64; 2], nesting: Nesting, x: &[f64]) -> Result<Vec<f64>, String> {
+pub fn outer_gradient(start: [f64; 2], nesting: Nesting, x: &[f64; 2]) -> Result<[f64; 2], String> {
     match nesting.outer {
-        Mode::Forward => gd::forward_gradient(|x: &[Dual<f64>]| outer(start, nesting.inner, x), x),
-        Mode::Reverse => gd::reverse_gradient(|x: &[DualRev]| outer(start, nesting.inner, x), x),
+        Mode::Forward => {
+            gd::forward_gradient(|x: &[Dual<f64>; 2]| outer(start, nesting.inner, x), x)
+        }
+        Mode::Reverse => gd::reverse_gradient(|x: &[DualRev; 2]| outer(start, nesting.inner, x), x),
     }
 }
 
@@ -110,8 +113,8 @@ pub fn outer_gradient(start: [f64; 2], nesting: Nesting, x: &[f64]) -> Result<Ve
 /// descent fails ([`gd::argmin`]: not converging within its cap, a value not finite).
 pub fn saddle(start: [f64; 2], nesting: Nesting) -> Result<Vec<f64>, String> {
     let xs = gd::argmin(
-        |x: &[f64]| outer(start, nesting.inner, x),
-        |x: &[f64]| outer_gradient(start, nesting, x),
+        |x: &[f64; 2]| outer(start, nesting.inner, x),
+        |x: &[f64; 2]| outer_gradient(start, nesting, x),
         &start,
     )?;
     // step 2: argmax_y f(x*, y), gradient in the outer mode
@@ -125,19 +128,19 @@ pub fn saddle(start: [f64; 2], nesting: Nesting) -> Result<Vec<f64>, String> {
 
 /// Plain Rust saddle point with analytic gradients (the reference for tests).
 pub fn reference(start: [f64; 2]) -> Result<Vec<f64>, String> {
-    let f = |x: &[f64], y: &[f64]| x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1];
-    let gy = |y: &[f64]| Ok(vec![-2.0 * y[0], -2.0 * y[1]]);
+    let f = |x: &[f64; 2], y: &[f64; 2]| x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1];
+    let gy = |y: &[f64; 2]| Ok([-2.0 * y[0], -2.0 * y[1]]);
     // the inner maximiser does not depend on x (∂²f/∂x∂y = 0): ∇r(x) = ∇ₓf(x, y*) = 2x
-    let r = |x: &[f64]| reference_outer(start, x);
-    let xs = gd::argmin(r, |x: &[f64]| Ok(vec![2.0 * x[0], 2.0 * x[1]]), &start)?;
+    let r = |x: &[f64; 2]| reference_outer(start, x);
+    let xs = gd::argmin(r, |x: &[f64; 2]| Ok([2.0 * x[0], 2.0 * x[1]]), &start)?;
     let ys = gd::argmax(|y| Ok(f(&xs, y)), gy, &start)?;
     Ok(vec![xs[0], xs[1], ys[0], ys[1]])
 }
 
 /// Plain Rust `r(x) = max_y f(x, y)` (the inner descent with the analytic gradient).
-pub fn reference_outer(start: [f64; 2], x: &[f64]) -> Result<f64, String> {
-    let f = |y: &[f64]| Ok(x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1]);
-    gd::max(f, |y| Ok(vec![-2.0 * y[0], -2.0 * y[1]]), &start)
+pub fn reference_outer(start: [f64; 2], x: &[f64; 2]) -> Result<f64, String> {
+    let f = |y: &[f64; 2]| Ok(x[0] * x[0] + x[1] * x[1] - y[0] * y[0] - y[1] * y[1]);
+    gd::max(f, |y| Ok([-2.0 * y[0], -2.0 * y[1]]), &start)
 }
 
 /// The `saddle` input.
