@@ -7,6 +7,7 @@ pub mod flow;
 pub mod graph;
 pub mod guide;
 pub mod plain;
+pub mod pyramid;
 pub mod quantum;
 pub mod sparse;
 pub mod spinglass;
