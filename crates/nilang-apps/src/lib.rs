@@ -6,6 +6,7 @@ pub mod bessel;
 pub mod flow;
 pub mod graph;
 pub mod guide;
+pub mod lax_wendroff;
 pub mod plain;
 pub mod pyramid;
 pub mod quantum;
