@@ -3,6 +3,7 @@
 
 pub mod adbench;
 pub mod bessel;
+pub mod boxmuller;
 pub mod flow;
 pub mod graph;
 pub mod guide;
