@@ -2,7 +2,7 @@
 //! `examples/pyramid.jl`): a triangular recurrence whose value depends on every input through
 //! every level, the book's example of what reversal costs.
 //!
-//! **The recurrence.** Level 0 holds the `n` inputs, `v_{0,j} = x_j`; level `k + 1` has one
+//! **The recurrence.** Level 0 holds the `n ≥ 1` inputs, `v_{0,j} = x_j`; level `k + 1` has one
 //! entry fewer than level `k`,
 //!
 //! `v_{k+1,j} = sin(v_{k,j}) · cos(v_{k,j+1})`,  `j = 0 … n − k − 2`,
@@ -15,9 +15,9 @@
 //! `k` at [`level`]`(n, k)`): each entry is computed once into a zero place and never
 //! overwritten, which is what makes the program its own record — the inverse and the adjoint
 //! program run the levels top down and read the stored values, with no tape. This is the
-//! book's "store everything" reversal: `O(n²)` memory for `O(n²)` operations, the gradient
-//! about three times the value's work (forward, then the adjoint's sweep over the same
-//! products on values and gradients). [`ipyramid_clean`] adds `y` and uncomputes the levels
+//! book's "store everything" reversal: `O(n²)` memory for `O(n²)` operations, and the adjoint
+//! sweep recomputes each product's two factors from the stored level below it rather than
+//! keeping them. [`ipyramid_clean`] adds `y` and uncomputes the levels
 //! (Bennett's compute–copy–uncompute), so the workspace is zero again on exit at the price of
 //! running the pyramid twice.
 //!
@@ -187,7 +187,7 @@ mod tests {
         let n = 8;
         let x = inputs(n, 42);
         let (_, g) = gradient(&x);
-        for j in 0..n {
+        for (j, &gj) in g.iter().enumerate() {
             let mut xd: Vec<Dual<f64>> = x
                 .iter()
                 .enumerate()
@@ -198,12 +198,7 @@ mod tests {
                 vec![Dual::constant(0.0); workspace_len(n)],
             );
             ipyramid(&mut y, &mut v, &mut xd);
-            assert!(
-                (y.eps - g[j]).abs() < 1e-14,
-                "j = {j}: {} vs {}",
-                y.eps,
-                g[j]
-            );
+            assert!((y.eps - gj).abs() < 1e-14, "j = {j}: {} vs {gj}", y.eps);
         }
     }
 
