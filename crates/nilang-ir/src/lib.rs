@@ -11,6 +11,7 @@ pub mod broadcast;
 pub mod check;
 pub mod companions;
 pub mod constructors;
+pub mod dead_values;
 mod deep;
 pub mod diag;
 pub mod dropped;

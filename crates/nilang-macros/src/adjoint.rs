@@ -119,6 +119,21 @@ impl Gen {
         quote!(#p::split_into::<_, #lane>(&mut #place, &mut #shadow, #local);)
     }
 
+    /// Stores only the gradient of a pair into a target whose value is dead
+    /// (`nilang_ir::dead_values`): the arithmetic that computed the value is then unused.
+    fn store_gradient(&self, v: &Dataview, local: &syn::Ident) -> TokenStream {
+        let p = private();
+        let (place, shadow) = (self.place(v), self.shadow_place(v));
+        let lane = self.lane();
+        quote!(#p::split_gradient_into::<_, #lane>(&mut #place, &mut #shadow, #local);)
+    }
+
+    /// Is the instruction a `+=`/`-=` on an ancilla, or an element of one, whose value is dead
+    /// here?
+    fn value_is_dead(&self, instr: &Instr) -> bool {
+        matches!(instr.op, AccOp::Add | AccOp::Sub) && self.dead_values.contains(&instr.target.root)
+    }
+
     /// Loads an operand into `local`, of the type of the pair `like`; returns the load and the
     /// store-back (empty for constants and read-only views).
     fn adjoint_operand(
@@ -239,7 +254,11 @@ impl Gen {
         }
         let call = crate::codegen::instruction_call(instr, &method, &y, &locals, span);
         let load_target = self.load_pair(&instr.target, &y);
-        let store_target = self.store_pair(&instr.target, &y);
+        let store_target = if !released && self.value_is_dead(instr) {
+            self.store_gradient(&instr.target, &y)
+        } else {
+            self.store_pair(&instr.target, &y)
+        };
         let (mut before, after) = self.finite_checks(instr, &y, &locals, site);
         if self.checked && matches!(instr.op, AccOp::Add | AccOp::Sub) {
             let texts: Vec<String> = instr.args.iter().map(operand_text).collect();
@@ -572,5 +591,48 @@ pub fn generate(f: &nilang_ir::Analyzed, shadows: &Shadows) -> TokenStream {
             #inv_body
         }
         #companions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The code `#[i(attr)]` generates for `src`, without spaces.
+    fn generated(attr: &str, src: &str) -> String {
+        let out = crate::attribute(attr.parse().unwrap(), src.parse().unwrap()).to_string();
+        out.split_whitespace().collect()
+    }
+
+    const SQNORM: &str = "fn f<T: Real>(y: &mut T, x: &mut [T], l: &mut [T]) {
+        let d = x.len();
+        let xc = vec![T::zero(); d];
+        let lx = vec![T::zero(); d];
+        routine! {
+            for j in 0..d { xc[j] += identity(x[j]); lx[j] += identity(xc[j]); }
+            for b in 1..d { lx[b] += l[b - 1] * xc[0]; }
+        }
+        for j in 0..d { y -= square(lx[j]); }
+        uncompute!();
+        dealloc!(xc = vec![T::zero(); d], lx = vec![T::zero(); d]);
+        dealloc!(d = x.len());
+    }";
+
+    #[test]
+    fn an_unchecked_uncomputation_drops_only_dead_values() {
+        let unchecked = generated("nocheck", SQNORM);
+        // `lx[b] -= l[b - 1] * xc[0]` and `lx[j] -= identity(xc[j])` keep their gradients
+        // only; `xc`, which they read, is restored as before
+        let targets: Vec<&str> = unchecked
+            .split("split_gradient_into")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("(&mut"))
+            .map(|(_, place)| place.split(",&mut").next().unwrap_or(place))
+            .collect();
+        assert!(targets.len() >= 2, "{unchecked}");
+        assert!(
+            targets
+                .iter()
+                .all(|t| t.contains("lx") && !t.contains("xc")),
+            "{targets:?}"
+        );
     }
 }

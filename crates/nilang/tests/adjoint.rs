@@ -35,6 +35,34 @@ fn bits(x: &[f64]) -> Vec<u64> {
     x.iter().map(|v| v.to_bits()).collect()
 }
 
+/// `main −= ‖L x‖²` (`L` unit lower triangular, its strict part `l` packed by columns) through
+/// ancilla vectors computed in a routine. Unchecked, the uncomputation of `lx`, which nothing
+/// reads after the squares, moves gradients without recomputing values
+/// (`nilang_ir::dead_values`); `xc`, which it reads, is restored as usual.
+#[i(nocheck)]
+fn sqnorm_of_product<T: Real>(main: &mut T, x: &mut [T], l: &mut [T]) {
+    let d = x.len();
+    let xc = vec![T::zero(); d];
+    let lx = vec![T::zero(); d];
+    routine! {
+        for j in 0..d {
+            xc[j] += identity(x[j]);
+            lx[j] += identity(xc[j]);
+        }
+        for a in 0..d {
+            for b in a + 1..d {
+                lx[b] += l[a * (2 * d - a - 1) / 2 + b - a - 1] * xc[a];
+            }
+        }
+    }
+    for j in 0..d {
+        main -= square(lx[j]);
+    }
+    uncompute!();
+    dealloc!(xc = vec![T::zero(); d], lx = vec![T::zero(); d]);
+    dealloc!(d = x.len());
+}
+
 fn vector(n: usize) -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(-2.0f64..2.0, n)
 }
@@ -95,6 +123,29 @@ proptest! {
         let (mut lg, mut xg) = (1.0, vec![0.0; x.len()]);
         isoftmax_cross_entropy_vjp(&mut loss, &mut lg, &mut xs, &mut xg, label, ());
         prop_assert_eq!(bits(&xg), grads(&wx));
+    }
+
+    #[test]
+    fn an_uncomputation_whose_values_are_dead_moves_the_same_gradients(
+        x in vector(5),
+        l in vector(10),
+    ) {
+        let (mut out, mut xs, mut ls) = (0.0, x.clone(), l.clone());
+        sqnorm_of_product(&mut out, &mut xs, &mut ls);
+        let (mut wo, mut wx, mut wl) = (GVar::with_grad(out, 1.0), wrap(&xs), wrap(&ls));
+        sqnorm_of_product_inv(&mut wo, &mut wx, &mut wl);
+        let (mut out, mut xs, mut ls) = (0.0, x.clone(), l.clone());
+        let (mut og, mut xg, mut lg) = (1.0, vec![0.0; 5], vec![0.0; 10]);
+        sqnorm_of_product_vjp(&mut out, &mut og, &mut xs, &mut xg, &mut ls, &mut lg);
+        prop_assert_eq!(bits(&xg), grads(&wx));
+        prop_assert_eq!(bits(&lg), grads(&wl));
+        prop_assert_eq!((bits(&xs), bits(&ls)), (bits(&x), bits(&l)));
+        // ∂/∂x₀ of −‖L x‖² = −2 Σ_b (L x)_b L_b0, by hand
+        let lx: Vec<f64> = (0..5)
+            .map(|b| x[b] + (0..b).map(|a| l[a * (9 - a) / 2 + b - a - 1] * x[a]).sum::<f64>())
+            .collect();
+        let d0 = -2.0 * (lx[0] + (1..5).map(|b| lx[b] * l[b - 1]).sum::<f64>());
+        prop_assert!((xg[0] - d0).abs() < 1e-12 * (1.0 + d0.abs()), "{} vs {}", xg[0], d0);
     }
 
     #[test]

@@ -163,6 +163,10 @@ pub(crate) struct Gen {
     /// How many uncomputations (`~P` of a routine) enclose the statements being generated:
     /// their loops are not the loops as written.
     pub(crate) uncomputing: usize,
+    /// In an unchecked adjoint program, the ancillas whose values are dead in the
+    /// uncomputation being generated (`nilang_ir::dead_values`): their `+=`/`-=` keep only
+    /// gradients.
+    pub(crate) dead_values: Vec<syn::Ident>,
 }
 
 /// How places are reached inside the chunk closure of a parallel loop.
@@ -203,6 +207,7 @@ impl Gen {
             indices: Vec::new(),
             written_plans: None,
             uncomputing: 0,
+            dead_values: Vec::new(),
         }
     }
 
@@ -254,7 +259,12 @@ impl Gen {
                 StmtKind::Routine { compute, body } => {
                     let fresh = nilang_ir::adjoint::allocated_just_before(stmts, i);
                     let dying = nilang_ir::adjoint::deallocated_just_after(stmts, i);
-                    self.routine(compute, body, &fresh, &dying)
+                    let dead = if self.shadow.is_some() && !self.checked {
+                        nilang_ir::dead_values::dead_in_uncomputation(stmts, i)
+                    } else {
+                        Vec::new()
+                    };
+                    self.routine(compute, body, &fresh, &dying, dead)
                 }
                 StmtKind::Instr(instr)
                     if self.shadow.is_some()
@@ -277,13 +287,16 @@ impl Gen {
     /// ancillas' zero gradients. Unchecked and on values alone, `~P` is skipped where it only
     /// restores ancillas that die with the routine (`dying`: deallocated right after it; see
     /// `nilang_ir::adjoint::uncomputation_is_dead`). Where either depends on what callees
-    /// write, both forms are generated under a constant condition on their effects.
+    /// write, both forms are generated under a constant condition on their effects. In an
+    /// unchecked adjoint program, `~P` keeps only the gradients of the ancillas in `dead`
+    /// (`nilang_ir::dead_values`).
     fn routine(
         &mut self,
         compute: &[Stmt],
         body: &[Stmt],
         fresh: &[String],
         dying: &[String],
+        dead_values: Vec<syn::Ident>,
     ) -> TokenStream {
         let on_values = nilang_ir::adjoint::computes_on_values(compute, fresh, &self.own);
         let mut out = match (&on_values, self.shadow.is_some()) {
@@ -300,10 +313,13 @@ impl Gen {
         let undo = reverse_block(compute);
         let dead = nilang_ir::adjoint::uncomputation_is_dead(compute, dying, &self.own);
         self.uncomputing += 1;
+        let enclosing = self.dead_values.len();
+        self.dead_values.extend(dead_values);
         match dead {
             Only::No => out.extend(self.stmts(&undo)),
             _ => out.extend(self.dead_uncomputation(&undo, &dead)),
         }
+        self.dead_values.truncate(enclosing);
         self.uncomputing -= 1;
         out
     }

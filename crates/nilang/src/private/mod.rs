@@ -17,7 +17,8 @@
 //! - `pass`: the arguments of a call — [`Pass`], [`pass()`], [`PassShadow`], [`pass_shadow`],
 //!   [`copy_slice`], [`store_slice`], [`writes`];
 //! - `shadow`: values paired with their gradients in an adjoint program — [`Shadow`],
-//!   [`join`], [`join_constant`], [`split_into`], [`zero_grad`], [`add_grad_into`];
+//!   [`join`], [`join_constant`], [`split_into`], [`split_gradient_into`], [`zero_grad`],
+//!   [`add_grad_into`];
 //! - `adjoint_check`: a checked adjoint program's checks — [`check_dropped_gradient`],
 //!   [`Finite`], [`is_finite_pair`], [`check_finite`], [`check_singular_value`];
 //! - [`entry`] (its own namespace): what the gradient entry points (`f_grad`, `f_jacobian`,
@@ -66,7 +67,9 @@ pub use check::{
 pub use hoist::check_hoisted_index;
 pub use pass::{copy_slice, pass, pass_shadow, store_slice, writes, Pass, PassShadow};
 pub use range::{RevRange, RevRangeIter};
-pub use shadow::{add_grad_into, join, join_constant, split_into, zero_grad, Shadow};
+pub use shadow::{
+    add_grad_into, join, join_constant, split_gradient_into, split_into, zero_grad, Shadow,
+};
 pub use stack::{
     absorb_copy, check_pop_copy, check_pop_target, stack_pop, stack_pop_shadow, stack_push,
 };

@@ -221,6 +221,15 @@ pub fn split_into<X: Shadow<L>, L>(x: &mut X, g: &mut X::Grad, p: X::Pair) {
     *g = d;
 }
 
+/// Stores the gradient of a pair and drops its value: the place's value is dead after the
+/// instruction that computed the pair (`nilang_ir::dead_values`), so it is left as it was and
+/// the arithmetic that only fed the value goes unused.
+#[inline(always)]
+pub fn split_gradient_into<X: Shadow<L>, L>(x: &mut X, g: &mut X::Grad, p: X::Pair) {
+    let _ = x;
+    *g = X::split(p).1;
+}
+
 /// A zero gradient for a freshly allocated ancilla (see [`Shadow`]).
 #[inline(always)]
 pub fn zero_grad<X: Shadow<L>, L>(x: &X) -> X::Grad {
