@@ -263,6 +263,7 @@ impl<'f> Emitter<'f> {
             }
             StmtKind::While { cond, body } => self.while_loop(cond, body, span)?,
             StmtKind::If { cond, then, els } => self.branch(cond, then, els, span)?,
+            StmtKind::CallInto { func, args, .. } => self.call_into(func, args, span),
         })
     }
 
@@ -483,6 +484,27 @@ impl<'f> Emitter<'f> {
         uncall: bool,
         span: Span,
     ) -> Vec<TokenStream> {
+        let (func, tapes) = self.callee(func);
+        self.call_with(func, quote!(#out, #(#tapes,)*), args, uncall, span)
+    }
+
+    /// `g_rev_taped(tape, decisions, args…)`: a call that writes outputs, on this program's
+    /// tapes (it leaves there what its outputs held before and what it saved).
+    fn call_into(&mut self, func: &syn::Path, args: &[Expr], span: Span) -> Vec<TokenStream> {
+        let (tape, decisions) = (self.value_tape(), self.decisions_tape());
+        self.call_with(func.clone(), quote!(#tape, #decisions,), args, false, span)
+    }
+
+    /// `func(first args…)` (or its `uncall!`), each computed number among `args` through a
+    /// temporary computed before and uncomputed after.
+    fn call_with(
+        &mut self,
+        func: syn::Path,
+        first: TokenStream,
+        args: &[Expr],
+        uncall: bool,
+        span: Span,
+    ) -> Vec<TokenStream> {
         let zero = self.negative_zero();
         let (mut before, mut after, mut passed) = (Vec::new(), Vec::new(), Vec::new());
         for a in args {
@@ -500,11 +522,10 @@ impl<'f> Emitter<'f> {
                 passed.push(quote!(#rendered));
             }
         }
-        let (func, tapes) = self.callee(func);
         let call = if uncall {
-            quote_spanned!(span=> uncall!(#func(#out, #(#tapes,)* #(#passed),*));)
+            quote_spanned!(span=> uncall!(#func(#first #(#passed),*));)
         } else {
-            quote_spanned!(span=> #func(#out, #(#tapes,)* #(#passed),*);)
+            quote_spanned!(span=> #func(#first #(#passed),*);)
         };
         before.push(call);
         before.extend(after);
@@ -676,6 +697,7 @@ fn overwritten(stmts: &[Stmt]) -> BTreeSet<Id> {
                         out.insert(place.root);
                     }
                 }
+                StmtKind::CallInto { outputs, .. } => out.extend(outputs),
                 StmtKind::For { body, .. } | StmtKind::While { body, .. } => walk(body, out),
                 StmtKind::If { then, els, .. } => {
                     walk(then, out);

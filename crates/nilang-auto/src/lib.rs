@@ -50,6 +50,28 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
         };
     }
     let rev_body = if sig.has_outputs() {
+        let (values, decisions) = (
+            names.fresh("tape", Span::call_site()),
+            names.fresh("decisions", Span::call_site()),
+        );
+        let tapes = || emit::CallerTapes {
+            values: &values,
+            decisions: &decisions,
+        };
+        let doc = format!(
+            "The taped program of [`{0}`], written by `#[differentiable]`: `{1}(tape, \
+             decisions, …)` writes the outputs as `{0}(…)` does and leaves what they held and \
+             what it saved on the tapes, for `{1}_inv` to pop: the program a call from \
+             another differentiable function runs.",
+            f.sig.ident, taped
+        );
+        let taped_body = emitter!().taped_body(&out, tapes())?;
+        reversible.push(program(
+            &doc,
+            vis,
+            sig.taped(&taped, &out, tapes()),
+            taped_body,
+        )?);
         emitter!().body(&out)?
     } else {
         let (values, decisions) = (

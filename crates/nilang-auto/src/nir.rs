@@ -206,6 +206,18 @@ pub enum StmtKind {
         /// The body.
         body: Vec<Stmt>,
     },
+    /// `g(args…)` with outputs: a call to another function under the front end that writes
+    /// output parameters (`&mut v`, `&mut v[a..b]`, or an output of this function passed on).
+    /// The outputs change as the plain call changes them; `g_rev_taped` leaves the values it
+    /// overwrote on this program's tapes.
+    CallInto {
+        /// The taped program called (`g_rev_taped`).
+        func: syn::Path,
+        /// The arguments in order, outputs as the places they write (`v`, `v[a..b]`).
+        args: Vec<Expr>,
+        /// The bindings the outputs are parts of.
+        outputs: Vec<Id>,
+    },
     /// `if cond { then } else { els }`
     If {
         /// The condition.
@@ -236,6 +248,7 @@ impl Stmt {
             StmtKind::Assign { place, .. } => {
                 out.insert(place.root);
             }
+            StmtKind::CallInto { outputs, .. } => out.extend(outputs),
             StmtKind::For { body, .. } | StmtKind::While { body, .. } => writes_of(body, out),
             StmtKind::If { then, els, .. } => {
                 writes_of(then, out);
@@ -254,6 +267,7 @@ impl Stmt {
                     out.extend(&i.reads);
                 }
             }
+            StmtKind::CallInto { args, .. } => out.extend(args.iter().flat_map(|a| &a.reads)),
             StmtKind::For { range, body, .. } => {
                 out.extend(&range.reads);
                 reads_of(body, out);
@@ -307,7 +321,7 @@ pub fn declared(stmts: &[Stmt]) -> BTreeSet<Id> {
             StmtKind::Let { id, .. } => {
                 out.insert(*id);
             }
-            StmtKind::Assign { .. } => {}
+            StmtKind::Assign { .. } | StmtKind::CallInto { .. } => {}
             StmtKind::For { var, body, .. } => {
                 out.insert(*var);
                 out.extend(declared(body));

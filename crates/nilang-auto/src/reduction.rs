@@ -215,6 +215,7 @@ fn plain_renderable(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::Let { init, .. } => !matches!(init, Init::Call { .. }),
         StmtKind::Assign { .. } => true,
+        StmtKind::CallInto { .. } => false,
         StmtKind::For {
             body, checkpoint, ..
         } => checkpoint.is_none() && body.iter().all(plain_renderable),
@@ -288,5 +289,6 @@ fn plain_stmt(t: Typing, s: &Stmt, written: &std::collections::BTreeSet<Id>) -> 
             let (cond, then, els) = (plain(cond), plain_stmts(t, then), plain_stmts(t, els));
             quote!(if #cond { #then } else { #els })
         }
+        StmtKind::CallInto { .. } => unreachable!("a reduction's body calls no function"),
     }
 }

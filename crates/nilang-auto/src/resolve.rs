@@ -1,6 +1,7 @@
 //! From the user's function to the natural IR: name resolution (scopes, shadowing), typing of
 //! bindings, and the diagnostics for everything outside the accepted subset of Rust.
 
+mod call_into;
 mod loop_attributes;
 
 use crate::expr::Rewriter;
@@ -468,6 +469,7 @@ impl<'a> Resolver<'a> {
                 };
                 self.assign(&b.left, op, &b.right, e, out)
             }
+            syn::Expr::Call(c) => self.call_into(c, out),
             syn::Expr::ForLoop(f) => self.for_loop(f, out),
             syn::Expr::While(w) => {
                 if w.label.is_some() {
@@ -770,6 +772,7 @@ fn collect<'f>(
                 Init::Select { cond, then, els } => exprs.extend([cond, then, els]),
                 Init::Call { args, .. } => exprs.extend(args),
             },
+            StmtKind::CallInto { args, .. } => exprs.extend(args),
             StmtKind::Assign { place, value, .. } => {
                 assigned(place, value);
                 exprs.push(value);

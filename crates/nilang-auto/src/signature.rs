@@ -342,7 +342,8 @@ impl Signature {
     }
 
     /// The taped program's signature: the reversible program's with the caller's tapes after
-    /// `out` (`tape: &mut Vec<T>, decisions: &mut nilang::stack::Decisions`).
+    /// `out` (`tape: &mut Vec<T>, decisions: &mut nilang::stack::Decisions`), first for a
+    /// function that writes outputs.
     pub fn taped(&self, name: &Ident, out: &Ident, tapes: crate::emit::CallerTapes) -> TokenStream {
         self.reversible_with(name, out, Some(tapes))
     }
@@ -364,13 +365,13 @@ impl Signature {
             let (ident, ty) = (&p.ident, self.rev_param_type(p));
             quote!(#ident: #ty)
         });
-        if self.has_outputs() {
-            return quote!(fn #name #generics(#(#params),*) #where_clause);
-        }
         let tapes = tapes.map(|c| {
             let (values, decisions) = (c.values, c.decisions);
             quote!(#values: &mut ::std::vec::Vec<#t>, #decisions: &mut ::nilang::stack::Decisions,)
         });
+        if self.has_outputs() {
+            return quote!(fn #name #generics(#tapes #(#params),*) #where_clause);
+        }
         quote!(fn #name #generics(#out: &mut #t, #tapes #(#params),*) #where_clause)
     }
 

@@ -49,17 +49,20 @@ impl Emitter<'_> {
         })
     }
 
-    /// The body of the taped program of a function with a value, under `store`: the body's
-    /// statements, `out += value`, and its temporaries freed as a block's are (saved on the
-    /// caller's tapes where they cannot be uncomputed): what it saved is left to the caller,
-    /// whose inverse pops it, so a call costs one run of the body, not two.
+    /// The body of the taped program: the body's statements, `out += value` for a function
+    /// with a value, and its temporaries freed as a block's are (saved on the caller's tapes
+    /// where they cannot be uncomputed): what it saved is left to the caller, whose inverse
+    /// pops it, so a call costs one run of the body, not two. A function that writes outputs
+    /// writes them in place, as the plain call does (an overwritten element is saved on the
+    /// tape), so its outputs need not start from zeros.
     pub fn taped_body(&mut self, out: &Ident, tapes: CallerTapes) -> Result<TokenStream> {
-        let ret = self.f.ret.as_ref().expect("a taped program has a value");
         self.tapes.values = Some(tapes.values.clone());
         self.tapes.decisions = Some(tapes.decisions.clone());
         let mut body = self.stmts(&self.f.body)?;
-        let value = self.rhs(ret);
-        body.push(quote!(#out += #value;));
+        if let Some(ret) = &self.f.ret {
+            let value = self.rhs(ret);
+            body.push(quote!(#out += #value;));
+        }
         body.extend(self.free_temporaries(&self.f.body)?);
         Ok(quote!(#(#body)*))
     }
