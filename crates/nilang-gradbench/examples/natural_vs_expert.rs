@@ -10,7 +10,7 @@
 //! cargo run --release -p nilang-gradbench --example natural_vs_expert [ROUNDS] [FILTER]
 //! ```
 
-use nilang_gradbench::evals::{ba, det, gmm, kmeans, llsq, lse, lstm, natural, ode};
+use nilang_gradbench::evals::{ba, det, gmm, ht, kmeans, llsq, lse, lstm, natural, ode};
 use nilang_gradbench::seeded::uniform;
 use std::hint::black_box;
 use std::time::Instant;
@@ -197,6 +197,21 @@ fn main() {
                 Box::new(move || p.jacobian().unwrap().vals),
                 Box::new(move || p2.natural_jacobian().vals),
             );
+        }
+        if on("ht") {
+            // ADBench's hand: 544 vertices, 22 bones; a random one of that size
+            for (n, complicated) in [(100, false), (1600, false), (100, true), (1600, true)] {
+                let p = ht::Problem::random(544, n, complicated, 9);
+                let p2 = p.clone();
+                let variant = if complicated { "complicated" } else { "simple" };
+                case(
+                    rounds,
+                    "ht",
+                    &format!("{variant}, 544 vertices, {n} points"),
+                    Box::new(move || p.jacobian().unwrap().data),
+                    Box::new(move || p2.natural_jacobian().data),
+                );
+            }
         }
     });
 }

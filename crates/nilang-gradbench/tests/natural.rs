@@ -3,7 +3,7 @@
 //! objectives and derivatives to 1e-10 relative, and, served with `--natural`
 //! (`Tool::with_natural`), answers of the same format.
 
-use nilang_gradbench::evals::{self, ba, det, gmm, kmeans, llsq, lse, lstm, natural, ode};
+use nilang_gradbench::evals::{self, ba, det, gmm, ht, kmeans, llsq, lse, lstm, natural, ode};
 use nilang_gradbench::seeded::uniform;
 use nilang_gradbench::Tool;
 use serde_json::{json, Value};
@@ -142,6 +142,22 @@ fn ba_natural_agrees_with_expert() {
     }
 }
 
+#[test]
+fn ht_natural_agrees_with_expert() {
+    for (nv, n, complicated, seed) in [(6, 4, false, 1), (9, 7, true, 2), (12, 10, false, 3)] {
+        let mut p = ht::Problem::random(nv, n, complicated, seed);
+        if seed == 3 {
+            p.theta[..3].fill(0.0); // the identity branch of the global rotation
+        }
+        let what = format!("ht {nv} vertices, {n} points, complicated {complicated}");
+        let want = p.reference(&p.theta, &p.us);
+        assert_all_close(&format!("{what} residuals"), &p.natural_objective(), &want);
+        let (got, want) = (p.natural_jacobian(), p.jacobian().unwrap());
+        assert_eq!(got.cols, want.cols, "{what}");
+        assert_all_close(&format!("{what} jacobian"), &got.data, &want.data);
+    }
+}
+
 /// One `evaluate` message's response from a tool that has defined `module`.
 fn answer(tool: &mut Tool, module: &str, function: &str, input: Value) -> Value {
     let define = json!({"id": 0, "kind": "define", "module": module});
@@ -188,6 +204,7 @@ fn served_with_natural_the_answers_have_the_expert_format() {
     let lstm_input = lstm::Problem::random(2, 4, 3, 5).to_json();
     let ba_input = json!({"n": 1, "m": 1, "p": 3, "w": 0.8, "feat": [0.3, -0.2],
         "cam": uniform(6, 11), "x": [0.5, -0.4, 3.0]});
+    let ht_input = ht::Problem::random(8, 5, true, 4).to_input();
     let cases = [
         ("lse", "primal", json!({"x": uniform(1, 9)})),
         ("logsumexp", "gradient", json!({"x": uniform(1, 9)})),
@@ -209,6 +226,8 @@ fn served_with_natural_the_answers_have_the_expert_format() {
         ("lstm", "jacobian", lstm_input),
         ("ba", "objective", ba_input.clone()),
         ("ba", "jacobian", ba_input),
+        ("ht", "objective", ht_input.clone()),
+        ("ht", "jacobian", ht_input),
     ];
     for (module, function, input) in cases {
         let what = format!("{module}.{function}");
@@ -249,6 +268,6 @@ fn natural_option_is_accepted_beside_threads() {
     ])));
     assert_eq!(
         evals::natural::NATURAL,
-        &["lse", "llsq", "gmm", "ode", "det", "kmeans", "lstm", "ba"]
+        &["lse", "llsq", "gmm", "ode", "det", "kmeans", "lstm", "ba", "ht"]
     );
 }

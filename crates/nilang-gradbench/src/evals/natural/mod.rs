@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 pub mod ba;
 pub mod det;
 pub mod gmm;
+pub mod ht;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
@@ -21,7 +22,9 @@ pub mod lstm;
 pub mod ode;
 
 /// The modules (canonical GradBench names) with a natural version.
-pub const NATURAL: &[&str] = &["lse", "llsq", "gmm", "ode", "det", "kmeans", "lstm", "ba"];
+pub const NATURAL: &[&str] = &[
+    "lse", "llsq", "gmm", "ode", "det", "kmeans", "lstm", "ba", "ht",
+];
 
 /// Evaluates `function` of the canonical `module` by its natural program: `None` where
 /// `module` has no natural version or `function` is not one it answers (the expert program
@@ -130,6 +133,15 @@ pub fn evaluate(
                     || Ok(p.natural_jacobian()),
                     |j| super::ba::encode_jacobian(&j),
                 ),
+            }
+        })(),
+        ("ht", "objective" | "jacobian") => (|| {
+            let inp: super::ht::Input = decode("ht", input)?;
+            let p = super::ht::Problem::from_input(&inp)?;
+            super::ht::need(function, &p)?;
+            match function {
+                "objective" => timed(input, || Ok(p.natural_objective()), |r| json!(r)),
+                _ => timed(input, || Ok(p.natural_jacobian()), |j| json!(j)),
             }
         })(),
         _ => return None,
