@@ -67,10 +67,34 @@ mod geometry {
         }
         s
     }
+
+    /// Writes `v` (a 2-vector) rotated by the angle `theta[0]` into `out`.
+    #[differentiable]
+    pub fn rotate(theta: &[f64], v: &[f64], out: &mut [f64]) {
+        let (c, s) = (theta[0].cos(), theta[0].sin());
+        out[0] = c * v[0] - s * v[1];
+        out[1] = s * v[0] + c * v[1];
+    }
 }
 
 // a call from another module needs the function's taped program too
-use geometry::{squared_distance, squared_distance_rev_taped};
+use geometry::{rotate, rotate_rev_taped, squared_distance, squared_distance_rev_taped};
+
+/// Step 0, a call to a function that writes an output slice: how far the rotated points land
+/// from their targets, one buffer reused for every point.
+#[differentiable(wrt(theta))]
+fn alignment_error(theta: &[f64], points: &[f64], targets: &[f64]) -> f64 {
+    let mut moved = vec![0.0; 2];
+    let mut total = 0.0;
+    for i in 0..points.len() / 2 {
+        let mut p = vec![0.0; 2];
+        p[0] = points[2 * i];
+        p[1] = points[2 * i + 1];
+        rotate(theta, &p, &mut moved);
+        total += (moved[0] - targets[2 * i]).powi(2) + (moved[1] - targets[2 * i + 1]).powi(2);
+    }
+    total
+}
 
 /// Step 0, a call to a function of another module: the squared distances of the points to
 /// one center.
@@ -184,6 +208,11 @@ fn main() {
     let (value, gs) = spread_gradient(&points, &[1.0, 1.0], 2);
     assert_eq!(value, spread(&points, &[1.0, 1.0], 2));
     assert_eq!(gs, vec![2.0 * (3.0 - 5.0), 2.0 * (3.0 - 4.2)]);
+    let targets = [0.1, 0.0, -0.2, 1.0, -4.0, 4.0];
+    let (value, ga) = alignment_error_gradient(&[0.5], &points, &targets);
+    assert_eq!(value, alignment_error(&[0.5], &points, &targets));
+    let fa = fd(&|a| alignment_error(&[a], &points, &targets), 0.5);
+    assert!((ga[0] - fa).abs() < 1e-6 * (1.0 + fa.abs()), "{} vs {fa}", ga[0]);
     let (value, gc) = nearest_cost_gradient(&points, &centroids, 2);
     assert_eq!(value, nearest_cost(&points, &centroids, 2));
     // two points nearest the first centroid, one the second: 2(c − p) summed over each's own
