@@ -1,0 +1,122 @@
+//! The GMM gradient and the BA Jacobian distributed over the ranks of an MPI job, checked
+//! against the single-process programs, and timed (the crate README has the commands).
+//!
+//! ```text
+//! sharded check [--threads]            every result against its reference, at this job's size
+//! sharded gmm D K N REPS [--threads P] the GMM gradient's times and bytes per gradient
+//! ```
+//!
+//! `--threads P` runs `P` ranks as threads of this process instead of MPI (the in-process
+//! communicator); without it the ranks are MPI's, and a build without the feature `mpi`
+//! says so and exits with status 2.
+
+use nilang_gradbench::evals::{ba, gmm};
+use nilang_mpi::{blocked_reference, BaShard, Comm, Counted, GmmShard, MpiComm, ThreadComm};
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let threads = args
+        .iter()
+        .position(|a| a == "--threads")
+        .map(|i| args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(2));
+    let run = |comm: &dyn Comm| match args.first().map(String::as_str) {
+        Some("check") => check(comm),
+        Some("gmm") => time_gmm(comm, &args[1..]),
+        _ => Err("usage: sharded check | sharded gmm D K N REPS [--threads P]".into()),
+    };
+    let outcome = match threads {
+        Some(p) => ThreadComm::run(p, |c| run(c)).remove(0),
+        None => match MpiComm::init() {
+            Ok(world) => run(&world),
+            Err(why) => {
+                eprintln!("sharded: {why}");
+                std::process::exit(2);
+            }
+        },
+    };
+    if let Err(e) = outcome {
+        eprintln!("sharded: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// The largest relative difference between two vectors (relative to the larger magnitude,
+/// at least 1e-300).
+fn max_rel(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs() / x.abs().max(y.abs()).max(1e-300))
+        .fold(0.0, f64::max)
+}
+
+/// GMM's value and gradient against the blocked reference (bits) and the single-process
+/// program (1e-12 relative), BA's Jacobian against the single-process one (bits).
+fn check(comm: &dyn Comm) -> Result<(), String> {
+    let size = comm.size();
+    for (d, k, n, seed) in [(3, 4, 37, 1), (10, 5, 203, 2)] {
+        let whole = gmm::Problem::random(d, k, n, seed);
+        let (f, g) = GmmShard::of(&whole, comm).gradient(comm)?;
+        let (rf, rg) = blocked_reference(&whole, size);
+        if f.to_bits() != rf.to_bits() || g != rg {
+            return Err(format!(
+                "gmm d{d} k{k} n{n}: not the blocked reference's bits"
+            ));
+        }
+        let one = whole.gradient()?;
+        let flat = |g: &gmm::Gradient| [&g.alpha, &g.mu, &g.q, &g.l].map(|v| v.to_vec()).concat();
+        let (ef, eg) = (
+            max_rel(&[f], &[whole.objective()]),
+            max_rel(&flat(&g), &flat(&one)),
+        );
+        if ef > 1e-12 || eg > 1e-12 {
+            return Err(format!(
+                "gmm d{d} k{k} n{n}: value {ef:e}, gradient {eg:e} from one process"
+            ));
+        }
+        if comm.rank() == 0 {
+            println!("gmm d{d} k{k} n{n} on {size} ranks: blocked bits equal; from one process: value {ef:.1e}, gradient {eg:.1e}");
+        }
+    }
+    let whole = ba::Problem::random(4, 9, 31, 3);
+    if BaShard::of(&whole, comm).jacobian(comm)? != whole.jacobian()? {
+        return Err("ba: the Jacobian is not the single-process one's bits".into());
+    }
+    if comm.rank() == 0 {
+        println!("ba 31 observations on {size} ranks: Jacobian bit for bit");
+    }
+    Ok(())
+}
+
+/// `REPS` gradients of a random GMM problem (`D`, `K`, `N` points over all ranks): the median
+/// time and the bytes this rank moved per gradient, printed by rank 0.
+fn time_gmm(comm: &dyn Comm, args: &[String]) -> Result<(), String> {
+    let num = |i: usize| -> Result<usize, String> {
+        let a = args.get(i).ok_or("gmm needs D K N REPS")?;
+        a.parse().map_err(|_| format!("not a number: {a}"))
+    };
+    let (d, k, n, reps) = (num(0)?, num(1)?, num(2)?, num(3)?.max(1));
+    let shard = GmmShard::of(&gmm::Problem::random(d, k, n, 11), comm);
+    let counted = Counted::new(comm);
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        shard.gradient(&counted)?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let reps = reps as u64;
+    if comm.rank() == 0 {
+        println!(
+            "gmm d{d} k{k} n{n} ranks {}: median {:.4e} s (min {:.4e}, max {:.4e}); per gradient rank 0 sent {} B, received {} B in {} collectives",
+            comm.size(),
+            times[times.len() / 2],
+            times[0],
+            times[times.len() - 1],
+            counted.sent() / reps,
+            counted.received() / reps,
+            counted.calls() / reps,
+        );
+    }
+    Ok(())
+}
