@@ -108,14 +108,15 @@ fn time_gmm(comm: &dyn Comm, args: &[String]) -> Result<(), String> {
     let reps = reps as u64;
     if comm.rank() == 0 {
         println!(
-            "gmm d{d} k{k} n{n} ranks {}: median {:.4e} s (min {:.4e}, max {:.4e}); per gradient rank 0 sent {} B, received {} B in {} collectives",
+            "gmm d{d} k{k} n{n} ranks {}: median {:.4e} s (min {:.4e}, max {:.4e}); per gradient rank 0 spent {:.2e} s in {} collectives, sent {} B, received {} B",
             comm.size(),
             times[times.len() / 2],
             times[0],
             times[times.len() - 1],
+            counted.seconds() / reps as f64,
+            counted.calls() / reps,
             counted.sent() / reps,
             counted.received() / reps,
-            counted.calls() / reps,
         );
     }
     Ok(())

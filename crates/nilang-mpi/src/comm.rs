@@ -2,6 +2,7 @@
 //! rank-ordered sum every reduction of this crate is made of ([`rank_order_sum`]).
 
 use std::cell::Cell;
+use std::time::Instant;
 
 /// A group of ranks that run the same program (SPMD) and meet in collectives: the threads of
 /// [`ThreadComm`](crate::ThreadComm), or the processes of an MPI job
@@ -73,9 +74,10 @@ pub fn rank_order_sum(comm: &dyn Comm, local: &[f64]) -> Result<Vec<f64>, String
 }
 
 /// A communicator that counts what passes through it: the bytes this rank sends into
-/// all-gathers and receives from the other ranks, and the number of collectives (the
-/// volume the algorithms ask for, not what a network moves: an MPI library may route it
-/// through a tree or a ring).
+/// all-gathers and receives from the other ranks, the number of collectives (the volume the
+/// algorithms ask for, not what a network moves: an MPI library may route it through a tree
+/// or a ring; [`MpiComm`](crate::MpiComm)'s exchange of the lengths is not counted), and the
+/// seconds spent in them (moving data and waiting for the other ranks).
 ///
 /// ```
 /// use nilang_mpi::{rank_order_sum, Counted, ThreadComm};
@@ -83,6 +85,7 @@ pub fn rank_order_sum(comm: &dyn Comm, local: &[f64]) -> Result<Vec<f64>, String
 /// let bytes = ThreadComm::run(4, |c| {
 ///     let counted = Counted::new(c);
 ///     rank_order_sum(&counted, &[0.0; 10]).unwrap();
+///     assert!(counted.seconds() >= 0.0);
 ///     (counted.sent(), counted.received(), counted.calls())
 /// });
 /// // 10 doubles out; 3 other ranks' 10 doubles in
@@ -93,6 +96,7 @@ pub struct Counted<'a> {
     sent: Cell<u64>,
     received: Cell<u64>,
     calls: Cell<u64>,
+    seconds: Cell<f64>,
 }
 
 impl<'a> Counted<'a> {
@@ -103,6 +107,7 @@ impl<'a> Counted<'a> {
             sent: Cell::new(0),
             received: Cell::new(0),
             calls: Cell::new(0),
+            seconds: Cell::new(0.0),
         }
     }
     /// Bytes this rank contributed to all-gathers.
@@ -117,6 +122,10 @@ impl<'a> Counted<'a> {
     pub fn calls(&self) -> u64 {
         self.calls.get()
     }
+    /// Seconds spent in collectives.
+    pub fn seconds(&self) -> f64 {
+        self.seconds.get()
+    }
 }
 
 impl Comm for Counted<'_> {
@@ -127,7 +136,10 @@ impl Comm for Counted<'_> {
         self.inner.size()
     }
     fn all_gather_u64(&self, local: &[u64]) -> Vec<Vec<u64>> {
+        let start = Instant::now();
         let all = self.inner.all_gather_u64(local);
+        self.seconds
+            .set(self.seconds.get() + start.elapsed().as_secs_f64());
         let others: usize = all.iter().map(Vec::len).sum::<usize>() - local.len();
         self.sent.set(self.sent.get() + 8 * local.len() as u64);
         self.received.set(self.received.get() + 8 * others as u64);
