@@ -99,20 +99,23 @@ fn time_gmm(comm: &dyn Comm, args: &[String]) -> Result<(), String> {
     let shard = GmmShard::of(&gmm::Problem::random(d, k, n, 11), comm);
     let counted = Counted::new(comm);
     let mut times = Vec::with_capacity(reps);
+    let cpu_start = cpu_seconds();
     for _ in 0..reps {
         let t = Instant::now();
         shard.gradient(&counted)?;
         times.push(t.elapsed().as_secs_f64());
     }
+    let cpu = cpu_start.and_then(|s| cpu_seconds().map(|e| (e - s) / reps as f64));
     times.sort_by(f64::total_cmp);
     let reps = reps as u64;
     if comm.rank() == 0 {
         println!(
-            "gmm d{d} k{k} n{n} ranks {}: median {:.4e} s (min {:.4e}, max {:.4e}); per gradient rank 0 spent {:.2e} s in {} collectives, sent {} B, received {} B",
+            "gmm d{d} k{k} n{n} ranks {}: median {:.4e} s (min {:.4e}, max {:.4e}); per gradient rank 0 ran {} on a core, spent {:.2e} s in {} collectives, sent {} B, received {} B",
             comm.size(),
             times[times.len() / 2],
             times[0],
             times[times.len() - 1],
+            cpu.map_or("n/a".into(), |c| format!("{c:.4e} s")),
             counted.seconds() / reps as f64,
             counted.calls() / reps,
             counted.sent() / reps,
@@ -120,4 +123,12 @@ fn time_gmm(comm: &dyn Comm, args: &[String]) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The seconds this thread has run on a core (Linux: `/proc/thread-self/schedstat`, in
+/// nanoseconds); with `RAYON_NUM_THREADS=1` the programs' loops run on this thread.
+fn cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns * 1e-9)
 }
