@@ -85,6 +85,35 @@ fn check(comm: &dyn Comm) -> Result<(), String> {
     if comm.rank() == 0 {
         println!("ba 31 observations on {size} ranks: Jacobian bit for bit");
     }
+    refusals(comm)
+}
+
+/// Ranks that disagree on a size, and shards that miss points: every rank gets the same error
+/// (none waits for another).
+fn refusals(comm: &dyn Comm) -> Result<(), String> {
+    let (rank, size) = (comm.rank(), comm.size());
+    let k = if rank + 1 == size && size > 1 { 3 } else { 2 };
+    let disagree = GmmShard::of(&gmm::Problem::random(3, k, 10, 1), comm).gradient(comm);
+    let mut short = GmmShard::of(&gmm::Problem::random(3, 2, 10, 1), comm);
+    short.n_total += 1;
+    let missing = short.objective(comm);
+    match (&disagree, &missing, size) {
+        (Ok(_), Err(m), 1) | (Err(_), Err(m), _) if m.contains("11") => {}
+        _ => {
+            return Err(format!(
+                "expected refusals, got {disagree:?} and {missing:?}"
+            ))
+        }
+    }
+    if rank == 0 {
+        let disagree = disagree
+            .err()
+            .unwrap_or("(one rank: nothing to disagree on)".into());
+        println!(
+            "refused on every rank: {disagree}; {}",
+            missing.unwrap_err()
+        );
+    }
     Ok(())
 }
 

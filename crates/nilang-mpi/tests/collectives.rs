@@ -184,3 +184,28 @@ fn a_rank_that_panics_stops_the_others_instead_of_a_hang() {
     });
     assert_eq!(msg, "rank 3 found no data");
 }
+
+#[test]
+fn a_rank_that_returns_while_others_wait_stops_them() {
+    let msg = panic_message(|| {
+        ThreadComm::run(2, |c| {
+            if c.rank() == 0 {
+                sum(&mut 0.0, &mut 1.0, c);
+            }
+        });
+    });
+    assert_eq!(
+        msg,
+        "ThreadComm: rank 0 waited in a collective that rank 1 never joined: it returned"
+    );
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn without_the_feature_mpi_is_an_error_that_says_how_to_get_it() {
+    let e = nilang_mpi::MpiComm::init()
+        .err()
+        .expect("no MPI in this build");
+    assert_eq!(e, nilang_mpi::WITHOUT_MPI);
+    assert!(e.contains("--features mpi") && e.contains("libopenmpi-dev"));
+}
