@@ -10,6 +10,15 @@ use nilang_gradbench::evals::ba::{Csr, Problem, NCAM};
 
 /// One rank's part of a BA problem: every camera and point (replicated), its observations
 /// with their weights and features, and where they start among all observations.
+///
+/// ```
+/// use nilang_gradbench::evals::ba::Problem;
+/// use nilang_mpi::BaShard;
+///
+/// let whole = Problem::random(3, 5, 10, 1);
+/// let s = BaShard::at(&whole, 1, 2);
+/// assert_eq!((s.problem.cams.len(), &s.problem.w[..], s.first), (3, &whole.w[5..], 5));
+/// ```
 #[derive(Clone, Debug)]
 pub struct BaShard {
     /// The cameras, points and this rank's observations.

@@ -59,6 +59,16 @@ pub fn gmm_sharded<T: Real>(
 
 /// One rank's part of a GMM problem: its points (a [`Problem`] whose `x` and `n` are the
 /// shard's), the prior its shard objective carries, and the whole problem's point count.
+///
+/// ```
+/// use nilang_gradbench::evals::gmm::Problem;
+/// use nilang_mpi::GmmShard;
+///
+/// let whole = Problem::random(3, 2, 10, 1);
+/// let (first, second) = (GmmShard::at(&whole, 0, 2), GmmShard::at(&whole, 1, 2));
+/// assert_eq!((first.problem.n, second.problem.n, second.n_total), (5, 5, 10));
+/// assert_eq!((first.prior, second.prior.constant), (whole.prior(), 0.0));
+/// ```
 #[derive(Clone, Debug)]
 pub struct GmmShard {
     /// The parameters (replicated) and this rank's points.

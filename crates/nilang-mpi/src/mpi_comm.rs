@@ -4,6 +4,11 @@
 use crate::Comm;
 
 /// What [`MpiComm::init`] answers when this build has no MPI.
+///
+/// ```
+/// # #[cfg(not(feature = "mpi"))]
+/// assert_eq!(nilang_mpi::MpiComm::init().err().as_deref(), Some(nilang_mpi::WITHOUT_MPI));
+/// ```
 pub const WITHOUT_MPI: &str = "nilang-mpi was built without its `mpi` feature, so there is no MPI \
 communicator: install MPI (Debian: apt-get install libopenmpi-dev openmpi-bin libclang-dev) and \
 build with `--features mpi`, or run the ranks as threads (nilang_mpi::ThreadComm)";
