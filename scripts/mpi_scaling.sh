@@ -8,11 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${1:-9}"
+bin="${CARGO_TARGET_DIR:-target}/release/examples/sharded"
 cargo build --release -q -p nilang-mpi --features mpi --example sharded
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-run() { mpirun --oversubscribe -np "$1" -x RAYON_NUM_THREADS=1 target/release/examples/sharded gmm 10 10 "$2" "$reps"; }
+run() { mpirun --oversubscribe -np "$1" -x RAYON_NUM_THREADS=1 "$bin" gmm 10 10 "$2" "$reps"; }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "strong scaling: 100000 points over all ranks"
 for p in 1 2 4; do run "$p" 100000; done

@@ -209,3 +209,51 @@ fn without_the_feature_mpi_is_an_error_that_says_how_to_get_it() {
     assert_eq!(e, nilang_mpi::WITHOUT_MPI);
     assert!(e.contains("--features mpi") && e.contains("libopenmpi-dev"));
 }
+
+/// `z += (Σ_ranks x)²·x` with the sum in an ancilla computed and uncomputed around its use:
+/// the gradient's reverse sweep recomputes the routine, which runs the collective's
+/// `adjoint_inv` with the nonzero gradient the use left on the ancilla.
+#[i]
+fn squared_sum_times_x<T: Real>(z: &mut T, x: &mut T, comm: &dyn Comm) {
+    let y = T::zero();
+    routine! {
+        allreduce_add(y, x, comm);
+    }
+    expand! {
+        z += square(y) * x;
+    }
+    uncompute!();
+    dealloc!(y = T::zero());
+}
+
+#[test]
+fn adjoint_inv_inside_an_uncomputed_routine_matches_central_differences() {
+    let x_of =
+        |rank: usize, at: usize, dx: f64| 0.5 + rank as f64 + if rank == at { dx } else { 0.0 };
+    let z_of = |p: usize, at: usize, dx: f64| {
+        ThreadComm::run(p, |c| {
+            let (mut z, mut x) = (0.0, x_of(c.rank(), at, dx));
+            squared_sum_times_x(&mut z, &mut x, c);
+            z
+        })
+    };
+    for p in [1, 2, 4] {
+        let grads = ThreadComm::run(p, |c| {
+            let (mut z, mut x) = (0.0, x_of(c.rank(), p, 0.0));
+            let (mut zg, mut xg) = (1.0, 0.0);
+            squared_sum_times_x_vjp(&mut z, &mut zg, &mut x, &mut xg, c, ());
+            (xg, x)
+        });
+        let h = 1e-6;
+        for (rank, (g, x)) in grads.iter().enumerate() {
+            assert_eq!(*x, x_of(rank, p, 0.0), "x is restored");
+            // objective Σ_ranks z_r, each rank seeded with 1
+            let total = |dx: f64| z_of(p, rank, dx).iter().sum::<f64>();
+            let fd = (total(h) - total(-h)) / (2.0 * h);
+            assert!(
+                (g - fd).abs() <= 1e-7 * fd.abs().max(1.0),
+                "{p} ranks, rank {rank}: adjoint {g}, central difference {fd}"
+            );
+        }
+    }
+}
