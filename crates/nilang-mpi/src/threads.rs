@@ -43,8 +43,9 @@ struct State {
 
 impl ThreadComm<'_> {
     /// Runs `f` on `size` ranks, each a thread with its communicator, and returns their
-    /// results in rank order. Panics when `size` is 0, and when a rank panics (with that
-    /// rank's number and message).
+    /// results in rank order. Panics when `size` is 0, and when a rank panics: with the
+    /// panic of the first rank that did (the ranks it left waiting in a collective panic too,
+    /// naming it).
     ///
     /// ```
     /// use nilang_mpi::{Comm, ThreadComm};
