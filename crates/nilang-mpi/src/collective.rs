@@ -4,8 +4,8 @@
 //! replicated parameters' gradients ([`sum_over_ranks`]).
 //!
 //! Every sum is [`rank_order_sum`]: rank 0's value plus rank 1's, and so on, the same bits on
-//! every rank. One collective per statement run: the adjoint gathers the values and the
-//! gradients together.
+//! every rank. One sum per statement run: the adjoint sums the values and the gradients
+//! together.
 
 use crate::{rank_order_sum, Comm};
 use nilang::instruction;
@@ -160,7 +160,7 @@ fn add_sums(y: &mut [f64], x: &[f64], comm: &dyn Comm, add: bool) {
 }
 
 /// The adjoint (`redo` false: `y −= Σ x`, `x̄ += Σ ȳ`) or its inverse (`redo`: `y += Σ x`,
-/// `x̄ −= Σ ȳ`), with the values and the gradients in one collective.
+/// `x̄ −= Σ ȳ`), with the values and the gradients in one sum.
 fn adjoint_step(
     y: &mut [f64],
     y_grad: &mut [f64],

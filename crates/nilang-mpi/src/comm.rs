@@ -8,9 +8,10 @@ use std::time::Instant;
 /// [`ThreadComm`](crate::ThreadComm), or the processes of an MPI job
 /// ([`MpiComm`](crate::MpiComm)).
 ///
-/// One operation is required, an all-gather in rank order; every collective of this crate is
-/// built on it, so each is deterministic: its result depends on the ranks' data alone, never
-/// on message timing or on an MPI library's choice of algorithm.
+/// Two operations are required, an all-gather and an all-to-all, both of raw data in rank
+/// order; every collective of this crate is built on them and adds in rank order itself, so
+/// each is deterministic: its result depends on the ranks' data alone, never on message
+/// timing or on an MPI library's choice of algorithm.
 ///
 /// ```
 /// use nilang_mpi::{Comm, ThreadComm};
@@ -19,6 +20,12 @@ use std::time::Instant;
 /// for g in &gathered {
 ///     assert_eq!(g, &vec![vec![], vec![1.0], vec![2.0, 2.0]]);
 /// }
+/// // rank r sends `10·r + s` to rank s
+/// let got = ThreadComm::run(3, |c| {
+///     let parts: Vec<Vec<u64>> = (0..3).map(|s| vec![10 * c.rank() as u64 + s]).collect();
+///     c.all_to_all_u64(&parts)
+/// });
+/// assert_eq!(got[2], [vec![2], vec![12], vec![22]]);
 /// ```
 pub trait Comm {
     /// This rank, in `0..size()`.
@@ -28,53 +35,119 @@ pub trait Comm {
     /// Every rank's `local` (lengths may differ), in rank order, on every rank. Every rank
     /// must call it (a collective).
     fn all_gather_u64(&self, local: &[u64]) -> Vec<Vec<u64>>;
+    /// Sends `parts[r]` to rank `r` (one part per rank, lengths may differ) and returns, in
+    /// rank order, the part every rank sent to this one. Every rank must call it; a number of
+    /// parts other than [`Comm::size`] panics (before any message moves).
+    fn all_to_all_u64(&self, parts: &[Vec<u64>]) -> Vec<Vec<u64>>;
 
     /// [`Comm::all_gather_u64`] of `f64` values, moved as their bits (exact, `−0` and NaN
     /// payloads included).
     fn all_gather_f64(&self, local: &[f64]) -> Vec<Vec<f64>> {
-        let bits: Vec<u64> = local.iter().map(|x| x.to_bits()).collect();
-        self.all_gather_u64(&bits)
-            .into_iter()
-            .map(|v| v.into_iter().map(f64::from_bits).collect())
-            .collect()
+        let all = self.all_gather_u64(&bits(local));
+        all.iter().map(|v| floats(v)).collect()
     }
 }
+
+/// From this many values per rank on, [`rank_order_sum`] splits the elements among the ranks
+/// (each rank adds one block in rank order, then the blocks are gathered: a ring
+/// all-reduce's volume); below it, every rank gathers everything and adds (one collective
+/// less).
+///
+/// ```
+/// use nilang_mpi::{rank_order_sum, Counted, ThreadComm, SPLIT_FROM_PER_RANK};
+///
+/// let sent = ThreadComm::run(2, |c| {
+///     let counted = Counted::new(c);
+///     rank_order_sum(&counted, &vec![1.0; 2 * SPLIT_FROM_PER_RANK]).unwrap();
+///     counted.sent()
+/// });
+/// // the length, the other rank's half of the values, then the sums of this rank's half
+/// assert_eq!(sent, [8 + 8 * 64 + 8 * 64; 2]);
+/// ```
+pub const SPLIT_FROM_PER_RANK: usize = 64;
 
 /// `Σ_ranks local`, element by element, on every rank, added in rank order from rank 0's
 /// values (`((x₀ + x₁) + x₂) + …`, bit for bit the same on every rank and in every run).
 ///
-/// The ranks must pass slices of one length: otherwise every rank returns the same error
-/// naming each rank's length (no rank waits for another, and none adds mismatched data).
+/// First the ranks' lengths are gathered: unless they are one length, every rank returns the
+/// same error naming each rank's length (no rank waits for another, and none adds mismatched
+/// data). Then, for fewer than [`SPLIT_FROM_PER_RANK`] values per rank, every rank gathers all
+/// values and adds them (each rank receives `(p − 1)·8n` bytes); from it on, rank `r` receives
+/// block `r` of the elements ([`shard_range`](crate::shard_range)) from every rank
+/// ([`Comm::all_to_all_u64`]), adds it in rank order, and the sums are gathered (each rank
+/// receives `2(p − 1)/p·8n` bytes, a ring all-reduce's volume). Both add every element in the
+/// same order, so both give the same bits.
 ///
 /// ```
 /// use nilang_mpi::{rank_order_sum, Comm, ThreadComm};
 ///
 /// let sums = ThreadComm::run(4, |c| rank_order_sum(c, &[1.0, c.rank() as f64]));
 /// assert!(sums.iter().all(|s| s == &Ok(vec![4.0, 6.0])));
+/// let long = ThreadComm::run(3, |c| rank_order_sum(c, &vec![0.1 * c.rank() as f64; 1000]));
+/// assert!(long.iter().all(|s| s.as_ref().unwrap() == &vec![0.1 + 0.2; 1000]));
 /// let bad = ThreadComm::run(2, |c| rank_order_sum(c, &vec![0.0; 1 + c.rank()]));
 /// assert_eq!(bad[1], Err("rank_order_sum: every rank must pass 1 values (rank 0's length), \
 ///                          but the ranks passed [1, 2]".to_string()));
 /// ```
 pub fn rank_order_sum(comm: &dyn Comm, local: &[f64]) -> Result<Vec<f64>, String> {
-    let all = comm.all_gather_f64(local);
-    let lens: Vec<usize> = all.iter().map(Vec::len).collect();
+    let lens: Vec<u64> = comm
+        .all_gather_u64(&[local.len() as u64])
+        .iter()
+        .map(|v| v[0])
+        .collect();
     if lens.iter().any(|&n| n != lens[0]) {
         return Err(format!(
             "rank_order_sum: every rank must pass {} values (rank 0's length), but the ranks passed {lens:?}",
             lens[0]
         ));
     }
-    let mut sum = all[0].clone();
-    for part in &all[1..] {
+    let (n, p) = (local.len(), comm.size());
+    if n < SPLIT_FROM_PER_RANK * p {
+        return Ok(add_in_rank_order(&comm.all_gather_f64(local)));
+    }
+    let blocks: Vec<Vec<u64>> = (0..p)
+        .map(|r| bits(&local[crate::shard_range(n, r, p)]))
+        .collect();
+    let mine: Vec<Vec<f64>> = comm
+        .all_to_all_u64(&blocks)
+        .iter()
+        .map(|b| floats(b))
+        .collect();
+    Ok(comm.all_gather_f64(&add_in_rank_order(&mine)).concat())
+}
+
+/// The element-by-element sum of `parts` (one length), rank 0's first.
+fn add_in_rank_order(parts: &[Vec<f64>]) -> Vec<f64> {
+    let mut sum = parts[0].clone();
+    for part in &parts[1..] {
         for (s, x) in sum.iter_mut().zip(part) {
             *s += x;
         }
     }
-    Ok(sum)
+    sum
 }
 
-/// A communicator that counts what passes through it: the bytes this rank sends into
-/// all-gathers and receives from the other ranks, the number of collectives (the volume the
+/// `f64` values as their bits.
+fn bits(x: &[f64]) -> Vec<u64> {
+    x.iter().map(|x| x.to_bits()).collect()
+}
+
+/// Bits back as `f64` values.
+fn floats(b: &[u64]) -> Vec<f64> {
+    b.iter().map(|&b| f64::from_bits(b)).collect()
+}
+
+/// Panics unless an all-to-all has one part per rank.
+pub(crate) fn check_parts(parts: usize, size: usize) {
+    assert_eq!(
+        parts, size,
+        "all_to_all_u64: one part per rank: {size} ranks, {parts} parts"
+    );
+}
+
+/// A communicator that counts what passes through it: the bytes this rank sends to the other
+/// ranks and receives from them (an all-gather sends its values to each other rank), the
+/// number of collectives (the volume the
 /// algorithms ask for, not what a network moves: an MPI library may route it through a tree
 /// or a ring; [`MpiComm`](crate::MpiComm)'s exchange of the lengths is not counted), and the
 /// seconds spent in them (moving data and waiting for the other ranks).
@@ -84,12 +157,12 @@ pub fn rank_order_sum(comm: &dyn Comm, local: &[f64]) -> Result<Vec<f64>, String
 ///
 /// let bytes = ThreadComm::run(4, |c| {
 ///     let counted = Counted::new(c);
-///     rank_order_sum(&counted, &[0.0; 10]).unwrap();
+///     rank_order_sum(&counted, &[0.0; 10]).unwrap(); // the lengths, then the values
 ///     assert!(counted.seconds() >= 0.0);
 ///     (counted.sent(), counted.received(), counted.calls())
 /// });
-/// // 10 doubles out; 3 other ranks' 10 doubles in
-/// assert!(bytes.iter().all(|&b| b == (80, 240, 1)));
+/// // 1 + 10 doubles to each of 3 other ranks, and from each
+/// assert!(bytes.iter().all(|&b| b == (264, 264, 2)));
 /// ```
 pub struct Counted<'a> {
     inner: &'a dyn Comm,
@@ -128,6 +201,18 @@ impl<'a> Counted<'a> {
     }
 }
 
+impl Counted<'_> {
+    /// Adds one collective: `sent` and `received` values (to and from other ranks), and the
+    /// seconds since `start`.
+    fn count(&self, sent: usize, received: usize, start: Instant) {
+        self.sent.set(self.sent.get() + 8 * sent as u64);
+        self.received.set(self.received.get() + 8 * received as u64);
+        self.calls.set(self.calls.get() + 1);
+        let seconds = start.elapsed().as_secs_f64();
+        self.seconds.set(self.seconds.get() + seconds);
+    }
+}
+
 impl Comm for Counted<'_> {
     fn rank(&self) -> usize {
         self.inner.rank()
@@ -138,12 +223,22 @@ impl Comm for Counted<'_> {
     fn all_gather_u64(&self, local: &[u64]) -> Vec<Vec<u64>> {
         let start = Instant::now();
         let all = self.inner.all_gather_u64(local);
-        self.seconds
-            .set(self.seconds.get() + start.elapsed().as_secs_f64());
-        let others: usize = all.iter().map(Vec::len).sum::<usize>() - local.len();
-        self.sent.set(self.sent.get() + 8 * local.len() as u64);
-        self.received.set(self.received.get() + 8 * others as u64);
-        self.calls.set(self.calls.get() + 1);
+        let from_others: usize = all.iter().map(Vec::len).sum::<usize>() - local.len();
+        self.count(local.len() * (all.len() - 1), from_others, start);
         all
+    }
+    fn all_to_all_u64(&self, parts: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        let start = Instant::now();
+        let got = self.inner.all_to_all_u64(parts);
+        let me = self.rank();
+        let others = |v: &[Vec<u64>]| -> usize {
+            v.iter()
+                .enumerate()
+                .filter(|&(r, _)| r != me)
+                .map(|(_, p)| p.len())
+                .sum()
+        };
+        self.count(others(parts), others(&got), start);
+        got
     }
 }

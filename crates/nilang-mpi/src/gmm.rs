@@ -243,7 +243,7 @@ impl GmmShard {
     }
 }
 
-/// The gradient's four parts in one vector (one collective instead of four).
+/// The gradient's four parts in one vector (one sum instead of four).
 fn flatten(g: &Gradient) -> Vec<f64> {
     [&g.alpha[..], &g.mu, &g.q, &g.l].concat()
 }

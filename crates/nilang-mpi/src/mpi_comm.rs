@@ -15,7 +15,8 @@ build with `--features mpi`, or run the ranks as threads (nilang_mpi::ThreadComm
 
 /// `MPI_COMM_WORLD` of an MPI job (`mpirun -np N …`), initialised once per process; MPI is
 /// finalised when it is dropped. The all-gather is `MPI_Allgather` of the lengths, then
-/// `MPI_Allgatherv` of the data.
+/// `MPI_Allgatherv` of the data; the all-to-all `MPI_Alltoall` of the lengths, then
+/// `MPI_Alltoallv`.
 ///
 /// ```
 /// use nilang_mpi::MpiComm;
@@ -71,38 +72,68 @@ impl Comm for MpiComm {
     fn all_gather_u64(&self, local: &[u64]) -> Vec<Vec<u64>> {
         use mpi::datatype::PartitionMut;
         use mpi::traits::CommunicatorCollectives;
-        let size = self.size();
-        let mut lens = vec![0u64; size];
+        let mut lens = vec![0u64; self.size()];
         self.world
             .all_gather_into(&(local.len() as u64), &mut lens[..]);
-        let count = |n: u64| {
-            mpi::Count::try_from(n).unwrap_or_else(|_| {
-                panic!("MpiComm::all_gather_u64: a rank sends {n} values, more than MPI's count type holds")
-            })
-        };
-        let counts: Vec<mpi::Count> = lens.iter().map(|&n| count(n)).collect();
-        let displs: Vec<mpi::Count> = counts
-            .iter()
-            .scan(0u64, |at, &n| {
-                let here = *at;
-                *at += n as u64;
-                Some(count(here))
-            })
-            .collect();
+        let counts: Vec<mpi::Count> = lens.iter().map(|&n| count(n as usize)).collect();
         let mut buf = vec![0u64; lens.iter().sum::<u64>() as usize];
         {
+            let displs = displacements(&counts);
             let mut parts = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
             self.world.all_gather_varcount_into(local, &mut parts);
         }
-        let mut rest = &buf[..];
-        lens.iter()
-            .map(|&n| {
-                let (part, tail) = rest.split_at(n as usize);
-                rest = tail;
-                part.to_vec()
-            })
-            .collect()
+        split(&buf, &counts)
     }
+    fn all_to_all_u64(&self, parts: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        use mpi::datatype::{Partition, PartitionMut};
+        use mpi::traits::CommunicatorCollectives;
+        crate::check_parts(parts.len(), self.size());
+        let send_counts: Vec<mpi::Count> = parts.iter().map(|p| count(p.len())).collect();
+        let mut recv_counts = vec![0 as mpi::Count; self.size()];
+        self.world
+            .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        let send = parts.concat();
+        let mut buf = vec![0u64; recv_counts.iter().map(|&n| n as usize).sum()];
+        {
+            let send_displs = displacements(&send_counts);
+            let out = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
+            let recv_displs = displacements(&recv_counts);
+            let mut into = PartitionMut::new(&mut buf[..], &recv_counts[..], &recv_displs[..]);
+            self.world.all_to_all_varcount_into(&out, &mut into);
+        }
+        split(&buf, &recv_counts)
+    }
+}
+
+/// `n` as MPI's count type, or a panic saying that a message is too long for it.
+#[cfg(feature = "mpi")]
+fn count(n: usize) -> mpi::Count {
+    mpi::Count::try_from(n).unwrap_or_else(|_| {
+        panic!("MpiComm: a rank sends {n} values in one message, more than MPI's count type holds")
+    })
+}
+
+/// Where each of the consecutive parts of `counts` values begins.
+#[cfg(feature = "mpi")]
+fn displacements(counts: &[mpi::Count]) -> Vec<mpi::Count> {
+    let starts = counts.iter().scan(0usize, |at, &n| {
+        let here = *at;
+        *at += n as usize;
+        Some(count(here))
+    });
+    starts.collect()
+}
+
+/// `buf` cut into consecutive parts of `counts` values.
+#[cfg(feature = "mpi")]
+fn split(buf: &[u64], counts: &[mpi::Count]) -> Vec<Vec<u64>> {
+    let mut rest = buf;
+    let parts = counts.iter().map(|&n| {
+        let (part, tail) = rest.split_at(n as usize);
+        rest = tail;
+        part.to_vec()
+    });
+    parts.collect()
 }
 
 #[cfg(not(feature = "mpi"))]
@@ -114,6 +145,9 @@ impl Comm for MpiComm {
         match self.never {}
     }
     fn all_gather_u64(&self, _: &[u64]) -> Vec<Vec<u64>> {
+        match self.never {}
+    }
+    fn all_to_all_u64(&self, _: &[Vec<u64>]) -> Vec<Vec<u64>> {
         match self.never {}
     }
 }

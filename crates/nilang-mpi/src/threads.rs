@@ -1,7 +1,7 @@
 //! Ranks as threads of one process ([`ThreadComm`]): the communicator of the tests and of
 //! users without MPI.
 
-use crate::Comm;
+use crate::{check_parts, Comm};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -37,8 +37,9 @@ struct State {
     /// The first rank that returned (a rank still waiting in a collective would wait for it
     /// forever).
     left: Option<usize>,
-    /// Each rank's contribution to the all-gather in progress.
-    slots: Vec<Vec<u64>>,
+    /// Each rank's messages of the exchange in progress (one for all ranks in an all-gather,
+    /// one per rank in an all-to-all).
+    slots: Vec<Vec<Vec<u64>>>,
 }
 
 impl ThreadComm<'_> {
@@ -154,11 +155,27 @@ impl Comm for ThreadComm<'_> {
         self.shared.size
     }
     fn all_gather_u64(&self, local: &[u64]) -> Vec<Vec<u64>> {
+        self.exchange(vec![local.to_vec()], |msgs| msgs[0].clone())
+    }
+    fn all_to_all_u64(&self, parts: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        check_parts(parts.len(), self.size());
+        self.exchange(parts.to_vec(), |msgs| msgs[self.rank].clone())
+    }
+}
+
+impl ThreadComm<'_> {
+    /// Puts this rank's messages in its slot and returns, in rank order, what `pick` takes
+    /// from every rank's slot, once every rank has put its own.
+    fn exchange(
+        &self,
+        mine: Vec<Vec<u64>>,
+        pick: impl Fn(&[Vec<u64>]) -> Vec<u64>,
+    ) -> Vec<Vec<u64>> {
         let sh = self.shared;
         let mut s = sh.lock();
-        s.slots[self.rank] = local.to_vec();
+        s.slots[self.rank] = mine;
         let s = sh.barrier(s, self.rank);
-        let all = s.slots.clone();
+        let all = s.slots.iter().map(|msgs| pick(msgs)).collect();
         // nobody writes the slots again before every rank has read them
         drop(sh.barrier(s, self.rank));
         all

@@ -257,3 +257,30 @@ fn adjoint_inv_inside_an_uncomputed_routine_matches_central_differences() {
         }
     }
 }
+
+#[test]
+fn split_and_gathered_sums_add_every_element_in_rank_order() {
+    // values whose sums depend on the order of additions
+    let value = |rank: usize, j: usize| {
+        ((j * 7 + rank * 13) as f64).sin() * 10f64.powi(rank as i32 * 5 - 8)
+    };
+    for p in [1, 2, 3, 4] {
+        // below and above SPLIT_FROM_PER_RANK·p values, blocks of unequal sizes, and none
+        for n in [0, 7, 64 * p - 1, 64 * p, 1001] {
+            let sums = ThreadComm::run(p, |c| {
+                let local: Vec<f64> = (0..n).map(|j| value(c.rank(), j)).collect();
+                nilang_mpi::rank_order_sum(c, &local).unwrap()
+            });
+            let expected: Vec<f64> = (0..n)
+                .map(|j| (1..p).fold(value(0, j), |s, r| s + value(r, j)))
+                .collect();
+            for s in sums {
+                let same = s
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same && s.len() == n, "{p} ranks, {n} values");
+            }
+        }
+    }
+}
