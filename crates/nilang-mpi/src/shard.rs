@@ -57,22 +57,27 @@ pub fn agree(comm: &dyn Comm, sizes: &[(&str, u64)]) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks that the ranks' shards hold `total` items together (`local` here), after
-/// [`agree`]ing on `total`; an error on every rank otherwise.
+/// Checks that the ranks agree on `total` and that their shards hold `total` items together
+/// (`local` here); an error on every rank otherwise (one collective).
 ///
 /// ```
-/// use nilang_mpi::{check_shards, ThreadComm};
+/// use nilang_mpi::{check_shards, Comm, ThreadComm};
 ///
 /// let bad = ThreadComm::run(2, |c| check_shards(c, "points", 10, 4));
 /// assert_eq!(bad[1], Err("the shards hold [4, 4] points, 8 in all, but the problem has 10".into()));
+/// let split = ThreadComm::run(2, |c| check_shards(c, "points", 10 + c.rank(), 5));
+/// assert_eq!(split[0], Err("the ranks disagree on points: rank 0 has 10, the ranks have [10, 11]".into()));
 /// ```
 pub fn check_shards(comm: &dyn Comm, what: &str, total: usize, local: usize) -> Result<(), String> {
-    agree(comm, &[(what, total as u64)])?;
-    let counts: Vec<u64> = comm
-        .all_gather_u64(&[local as u64])
-        .iter()
-        .map(|v| v[0])
-        .collect();
+    let all = comm.all_gather_u64(&[total as u64, local as u64]);
+    let totals: Vec<u64> = all.iter().map(|v| v[0]).collect();
+    if totals.iter().any(|&t| t != totals[0]) {
+        return Err(format!(
+            "the ranks disagree on {what}: rank 0 has {}, the ranks have {totals:?}",
+            totals[0]
+        ));
+    }
+    let counts: Vec<u64> = all.iter().map(|v| v[1]).collect();
     let sum: u64 = counts.iter().sum();
     if sum != total as u64 {
         return Err(format!(
