@@ -518,6 +518,9 @@ impl<'f> Emitter<'f> {
                     quote_spanned!(span=> #tmp -= #rendered; dealloc!(#tmp = #zero);),
                 );
                 passed.push(quote!(#tmp));
+            } else if self.is_data_slice(a, &rendered) {
+                let at = syn::spanned::Spanned::span(&rendered);
+                passed.push(quote_spanned!(at=> ::nilang::__private::data(&#rendered)));
             } else {
                 passed.push(quote!(#rendered));
             }
@@ -530,6 +533,22 @@ impl<'f> Emitter<'f> {
         before.push(call);
         before.extend(after);
         before
+    }
+
+    /// Is this argument a slice of data: a plain slice parameter, or a sub-slice of one
+    /// (handed on through `nilang::__private::data`, whose error names the fix where the callee
+    /// differentiates the parameter)?
+    fn is_data_slice(&self, a: &Expr, rendered: &syn::Expr) -> bool {
+        let root = match rendered {
+            syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)) => &*i.expr,
+            other => other,
+        };
+        let syn::Expr::Path(p) = root else {
+            return false;
+        };
+        a.reads
+            .iter()
+            .any(|id| self.sig.is_slice(*id) && p.path.is_ident(&self.f.binds[*id].name))
     }
 
     /// The program a call runs and the tapes passed to it: under `store`, `g_rev_taped` on

@@ -65,7 +65,9 @@ pub use check::{
     check_while_iteration,
 };
 pub use hoist::check_hoisted_index;
-pub use pass::{copy_slice, pass, pass_shadow, store_slice, writes, Pass, PassShadow};
+pub use pass::{
+    copy_slice, data, pass, pass_shadow, store_slice, writes, FromData, Pass, PassShadow,
+};
 pub use range::{RevRange, RevRangeIter};
 pub use shadow::{
     add_grad_into, join, join_constant, split_gradient_into, split_into, zero_grad, Shadow,

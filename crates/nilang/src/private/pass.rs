@@ -142,3 +142,29 @@ pub fn pass_shadow<'a, X: ?Sized, P: PassShadow<'a, X>>(g: &'a mut X) -> P {
 pub const fn writes(mask: u128, k: usize) -> bool {
     k >= 128 || (mask >> k) & 1 == 1
 }
+
+/// A slice of data (a parameter of a `#[differentiable]` function left out of `wrt`) handed to
+/// a callee: it goes through as it is where the callee reads data, and is a compile error that
+/// says what to write where the callee differentiates that parameter (a `&mut [T]`).
+#[diagnostic::on_unimplemented(
+    message = "a slice of data (a parameter not differentiated here) cannot be handed to a parameter the callee differentiates (`{Self}`)",
+    label = "this argument is data here: a parameter left out of `wrt`",
+    note = "copy it into a local vector first (`let mut v = vec![0.0; n];` and a loop), or differentiate it too (add it to `wrt`)"
+)]
+pub trait FromData<'a, E> {
+    /// The argument as the callee's parameter takes it.
+    fn from_data(x: &'a [E]) -> Self;
+}
+
+impl<'a, E> FromData<'a, E> for &'a [E] {
+    #[inline(always)]
+    fn from_data(x: &'a [E]) -> Self {
+        x
+    }
+}
+
+/// Hands a slice of data to a callee's parameter ([`FromData`]).
+#[inline(always)]
+pub fn data<'a, E, D: FromData<'a, E>>(x: &'a [E]) -> D {
+    D::from_data(x)
+}
