@@ -507,10 +507,24 @@ impl<'f> Emitter<'f> {
     ) -> Vec<TokenStream> {
         let zero = self.negative_zero();
         let (mut before, mut after, mut passed) = (Vec::new(), Vec::new(), Vec::new());
-        for a in args {
-            let rendered = self.render(a);
-            let rendered = strip_reference(rendered);
-            if a.real && !is_place(&rendered) {
+        let all: Vec<syn::Expr> = args
+            .iter()
+            .map(|a| strip_reference(self.render(a)))
+            .collect();
+        for (k, (a, rendered)) in args.iter().zip(&all).enumerate() {
+            // an argument beside another of its variable (`g(x, x[0])`, `g(&v, &v[1..3])`) is
+            // copied, so that each argument is borrowed alone
+            let root = place_root(rendered);
+            // another argument (before this one, with `before_only`) of the same variable
+            let shares = |before_only: bool| {
+                root.is_some()
+                    && all
+                        .iter()
+                        .enumerate()
+                        .any(|(j, o)| j != k && (!before_only || j < k) && place_root(o) == root)
+            };
+            let element = is_place(rendered) && vector_part(rendered).is_none();
+            if a.real && (!is_place(rendered) || element && shares(false)) {
                 let tmp = self.names.fresh("arg", span);
                 before.push(quote_spanned!(span=> let #tmp = #zero; #tmp += #rendered;));
                 after.insert(
@@ -518,9 +532,27 @@ impl<'f> Emitter<'f> {
                     quote_spanned!(span=> #tmp -= #rendered; dealloc!(#tmp = #zero);),
                 );
                 passed.push(quote!(#tmp));
-            } else if self.is_data_slice(a, &rendered) {
-                let at = syn::spanned::Spanned::span(&rendered);
+            } else if self.is_data_slice(a, rendered) {
+                let at = syn::spanned::Spanned::span(rendered);
                 passed.push(quote_spanned!(at=> ::nilang::__private::data(&#rendered)));
+            } else if let Some((whole, start, len)) = vector_part(rendered)
+                .filter(|_| self.is_real_vector(a, rendered))
+                .filter(|_| shares(true))
+            {
+                let (tmp, j) = (self.names.fresh("arg", span), self.names.fresh("j", span));
+                let zero = self.zero();
+                before.push(quote_spanned!(span=>
+                    let #tmp = ::std::vec![#zero; #len];
+                    for #j in 0..#len { #tmp[#j] += #whole[#start + #j]; }
+                ));
+                after.insert(
+                    0,
+                    quote_spanned!(span=>
+                        for #j in 0..#len { #tmp[#j] -= #whole[#start + #j]; }
+                        dealloc!(#tmp = ::std::vec![#zero; #len]);
+                    ),
+                );
+                passed.push(quote!(#tmp));
             } else {
                 passed.push(quote!(#rendered));
             }
@@ -533,6 +565,17 @@ impl<'f> Emitter<'f> {
         before.push(call);
         before.extend(after);
         before
+    }
+
+    /// Is this argument (a vector or a part of one) of differentiable numbers?
+    fn is_real_vector(&self, a: &Expr, rendered: &syn::Expr) -> bool {
+        let Some(root) = place_root(rendered) else {
+            return false;
+        };
+        a.reads.iter().any(|id| {
+            let b = &self.f.binds[*id];
+            b.ty == Ty::RealVec && (b.name == *root || self.subst.get(id) == Some(root))
+        })
     }
 
     /// Is this argument a slice of data: a plain slice parameter, or a sub-slice of one
@@ -746,6 +789,37 @@ fn strip_reference(e: syn::Expr) -> syn::Expr {
     match e {
         syn::Expr::Reference(r) => *r.expr,
         other => other,
+    }
+}
+
+/// A vector or a part of one as an argument (`v`, `v[a..b]`): the vector, where the part
+/// starts and its length.
+fn vector_part(e: &syn::Expr) -> Option<(syn::Expr, TokenStream, TokenStream)> {
+    match e {
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+            Some((e.clone(), quote!(0usize), quote!((#e).len())))
+        }
+        syn::Expr::Index(i) => match &*i.index {
+            syn::Expr::Range(syn::ExprRange {
+                start: Some(a),
+                end: Some(b),
+                limits: syn::RangeLimits::HalfOpen(_),
+                ..
+            }) => Some(((*i.expr).clone(), quote!((#a)), quote!(((#b) - (#a))))),
+            _ => None,
+        },
+        syn::Expr::Paren(p) => vector_part(&p.expr),
+        _ => None,
+    }
+}
+
+/// The variable a place (`v`, `v[i]`, `v[a..b]`) is part of.
+fn place_root(e: &syn::Expr) -> Option<&syn::Ident> {
+    match e {
+        syn::Expr::Path(p) => p.path.get_ident(),
+        syn::Expr::Index(i) => place_root(&i.expr),
+        syn::Expr::Paren(p) => place_root(&p.expr),
+        _ => None,
     }
 }
 

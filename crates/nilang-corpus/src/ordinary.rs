@@ -1,6 +1,8 @@
 //! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over
 //! `f64` with overwrites, branches on data, loops that carry state, `while` loops, local
-//! vectors, `max`/`min` and calls — what the front end must turn into a reversible program.
+//! vectors, `max`/`min` and calls, among them calls that write a local vector (`lib_turn`, which
+//! overwrites two elements and accumulates into the third) — what the front end must turn into
+//! a reversible program.
 //!
 //! Every program is `fn f(x: &[f64], t: f64, n: usize) -> f64` with `x.len() == ORDINARY_NX`
 //! and `n` in `1..=3`. Values stay bounded by construction (products of bounded factors,
@@ -27,6 +29,14 @@ fn lib_norm(v: &[f64]) -> f64 {
 fn lib_mix(a: f64, b: f64) -> f64 {
     let m = a.max(b);
     m * 0.5 + (a - b).tanh()
+}
+
+#[nilang::differentiable]
+fn lib_turn(v: &[f64], a: f64, out: &mut [f64]) {
+    let (c, s) = (a.cos(), a.sin());
+    out[0] = c * v[0] - s * v[1];
+    out[1] = s * v[0] + c * v[1];
+    out[2] += 0.5 * v[2].tanh();
 }
 ";
 
@@ -169,6 +179,7 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             let e = expr(rng, scope, 1);
             format!("{pad}{v} *= 0.5 + 0.25 * ({e}).tanh();\n")
         }
+        5 if !scope.vecs.is_empty() && rng.below(3) == 0 => turn_call(rng, scope, pad),
         5 if !scope.vecs.is_empty() => {
             let v = rng.pick(&scope.vecs).clone();
             let i = index(rng, scope);
@@ -199,6 +210,7 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
                  {pad}    {v} *= 0.5;\n{pad}    {c} += 1;\n{pad}}}\n"
             )
         }
+        _ if !scope.vecs.is_empty() && rng.below(3) == 0 => turn_call(rng, scope, pad),
         _ => {
             let name = scope.fresh("c");
             let call = if rng.below(2) == 0 {
@@ -212,6 +224,20 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             out
         }
     }
+}
+
+/// A call that writes a local vector (`lib_turn`), from `x` or another local vector; its
+/// angle may read the vector written.
+fn turn_call(rng: &mut Rng, scope: &Scope, pad: &str) -> String {
+    let dst = rng.pick(&scope.vecs).clone();
+    let others: Vec<&String> = scope.vecs.iter().filter(|v| **v != dst).collect();
+    let src = if others.is_empty() || rng.below(2) == 0 {
+        "x".to_string()
+    } else {
+        format!("&{}", rng.pick(&others))
+    };
+    let a = expr(rng, scope, 1);
+    format!("{pad}lib_turn({src}, {a}, &mut {dst});\n")
 }
 
 /// A nested block: its own bindings go out of scope at its end.

@@ -78,6 +78,38 @@ fn lean(theta: &[f64], v: &[f64]) -> f64 {
     total
 }
 
+/// Arguments that share a variable with another argument: an element beside the whole
+/// (`x` and `x[0]`), and an element of the vector the call writes (taken before the call).
+#[differentiable]
+fn shared_arguments(x: &[f64]) -> f64 {
+    let mut v = vec![0.0; 2];
+    rotate(&x[1..2], &x[2..4], &mut v);
+    let mut w = vec![0.0; 2];
+    turn_by(x, x[0], &mut w);
+    turn_by(&w, v[0], &mut v);
+    let mut u = vec![0.0; 4];
+    rotate(&v[0..1], &w[0..2], &mut u[2..4]);
+    rotate(&u[2..3], &u[2..4], &mut w);
+    v[0] * w[1] + v[1] + u[3] + dot(&u, &u[0..4])
+}
+
+/// `a · b`.
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// Overwrites `out` with `v` turned by the angle `a`.
+#[differentiable]
+fn turn_by(v: &[f64], a: f64, out: &mut [f64]) {
+    out[0] = a.cos() * v[0] - a.sin() * v[1];
+    out[1] = a.sin() * v[0] + a.cos() * v[1];
+}
+
 fn problem(k: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let theta = (0..k).map(|i| 0.3 + 0.7 * i as f64).collect();
     let a = vec![0.9, -0.4, 0.3, 1.2];
@@ -116,6 +148,29 @@ fn calls_with_outputs_under_uncompute_have_the_gradient_of_central_differences()
             g_theta[i]
         );
     }
+}
+
+#[test]
+fn arguments_sharing_a_variable_have_the_gradient_of_central_differences() {
+    let x = vec![0.4, -0.3, 0.9, 1.3];
+    let (value, grad) = shared_arguments_gradient(&x);
+    assert_eq!(value, shared_arguments(&x));
+    let e = 1e-6;
+    for i in 0..x.len() {
+        let (mut up, mut down) = (x.clone(), x.clone());
+        up[i] += e;
+        down[i] -= e;
+        let fd = (shared_arguments(&up) - shared_arguments(&down)) / (2.0 * e);
+        assert!(
+            (grad[i] - fd).abs() < 1e-6 * (1.0 + fd.abs()),
+            "{i}: {} vs {fd}",
+            grad[i]
+        );
+    }
+    let (mut out, mut xr) = (0.0, x.clone());
+    shared_arguments_rev(&mut out, &mut xr);
+    shared_arguments_rev_inv(&mut out, &mut xr);
+    assert_eq!((out, xr), (0.0, x));
 }
 
 #[test]

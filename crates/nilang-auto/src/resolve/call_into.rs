@@ -2,8 +2,18 @@
 //! output parameters, which changes its outputs as the plain call does.
 
 use super::{err, Resolver, Result};
-use crate::nir::{Expr, Origin, Stmt, StmtKind, Ty};
+use crate::nir::{Expr, Init, Origin, Stmt, StmtKind, Ty};
+use proc_macro2::Span;
 use syn::spanned::Spanned;
+
+/// An expression to be replaced at once.
+fn placeholder() -> Expr {
+    Expr {
+        syn: syn::parse_quote!(()),
+        reads: Default::default(),
+        real: false,
+    }
+}
 
 impl Resolver<'_> {
     /// `g(args…);` where some arguments are outputs: `&mut v` or `&mut v[a..b]` of a local
@@ -12,9 +22,11 @@ impl Resolver<'_> {
         let syn::Expr::Path(p) = &*c.func else {
             return err(&c.func, "call a function by its name or path");
         };
-        let (mut args, mut outputs) = (Vec::new(), Vec::new());
+        let (mut args, mut outputs, mut is_output) = (Vec::new(), Vec::new(), Vec::new());
         for a in &c.args {
-            match self.output(a)? {
+            let output = self.output(a)?;
+            is_output.push(output.is_some());
+            match output {
                 Some((place, root)) => {
                     if outputs.contains(&root) {
                         return err(
@@ -29,6 +41,14 @@ impl Resolver<'_> {
                 None => args.push(self.expr(a)?),
             }
         }
+        self.flush(out);
+        for (a, _) in args.iter_mut().zip(&is_output).filter(|(_, out)| !**out) {
+            // a number read from a vector the call writes (`g(v[0], &mut v)`) is taken before
+            // the call, into a temporary of the block
+            if a.real && outputs.iter().any(|o| a.reads.contains(o)) {
+                *a = self.hoist_before(std::mem::replace(a, placeholder()), c.span(), out);
+            }
+        }
         if outputs.is_empty() {
             return err(
                 c,
@@ -40,7 +60,6 @@ impl Resolver<'_> {
         let mut func = p.path.clone();
         let last = func.segments.last_mut().expect("a path has a segment");
         last.ident = quote::format_ident!("{}_rev_taped", last.ident, span = last.ident.span());
-        self.flush(out);
         out.push(Stmt {
             kind: StmtKind::CallInto {
                 func,
@@ -50,6 +69,24 @@ impl Resolver<'_> {
             span: c.span(),
         });
         Ok(())
+    }
+
+    /// `let t = value;` added to `out`, and `t` as an expression.
+    fn hoist_before(&mut self, value: Expr, span: Span, out: &mut Vec<Stmt>) -> Expr {
+        let id = self.temporary("arg", Ty::Real, span);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                id,
+                init: Init::Expr(value),
+            },
+            span,
+        });
+        let name = &self.binds[id].name;
+        Expr {
+            syn: syn::parse_quote!(#name),
+            reads: [id].into(),
+            real: true,
+        }
     }
 
     /// An output argument: the place it writes and the vector it is part of; `None` for an
