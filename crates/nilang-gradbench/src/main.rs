@@ -4,22 +4,28 @@
 //!
 //! `--threads N` (default 1, at most 64 per core and 4096) sizes the rayon pool that serves the
 //! messages and on which the evals' parallel loops run (`kmeans` switches to its parallel
-//! program above one thread). `--natural` answers with the evals' natural programs where they
-//! have one (`nilang_gradbench::evals::natural`). The caps on what one message may ask for (memory, runs, solver
+//! program above one thread). `--engine natural` (or `--natural`) answers with the evals'
+//! natural programs where they have one (`nilang_gradbench::evals::natural`), `--engine
+//! dualrev` with ordinary generic Rust differentiated by `nilang-dualrev`
+//! (`nilang_gradbench::evals::dualrev`). The caps on what one message may ask for (memory, runs, solver
 //! steps) come from environment variables (`nilang_gradbench::limits`).
 
 const USAGE: &str = "\
 nilang-gradbench: nilang as a GradBench tool. Reads GradBench messages on stdin (one JSON object
 per line) and answers each with one line on stdout; exits when stdin closes.
 
-Usage: nilang-gradbench [--threads N] [--natural]
+Usage: nilang-gradbench [--threads N] [--engine expert|natural|dualrev]
 
 Options:
   --threads N   threads of the pool the evals' parallel loops run on (default 1; at most 64
                 per core, and 4096)
-  --natural     answer with the evals' natural programs (plain Rust under #[differentiable])
-                where they have one (lse, llsq, gmm, ode's gradient, det, kmeans, lstm,
-                ba); the expert programs otherwise
+  --engine E    the programs that answer (default expert: the reversible programs):
+                natural  the evals' natural programs (plain Rust under #[differentiable])
+                dualrev  the evals as ordinary generic Rust over nilang-dualrev's Scalar,
+                         differentiated by its dual-numbers reverse AD (a tape)
+                both for lse, llsq, gmm, ode's gradient, det, kmeans, lstm and ba; the
+                expert programs answer the others
+  --natural     the same as --engine natural
   -h, --help    print this help and exit
   -V, --version print the version and exit
 
@@ -56,8 +62,14 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let natural = nilang_gradbench::natural_option(&args);
-    if let Err(e) = nilang_gradbench::serve_stdio_with(threads, natural) {
+    let engine = match nilang_gradbench::engine_option(&args) {
+        Ok(engine) => engine,
+        Err(e) => {
+            eprintln!("nilang-gradbench: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = nilang_gradbench::serve_stdio_engine(threads, engine) {
         eprintln!("nilang-gradbench: {e}");
         std::process::exit(1);
     }

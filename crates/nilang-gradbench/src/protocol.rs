@@ -14,7 +14,7 @@
 //! JSON: [`readable_id`]). A result that is not finite (JSON has no NaN or infinity) is a
 //! failure too, never a `null` output. Nothing a message contains stops the tool.
 
-use crate::evals::{self, MODULES};
+use crate::evals::{self, Engine, MODULES};
 use serde_json::{json, Value};
 use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
@@ -26,7 +26,7 @@ pub const TOOL_NAME: &str = "nilang";
 #[derive(Debug, Default)]
 pub struct Tool {
     defined: Vec<String>,
-    natural: bool,
+    engine: Engine,
 }
 
 impl Tool {
@@ -38,8 +38,18 @@ impl Tool {
     /// A tool with no module defined that answers with the evals' natural programs where they
     /// have one (`--natural`, [`evals::natural`]) when `natural` is set.
     pub fn with_natural(natural: bool) -> Tool {
+        Tool::with_engine(if natural {
+            Engine::Natural
+        } else {
+            Engine::Expert
+        })
+    }
+
+    /// A tool with no module defined that answers by `engine` where it has a program for the
+    /// function asked (`--engine`, [`Engine`]), by the expert programs otherwise.
+    pub fn with_engine(engine: Engine) -> Tool {
         Tool {
-            natural,
+            engine,
             ..Tool::default()
         }
     }
@@ -101,8 +111,8 @@ impl Tool {
                 let Some(input) = message.get("input") else {
                     return failure(id, "`evaluate` message has no field `input`".into());
                 };
-                let natural = self.natural;
-                let result = guarded(|| evals::evaluate_with(module, function, input, natural));
+                let engine = self.engine;
+                let result = guarded(|| evals::evaluate_with(module, function, input, engine));
                 match result.and_then(finite) {
                     Ok((output, timings)) => {
                         json!({"id": id, "success": true, "output": output, "timings": timings})

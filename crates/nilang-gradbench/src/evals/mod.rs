@@ -19,6 +19,7 @@ use serde_json::Value;
 
 pub mod ba;
 pub mod det;
+pub mod dualrev;
 pub mod gd;
 pub mod gmm;
 pub mod hello;
@@ -30,6 +31,7 @@ pub mod lstm;
 pub mod natural;
 pub mod ode;
 pub mod particle;
+pub mod programs;
 pub mod saddle;
 
 /// `T::fresh()`: the zero an accumulating ancilla starts from, `−0`. Since `−0 + v = v` for
@@ -90,22 +92,53 @@ pub fn evaluate(
     function: &str,
     input: &Value,
 ) -> Result<(Value, Vec<Timing>), String> {
-    evaluate_with(module, function, input, false)
+    evaluate_with(module, function, input, Engine::Expert)
 }
 
-/// [`evaluate`], by the eval's natural program ([`natural`]) where `natural` is set and the
-/// eval has one for `function`; by the expert program otherwise.
+/// The engine that answers an eval's objective and derivative.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The expert reversible programs of this module.
+    #[default]
+    Expert,
+    /// The natural programs (plain Rust under `#[differentiable]`, [`natural`]) where an eval
+    /// has one.
+    Natural,
+    /// Ordinary generic Rust differentiated by `nilang-dualrev` ([`dualrev`]) where an eval
+    /// has a version there.
+    DualRev,
+}
+
+impl Engine {
+    /// The engine of an `--engine` value: `expert`, `natural` or `dualrev`.
+    pub fn from_name(name: &str) -> Result<Engine, String> {
+        match name {
+            "expert" => Ok(Engine::Expert),
+            "natural" => Ok(Engine::Natural),
+            "dualrev" => Ok(Engine::DualRev),
+            _ => Err(format!(
+                "unknown engine `{name}` (the engines are `expert`, `natural` and `dualrev`)"
+            )),
+        }
+    }
+}
+
+/// [`evaluate`] by `engine` where it answers `function` of `module` ([`natural`],
+/// [`dualrev`]); by the expert program otherwise.
 pub fn evaluate_with(
     module: &str,
     function: &str,
     input: &Value,
-    natural: bool,
+    engine: Engine,
 ) -> Result<(Value, Vec<Timing>), String> {
     Runs::from_input(input)?;
-    if natural {
-        if let Some(result) = natural::evaluate(canonical(module), function, input) {
-            return result;
-        }
+    let by_engine = match engine {
+        Engine::Expert => None,
+        Engine::Natural => natural::evaluate(canonical(module), function, input),
+        Engine::DualRev => dualrev::evaluate(canonical(module), function, input),
+    };
+    if let Some(result) = by_engine {
+        return result;
     }
     match canonical(module) {
         "hello" => hello::evaluate(function, input),

@@ -7,7 +7,8 @@
 //! answers with the expert program, as without the option. Inputs are checked and outputs
 //! encoded as by the expert programs, so the answers have the same format.
 
-use super::{decode, rows, timed};
+use super::programs::{self, Programs};
+use crate::evals as e;
 use crate::runs::Timing;
 use serde_json::{json, Value};
 
@@ -21,10 +22,63 @@ pub mod lse;
 pub mod lstm;
 pub mod ode;
 
-/// The modules (canonical GradBench names) with a natural version.
+/// The modules (canonical GradBench names) with a natural version: those of every engine
+/// ([`programs::MODULES`]) and `ht`.
 pub const NATURAL: &[&str] = &[
     "lse", "llsq", "gmm", "ode", "det", "kmeans", "lstm", "ba", "ht",
 ];
+
+/// The natural programs as an engine ([`Programs`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Natural;
+
+impl Programs for Natural {
+    fn lse_primal(x: &[f64]) -> f64 {
+        lse::primal(x)
+    }
+    fn lse_gradient(x: &[f64]) -> Result<Vec<f64>, String> {
+        Ok(lse::gradient(x))
+    }
+    fn llsq_primal(x: &[f64], n: usize) -> f64 {
+        llsq::primal(x, n)
+    }
+    fn llsq_gradient(x: &[f64], n: usize) -> Result<Vec<f64>, String> {
+        Ok(llsq::gradient(x, n))
+    }
+    fn gmm_objective(p: &e::gmm::Problem) -> f64 {
+        p.natural_objective()
+    }
+    fn gmm_gradient(p: &e::gmm::Problem) -> Result<e::gmm::Gradient, String> {
+        Ok(p.natural_gradient())
+    }
+    fn ode_gradient(x: &[f64], s: usize) -> Result<Vec<f64>, String> {
+        Ok(ode::gradient(x, s))
+    }
+    fn det_primal(a: &[f64], ell: usize) -> f64 {
+        det::primal(a, ell)
+    }
+    fn det_gradient(a: &[f64], ell: usize) -> Result<Vec<f64>, String> {
+        Ok(det::gradient(a, ell))
+    }
+    fn kmeans_cost(p: &e::kmeans::Problem) -> f64 {
+        p.natural_cost()
+    }
+    fn kmeans_dir(p: &e::kmeans::Problem) -> Result<Vec<f64>, String> {
+        Ok(p.natural_dir())
+    }
+    fn lstm_objective(p: &e::lstm::Problem) -> f64 {
+        p.natural_objective()
+    }
+    fn lstm_gradient(p: &e::lstm::Problem) -> Result<Vec<f64>, String> {
+        Ok(p.natural_gradient())
+    }
+    fn ba_objective(p: &e::ba::Problem) -> e::ba::Residuals {
+        p.natural_objective()
+    }
+    fn ba_jacobian(p: &e::ba::Problem) -> Result<e::ba::Csr, String> {
+        Ok(p.natural_jacobian())
+    }
+}
 
 /// Evaluates `function` of the canonical `module` by its natural program: `None` where
 /// `module` has no natural version or `function` is not one it answers (the expert program
@@ -34,116 +88,19 @@ pub fn evaluate(
     function: &str,
     input: &Value,
 ) -> Option<Result<(Value, Vec<Timing>), String>> {
-    Some(match (module, function) {
-        ("lse", "primal" | "gradient") => (|| {
-            let inp: super::lse::Input = decode("lse", input)?;
-            if inp.x.is_empty() {
-                return Err("bad `lse` input: `x` is empty".to_string());
-            }
-            match function {
-                "primal" => timed(input, || Ok(lse::primal(&inp.x)), |y| json!(y)),
-                _ => timed(input, || Ok(lse::gradient(&inp.x)), |g| json!(g)),
-            }
-        })(),
-        ("llsq", "primal" | "gradient") => (|| {
-            let inp: super::llsq::Input = decode("llsq", input)?;
-            if inp.n < 2 {
-                return Err(format!(
-                    "bad `llsq` input: `n` must be at least 2 (tᵢ divides by n − 1), got {}",
-                    inp.n
-                ));
-            }
-            super::llsq::need(function, &inp)?;
-            match function {
-                "primal" => timed(input, || Ok(llsq::primal(&inp.x, inp.n)), |y| json!(y)),
-                _ => timed(input, || Ok(llsq::gradient(&inp.x, inp.n)), |g| json!(g)),
-            }
-        })(),
-        ("gmm", "objective" | "jacobian") => (|| {
-            let raw: super::gmm::RawInput = decode("gmm", input)?;
-            super::gmm::need(raw.d, raw.k, raw.n)?;
-            let p = super::gmm::Problem::from_raw(raw)?;
-            match function {
-                "objective" => timed(input, || Ok(p.natural_objective()), |y| json!(y)),
-                _ => timed(
-                    input,
-                    || Ok(p.natural_gradient()),
-                    |g| p.encode_gradient(&g),
-                ),
-            }
-        })(),
-        ("ode", "gradient") => (|| {
-            let inp: super::ode::Input = decode("ode", input)?;
-            if inp.x.is_empty() || inp.s == 0 {
-                return Err(format!(
-                    "bad `ode` input: need a non-empty `x` and s ≥ 1, got {} entries and s = {}",
-                    inp.x.len(),
-                    inp.s
-                ));
-            }
-            super::ode::need(inp.x.len(), inp.s)?;
-            timed(input, || Ok(ode::gradient(&inp.x, inp.s)), |g| json!(g))
-        })(),
-        ("det", "primal" | "gradient") => (|| {
-            let inp: super::det::Input = decode("det", input)?;
-            let max = super::det::MAX_ELL;
-            if inp.ell == 0 || inp.ell > max || inp.a.len() != inp.ell * inp.ell {
-                return Err(format!(
-                    "bad `det` input: need 1 ≤ ell ≤ {max} and ell² entries in `A`, got ell = {} and {} entries",
-                    inp.ell,
-                    inp.a.len()
-                ));
-            }
-            super::det::need(function, inp.ell)?;
-            match function {
-                "primal" => timed(input, || Ok(det::primal(&inp.a, inp.ell)), |y| json!(y)),
-                _ => timed(input, || Ok(det::gradient(&inp.a, inp.ell)), |g| json!(g)),
-            }
-        })(),
-        ("kmeans", "cost" | "dir") => (|| {
-            let i: super::kmeans::Input = decode("kmeans", input)?;
-            super::kmeans::need(&i)?;
-            let p = super::kmeans::Problem::from_input(&i)?;
-            let k = p.centroids.len() / p.d;
-            match function {
-                "cost" => timed(input, || Ok(p.natural_cost()), |c| json!(c)),
-                _ => timed(input, || Ok(p.natural_dir()), |v| json!(rows(&v, k, p.d))),
-            }
-        })(),
-        ("lstm", "objective" | "jacobian") => (|| {
-            let p = super::lstm::Problem::from_input(&decode("lstm", input)?)?;
-            super::lstm::need(function, &p)?;
-            match function {
-                "objective" => timed(input, || Ok(p.natural_objective()), |v| json!(v)),
-                _ => timed(input, || Ok(p.natural_gradient()), |g| json!(g)),
-            }
-        })(),
-        ("ba", "objective" | "jacobian") => (|| {
-            let inp: super::ba::Input = decode("ba", input)?;
-            super::ba::need(function, &inp)?;
-            let p = super::ba::Problem::from_input(&inp)?;
-            match function {
-                "objective" => timed(
-                    input,
-                    || Ok(p.natural_objective()),
-                    |r| super::ba::encode_objective(&r),
-                ),
-                _ => timed(
-                    input,
-                    || Ok(p.natural_jacobian()),
-                    |j| super::ba::encode_jacobian(&j),
-                ),
-            }
-        })(),
-        ("ht", "objective" | "jacobian") => (|| {
-            let inp: super::ht::Input = decode("ht", input)?;
-            let p = super::ht::Problem::from_input(&inp)?;
-            super::ht::need(function, &p)?;
-            match function {
-                "objective" => timed(input, || Ok(p.natural_objective()), |r| json!(r)),
-                _ => timed(input, || Ok(p.natural_jacobian()), |j| json!(j)),
-            }
-        })(),
-        _ => return None,
-    })
+    match (module, function) {
+        ("ht", "objective" | "jacobian") => Some(evaluate_ht(function, input)),
+        _ => programs::evaluate::<Natural>(module, function, input),
+    }
+}
+
+/// `ht`'s functions by the natural program, its input checked as the expert program checks it.
+fn evaluate_ht(function: &str, input: &Value) -> Result<(Value, Vec<Timing>), String> {
+    let inp: e::ht::Input = e::decode("ht", input)?;
+    let p = e::ht::Problem::from_input(&inp)?;
+    e::ht::need(function, &p)?;
+    match function {
+        "objective" => e::timed(input, || Ok(p.natural_objective()), |r| json!(r)),
+        _ => e::timed(input, || Ok(p.natural_jacobian()), |j| json!(j)),
+    }
 }
