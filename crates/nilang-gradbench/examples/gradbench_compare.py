@@ -24,6 +24,11 @@ Peers (`--peer EVAL=TOOL,TOOL`; default `manual`, and `jax-blocked` for `ode`):
 
 * `manual`: GradBench's hand-written C++ tool, `python3 python/gradbench/gradbench/cpp.py manual`
   (its `define` rebuilds `tools/manual/bin/<eval>` with `make -B`, untimed).
+* `nilang-dualrev`: the same binary with `--engine dualrev`: the evals as ordinary generic Rust
+  differentiated by `nilang-dualrev`'s dual-numbers reverse AD.
+* `adol-c`, `codipack`, `finite`: GradBench's C++ tools of those names through its `cpp.py`, as
+  `manual` (built as in ../shared/gradbench.md; `codipack` needs `CPATH=<CoDiPack>/include` in
+  this script's environment, since `cpp.py` runs `make` again on `define`).
 * `jax`: GradBench's JAX tool as it is. Its timing wrapper (`gradbench/wrap.py`) stops the clock
   when the jitted function *returns*, which for JAX is after asynchronous dispatch, before the
   result is computed; its numbers are therefore not computation times.
@@ -148,14 +153,17 @@ def tool_command(tool, gb, py, nilang_bin):
     script = lambda rel: f"{shlex.quote(py)} {rel}"
     if tool == "nilang":
         return shlex.quote(str(nilang_bin))
-    if tool == "manual":
-        return script("python/gradbench/gradbench/cpp.py manual")
+    if tool == "nilang-dualrev":
+        return f"{shlex.quote(str(nilang_bin))} --engine dualrev"
+    if tool in ("manual", "adol-c", "codipack", "finite"):
+        return script(f"python/gradbench/gradbench/cpp.py {tool}")
     if tool == "jax":
         return script("python/gradbench/gradbench/tools/jax/run.py")
     if tool in ("jax-blocked", "jax-blocked-x64"):
         name = make_jax_blocked(gb, tool.endswith("x64"))
         return script(f"python/gradbench/gradbench/tools/{name}/run.py")
-    die(f"unknown tool {tool!r} (nilang, manual, jax, jax-blocked, jax-blocked-x64)")
+    die(f"unknown tool {tool!r} (nilang, nilang-dualrev, manual, adol-c, codipack, finite, jax, "
+        "jax-blocked, jax-blocked-x64)")
 
 
 def eval_command(ev, gb, py, extra):
@@ -427,7 +435,7 @@ def main():
     ap.add_argument("--evals", nargs="+", default=DEFAULT_EVALS, help="evals to run (default: %(default)s)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds per tool and eval (default 3)")
     ap.add_argument("--peer", action="append", default=[], metavar="EVAL=TOOL[,TOOL]",
-                    help="peer tools of an eval: manual, jax, jax-blocked, jax-blocked-x64 "
+                    help="peer tools of an eval: nilang-dualrev, manual, adol-c, codipack, finite, jax, jax-blocked, jax-blocked-x64 "
                          "(default manual; ode: jax-blocked)")
     ap.add_argument("--eval-args", action="append", default=[], metavar="EVAL=ARGS",
                     help="extra arguments for an eval's run.py, e.g. 'ht=--max 11' or 'gmm=-d 2 10'")
