@@ -144,7 +144,11 @@ fn ht_served_with_natural_has_the_expert_format() {
     for function in ["objective", "jacobian"] {
         let got = common::answer(&mut Tool::with_natural(true), "ht", function, input.clone());
         let want = common::answer(&mut Tool::new(), "ht", function, input.clone());
-        assert_eq!(got["success"], serde_json::json!(true), "ht.{function}: {got}");
+        assert_eq!(
+            got["success"],
+            serde_json::json!(true),
+            "ht.{function}: {got}"
+        );
         common::assert_same_shape(&format!("ht.{function}"), &got["output"], &want["output"]);
     }
 }
