@@ -49,15 +49,16 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
             emit::Emitter::new(&function, &sig, &mut names, temporaries)
         };
     }
-    let rev_body = if sig.has_outputs() {
-        let (values, decisions) = (
-            names.fresh("tape", Span::call_site()),
-            names.fresh("decisions", Span::call_site()),
-        );
-        let tapes = || emit::CallerTapes {
-            values: &values,
-            decisions: &decisions,
-        };
+    let (values, decisions) = (
+        names.fresh("tape", Span::call_site()),
+        names.fresh("decisions", Span::call_site()),
+    );
+    let tapes = || emit::CallerTapes {
+        values: &values,
+        decisions: &decisions,
+    };
+    let params = sig.params.iter().map(|p| &p.ident);
+    let (taped_doc, taped_body, rev_body) = if sig.has_outputs() {
         let doc = format!(
             "The taped program of [`{0}`], written by `#[differentiable]`: `{1}(tape, \
              decisions, …)` writes the outputs as `{0}(…)` does and leaves what they held and \
@@ -66,45 +67,34 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
             f.sig.ident, taped
         );
         let taped_body = emitter!().taped_body(&out, tapes())?;
-        reversible.push(program(
-            &doc,
-            vis,
-            sig.taped(&taped, &out, tapes()),
-            taped_body,
-        )?);
-        emitter!().body(&out)?
+        (doc, taped_body, emitter!().body(&out)?)
     } else {
-        let (values, decisions) = (
-            names.fresh("tape", Span::call_site()),
-            names.fresh("decisions", Span::call_site()),
-        );
-        let tapes = || emit::CallerTapes {
-            values: &values,
-            decisions: &decisions,
-        };
-        let params = sig.params.iter().map(|p| &p.ident);
-        let (taped_body, rev_body) = match options.temporaries {
-            Temporaries::Store => (
-                emitter!().taped_body(&out, tapes())?,
-                emitter!().over_taped(&out, &taped),
-            ),
-            // `f_rev` cleans up after itself; so does a call through `f_rev_taped`
-            Temporaries::Uncompute => (quote!(#rev(#out, #(#params),*);), emitter!().body(&out)?),
-        };
         let doc = format!(
             "The taped program of [`{0}`], written by `#[differentiable]`: `{1}(out, tape, \
              decisions, …)` adds `{0}(…)` to `out` and leaves what it saved on the tapes, for \
              `{1}_inv` to pop; [`{2}`] runs it on tapes of its own.",
             f.sig.ident, taped, rev
         );
-        reversible.push(program(
-            &doc,
-            vis,
-            sig.taped(&taped, &out, tapes()),
-            taped_body,
-        )?);
-        rev_body
+        match options.temporaries {
+            Temporaries::Store => (
+                doc,
+                emitter!().taped_body(&out, tapes())?,
+                emitter!().over_taped(&out, &taped),
+            ),
+            // `f_rev` cleans up after itself; so does a call through `f_rev_taped`
+            Temporaries::Uncompute => (
+                doc,
+                quote!(#rev(#out, #(#params),*);),
+                emitter!().body(&out)?,
+            ),
+        }
     };
+    reversible.push(program(
+        &taped_doc,
+        vis,
+        sig.taped(&taped, &out, tapes()),
+        taped_body,
+    )?);
     let doc = format!(
         "The reversible program of [`{0}`], written by `#[differentiable]`: `{1}(out, …)` adds \
          `{0}(…)` to `out`; `{1}_inv` undoes it, `{1}_vjp` differentiates it.",
