@@ -193,18 +193,29 @@ pub fn initial_parameters(d: usize, h: usize, layers: usize, seed: u64) -> Vec<f
 /// Trains with Adam (learning rate `lr`) on the whole data set; returns the parameters and the
 /// mean NLL after each step.
 pub fn train<const D: usize, const H: usize>(
-    mut p: Vec<f64>,
+    p: Vec<f64>,
     data: &[f64],
     layers: usize,
     lr: f64,
     steps: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    adam(p, lr, steps, |p| nll_and_gradient::<D, H>(p, data, layers))
+}
+
+/// `steps` steps of Adam (learning rate `lr`, β = 0.9, 0.999) from `p` on the loss and gradient
+/// `loss_and_gradient` gives; returns the parameters and the loss before each step.
+pub fn adam(
+    mut p: Vec<f64>,
+    lr: f64,
+    steps: usize,
+    mut loss_and_gradient: impl FnMut(&[f64]) -> (f64, Vec<f64>),
 ) -> (Vec<f64>, Vec<f64>) {
     let (b1, b2, eps) = (0.9, 0.999, 1e-8);
     let mut m = vec![0.0; p.len()];
     let mut v = vec![0.0; p.len()];
     let mut history = Vec::with_capacity(steps);
     for t in 1..=steps {
-        let (loss, g) = nll_and_gradient::<D, H>(&p, data, layers);
+        let (loss, g) = loss_and_gradient(&p);
         history.push(loss);
         for i in 0..p.len() {
             m[i] = b1 * m[i] + (1.0 - b1) * g[i];

@@ -11,5 +11,6 @@ pub mod lax_wendroff;
 pub mod plain;
 pub mod pyramid;
 pub mod quantum;
+pub mod realnvp;
 pub mod sparse;
 pub mod spinglass;
