@@ -1,7 +1,7 @@
 //! `ht` as a natural program: the hand tracking residuals as plain Rust (the functions of
 //! GradBench's `ht.hpp`: Euler and angle-axis rotations, posed relatives, absolutes along the
 //! bone tree, dense skinning, the global transform), its helpers writing into output slices;
-//! the Jacobian by forward mode, the front end's reversible program run once on
+//! the Jacobian by forward mode, the front end's taped program run once on
 //! [`nilang::DualN`] with one tangent per column (26 pose angles, and in the complicated
 //! variant two more: every `u₀`, every `u₁`, since a residual reads only its own).
 
@@ -234,8 +234,8 @@ impl Problem {
         err
     }
 
-    /// The Jacobian by the natural program: `residuals_rev` run forward once on dual numbers
-    /// with `2 + 26` tangents (every `u₀`, every `u₁`, then `theta`); the simple variant's
+    /// The Jacobian by the natural program: its taped program `residuals_rev_taped` run
+    /// forward once on dual numbers with `2 + 26` tangents (every `u₀`, every `u₁`, then `theta`); the simple variant's
     /// rows are the last 26, the complicated variant's all 28 (as GradBench's reference).
     pub fn natural_jacobian(&self) -> RowMajor {
         type D = DualN<f64, { 2 + NTHETA }>;
@@ -248,7 +248,12 @@ impl Problem {
             .map(|k| D::seeded(self.us[k], k % 2))
             .collect();
         let mut err = vec![D::constant(0.0); 3 * m.correspondences.len()];
-        residuals_rev(
+        // forward mode needs the computation only: the taped program runs it once and leaves
+        // what it overwrote on a tape, dropped here (`residuals_rev` would undo it again)
+        let (mut tape, mut decisions) = (Vec::new(), nilang::stack::Decisions::new());
+        residuals_rev_taped(
+            &mut tape,
+            &mut decisions,
             &mut theta,
             &mut us,
             &f.parents,
