@@ -1,9 +1,10 @@
 //! `ht` as a natural program: the hand tracking residuals as plain Rust (the functions of
 //! GradBench's `ht.hpp`: Euler and angle-axis rotations, posed relatives, absolutes along the
 //! bone tree, skinning with the bones of zero weight skipped, the global transform), its
-//! helpers writing into output slices; the Jacobian by forward mode, the front end's taped program run once on
-//! [`nilang::DualN`] with one tangent per column (26 pose angles, and in the complicated
-//! variant two more: every `u₀`, every `u₁`, since a residual reads only its own).
+//! helpers writing into output slices; the Jacobian by forward mode, the front end's taped
+//! program run once on [`nilang::DualN`] with one tangent per column (26 pose angles, and in
+//! the complicated variant two more: every `u₀`, every `u₁`, since a residual reads only its
+//! own).
 
 use crate::evals::ht::{Problem, RowMajor, NTHETA};
 use nilang::{differentiable, DualN};
