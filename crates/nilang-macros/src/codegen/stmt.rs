@@ -145,14 +145,7 @@ impl Gen {
     fn alloc(&mut self, bindings: &[Binding]) -> TokenStream {
         let mut out = TokenStream::new();
         for b in bindings {
-            let name = &b.name;
-            let value = match repeated_vec(&b.value) {
-                Some((elem, len)) => {
-                    let (elem, len) = (read_only(&elem), read_only(&len));
-                    quote_spanned!(name.span()=> ::nilang::__private::filled_vec(#elem, #len))
-                }
-                None => read_only(&b.value),
-            };
+            let (name, value) = (&b.name, read_only(&b.value));
             let ty = b.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
         }
@@ -440,21 +433,4 @@ impl Gen {
             #p::check_hoisted_index(__lo, __hi, #value, #grad, #site, #text);
         })
     }
-}
-
-/// `vec![elem; len]` (also `::std::vec![…]`): its element and length.
-fn repeated_vec(e: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
-    let syn::Expr::Macro(m) = e else {
-        return None;
-    };
-    if m.mac.path.segments.last()?.ident != "vec" {
-        return None;
-    }
-    let parser = |input: syn::parse::ParseStream| {
-        let elem: syn::Expr = input.parse()?;
-        input.parse::<syn::Token![;]>()?;
-        let len: syn::Expr = input.parse()?;
-        Ok((elem, len))
-    };
-    syn::parse::Parser::parse2(parser, m.mac.tokens.clone()).ok()
 }

@@ -30,20 +30,3 @@ pub fn copy<X: Clone>(x: &X) -> X {
 pub fn zero_of<X: Zeroable>(x: &X) -> X {
     x.zero_like()
 }
-
-/// An ancilla vector `vec![value; n]`. A small one is allocated, then filled: glibc's `calloc`
-/// (what `vec![0.0; n]` calls) never takes a block from the per-thread cache that `malloc`
-/// serves from, and the guide's GMM gradient, which allocates its callee's two scratch vectors
-/// per point and component, spent 18 % of its time in `calloc`, `_int_malloc` and `_int_free`.
-/// A large one is `vec![value; n]` (fresh zeroed pages cost nothing to fill).
-#[inline]
-pub fn filled_vec<T: Clone>(value: T, n: usize) -> Vec<T> {
-    const SMALL_BYTES: usize = 4096;
-    if n.saturating_mul(core::mem::size_of::<T>()) <= SMALL_BYTES {
-        let mut v = Vec::with_capacity(n);
-        v.resize(n, value);
-        v
-    } else {
-        vec![value; n]
-    }
-}

@@ -56,7 +56,7 @@ mod shadow;
 mod stack;
 pub mod user_instr;
 
-pub use access::{copy, filled_vec, read, store, zero_of};
+pub use access::{copy, read, store, zero_of};
 pub use adjoint_check::{
     check_dropped_gradient, check_finite, check_singular_value, is_finite_pair, Finite,
 };
