@@ -6,15 +6,6 @@ use crate::nir::{Expr, Init, Origin, Stmt, StmtKind, Ty};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-/// An expression to be replaced at once.
-fn placeholder() -> Expr {
-    Expr {
-        syn: syn::parse_quote!(()),
-        reads: Default::default(),
-        real: false,
-    }
-}
-
 impl Resolver<'_> {
     /// `g(args…);` where some arguments are outputs: `&mut v` or `&mut v[a..b]` of a local
     /// vector, or an output parameter of this function passed on (`out`, `&mut out[a..b]`).
@@ -46,7 +37,7 @@ impl Resolver<'_> {
             // a number read from a vector the call writes (`g(v[0], &mut v)`) is taken before
             // the call, into a temporary of the block
             if a.real && outputs.iter().any(|o| a.reads.contains(o)) {
-                *a = self.hoist_before(std::mem::replace(a, placeholder()), c.span(), out);
+                *a = self.hoist_before(a.clone(), c.span(), out);
             }
         }
         if outputs.is_empty() {
