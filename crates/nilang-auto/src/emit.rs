@@ -448,11 +448,15 @@ impl<'f> Emitter<'f> {
         }
     }
 
-    /// Is a temporary as cheap to uncompute as to save: a copy of a place, or a value read
-    /// from no differentiable binding (an index, a constant such as a grid point `tᵢ`)?
+    /// Is a temporary as cheap to uncompute as to save: a copy of a place, a value read from
+    /// no differentiable binding (an index, a constant such as a grid point `tᵢ`), or a short
+    /// chain of arithmetic on places (`x[i] - mu[j]`: a few operations on values in registers
+    /// or cache, where saving costs a store, a load and the tape's memory traffic)?
     fn cheap(&self, init: &Init) -> bool {
         match init {
-            Init::Expr(e) => !e.real || !self.reads_real(e) || is_place(&e.syn),
+            Init::Expr(e) => {
+                !e.real || !self.reads_real(e) || crate::cost::short_arithmetic(&e.syn)
+            }
             Init::Zeros { .. } => true,
             Init::Select { .. } | Init::Call { .. } => false,
         }
@@ -644,6 +648,16 @@ impl<'f> Emitter<'f> {
         let tmp = self.names.fresh("new", span);
         let tape = self.value_tape();
         let zero = self.negative_zero();
+        if op == Op::Fill {
+            // the element holds the zero its vector was allocated with (`fill`)
+            let allocated = self.zero();
+            return Ok(vec![quote_spanned! {span=>
+                let #tmp = #zero;
+                #tmp += #new;
+                swap(#target, #tmp);
+                dealloc!(#tmp = #allocated);
+            }]);
+        }
         Ok(vec![quote_spanned! {span=>
             let #tmp = #zero;
             #tmp += #new;
@@ -777,7 +791,7 @@ fn overwritten(stmts: &[Stmt]) -> BTreeSet<Id> {
 /// The new value of `target op= value`.
 fn new_value(target: &TokenStream, op: Op, value: &syn::Expr) -> TokenStream {
     match op {
-        Op::Set => quote!(#value),
+        Op::Set | Op::Fill => quote!(#value),
         Op::Add => quote!(#target + (#value)),
         Op::Sub => quote!(#target - (#value)),
         Op::Mul => quote!(#target * (#value)),

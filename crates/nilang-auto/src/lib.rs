@@ -1,8 +1,10 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod cost;
 mod emit;
 mod expr;
+mod fill;
 mod names;
 pub mod nir;
 mod reduction;
@@ -37,7 +39,8 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
     let plain = without_loop_attributes(f.clone());
     let mut names = Names::of(quote!(#f));
     let sig = signature::Signature::of(&f.sig, options.wrt.as_deref(), &mut names)?;
-    let function = resolve::Resolver::function(&sig, &mut names, &f.block)?;
+    let mut function = resolve::Resolver::function(&sig, &mut names, &f.block)?;
+    fill::mark(&mut function.body, &function.binds);
     let out = names.fresh("out", f.sig.ident.span());
     let rev = format_ident!("{}_rev", f.sig.ident);
     let taped = emit::taped_name(&rev);

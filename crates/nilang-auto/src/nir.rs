@@ -83,6 +83,9 @@ pub struct Place {
 pub enum Op {
     /// `=`
     Set,
+    /// `=` into an element that still holds the zero its vector was allocated with (see
+    /// `fill`): nothing to save.
+    Fill,
     /// `+=`
     Add,
     /// `-=`

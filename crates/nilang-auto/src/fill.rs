@@ -1,0 +1,83 @@
+//! First writes into fresh vectors.
+//!
+//! `v[j] = e` overwrites, so the reversible program saves the old `v[j]` on the tape. When `v`
+//! was allocated as zeros (`let mut v = vec![0.0; n]`) in the same block, nothing wrote it
+//! since, and the assignment sits directly in the body of `for j in a..b` (`(a..b).rev()`,
+//! `a..=b`), indexed by `j` itself, with no other write to `v` in that loop, then each
+//! iteration writes an element no earlier iteration wrote: the old value is the zero `v` was
+//! allocated with, and nothing needs saving. [`mark`] turns such assignments into
+//! [`Op::Fill`]; the reversible program swaps the new value in and deallocates the zero.
+//! In checked builds that deallocation checks the zero.
+
+use crate::nir::{self, Bind, Id, Init, Op, Stmt, StmtKind, Ty};
+
+/// Marks the first writes of every block of `stmts`, at any depth.
+pub fn mark(stmts: &mut [Stmt], binds: &[Bind]) {
+    for s in stmts.iter_mut() {
+        match &mut s.kind {
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } => mark(body, binds),
+            StmtKind::If { then, els, .. } => {
+                mark(then, binds);
+                mark(els, binds);
+            }
+            StmtKind::Let { .. } | StmtKind::Assign { .. } | StmtKind::CallInto { .. } => {}
+        }
+    }
+    for k in 0..stmts.len() {
+        if let StmtKind::Let {
+            id,
+            init: Init::Zeros { .. },
+        } = &stmts[k].kind
+        {
+            if binds[*id].ty == Ty::RealVec {
+                mark_first_loop(*id, &mut stmts[k + 1..]);
+            }
+        }
+    }
+}
+
+/// In the statements after `let v = zeros`, marks the filling assignment of the first
+/// statement that writes `v`, if that statement is a filling loop.
+fn mark_first_loop(v: Id, after: &mut [Stmt]) {
+    let Some(first) = after
+        .iter_mut()
+        .find(|s| nir::written(std::slice::from_ref(*s)).contains(&v))
+    else {
+        return;
+    };
+    let StmtKind::For {
+        var,
+        range,
+        body,
+        checkpoint: None,
+    } = &mut first.kind
+    else {
+        return;
+    };
+    if !distinct(&range.syn) {
+        return;
+    }
+    let writers: Vec<usize> = (0..body.len())
+        .filter(|&p| nir::written(&body[p..=p]).contains(&v))
+        .collect();
+    let [p] = writers[..] else { return };
+    if let StmtKind::Assign { place, op, .. } = &mut body[p].kind {
+        let by_var = place.index.as_ref().is_some_and(|i| {
+            matches!(i.syn, syn::Expr::Path(_)) && i.reads.len() == 1 && i.reads.contains(var)
+        });
+        if place.root == v && *op == Op::Set && by_var {
+            *op = Op::Fill;
+        }
+    }
+}
+
+/// Does the loop's iterator give each index at most once: `a..b`, `a..=b`, or either
+/// reversed?
+fn distinct(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Paren(p) => distinct(&p.expr),
+        syn::Expr::Range(r) => r.start.is_some() && r.end.is_some(),
+        syn::Expr::MethodCall(m) => m.method == "rev" && m.args.is_empty() && distinct(&m.receiver),
+        _ => false,
+    }
+}
