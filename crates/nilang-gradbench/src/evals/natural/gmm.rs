@@ -36,16 +36,23 @@ pub fn gmm(
         }
     }
     let mut main = vec![0.0; k];
+    let mut qx = vec![0.0; d];
     let mut total = 0.0;
     for i in 0..n {
         for c in 0..k {
-            let mut sq = 0.0;
-            for b in 0..d {
-                let mut qx = qdiag[c * d + b] * (x[i * d + b] - mu[c * d + b]);
-                for a in 0..b {
-                    qx += l[c * lsz + ltri(a, b, d)] * (x[i * d + a] - mu[c * d + a]);
+            // Q (x − μ) as `Qtimesx` computes it: the diagonal, then L column by column
+            for j in 0..d {
+                qx[j] = qdiag[c * d + j] * (x[i * d + j] - mu[c * d + j]);
+            }
+            for a in 0..d {
+                let xa = x[i * d + a] - mu[c * d + a];
+                for b in a + 1..d {
+                    qx[b] += l[c * lsz + ltri(a, b, d)] * xa;
                 }
-                sq += qx * qx;
+            }
+            let mut sq = 0.0;
+            for j in 0..d {
+                sq += qx[j] * qx[j];
             }
             main[c] = alpha[c] + sumq[c] - 0.5 * sq;
         }
