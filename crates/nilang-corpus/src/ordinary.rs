@@ -1,6 +1,6 @@
 //! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over
 //! `f64` with overwrites, branches on data, loops that carry state, `while` loops, local
-//! vectors, `max`/`min` and calls, among them calls that write a local vector (`lib_turn`, which
+//! vectors (some filled by a loop, `v[j] = e`: first writes), `max`/`min` and calls, among them calls that write a local vector (`lib_turn`, which
 //! overwrites two elements and accumulates into the third) — what the front end must turn into
 //! a reversible program.
 //!
@@ -189,8 +189,12 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
         }
         5 | 6 => {
             let name = scope.fresh("v");
-            scope.vecs.push(name.clone());
-            format!("{pad}let mut {name} = vec![0.0_f64; 3];\n")
+            let mut out = format!("{pad}let mut {name} = vec![0.0_f64; 3];\n");
+            if rng.below(2) == 0 {
+                out.push_str(&fill_loop(rng, scope, &name, pad));
+            }
+            scope.vecs.push(name);
+            out
         }
         7 | 8 => loop_stmt(rng, scope, pad),
         9 => {
@@ -238,6 +242,29 @@ fn turn_call(rng: &mut Rng, scope: &Scope, pad: &str) -> String {
     };
     let a = expr(rng, scope, 1);
     format!("{pad}lib_turn({src}, {a}, &mut {dst});\n")
+}
+
+/// A loop that fills the fresh vector `v` (`v[j] = e` for each `j`: the front end's first
+/// writes, which save nothing), or now and then one that is not such a fill (an index other
+/// than `j`, or a second write of `v` in the loop).
+fn fill_loop(rng: &mut Rng, scope: &mut Scope, v: &str, pad: &str) -> String {
+    let j = scope.fresh("j");
+    let header = match rng.below(3) {
+        0 => format!("for {j} in 0..3"),
+        1 => format!("for {j} in (0..3).rev()"),
+        _ => format!("for {j} in 0..=2"),
+    };
+    let e = expr(rng, scope, 2);
+    let index = if rng.below(4) == 0 {
+        format!("2 - {j}")
+    } else {
+        j.clone()
+    };
+    let mut body = format!("{pad}    {v}[{index}] = 0.5 * ({e}).tanh() + x[{j}];\n");
+    if rng.below(4) == 0 {
+        writeln!(body, "{pad}    {v}[{j}] *= 0.5;").unwrap();
+    }
+    format!("{pad}{header} {{\n{body}{pad}}}\n")
 }
 
 /// A nested block: its own bindings go out of scope at its end.
