@@ -10,8 +10,10 @@ is read from /proc/loadavg before and after every run and kept with the run.
 
 The report (also `--report-only` on earlier logs) has one markdown table per eval with one row per
 function and input: the mean `evaluate` time of that message (as GradBench's scorer takes it),
-the median of those means over the rounds for each tool, their ratio nilang / peer, and in how
-many rounds the eval judged that evaluation valid for each tool. Under each table: per tool and
+the median of those means over the rounds for each tool, their ratio nilang / peer, the best
+(fastest) other tool and nilang / its time, and in how many rounds the eval judged that
+evaluation valid for each tool. "Best other" leaves out `--best-exclude` (default: `jax`, whose
+times are dispatch only, and `nilang-dualrev`, the project's own second engine). Under each table: per tool and
 round, the valid count out of the evaluations, and GradBench's score, computed exactly as
 `gradbench repo stats` does in crates/gradbench/src/stats.rs (`ScorerClassic`): for every
 evaluate message that has a `description`, the mean of its `evaluate` timings; per description
@@ -40,6 +42,13 @@ Peers (`--peer EVAL=TOOL,TOOL`; default `manual`, and `jax-blocked` for `ode`):
   ends when its result is ready, and for the tool name it reports (`jax-blocked`). Nothing
   else changes: the first timed call still includes JIT compilation (as in the stock tool), and
   the process is still pinned to CPU 0.
+* `pytorch`: GradBench's PyTorch tool (`tools/pytorch/run.py`, unchanged) on **one thread**, run
+  through `gradbench_pytorch.py --threads 1` beside this script, which sets `OMP_NUM_THREADS`,
+  `MKL_NUM_THREADS` and `OPENBLAS_NUM_THREADS` to 1 before torch is imported and calls
+  `torch.set_num_threads(1)` and `torch.set_num_interop_threads(1)`, then runs the tool's `run.py`
+  as `__main__`. (The tool itself sets no thread count.)
+* `pytorch-all`: the same tool with PyTorch's default threads (one per core), as GradBench's
+  nightly runs it (`gradbench_pytorch.py --threads all` changes nothing).
 * `jax-blocked-x64`: the same with `jax_enable_x64` switched on before any module is imported.
   GradBench's JAX `ode` module does not enable 64-bit floats, so the stock and `jax-blocked`
   tools integrate the ODE in float32 (their outputs still pass the eval's 1e-4 tolerance);
@@ -159,11 +168,16 @@ def tool_command(tool, gb, py, nilang_bin):
         return script(f"python/gradbench/gradbench/cpp.py {tool}")
     if tool == "jax":
         return script("python/gradbench/gradbench/tools/jax/run.py")
+    if tool in ("pytorch", "pytorch-all"):
+        wrapper = Path(__file__).resolve().parent / "gradbench_pytorch.py"
+        threads = "1" if tool == "pytorch" else "all"
+        return (f"{shlex.quote(py)} {shlex.quote(str(wrapper))} --threads {threads} "
+                "python/gradbench/gradbench/tools/pytorch/run.py")
     if tool in ("jax-blocked", "jax-blocked-x64"):
         name = make_jax_blocked(gb, tool.endswith("x64"))
         return script(f"python/gradbench/gradbench/tools/{name}/run.py")
     die(f"unknown tool {tool!r} (nilang, nilang-dualrev, manual, adol-c, codipack, finite, jax, "
-        "jax-blocked, jax-blocked-x64)")
+        "jax-blocked, jax-blocked-x64, pytorch, pytorch-all)")
 
 
 def eval_command(ev, gb, py, extra):
@@ -368,8 +382,9 @@ def report(args, out, peers):
         print(f"### {ev}\n")
         print(f"Rounds: {max(r['round'] for r in ev_runs)}; eval command: `{ev_runs[0]['eval_command']}`; "
               f"load average during its runs {min(ev_loads):.2f}–{max(ev_loads):.2f}.\n")
+        best_pool = [p for p in tools[1:] if p not in args.best_exclude]
         head = ["function", "input"] + [f"{t}" for t in tools] + [f"nilang ÷ {p}" for p in tools[1:]] + \
-               [f"valid {t}" for t in tools]
+               (["best other", "nilang ÷ best"] if best_pool else []) + [f"valid {t}" for t in tools]
         print("| " + " | ".join(head) + " |")
         print("|" + "|".join(["---", "---"] + ["---:"] * (len(head) - 2)) + "|")
         for k in keys:
@@ -385,8 +400,14 @@ def report(args, out, peers):
                                 means.append(per_message(e["ns"], args.stat))
                 meds[t] = statistics.median(means) if means else None
                 valids[t] = f"{nv}/{nr}"
+            best_cells = []
+            if best_pool:
+                timed = [p for p in best_pool if meds[p] is not None]
+                best = min(timed, key=lambda p: meds[p]) if timed else None
+                best_cells = [best or "–", fmt_ratio(meds["nilang"], meds[best]) if best else "–"]
             cells = [k[0], k[1] or ""] + [fmt_ms(meds[t]) for t in tools] + \
-                    [fmt_ratio(meds["nilang"], meds[p]) for p in tools[1:]] + [valids[t] for t in tools]
+                    [fmt_ratio(meds["nilang"], meds[p]) for p in tools[1:]] + best_cells + \
+                    [valids[t] for t in tools]
             print("| " + " | ".join(cells) + " |")
         print()
         scores, by_round = {}, {}
@@ -435,7 +456,8 @@ def main():
     ap.add_argument("--evals", nargs="+", default=DEFAULT_EVALS, help="evals to run (default: %(default)s)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds per tool and eval (default 3)")
     ap.add_argument("--peer", action="append", default=[], metavar="EVAL=TOOL[,TOOL]",
-                    help="peer tools of an eval: nilang-dualrev, manual, adol-c, codipack, finite, jax, jax-blocked, jax-blocked-x64 "
+                    help="peer tools of an eval: nilang-dualrev, manual, adol-c, codipack, finite, jax, jax-blocked, "
+                         "jax-blocked-x64, pytorch, pytorch-all "
                          "(default manual; ode: jax-blocked)")
     ap.add_argument("--eval-args", action="append", default=[], metavar="EVAL=ARGS",
                     help="extra arguments for an eval's run.py, e.g. 'ht=--max 11' or 'gmm=-d 2 10'")
@@ -447,6 +469,8 @@ def main():
                     help="per-message time in the tables: GradBench's mean of the message's evaluate "
                          "timings (default), or their median (leaves out e.g. JAX's JIT compile in the "
                          "first run); scores always use the mean")
+    ap.add_argument("--best-exclude", nargs="*", default=["jax", "nilang-dualrev"], metavar="TOOL",
+                    help="peers left out of the per-input best other tool (default: %(default)s)")
     ap.add_argument("--resume", action="store_true", help="skip runs already recorded in OUT/runs.jsonl")
     ap.add_argument("--report-only", action="store_true", help="only print the tables from OUT")
     args = ap.parse_args()
