@@ -9,6 +9,7 @@
 mod instr;
 mod items;
 mod places;
+mod split_sums;
 mod stmt;
 
 pub(crate) use instr::{
