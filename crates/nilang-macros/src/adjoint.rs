@@ -67,7 +67,7 @@ impl Gen {
     }
 
     /// The gradient type of one scalar (see [`Shadows::lane`]).
-    pub(crate) fn lane(&self) -> TokenStream {
+    fn lane(&self) -> TokenStream {
         self.shadow
             .as_ref()
             .map_or_else(|| quote!(()), Shadows::lane)

@@ -9,7 +9,6 @@
 mod instr;
 mod items;
 mod places;
-mod split_sums;
 mod stmt;
 
 pub(crate) use instr::{

@@ -362,16 +362,10 @@ impl Gen {
         let iter = if *rev { quote!((#iter).rev()) } else { iter };
         let depth = self.hoisted.len();
         self.hoisted.extend(hoisting.hoisted);
-        let sums = self.split_sums(var, body);
-        let looped = if sums.is_empty() {
-            self.scope.push();
-            self.scope.declare(var, VarKind::LoopVar);
-            let body = self.block(body);
-            self.scope.pop();
-            quote!(for #var in #iter { #body })
-        } else {
-            self.split_sum_loop(var, &iter, body, &sums)
-        };
+        self.scope.push();
+        self.scope.declare(var, VarKind::LoopVar);
+        let body = self.block(body);
+        self.scope.pop();
         self.hoisted.truncate(depth);
         // the invariant parts are evaluated only when the loop runs (as the loop would)
         quote!({
@@ -382,7 +376,7 @@ impl Gen {
                 #(#lets)*
                 let (__first, __last) = (__start, #last);
                 #checks
-                #looped
+                for #var in #iter { #body }
             }
         })
     }
