@@ -21,7 +21,8 @@ pub fn logsumexp(v: &[f64]) -> f64 {
 }
 
 /// The GMM objective of [`super::gmm`] (points `x`, `n × d`; weights `alpha`, means `mu`,
-/// log-diagonals `q`, strictly lower factors `l` packed by rows; Wishart `gamma`, `m`).
+/// log-diagonals `q`, strictly lower factors `l` packed column by column; Wishart `gamma`,
+/// `m`).
 #[differentiable(wrt(alpha, mu, q, l))]
 #[allow(clippy::too_many_arguments)]
 pub fn gmm(
@@ -49,17 +50,22 @@ pub fn gmm(
     }
     let mut total = 0.0;
     let mut main = vec![0.0; k];
+    let mut qx = vec![0.0; d];
     for i in 0..n {
         for c in 0..k {
+            // Q (x − μ): the diagonal exp(q) (x − μ), then L's columns, each read in order
+            for b in 0..d {
+                qx[b] = qdiag[c * d + b] * (x[i * d + b] - mu[c * d + b]);
+            }
+            for a in 0..d {
+                let xa = x[i * d + a] - mu[c * d + a];
+                for b in a + 1..d {
+                    qx[b] += l[c * lsz + a * (2 * d - a - 1) / 2 + b - a - 1] * xa;
+                }
+            }
             let mut sq = 0.0;
             for b in 0..d {
-                // (Q (x − μ))_b = exp(q_b) (x_b − μ_b) + Σ_{a<b} l_ab (x_a − μ_a)
-                let mut qx = qdiag[c * d + b] * (x[i * d + b] - mu[c * d + b]);
-                for a in 0..b {
-                    let lab = l[c * lsz + a * (2 * d - a - 1) / 2 + b - a - 1];
-                    qx += lab * (x[i * d + a] - mu[c * d + a]);
-                }
-                sq += qx * qx;
+                sq += qx[b] * qx[b];
             }
             main[c] = alpha[c] + sumq[c] - 0.5 * sq;
         }
