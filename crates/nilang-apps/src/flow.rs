@@ -148,7 +148,12 @@ pub fn nll_and_gradient<const D: usize, const H: usize>(
     let mut ps = p.to_vec();
     let (_, g) = inice_nll_grad::<f64, D, H>(Loss::arg(0), &mut loss, &mut ps, data, layers)
         .expect("argument 0 is the loss");
-    let n = (data.len() / D) as f64;
+    per_point(loss, &g, data.len() / D)
+}
+
+/// The summed NLL and its gradient (`GVar`s) divided by the number of points: the mean.
+pub(crate) fn per_point(loss: f64, g: &[nilang::GVar<f64>], points: usize) -> (f64, Vec<f64>) {
+    let n = points as f64;
     (loss / n, g.iter().map(|g| g.g / n).collect())
 }
 

@@ -185,8 +185,7 @@ pub fn nll_and_gradient<const D: usize, const H: usize>(
     let mut ps = p.to_vec();
     let (_, g) = irealnvp_nll_grad::<f64, D, H>(Loss::arg(0), &mut loss, &mut ps, data, layers)
         .expect("argument 0 is the loss");
-    let n = (data.len() / D) as f64;
-    (loss / n, g.iter().map(|g| g.g / n).collect())
+    crate::flow::per_point(loss, &g, data.len() / D)
 }
 
 /// Small random initial parameters of `layers` layers from a seed.

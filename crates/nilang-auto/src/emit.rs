@@ -648,22 +648,19 @@ impl<'f> Emitter<'f> {
         let tmp = self.names.fresh("new", span);
         let tape = self.value_tape();
         let zero = self.negative_zero();
-        if op == Op::Fill {
-            // the element holds the zero its vector was allocated with (`fill`)
-            let allocated = self.zero();
-            return Ok(vec![quote_spanned! {span=>
-                let #tmp = #zero;
-                #tmp += #new;
-                swap(#target, #tmp);
-                dealloc!(#tmp = #allocated);
-            }]);
-        }
+        // the old value is saved, and the swap leaves `tmp` zero — except for a first write
+        // (`fill`), which finds the zero its vector was allocated with and saves nothing
+        let (save, freed) = if op == Op::Fill {
+            (TokenStream::new(), self.zero())
+        } else {
+            (quote_spanned!(span=> push!(#tape, #target);), zero.clone())
+        };
         Ok(vec![quote_spanned! {span=>
             let #tmp = #zero;
             #tmp += #new;
-            push!(#tape, #target);
+            #save
             swap(#target, #tmp);
-            dealloc!(#tmp = #zero);
+            dealloc!(#tmp = #freed);
         }])
     }
 
