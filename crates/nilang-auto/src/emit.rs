@@ -258,8 +258,9 @@ impl<'f> Emitter<'f> {
                     reads: range.reads.clone(),
                     real: false,
                 });
+                let saves = self.refill_saves(&var, &range, body, span);
                 let body = self.block(body)?;
-                vec![quote_spanned!(span=> for #var in #range { #(#body)* })]
+                vec![quote_spanned!(span=> #saves for #var in #range { #(#body)* })]
             }
             StmtKind::While { cond, body } => self.while_loop(cond, body, span)?,
             StmtKind::If { cond, then, els } => self.branch(cond, then, els, span)?,
@@ -649,8 +650,9 @@ impl<'f> Emitter<'f> {
         let tape = self.value_tape();
         let zero = self.negative_zero();
         // the old value is saved, and the swap leaves `tmp` zero — except for a first write
-        // (`fill`), which finds the zero its vector was allocated with and saves nothing
-        let (save, freed) = if op == Op::Fill {
+        // (`fill`), which finds the zero its vector was allocated with and saves nothing, and
+        // a refill, whose loop saved the old values before it ran (`refill_saves`)
+        let (save, freed) = if matches!(op, Op::Fill | Op::Refill) {
             (TokenStream::new(), self.zero())
         } else {
             (quote_spanned!(span=> push!(#tape, #target);), zero.clone())
@@ -662,6 +664,30 @@ impl<'f> Emitter<'f> {
             swap(#target, #tmp);
             dealloc!(#tmp = #freed);
         }])
+    }
+
+    /// For a loop whose body refills a vector (`v[j] = e` marked [`Op::Refill`] by `fill`):
+    /// the loop that saves the elements it will overwrite, `for j in range { push!(tape,
+    /// v[j]); }`, which leaves them zero. Nothing for any other loop.
+    fn refill_saves(
+        &mut self,
+        var: &Ident,
+        range: &syn::Expr,
+        body: &[Stmt],
+        span: Span,
+    ) -> TokenStream {
+        let Some(place) = body.iter().find_map(|s| match &s.kind {
+            StmtKind::Assign {
+                place,
+                op: Op::Refill,
+                ..
+            } => Some(place),
+            _ => None,
+        }) else {
+            return TokenStream::new();
+        };
+        let (target, tape) = (self.place(place), self.value_tape());
+        quote_spanned!(span=> for #var in #range { push!(#tape, #target); })
     }
 
     /// `routine! { P } X uncompute!()` for a block whose temporaries cannot be uncomputed in
@@ -788,7 +814,7 @@ fn overwritten(stmts: &[Stmt]) -> BTreeSet<Id> {
 /// The new value of `target op= value`.
 fn new_value(target: &TokenStream, op: Op, value: &syn::Expr) -> TokenStream {
     match op {
-        Op::Set | Op::Fill => quote!(#value),
+        Op::Set | Op::Fill | Op::Refill => quote!(#value),
         Op::Add => quote!(#target + (#value)),
         Op::Sub => quote!(#target - (#value)),
         Op::Mul => quote!(#target * (#value)),

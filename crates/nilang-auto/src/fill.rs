@@ -8,13 +8,30 @@
 //! allocated with, and nothing needs saving. [`mark`] turns such assignments into
 //! [`Op::Fill`]; the reversible program swaps the new value in and deallocates the zero.
 //! In checked builds that deallocation checks the zero.
+//!
+//! A loop that overwrites a vector it does not read — `for j in a..b { v[j] = e }` where only
+//! `let`s join the assignment and nothing in the body reads `v` — is a refill: [`mark`] turns
+//! the assignment into [`Op::Refill`], and the reversible program saves `v[a..b]` in a loop of
+//! its own before the loop runs (leaving those elements zero), then fills them as a first
+//! write does. Every save of the loop is the one the assignment would have made (the body never
+//! sees the saved values), but the filling loop no longer pushes, so it vectorises, and so
+//! does its adjoint.
 
-use crate::nir::{self, Bind, Id, Init, Op, Stmt, StmtKind, Ty};
+use crate::nir::{self, Bind, Id, Init, Op, Place, Stmt, StmtKind, Ty};
 
 /// Marks the first writes of every block of `stmts`, at any depth.
 pub fn mark(stmts: &mut [Stmt], binds: &[Bind]) {
     for s in stmts.iter_mut() {
         match &mut s.kind {
+            StmtKind::For {
+                var,
+                range,
+                body,
+                checkpoint: None,
+            } if distinct(&range.syn) => {
+                mark(body, binds);
+                mark_refill(*var, body, binds);
+            }
             StmtKind::For { body, .. } | StmtKind::While { body, .. } => mark(body, binds),
             StmtKind::If { then, els, .. } => {
                 mark(then, binds);
@@ -62,13 +79,44 @@ fn mark_first_loop(v: Id, after: &mut [Stmt]) {
         .collect();
     let [p] = writers[..] else { return };
     if let StmtKind::Assign { place, op, .. } = &mut body[p].kind {
-        let by_var = place.index.as_ref().is_some_and(|i| {
-            matches!(i.syn, syn::Expr::Path(_)) && i.reads.len() == 1 && i.reads.contains(var)
-        });
-        if place.root == v && *op == Op::Set && by_var {
+        // a refill (marked first, in the loop's own body) of a fresh vector is a first write
+        if place.root == v && matches!(op, Op::Set | Op::Refill) && indexed_by(place, *var) {
             *op = Op::Fill;
         }
     }
+}
+
+/// Marks the loop body's assignment a refill if the body is `let`s and one `v[var] = e` that
+/// (like every `let`) does not read `v`, for a vector `v` from outside the loop.
+fn mark_refill(var: Id, body: &mut [Stmt], binds: &[Bind]) {
+    let mut writers = (0..body.len()).filter(|&p| !matches!(body[p].kind, StmtKind::Let { .. }));
+    let (Some(p), None) = (writers.next(), writers.next()) else {
+        return;
+    };
+    let refill = match &body[p].kind {
+        StmtKind::Assign {
+            place, op: Op::Set, ..
+        } => {
+            let v = place.root;
+            indexed_by(place, var)
+                && binds[v].ty == Ty::RealVec
+                && !nir::read(body).contains(&v)
+                && !nir::declared(body).contains(&v)
+        }
+        _ => false,
+    };
+    if let StmtKind::Assign { op, .. } = &mut body[p].kind {
+        if refill {
+            *op = Op::Refill;
+        }
+    }
+}
+
+/// Is the place an element indexed by the loop variable `var` itself?
+fn indexed_by(place: &Place, var: Id) -> bool {
+    place.index.as_ref().is_some_and(|i| {
+        matches!(i.syn, syn::Expr::Path(_)) && i.reads.len() == 1 && i.reads.contains(&var)
+    })
 }
 
 /// Does the loop's iterator give each index at most once: `a..b`, `a..=b`, or either

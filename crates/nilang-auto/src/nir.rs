@@ -86,6 +86,9 @@ pub enum Op {
     /// `=` into an element that still holds the zero its vector was allocated with (see
     /// `fill`): nothing to save.
     Fill,
+    /// `=` into an element whose old value the enclosing loop saved before it began (see
+    /// `fill`): nothing to save here.
+    Refill,
     /// `+=`
     Add,
     /// `-=`

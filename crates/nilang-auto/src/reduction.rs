@@ -264,7 +264,7 @@ fn plain_stmt(t: Typing, s: &Stmt, written: &std::collections::BTreeSet<Id>) -> 
                 None => quote!(#root),
             };
             let op = match op {
-                Op::Set | Op::Fill => quote!(=),
+                Op::Set | Op::Fill | Op::Refill => quote!(=),
                 Op::Add => quote!(+=),
                 Op::Sub => quote!(-=),
                 Op::Mul => quote!(*=),

@@ -242,3 +242,43 @@ fn a_fold_over_elements_runs_the_chosen_index_alone() {
     assert!(p.contains("for i_1 in pos_2 .. pos_2 + 1 {"), "{p}");
     assert!(!p.contains("count_"), "{p}");
 }
+
+#[test]
+fn a_loop_that_refills_a_vector_saves_it_before_and_fills_without_pushing() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(x: &[f64], h: f64, s: usize) -> f64 {
+                let n = x.len();
+                let mut y = vec![0.0; n];
+                let mut k = vec![0.0; n];
+                for _ in 0..s {
+                    for i in 1..n {
+                        k[i] = x[i] * y[i - 1];
+                    }
+                    for i in 0..n {
+                        k[i] = k[i] * h;
+                    }
+                    for i in 0..n {
+                        y[i] += h * k[i];
+                    }
+                }
+                y[n - 1]
+            }
+        ),
+    );
+    // the refill: its own loop saves `k[1..n]`, then the filling loop swaps without a push
+    assert!(
+        p.contains("for i in 1 .. n { push ! (tape_1 , k [i]) ; }"),
+        "{p}"
+    );
+    assert!(
+        p.contains("swap (k [i] , new_1) ; dealloc ! (new_1 = T1 :: zero ())"),
+        "{p}"
+    );
+    // a loop that reads the vector it writes saves each old value where it overwrites it
+    assert!(
+        p.contains("push ! (tape_1 , k [i_1]) ; swap (k [i_1] , new_2)"),
+        "{p}"
+    );
+}

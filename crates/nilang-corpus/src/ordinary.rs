@@ -1,8 +1,9 @@
 //! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over
 //! `f64` with overwrites, branches on data, loops that carry state, `while` loops, local
-//! vectors (some filled by a loop, `v[j] = e`: first writes), `max`/`min` and calls, among them calls that write a local vector (`lib_turn`, which
-//! overwrites two elements and accumulates into the third) — what the front end must turn into
-//! a reversible program.
+//! vectors (some filled by a loop, `v[j] = e`: first writes into a fresh vector, refills of one
+//! written before), `max`/`min` and calls, among them calls that write a local vector
+//! (`lib_turn`, which overwrites two elements and accumulates into the third) — what the front
+//! end must turn into a reversible program.
 //!
 //! Every program is `fn f(x: &[f64], t: f64, n: usize) -> f64` with `x.len() == ORDINARY_NX`
 //! and `n` in `1..=3`. Values stay bounded by construction (products of bounded factors,
@@ -180,6 +181,10 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             format!("{pad}{v} *= 0.5 + 0.25 * ({e}).tanh();\n")
         }
         5 if !scope.vecs.is_empty() && rng.below(3) == 0 => turn_call(rng, scope, pad),
+        5 if !scope.vecs.is_empty() && rng.below(2) == 0 => {
+            let v = rng.pick(&scope.vecs).clone();
+            fill_loop(rng, scope, &v, pad)
+        }
         5 if !scope.vecs.is_empty() => {
             let v = rng.pick(&scope.vecs).clone();
             let i = index(rng, scope);
@@ -244,9 +249,10 @@ fn turn_call(rng: &mut Rng, scope: &Scope, pad: &str) -> String {
     format!("{pad}lib_turn({src}, {a}, &mut {dst});\n")
 }
 
-/// A loop that fills the fresh vector `v` (`v[j] = e` for each `j`: the front end's first
-/// writes, which save nothing), or now and then one that is not such a fill (an index other
-/// than `j`, or a second write of `v` in the loop).
+/// A loop that fills the vector `v` (`v[j] = e` for each `j`: into a fresh vector the front
+/// end's first writes, which save nothing; into one written before a refill, whose old values
+/// are saved before the loop unless `e` reads `v`), or now and then one that is neither (an
+/// index other than `j`, or a second write of `v` in the loop).
 fn fill_loop(rng: &mut Rng, scope: &mut Scope, v: &str, pad: &str) -> String {
     let j = scope.fresh("j");
     let header = match rng.below(3) {

@@ -6,6 +6,8 @@
 //! their inverses restore every input and empty the tape, values equal the plain functions'
 //! bit for bit (a `-0.0` filled in stays `-0.0`), and gradients agree with central
 //! differences and with forward mode (the reversible program on dual numbers), by proptest.
+//! The same for refills (a loop that overwrites a vector it does not read, in a time loop),
+//! whose old values are saved before the loop: as many as the overwrites would have saved.
 
 use nilang::stack::Decisions;
 use nilang::{differentiable, Dual};
@@ -68,6 +70,36 @@ fn overwritten(x: &[f64], w: f64) -> f64 {
     s
 }
 
+/// A time loop whose steps refill `k` and `m` (loops that overwrite a vector they do not read,
+/// one with a temporary, one reversed) and update `y` from them.
+#[differentiable]
+fn refilled(x: &[f64], w: f64) -> f64 {
+    let n = x.len();
+    let mut y = vec![0.0; n];
+    for j in 0..n {
+        y[j] = x[j];
+    }
+    let mut k = vec![0.0; n];
+    let mut m = vec![0.0; n];
+    for _ in 0..3 {
+        for j in 0..n {
+            let a = y[j] * w;
+            k[j] = a.sin() + x[j];
+        }
+        for j in (0..n).rev() {
+            m[j] = k[j] * k[0];
+        }
+        for j in 0..n {
+            y[j] += 0.5 * m[j];
+        }
+    }
+    let mut s = 0.0;
+    for j in 0..n {
+        s += y[j];
+    }
+    s
+}
+
 /// Fills in a `-0.0` (`-0.0 · x` for `x > 0`), which a vector of `+0.0` must keep.
 #[differentiable]
 fn negative_zero(x: &[f64]) -> f64 {
@@ -114,6 +146,20 @@ fn other_overwrites_still_save_the_old_value() {
 }
 
 #[test]
+fn refills_save_each_overwritten_value_once() {
+    let x = [0.3, -1.2, 0.7, 2.0];
+    let n = x.len();
+    let (mut tape, mut decisions) = (Vec::new(), Decisions::new());
+    let (mut xr, mut wr, mut out) = (x.to_vec(), 0.8, 0.0);
+    refilled_rev_taped(&mut out, &mut tape, &mut decisions, &mut xr, &mut wr);
+    assert_eq!(out, refilled(&x, 0.8));
+    // old values of k and m in each of 3 steps; then y, k, m (3n) and s at the end
+    assert_eq!(tape.len(), 3 * 2 * n + 3 * n + 1);
+    refilled_rev_taped_inv(&mut out, &mut tape, &mut decisions, &mut xr, &mut wr);
+    assert_eq!((out, &xr[..], wr, tape.len()), (0.0, &x[..], 0.8, 0));
+}
+
+#[test]
 fn a_negative_zero_filled_in_stays_negative() {
     let x = [2.0, 3.0];
     assert_eq!(negative_zero(&x), f64::NEG_INFINITY);
@@ -146,7 +192,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
-    fn filled_vectors_have_the_gradient_of_central_differences_and_forward_mode(
+    fn filled_and_refilled_vectors_have_the_gradient_of_central_differences_and_forward_mode(
         x in prop::collection::vec(-1.5f64..1.5, 1..6),
         w in -1.0f64..1.0,
     ) {
@@ -155,6 +201,7 @@ proptest! {
              filled_gradient as fn(&[f64], f64) -> (f64, (Vec<f64>, f64)),
              filled_rev::<Dual<f64>> as fn(&mut Dual<f64>, &mut [Dual<f64>], &mut Dual<f64>)),
             (overwritten, overwritten_gradient, overwritten_rev::<Dual<f64>>),
+            (refilled, refilled_gradient, refilled_rev::<Dual<f64>>),
         ] {
             let (value, (gx, gw)) = gradient(&x, w);
             prop_assert_eq!(value.to_bits(), f(&x, w).to_bits());
