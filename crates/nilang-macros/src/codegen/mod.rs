@@ -6,6 +6,7 @@
 //! that `x[i] += x[j]` borrows nothing twice, constants of other types convert on load, and
 //! gradients accumulated into operands are kept.
 
+mod bulk;
 mod instr;
 mod items;
 mod places;

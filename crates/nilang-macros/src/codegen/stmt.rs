@@ -235,6 +235,9 @@ impl Gen {
         body: &[Stmt],
         site: &TokenStream,
     ) -> TokenStream {
+        if let Some(bulk) = self.bulk_stack(var, range, body, site) {
+            return bulk;
+        }
         let p = private();
         let RangeSpec {
             start,

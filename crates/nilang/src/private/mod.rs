@@ -13,7 +13,9 @@
 //!   [`CheckKind`] and [`Site`], re-exported here;
 //! - `range`: a reversible `for` loop's iteration space — [`RevRange`], [`RevRangeIter`];
 //! - `stack`: push, pop and their checks — [`stack_push`], [`stack_pop`],
-//!   [`stack_pop_shadow`], [`check_pop_target`], [`check_pop_copy`], [`absorb_copy`];
+//!   [`stack_pop_shadow`], [`check_pop_target`], [`check_pop_copy`], [`absorb_copy`], and a
+//!   loop's pushes or pops of one slice at once ([`stack_push_slice`], [`stack_pop_slice`],
+//!   [`stack_push_grads`], [`stack_pop_grads`]);
 //! - `pass`: the arguments of a call — [`Pass`], [`pass()`], [`PassShadow`], [`pass_shadow`],
 //!   [`copy_slice`], [`store_slice`], [`writes`];
 //! - `shadow`: values paired with their gradients in an adjoint program — [`Shadow`],
@@ -73,5 +75,6 @@ pub use shadow::{
     add_grad_into, join, join_constant, split_gradient_into, split_into, zero_grad, Shadow,
 };
 pub use stack::{
-    absorb_copy, check_pop_copy, check_pop_target, stack_pop, stack_pop_shadow, stack_push,
+    absorb_copy, check_pop_copy, check_pop_target, check_pop_targets, stack_pop, stack_pop_grads,
+    stack_pop_shadow, stack_pop_slice, stack_push, stack_push_grads, stack_push_slice,
 };

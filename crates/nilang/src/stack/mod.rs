@@ -52,6 +52,28 @@ pub trait Stack<T> {
     fn pop_value(&mut self) -> Option<T>;
     /// The number of values held.
     fn depth(&self) -> usize;
+    /// Pushes clones of `values` in order (the last on top): a loop of
+    /// [`push_value`](Stack::push_value), one copy of the slice on a `Vec` or a `Tape`.
+    fn push_values(&mut self, values: &[T])
+    where
+        T: Clone,
+    {
+        for v in values {
+            self.push_value(v.clone());
+        }
+    }
+    /// Pops the top `out.len()` values into `out`, the top one into its last element, as a
+    /// loop of [`pop_value`](Stack::pop_value) from the last element down; `false` when the
+    /// stack held fewer (a reversibility error for the caller to report).
+    fn pop_values(&mut self, out: &mut [T]) -> bool {
+        for o in out.iter_mut().rev() {
+            match self.pop_value() {
+                Some(v) => *o = v,
+                None => return false,
+            }
+        }
+        true
+    }
 }
 
 impl<T> Stack<T> for Vec<T> {
@@ -71,6 +93,21 @@ impl<T> Stack<T> for Vec<T> {
     }
     fn depth(&self) -> usize {
         self.len()
+    }
+    fn push_values(&mut self, values: &[T])
+    where
+        T: Clone,
+    {
+        self.extend_from_slice(values)
+    }
+    fn pop_values(&mut self, out: &mut [T]) -> bool {
+        let Some(at) = self.len().checked_sub(out.len()) else {
+            return false;
+        };
+        for (o, v) in out.iter_mut().zip(self.drain(at..)) {
+            *o = v;
+        }
+        true
     }
 }
 

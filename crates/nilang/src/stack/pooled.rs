@@ -189,6 +189,15 @@ impl<T: 'static> Stack<T> for Tape<T> {
     fn depth(&self) -> usize {
         self.vec.len()
     }
+    fn push_values(&mut self, values: &[T])
+    where
+        T: Clone,
+    {
+        self.vec.push_values(values)
+    }
+    fn pop_values(&mut self, out: &mut [T]) -> bool {
+        self.vec.pop_values(out)
+    }
 }
 
 impl<T: crate::check::Check + 'static> crate::check::Check for Tape<T> {
