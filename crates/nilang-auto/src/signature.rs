@@ -427,8 +427,11 @@ impl Signature {
                 }
                 Shape::Slice => {
                     params.push(quote!(#ident: &[f64]));
+                    // a long working copy comes from the thread's pool of tape buffers: a
+                    // gradient called in a loop reuses it instead of allocating (and, for
+                    // megabytes, faulting in) a fresh one every call
                     setup.push(quote!(
-                        let mut #ident: ::std::vec::Vec<f64> = #ident.to_vec();
+                        let mut #ident = ::nilang::stack::Tape::<f64>::copied_from(#ident);
                         let mut #grad = ::std::vec![0.0f64; #ident.len()];
                     ));
                     call_args.push(quote!(&mut #ident, &mut #grad));

@@ -72,20 +72,62 @@ impl<T: 'static> Tape<T> {
     /// (a program that grew a tape of megabytes finds it again, whatever smaller tapes other
     /// programs returned in between).
     pub fn new() -> Tape<T> {
-        let pooled = POOL
-            .try_with(|pool| {
-                let mut pool = pool.borrow_mut();
-                let k = (0..pool.len())
-                    .filter_map(|k| Some((k, pool[k].downcast_ref::<Vec<T>>()?.capacity())))
-                    .max_by_key(|&(_, capacity)| capacity)?
-                    .0;
-                pool.swap_remove(k).downcast::<Vec<T>>().ok()
-            })
-            .ok()
-            .flatten();
+        let largest = pooled(|capacities| capacities.max_by_key(|&(_, c)| c));
         Tape {
-            vec: pooled.map_or_else(|| Vec::with_capacity(FIRST_CAPACITY), |b| *b),
+            vec: largest.unwrap_or_else(|| Vec::with_capacity(FIRST_CAPACITY)),
         }
+    }
+}
+
+/// Takes from this thread's pool the buffer of type `Vec<T>` that `choose` picks among
+/// `(index, capacity)` pairs, if any.
+fn pooled<T: 'static>(
+    choose: impl FnOnce(&mut dyn Iterator<Item = (usize, usize)>) -> Option<(usize, usize)>,
+) -> Option<Vec<T>> {
+    POOL.try_with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let mut capacities =
+            (0..pool.len()).filter_map(|k| Some((k, pool[k].downcast_ref::<Vec<T>>()?.capacity())));
+        let (k, _) = choose(&mut capacities)?;
+        pool.swap_remove(k).downcast::<Vec<T>>().ok().map(|b| *b)
+    })
+    .ok()
+    .flatten()
+}
+
+impl<T: Clone + 'static> Tape<T> {
+    /// A tape holding a copy of `values`: on a pooled buffer when the copy is longer than a new
+    /// tape's first capacity and the pool holds one of 1–4 times its length (a working copy of
+    /// a large input, made on every call of a gradient, then reuses its buffer), on a buffer of
+    /// its own otherwise (a short copy costs less than a visit to the pool).
+    ///
+    /// ```
+    /// use nilang::stack::Tape;
+    ///
+    /// let big: Vec<f64> = (0..10_000).map(f64::from).collect();
+    /// let copy = Tape::copied_from(&big);
+    /// assert_eq!(&copy[..], &big[..]);
+    /// let grown = copy.capacity();
+    /// drop(copy);
+    /// assert_eq!(Tape::<f64>::copied_from(&big[..5000]).capacity(), grown);
+    /// ```
+    pub fn copied_from(values: &[T]) -> Tape<T> {
+        let n = values.len();
+        let mut vec = if n <= FIRST_CAPACITY {
+            Vec::with_capacity(n)
+        } else {
+            // the smallest pooled buffer that holds the copy and is not much larger: a tape
+            // that grows (`Tape::new`, the largest buffer) keeps its own, which a copy taken
+            // first would otherwise take
+            pooled(|capacities| {
+                capacities
+                    .filter(|&(_, c)| c >= n && c / 4 <= n)
+                    .min_by_key(|&(_, c)| c)
+            })
+            .unwrap_or_else(|| Vec::with_capacity(n))
+        };
+        vec.extend_from_slice(values);
+        Tape { vec }
     }
 }
 
@@ -288,6 +330,24 @@ mod tests {
     fn a_new_tape_takes_the_largest_buffer() {
         // the small buffer goes back first: taking the first buffer would miss the big one
         big_buffer_found_after(1);
+    }
+
+    #[test]
+    fn a_copy_leaves_a_much_larger_buffer_to_the_tape_that_grows() {
+        release_pooled_tapes();
+        let (big, medium) = (grown(100_000), grown(1_500));
+        let (big_capacity, medium_capacity) = (big.capacity(), medium.capacity());
+        drop((big, medium));
+        // 1 000 values: the medium buffer fits; the big one is more than 4 times too large
+        let copy = Tape::copied_from(&[0.25; 1_000]);
+        assert_eq!(
+            (&copy[..], copy.capacity()),
+            (&[0.25; 1_000][..], medium_capacity)
+        );
+        assert_eq!(Tape::<f64>::new().capacity(), big_capacity);
+        // a short copy does not visit the pool
+        assert_eq!(Tape::copied_from(&[1.0; 3]).capacity(), 3);
+        release_pooled_tapes();
     }
 
     #[test]
