@@ -5,6 +5,7 @@ mod cost;
 mod emit;
 mod expr;
 mod fill;
+mod jacobian;
 mod names;
 pub mod nir;
 mod reduction;
@@ -27,7 +28,8 @@ pub struct Translation {
     /// `f_rev`, and for a function with a value first `f_rev_taped`, which leaves what it
     /// saved on its caller's tapes (the program other functions' programs call).
     pub reversible: Vec<syn::ItemFn>,
-    /// `f_gradient`: the value and the gradient at `f64`, through `f_rev_vjp`.
+    /// `f_gradient`: the value and the gradient at `f64`, through `f_rev_vjp`; for a function
+    /// that writes outputs also `f_jacobian`, their Jacobian.
     pub gradient: TokenStream,
 }
 
@@ -104,7 +106,9 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
         f.sig.ident, rev
     );
     reversible.push(program(&doc, vis, sig.reversible(&rev, &out), rev_body)?);
-    let gradient = one_hygiene(sig.gradient(vis, &rev, &mut names));
+    let mut gradient = sig.gradient(vis, &rev, &mut names);
+    gradient.extend(sig.jacobian(vis, &rev, &mut names));
+    let gradient = one_hygiene(gradient);
     Ok(Translation {
         plain,
         reversible,

@@ -52,6 +52,15 @@ impl Names {
         self.fresh_joined(base, "_", span)
     }
 
+    /// `base` itself when no identifier of the function uses it and no binding has been given
+    /// it (a generated parameter keeps a readable name), else [`Names::fresh`].
+    pub fn readable(&mut self, base: &str, span: Span) -> Ident {
+        if !self.user.contains(base) && self.taken.insert(base.to_string()) {
+            return Ident::new(base, span);
+        }
+        self.fresh(base, span)
+    }
+
     /// A fresh type name starting with `base` (`T1`, `T2`, …).
     pub fn fresh_type(&mut self, base: &str, span: Span) -> Ident {
         self.fresh_joined(base, "", span)

@@ -398,27 +398,20 @@ impl Signature {
                         "`{name}`: the seed `{seed}` has length {{}}, but the output `{ident}` \
                          has length {{}}"
                     );
-                    params.push(quote!(#ident: &mut [f64]));
                     seeds.push(quote!(#seed: &[f64]));
                     setup.push(quote!(
                         assert_eq!(#seed.len(), #ident.len(), #message, #seed.len(), #ident.len());
-                        let mut #work = ::std::vec![0.0f64; #ident.len()];
+                        let mut #work = ::nilang::__private::work::Work::<f64>::filled(0.0, #ident.len());
                         let mut #grad: ::std::vec::Vec<f64> = #seed.to_vec();
                     ));
-                    call_args.push(quote!(&mut #work, &mut #grad));
+                    call_args.push(quote!(&mut #work[..], &mut #grad));
                 }
                 Shape::Value | Shape::Ref => {
-                    let ty = if p.shape == Shape::Value {
-                        quote!(f64)
-                    } else {
-                        quote!(&f64)
-                    };
                     let read = if p.shape == Shape::Value {
                         quote!(#ident)
                     } else {
                         quote!(*#ident)
                     };
-                    params.push(quote!(#ident: #ty));
                     setup.push(quote!(let mut #ident: f64 = #read; let mut #grad = 0.0f64;));
                     call_args.push(quote!(&mut #ident, &mut #grad));
                     grads.push(quote!(#grad));
@@ -426,24 +419,20 @@ impl Signature {
                     scalars += 1;
                 }
                 Shape::Slice => {
-                    params.push(quote!(#ident: &[f64]));
-                    // a long working copy comes from the thread's pool of tape buffers: a
-                    // gradient called in a loop reuses it instead of allocating (and, for
-                    // megabytes, faulting in) a fresh one every call
+                    // a short working copy lives on the stack, a long one on a buffer from the
+                    // thread's pool of tapes: a gradient called in a loop allocates (and, for
+                    // megabytes, faults in) neither on every call
                     setup.push(quote!(
-                        let mut #ident = ::nilang::stack::Tape::<f64>::copied_from(#ident);
+                        let mut #ident = ::nilang::__private::work::Work::<f64>::copied(#ident);
                         let mut #grad = ::std::vec![0.0f64; #ident.len()];
                     ));
-                    call_args.push(quote!(&mut #ident, &mut #grad));
+                    call_args.push(quote!(&mut #ident[..], &mut #grad));
                     grads.push(quote!(#grad));
                     grad_types.push(quote!(::std::vec::Vec<f64>));
                 }
-                Shape::Plain { .. } => {
-                    let ty = &p.ty_tokens;
-                    params.push(quote!(#ident: #ty));
-                    call_args.push(quote!(#ident, ()));
-                }
+                Shape::Plain { .. } => call_args.push(quote!(#ident, ())),
             }
+            params.push(self.entry_param(p));
         }
         let vjp = format_ident!("{}_vjp", rev);
         if !seeds.is_empty() {
@@ -474,6 +463,22 @@ impl Signature {
                 #(#setup)*
                 let value = #vjp(&mut 0.0f64, &mut 1.0f64, #(#call_args),*);
                 (#value, #grads)
+            }
+        }
+    }
+
+    /// Parameter `p` of a generated entry point (`f_gradient`, `f_jacobian`): `x: f64`,
+    /// `x: &f64`, `x: &[f64]`, `out: &mut [f64]`, or as the user wrote it.
+    pub fn entry_param(&self, p: &Param) -> TokenStream {
+        let ident = &p.ident;
+        match p.shape {
+            Shape::Value => quote!(#ident: f64),
+            Shape::Ref => quote!(#ident: &f64),
+            Shape::Slice => quote!(#ident: &[f64]),
+            Shape::Output => quote!(#ident: &mut [f64]),
+            Shape::Plain { .. } => {
+                let ty = &p.ty_tokens;
+                quote!(#ident: #ty)
             }
         }
     }

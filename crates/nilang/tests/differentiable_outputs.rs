@@ -1,8 +1,8 @@
 //! `#[differentiable]` functions that write `&mut [f64]` outputs instead of returning a loss
 //! (residual vectors, several results): the reversible program adds what the function writes
 //! to its outputs, `f_gradient` is a vector–Jacobian product with one seed per output, and
-//! unit seeds give the Jacobian, checked against central differences and against forward mode
-//! (the reversible program on `Dual` numbers).
+//! unit seeds give the Jacobian's rows, and `f_jacobian` all of them at once; checked against
+//! central differences and against forward mode (the reversible program on `Dual` numbers).
 
 use nilang::{differentiable, Dual};
 
@@ -107,4 +107,92 @@ fn several_outputs_agree_with_forward_mode() {
             "input {k}: {along} vs {reverse}"
         );
     }
+}
+
+/// `f_jacobian`'s rows against the vector–Jacobian products of unit seeds (`f_gradient`) and
+/// central differences, for `rows` of the residuals (1, 2, 3, 5: every lane width and a
+/// sweep of four followed by one).
+#[test]
+fn the_jacobian_matches_unit_seeds_and_central_differences() {
+    let p = [2.0, 0.9, 1.0];
+    for rows in [1, 2, 3, 5] {
+        let (t, y) = (&T[..rows], &Y[..rows]);
+        let mut r = vec![9.0; rows];
+        let mut jac = vec![f64::NAN; rows * 3];
+        residuals_jacobian(&p, t, y, &mut r, &mut jac);
+        let mut plain = vec![0.0; rows];
+        residuals(&p, t, y, &mut plain);
+        assert_eq!(
+            r, plain,
+            "the outputs are written as `residuals` writes them"
+        );
+        for row in 0..rows {
+            let mut seed = vec![0.0; rows];
+            seed[row] = 1.0;
+            let g = residuals_gradient(&p, t, y, &mut vec![0.0; rows], &seed);
+            for k in 0..3 {
+                let at = jac[row * 3 + k];
+                assert!(
+                    (at - g[k]).abs() <= 1e-14 * g[k].abs(),
+                    "{rows} rows, ({row}, {k})"
+                );
+                let e = 1e-6;
+                let (mut up, mut down) = (p, p);
+                up[k] += e;
+                down[k] -= e;
+                let (mut ru, mut rd) = (vec![0.0; rows], vec![0.0; rows]);
+                residuals(&up, t, y, &mut ru);
+                residuals(&down, t, y, &mut rd);
+                let fd = (ru[row] - rd[row]) / (2.0 * e);
+                assert!(
+                    (at - fd).abs() < 1e-7,
+                    "{rows} rows, ({row}, {k}): {at} vs {fd}"
+                );
+            }
+        }
+    }
+}
+
+/// Two outputs and two inputs, long enough that the buffers leave the stack: every column
+/// (the inputs' scalars, `x` then `w`) against forward mode on `Dual` numbers.
+#[test]
+fn the_jacobian_of_several_outputs_agrees_with_forward_mode() {
+    let n = 23;
+    let x: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let (mut a, mut b) = (vec![0.0; n], vec![0.0; 2]);
+    let cols = n + 1;
+    let mut jac = vec![f64::NAN; (n + 2) * cols];
+    two_outputs_jacobian(&x, 0.7, &mut a, &mut b, &mut jac);
+    let zero = Dual { re: 0.0, eps: 0.0 };
+    for k in 0..cols {
+        let dual = |v: f64, j: usize| Dual {
+            re: v,
+            eps: if j == k { 1.0 } else { 0.0 },
+        };
+        let mut xd: Vec<Dual<f64>> = x.iter().enumerate().map(|(j, &v)| dual(v, j)).collect();
+        let mut wd = dual(0.7, n);
+        let (mut ad, mut bd) = (vec![zero; n], vec![zero; 2]);
+        two_outputs_rev(&mut xd, &mut wd, &mut ad, &mut bd);
+        for (row, o) in ad.iter().chain(&bd).enumerate() {
+            let at = jac[row * cols + k];
+            assert!(
+                (at - o.eps).abs() <= 1e-12 * (1.0 + o.eps.abs()),
+                "({row}, {k}): {at} vs {}",
+                o.eps
+            );
+        }
+    }
+    let (mut pa, mut pb) = (vec![0.0; n], vec![0.0; 2]);
+    two_outputs(&x, 0.7, &mut pa, &mut pb);
+    assert_eq!((a, b), (pa, pb));
+}
+
+#[test]
+#[should_panic(
+    expected = "`residuals_jacobian`: the Jacobian `jacobian` has 14 entries, but 5 rows (the \
+                outputs' entries) × 3 columns (the differentiable inputs' scalars) need 15"
+)]
+fn a_jacobian_buffer_of_the_wrong_length_is_refused() {
+    let mut jac = vec![0.0; 14];
+    residuals_jacobian(&[2.0, 0.9, 1.0], &T, &Y, &mut [0.0; 5], &mut jac);
 }

@@ -158,6 +158,42 @@ pub fn lane_grads<T: Float, X: Scalars<T> + ?Sized, L: Grad<T>>(
     }
 }
 
+/// Seeds one sweep of `#[differentiable]`'s `f_jacobian`: the sweep computes the Jacobian's
+/// rows `first..first + lanes`, one per lane; `grad` is the gradient buffer of the output whose
+/// entries are rows `offset..offset + grad.len()`, and each of those rows in the sweep gets a
+/// unit seed in its lane.
+#[inline]
+pub fn seed_rows<T: Float, L: Grad<T>>(grad: &mut [L], offset: usize, first: usize, lanes: usize) {
+    for k in 0..lanes {
+        if let Some(g) = (first + k)
+            .checked_sub(offset)
+            .and_then(|i| grad.get_mut(i))
+        {
+            g.set_lane(k, T::f_one());
+        }
+    }
+}
+
+/// Reads one sweep of `#[differentiable]`'s `f_jacobian` into the row-major Jacobian `jac` of
+/// `cols` columns: lane `k` of `grad` (the gradient buffer of the input whose scalars are the
+/// columns `col..col + grad.len()`) into row `first + k`, for `k < lanes`.
+#[inline]
+pub fn read_rows<T: Float, L: Grad<T>>(
+    jac: &mut [T],
+    cols: usize,
+    first: usize,
+    lanes: usize,
+    col: usize,
+    grad: &[L],
+) {
+    for k in 0..lanes {
+        let row = &mut jac[(first + k) * cols + col..][..grad.len()];
+        for (o, g) in row.iter_mut().zip(grad) {
+            *o = g.lane(k);
+        }
+    }
+}
+
 /// The label of scalar `index` of the parameter `name` in a Jacobian or Hessian: the name
 /// alone for a parameter of the scalar type, `name[index]` for any other.
 pub fn label(name: &str, scalar: bool, index: usize) -> String {

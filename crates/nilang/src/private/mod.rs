@@ -29,7 +29,9 @@
 //! - [`hoist`] (its own namespace): an unchecked loop's indices checked before it —
 //!   `hoist::prelude`, and [`check_hoisted_index`], also flat;
 //! - [`grad_buffers`] (its own namespace): the lengths of a caller's gradient buffers —
-//!   `GradBuffer`, `HasLength`, `NoLength`.
+//!   `GradBuffer`, `HasLength`, `NoLength`;
+//! - [`work`] (its own namespace): `#[differentiable]`'s entry points' buffers for one call,
+//!   inline when short — `Work`.
 //!
 //! - [`operand_first`] (its own namespace): `r += f(z)` with an operand of its own type
 //!   (`abs`, `abs2`, `angle` of a complex number), the operand passed first;
@@ -57,6 +59,7 @@ mod range;
 mod shadow;
 mod stack;
 pub mod user_instr;
+pub mod work;
 
 pub use access::{copy, read, store, zero_of};
 pub use adjoint_check::{

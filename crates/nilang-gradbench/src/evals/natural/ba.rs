@@ -1,16 +1,17 @@
 //! `ba` as a natural program: ADBench's reprojection residual (GradBench's `ba.hpp`: Rodrigues
 //! rotation, projection, radial distortion) and weight residual as plain Rust; the sparse
-//! Jacobian row by row from their gradients, in the expert program's layout ([`Csr`]).
+//! Jacobian from the reprojection's Jacobian (`reprojection_jacobian`, both rows at once) and
+//! the weight residual's gradient, in the expert program's layout ([`Csr`]).
 
 use crate::evals::ba::{Csr, Problem, Residuals, NCAM};
 use nilang::differentiable;
 
-/// Coordinate `coord` (0 or 1) of the weighted reprojection error of the point `x` (3) seen by
-/// the camera `cam` (rotation 3, center 3, focal 1, principal point 2, distortion 2) against the
-/// feature `feat` (2).
+/// The weighted reprojection error `err` (2) of the point `x` (3) seen by the camera `cam`
+/// (rotation 3, center 3, focal 1, principal point 2, distortion 2) against the feature `feat`
+/// (2).
 #[differentiable(wrt(cam, x, w))]
 #[allow(unused_assignments)]
-pub fn reprojection(cam: &[f64], x: &[f64], w: f64, feat: &[f64], coord: usize) -> f64 {
+pub fn reprojection(cam: &[f64], x: &[f64], w: f64, feat: &[f64], err: &mut [f64]) {
     let (x0, x1, x2) = (x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]);
     let sq = cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2];
     let (mut p0, mut p1, mut p2) = (0.0, 0.0, 0.0);
@@ -30,11 +31,8 @@ pub fn reprojection(cam: &[f64], x: &[f64], w: f64, feat: &[f64], coord: usize) 
     let (u, v) = (p0 / p2, p1 / p2);
     let rsq = u * u + v * v;
     let l = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
-    if coord == 0 {
-        w * (u * l * cam[6] + cam[7] - feat[0])
-    } else {
-        w * (v * l * cam[6] + cam[8] - feat[1])
-    }
+    err[0] = w * (u * l * cam[6] + cam[7] - feat[0]);
+    err[1] = w * (v * l * cam[6] + cam[8] - feat[1]);
 }
 
 /// The weight residual `1 − w²`.
@@ -49,15 +47,17 @@ impl Problem {
         let mut r = Residuals::default();
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
             let (cam, x, w, f) = (&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
-            r.reproj
-                .push([0, 1].map(|coord| reprojection(cam, x, w, f, coord)));
+            let mut err = [0.0; 2];
+            reprojection(cam, x, w, f, &mut err);
+            r.reproj.push(err);
             r.w_err.push(weight_residual(w));
         }
         r
     }
 
-    /// The Jacobian with respect to (cameras, points, weights), one gradient per row
-    /// (`reprojection_gradient`, `weight_residual_gradient`), in the expert's layout.
+    /// The Jacobian with respect to (cameras, points, weights): each observation's two rows by
+    /// `reprojection_jacobian`, each weight row by `weight_residual_gradient`, in the expert's
+    /// layout.
     pub fn natural_jacobian(&self) -> Csr {
         const ROW: usize = NCAM + 4;
         let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
@@ -71,12 +71,13 @@ impl Problem {
         j.rows.push(0);
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
             let (cam, x, w, f) = (&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
-            for coord in 0..2 {
-                let (_, (gc, gx, gw)) = reprojection_gradient(cam, x, w, f, coord);
+            let (mut err, mut rows) = ([0.0; 2], [0.0; 2 * ROW]);
+            reprojection_jacobian(cam, x, w, f, &mut err, &mut rows);
+            for row in rows.chunks_exact(ROW) {
                 j.cols.extend((0..NCAM).map(|i| NCAM * c + i));
                 j.cols.extend((0..3).map(|i| NCAM * n + 3 * pt + i));
                 j.cols.push(w_col + k);
-                j.vals.extend(gc.into_iter().chain(gx).chain([gw]));
+                j.vals.extend_from_slice(row);
                 j.rows.push(j.cols.len());
             }
         }

@@ -1,0 +1,234 @@
+//! `f_jacobian`: the Jacobian of a function that writes outputs (`&mut [f64]`), into the
+//! caller's row-major buffer, by the reversible program's vector–Jacobian product run on up to
+//! four rows at once (gradients in `Lanes`).
+
+use crate::signature::{Shape, Signature};
+use crate::Names;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+/// The tokens of one parameter in the generated sweeps.
+struct Sweep {
+    /// Before the sweeps: the working copy of an input, the row offset of an output.
+    setup: TokenStream,
+    /// In a sweep: the zeroed buffers, an output's seeds.
+    buffers: TokenStream,
+    /// Its arguments to `f_rev_vjp`.
+    args: TokenStream,
+    /// After a sweep: its gradients read into the Jacobian's columns.
+    read: TokenStream,
+}
+
+/// The locals the sweeps share (fresh names).
+struct Locals {
+    jac: Ident,
+    /// The rows and the columns counted so far, in the setup.
+    rows: Ident,
+    cols: Ident,
+    /// The sweep's first row and its number of rows.
+    first: Ident,
+    lanes: Ident,
+}
+
+/// The locals of one parameter (fresh names): its gradient buffer, an output's zeroed buffer,
+/// its offset (an output's first row, an input's first column).
+struct ParamLocals {
+    grad: Ident,
+    work: Ident,
+    offset: Ident,
+}
+
+impl Signature {
+    /// `f_jacobian(inputs…, outputs…, jacobian: &mut [f64])` for a function that writes
+    /// outputs and has a differentiable input: runs `f` (the outputs hold what `f` writes)
+    /// and writes `∂output_i/∂input_j` at `jacobian[i * cols + j]`, the rows being the
+    /// outputs' entries and the columns the differentiable inputs' scalars, each in parameter
+    /// order. `None` for a function that returns its value (its gradient is the Jacobian).
+    pub fn jacobian(
+        &self,
+        vis: &syn::Visibility,
+        rev: &Ident,
+        names: &mut Names,
+    ) -> Option<TokenStream> {
+        let differentiable = self
+            .params
+            .iter()
+            .any(|p| matches!(p.shape, Shape::Value | Shape::Ref | Shape::Slice));
+        if !self.has_outputs() || !differentiable {
+            return None;
+        }
+        let span = self.user.ident.span();
+        let locals = Locals {
+            jac: names.readable("jacobian", span),
+            rows: names.fresh("rows", span),
+            cols: names.fresh("cols", span),
+            first: names.fresh("first", span),
+            lanes: names.fresh("lanes", span),
+        };
+        let per_param: Vec<ParamLocals> = self
+            .params
+            .iter()
+            .map(|p| ParamLocals {
+                grad: names.fresh(&format!("{}_grad", p.ident), span),
+                work: names.fresh(&format!("{}_work", p.ident), span),
+                offset: names.fresh(&format!("{}_offset", p.ident), span),
+            })
+            .collect();
+        let lanes = [
+            quote!(f64),
+            quote!(::nilang::Lanes<f64, 2>),
+            quote!(::nilang::Lanes<f64, 4>),
+        ];
+        let sweeps: Vec<TokenStream> = lanes
+            .iter()
+            .map(|lane| self.sweep(lane, rev, &locals, &per_param))
+            .collect();
+        let [one, two, four] = [&sweeps[0], &sweeps[1], &sweeps[2]];
+        let setup: Vec<TokenStream> = self
+            .params
+            .iter()
+            .zip(&per_param)
+            .map(|(p, l)| param_sweep(p, &quote!(f64), &locals, l).setup)
+            .collect();
+        let f = &self.user.ident;
+        let name = format_ident!("{}_jacobian", f);
+        let params = self.params.iter().map(|p| self.entry_param(p));
+        let args = self.params.iter().map(|p| &p.ident);
+        let Locals {
+            jac,
+            rows,
+            cols,
+            first,
+            lanes,
+        } = &locals;
+        let message = format!(
+            "`{name}`: the Jacobian `{jac}` has {{}} entries, but {{}} rows (the outputs' \
+             entries) × {{}} columns (the differentiable inputs' scalars) need {{}}"
+        );
+        let doc = format!(
+            "Runs [`{f}`], which writes its outputs, and writes the Jacobian of the outputs \
+             with respect to the differentiable inputs into `{jac}`, row-major: \
+             `{jac}[i * cols + j]` is `∂output_i/∂input_j`, the rows being the outputs' \
+             entries and the columns the differentiable inputs' scalars, each in parameter \
+             order. One forward and adjoint run of the reversible program [`{rev}`] \
+             (`{rev}_vjp`) per four rows, their gradients in `nilang::Lanes`; short buffers \
+             live on the stack. Panics when `{jac}` has another length than rows × columns."
+        );
+        Some(quote! {
+            #[doc = #doc]
+            #[allow(clippy::too_many_arguments, unused_mut)]
+            #vis fn #name(#(#params,)* #jac: &mut [f64]) {
+                #f(#(#args),*);
+                let mut #rows = 0usize;
+                let mut #cols = 0usize;
+                #(#setup)*
+                let (#rows, #cols) = (#rows, #cols);
+                assert_eq!(#jac.len(), #rows * #cols, #message, #jac.len(), #rows, #cols, #rows * #cols);
+                let mut #first = 0usize;
+                while #first < #rows {
+                    let #lanes = (#rows - #first).min(4);
+                    match #lanes {
+                        1 => #one,
+                        2 => #two,
+                        _ => #four,
+                    }
+                    #first += #lanes;
+                }
+            }
+        })
+    }
+
+    /// One sweep on gradients of type `lane`: the buffers, `f_rev_vjp`, the rows read.
+    fn sweep(
+        &self,
+        lane: &TokenStream,
+        rev: &Ident,
+        locals: &Locals,
+        per_param: &[ParamLocals],
+    ) -> TokenStream {
+        let vjp = format_ident!("{}_vjp", rev);
+        let parts: Vec<Sweep> = self
+            .params
+            .iter()
+            .zip(per_param)
+            .map(|(p, l)| param_sweep(p, lane, locals, l))
+            .collect();
+        let buffers = parts.iter().map(|s| &s.buffers);
+        let args = parts.iter().map(|s| &s.args);
+        let read = parts.iter().map(|s| &s.read);
+        quote!({
+            #(#buffers)*
+            #vjp(#(#args),*);
+            #(#read)*
+        })
+    }
+}
+
+/// The tokens of parameter `p` (its locals `own`) in a sweep on gradients of type `lane`.
+fn param_sweep(
+    p: &crate::signature::Param,
+    lane: &TokenStream,
+    locals: &Locals,
+    own: &ParamLocals,
+) -> Sweep {
+    let ident = &p.ident;
+    let entry = quote!(::nilang::__private::entry);
+    let work = quote!(::nilang::__private::work::Work);
+    let zero = quote!(<#lane as ::nilang::Grad<f64>>::zero());
+    let ParamLocals {
+        grad,
+        work: copy,
+        offset,
+    } = own;
+    let Locals {
+        jac,
+        rows,
+        cols,
+        first,
+        lanes,
+    } = locals;
+    let read = |grads: TokenStream| quote!(#entry::read_rows(#jac, #cols, #first, #lanes, #offset, #grads););
+    let none = TokenStream::new();
+    match p.shape {
+        Shape::Output => Sweep {
+            setup: quote!(let #offset = #rows; #rows += #ident.len();),
+            buffers: quote!(
+                let mut #copy = #work::<f64>::filled(0.0, #ident.len());
+                let mut #grad = #work::<#lane>::filled(#zero, #ident.len());
+                #entry::seed_rows::<f64, #lane>(&mut #grad, #offset, #first, #lanes);
+            ),
+            args: quote!(&mut #copy[..], &mut #grad[..]),
+            read: none,
+        },
+        Shape::Value | Shape::Ref => Sweep {
+            setup: {
+                let value = if p.shape == Shape::Ref {
+                    quote!(*#ident)
+                } else {
+                    quote!(#ident)
+                };
+                quote!(let #offset = #cols; #cols += 1; let mut #ident: f64 = #value;)
+            },
+            buffers: quote!(let mut #grad: #lane = #zero;),
+            args: quote!(&mut #ident, &mut #grad),
+            read: read(quote!(::core::slice::from_ref(&#grad))),
+        },
+        Shape::Slice => Sweep {
+            setup: quote!(
+                let #offset = #cols;
+                #cols += #ident.len();
+                let mut #ident = #work::<f64>::copied(#ident);
+            ),
+            buffers: quote!(let mut #grad = #work::<#lane>::filled(#zero, #ident.len());),
+            args: quote!(&mut #ident[..], &mut #grad[..]),
+            read: read(quote!(&#grad[..])),
+        },
+        Shape::Plain { .. } => Sweep {
+            setup: none.clone(),
+            buffers: none,
+            args: quote!(#ident, ()),
+            read: TokenStream::new(),
+        },
+    }
+}
