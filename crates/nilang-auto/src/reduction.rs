@@ -30,6 +30,8 @@ use crate::expr::Typing;
 use crate::nir::{self, Expr, Function, Id, Init, Op, Stmt, StmtKind, Ty};
 use crate::signature::Signature;
 use crate::Names;
+mod jam;
+
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -103,7 +105,8 @@ impl<'a> Reduction<'a> {
 
     /// The search, a plain Rust block: the position (iterations before it) of the first
     /// iteration whose value is the smallest (largest), `usize::MAX` when none is (an empty
-    /// range, or every value NaN).
+    /// range, or every value NaN). Four iterations at a time where that applies
+    /// ([`jam`](self::jam)).
     pub fn search(&self, t: Typing, names: &mut Names, var: Id, range: &syn::Expr) -> syn::Expr {
         let span = Span::call_site();
         let (pos, chosen, k, x) = (
@@ -112,26 +115,46 @@ impl<'a> Reduction<'a> {
             names.fresh("k", span),
             names.fresh("x", span),
         );
-        let var = &t.binds[var].name;
+        let larger = self.larger;
+        let compare = |x: &syn::Ident| {
+            let better = if larger {
+                quote!(#x > #chosen)
+            } else {
+                quote!(#x < #chosen)
+            };
+            quote!(
+                if #better || (#pos == usize::MAX && !#x.is_nan()) {
+                    #pos = #k;
+                    #chosen = #x;
+                }
+            )
+        };
         let prefix = plain_stmts(t, self.prefix);
         let value = crate::expr::plain(t, self.value.clone());
-        let better = if self.larger {
-            quote!(#x > #chosen)
-        } else {
-            quote!(#x < #chosen)
+        let compare_x = compare(&x);
+        let plain_iteration = quote!(
+            #prefix
+            let #x: f64 = #value;
+            #compare_x
+            #k += 1;
+        );
+        let pieces = jam::Search {
+            pos: &pos,
+            chosen: &chosen,
+            k: &k,
+            compare: &compare,
+            plain_iteration,
         };
+        if let Some(jammed) = self.jammed_search(t, names, var, range, &pieces) {
+            return jammed;
+        }
+        let (var, plain) = (&t.binds[var].name, &pieces.plain_iteration);
         syn::parse_quote!({
             let mut #pos = usize::MAX;
             let mut #chosen = 0.0f64;
             let mut #k = 0usize;
             for #var in #range {
-                #prefix
-                let #x: f64 = #value;
-                if #better || (#pos == usize::MAX && !#x.is_nan()) {
-                    #pos = #k;
-                    #chosen = #x;
-                }
-                #k += 1;
+                #plain
             }
             #pos
         })

@@ -188,6 +188,63 @@ fn a_min_fold_is_searched_on_values_and_its_chosen_iteration_differentiated() {
 }
 
 #[test]
+fn a_search_with_an_inner_loop_runs_four_candidates_side_by_side() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(c: &[f64], x: &[f64], d: usize) -> f64 {
+                let mut best = f64::INFINITY;
+                for j in 0..c.len() / d {
+                    let mut dist = 0.0;
+                    for e in 0..d {
+                        dist += (c[j * d + e] - x[e]).powi(2);
+                    }
+                    best = best.min(dist);
+                }
+                best
+            }
+        ),
+    );
+    // four copies of the candidate, each with bindings of its own, in one inner loop
+    assert!(p.contains("while end_1 - at_1 . min (end_1) >= 4 {"), "{p}");
+    for c in 1..=4 {
+        assert!(
+            p.contains(&format!("let j_{c}_1 = at_1 + {}", c - 1)),
+            "{p}"
+        );
+        assert!(
+            p.contains(&format!("let mut dist_{c}_1 : f64 = 0.0 ;")),
+            "{p}"
+        );
+    }
+    assert_eq!(
+        count(&p, "for e in 0 .. d {"),
+        2 + 1,
+        "jammed, remainder, and the chosen iteration: {p}"
+    );
+    // the candidates left over run one by one, as before
+    assert!(p.contains("for j in at_1 .. end_1 {"), "{p}");
+    // an inner range that reads the candidate cannot be shared: not jammed
+    let p = program(
+        quote!(),
+        quote!(
+            fn g(c: &[f64]) -> f64 {
+                let mut best = f64::INFINITY;
+                for j in 0..c.len() {
+                    let mut s = 0.0;
+                    for e in 0..j {
+                        s += c[e];
+                    }
+                    best = best.min(s);
+                }
+                best
+            }
+        ),
+    );
+    assert!(p.contains("pos_") && !p.contains("while"), "{p}");
+}
+
+#[test]
 fn a_fold_written_as_an_if_is_a_reduction_too() {
     let p = program(
         quote!(),

@@ -25,6 +25,25 @@ fn nearest_cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
     cost
 }
 
+/// The nearest of the rows `lo..hi` of `c` (`d` columns) to `x`, searched four rows at a time
+/// (the search's inner loop jammed), with a weight computed before the inner loop and a shift
+/// after it: `d·min(100, minⱼ (wⱼ·‖cⱼ − x‖² + ½))`, `wⱼ = 1 + ½cⱼ₀`.
+#[differentiable(wrt(c, x))]
+fn nearest_row(c: &[f64], x: &[f64], d: usize, lo: usize, hi: usize) -> f64 {
+    let mut best: f64 = 100.0;
+    for j in lo..hi {
+        let w = 1.0 + 0.5 * c[j * d];
+        let mut dist = 0.0;
+        for e in 0..d {
+            let diff = c[j * d + e] - x[e];
+            dist += w * diff * diff;
+        }
+        let shifted = dist + 0.5;
+        best = best.min(shifted);
+    }
+    best * d as f64
+}
+
 /// LogSumExp shifted by the largest element, found by a `max` fold over the elements (the
 /// operands in the other order).
 #[differentiable]
@@ -106,6 +125,46 @@ fn a_fold_chooses_what_the_plain_function_chooses() {
 }
 
 #[test]
+fn a_search_four_rows_at_a_time_chooses_the_first_of_equal_rows() {
+    // rows 1, 2 and 6 equal and nearest: the first of them in the range wins, whichever group of
+    // four it falls in; the gradient reaches that row only
+    let x = [0.5f64, -0.25];
+    let mut c = vec![3.0f64; 2 * 9];
+    for row in [1, 2, 6] {
+        c[2 * row..2 * row + 2].copy_from_slice(&[0.75, 0.25]);
+    }
+    let value_of = |j: usize| {
+        let w = 1.0 + 0.5 * c[2 * j];
+        w * ((c[2 * j] - x[0]).powi(2) + (c[2 * j + 1] - x[1]).powi(2)) + 0.5
+    };
+    for (lo, hi) in [
+        (0, 9),
+        (1, 9),
+        (2, 9),
+        (2, 8),
+        (6, 7),
+        (0, 1),
+        (5, 5),
+        (7, 3),
+    ] {
+        let (value, (gc, _)) = nearest_row_gradient(&c, &x, 2, lo, hi);
+        assert_eq!(
+            value.to_bits(),
+            nearest_row(&c, &x, 2, lo, hi).to_bits(),
+            "{lo}..{hi}"
+        );
+        let chosen = (lo..hi).fold(None, |best: Option<usize>, j| match best {
+            Some(b) if value_of(b) <= value_of(j) => Some(b),
+            _ if value_of(j) < 100.0 => Some(j),
+            _ => best,
+        });
+        for (k, g) in gc.iter().enumerate() {
+            assert_eq!(*g != 0.0, chosen == Some(k / 2), "{lo}..{hi}: c[{k}] = {g}");
+        }
+    }
+}
+
+#[test]
 fn the_inverse_of_a_fold_restores_its_inputs() {
     let points = vec![0.5, -1.0, 2.0, 0.25, -3.0, 1.0];
     let centroids = vec![0.0, 0.0, 2.0, 0.0, -2.0, 1.0];
@@ -132,7 +191,26 @@ proptest! {
         points in prop::collection::vec(-3.0f64..3.0, 12),
         centroids in prop::collection::vec(-3.0f64..3.0, 6),
         x in prop::collection::vec(-2.0f64..2.0, 1..8),
+        rows in prop::collection::vec(-2i32..3, 2..28),
+        lo in 0usize..4,
     ) {
+        // rows of small integers (ties are frequent), 1–13 of them, searched from `lo`
+        let n = rows.len() / 2;
+        let c: Vec<f64> = rows[..2 * n].iter().map(|&v| f64::from(v) * 0.5).collect();
+        let target = [0.25, -0.5];
+        let f = |c: &[f64]| nearest_row(c, &target, 2, lo.min(n), n);
+        let (value, (gc, gx)) = nearest_row_gradient(&c, &target, 2, lo.min(n), n);
+        prop_assert_eq!(value.to_bits(), f(&c).to_bits());
+        prop_assert_eq!(gx.len(), 2);
+        for k in 0..2 * n {
+            let fd = central(f, &c, k);
+            // at a tie the central difference mixes two rows: compare where it is one-sided
+            let mut up = c.clone();
+            up[k] += 1e-6;
+            if (fd - (f(&up) - value) / 1e-6).abs() < 1e-3 {
+                prop_assert!((gc[k] - fd).abs() < 1e-5 * (1.0 + fd.abs()), "c[{k}]: {} vs {fd}", gc[k]);
+            }
+        }
         let (value, grad) = nearest_cost_gradient(&points, &centroids, 3);
         prop_assert_eq!(value, nearest_cost(&points, &centroids, 3));
         for k in 0..centroids.len() {

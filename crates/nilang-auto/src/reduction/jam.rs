@@ -1,0 +1,231 @@
+//! The search of a reduction, unrolled and jammed: four iterations of the searched loop at
+//! once, their inner loops merged into one.
+//!
+//! A nearest-neighbour search (`for j in 0..k { let mut dist = 0.0; for e in 0..d { dist +=
+//! … } best = best.min(dist); }`) is a chain of dependent additions per candidate: each `+=`
+//! waits for the one before, and Rust may not reorder floating-point sums to hide that. Four
+//! candidates side by side make four independent chains in one inner loop, which the processor
+//! overlaps (and the compiler may put in vector lanes), while each candidate's value is summed
+//! in its own order, so the values, and the position chosen, are those of the plain loop:
+//!
+//! ```text
+//! while hi - at >= 4 {
+//!     let (j_1, j_2, j_3, j_4) = (at, at + 1, at + 2, at + 3);
+//!     let mut dist_1 = 0.0; … let mut dist_4 = 0.0;
+//!     for e in 0..d { dist_1 += …; … dist_4 += …; }
+//!     (compare dist_1, …, dist_4 in order)
+//!     at += 4;
+//! }
+//! for j in at..hi { (the plain iteration) }
+//! ```
+//!
+//! It applies when the searched loop runs over `a..b` and its body computes the value with one
+//! inner loop whose range reads neither the searched variable nor what the body declares. Each
+//! copy's bindings get fresh names; a binding is renamed by its spelling, which is unique in
+//! the function ([`crate::nir::Bind::name`]), so renaming a spelling renames one binding.
+
+use super::{plain_stmt, Reduction};
+use crate::expr::Typing;
+use crate::nir::{self, Id, Origin, StmtKind};
+use crate::Names;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use std::collections::HashMap;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+
+/// How many iterations run side by side.
+const WIDTH: usize = 4;
+
+/// The search's pieces shared with the plain search: its result variables and comparison.
+pub struct Search<'s> {
+    pub pos: &'s syn::Ident,
+    pub chosen: &'s syn::Ident,
+    pub k: &'s syn::Ident,
+    /// The comparison of a value `x` against `chosen`, updating `pos` and `chosen`.
+    pub compare: &'s dyn Fn(&syn::Ident) -> TokenStream,
+    /// One plain iteration (its prefix, value and comparison) of the variable `var`.
+    pub plain_iteration: TokenStream,
+}
+
+impl Reduction<'_> {
+    /// The jammed search (see the module), or `None` where it does not apply.
+    pub(super) fn jammed_search(
+        &self,
+        t: Typing,
+        names: &mut Names,
+        var: Id,
+        range: &syn::Expr,
+        s: &Search,
+    ) -> Option<syn::Expr> {
+        let syn::Expr::Range(syn::ExprRange {
+            start: Some(lo),
+            limits: syn::RangeLimits::HalfOpen(_),
+            end: Some(hi),
+            ..
+        }) = range
+        else {
+            return None;
+        };
+        let inner = self.inner_loop(t, var)?;
+        let span = Span::call_site();
+        let written = nir::written(self.prefix);
+        let renamed: Vec<Id> = nir::declared(self.prefix)
+            .into_iter()
+            .filter(|id| *id != inner.var)
+            .chain([var])
+            .collect();
+        let copies: Vec<HashMap<String, syn::Ident>> = (1..=WIDTH)
+            .map(|c| {
+                renamed
+                    .iter()
+                    .map(|id| {
+                        let name = &t.binds[*id].name;
+                        (name.to_string(), names.fresh(&format!("{name}_{c}"), span))
+                    })
+                    .collect()
+            })
+            .collect();
+        let render = |stmts: &[nir::Stmt], copy: &HashMap<String, syn::Ident>| {
+            let tokens: TokenStream = stmts.iter().map(|s| plain_stmt(t, s, &written)).collect();
+            renamed_tokens(tokens, copy)
+        };
+        let (before, after) = (&self.prefix[..inner.at], &self.prefix[inner.at + 1..]);
+        let value = crate::expr::plain(t, self.value.clone());
+        let var_name = &t.binds[var].name;
+        let (at, end) = (names.fresh("at", span), names.fresh("end", span));
+        let mut heads = Vec::new();
+        let mut bodies = Vec::new();
+        let mut tails = Vec::new();
+        for (c, copy) in copies.iter().enumerate() {
+            let v = &copy[&var_name.to_string()];
+            let c = proc_macro2::Literal::usize_unsuffixed(c);
+            let x = names.fresh("x", span);
+            let before = render(before, copy)?;
+            heads.push(quote!(let #v = #at + #c; #before));
+            bodies.push(render(inner.body, copy)?);
+            let after = render(after, copy)?;
+            let value = renamed_tokens(quote!(#value), copy)?;
+            let compare = (s.compare)(&x);
+            let k = s.k;
+            tails.push(quote!(#after let #x: f64 = #value; #compare #k += 1;));
+        }
+        let (inner_var, inner_range) = (&t.binds[inner.var].name, inner.range);
+        let (pos, chosen, k, plain) = (s.pos, s.chosen, s.k, &s.plain_iteration);
+        let width = proc_macro2::Literal::usize_unsuffixed(WIDTH);
+        Some(syn::parse_quote!({
+            let mut #pos = usize::MAX;
+            let mut #chosen = 0.0f64;
+            let mut #k = 0usize;
+            let (mut #at, #end) = (#lo, #hi);
+            while #end - #at.min(#end) >= #width {
+                #(#heads)*
+                for #inner_var in #inner_range { #(#bodies)* }
+                #(#tails)*
+                #at += #width;
+            }
+            for #var_name in #at..#end { #plain }
+            #pos
+        }))
+    }
+
+    /// The one inner loop of the prefix, if its range reads neither `var` nor a binding the
+    /// prefix declares, the searched loop is not over a slice's elements, and nothing in the
+    /// prefix renders as a macro (whose tokens renaming does not see).
+    fn inner_loop(&self, t: Typing, var: Id) -> Option<Inner<'_>> {
+        let over_elements = t
+            .binds
+            .iter()
+            .any(|b| matches!(b.origin, Origin::Element { index, .. } if index == var));
+        let loops: Vec<usize> = (0..self.prefix.len())
+            .filter(|&k| matches!(self.prefix[k].kind, StmtKind::For { .. }))
+            .collect();
+        let [at] = loops.as_slice() else {
+            return None;
+        };
+        let StmtKind::For {
+            var: inner_var,
+            range,
+            body,
+            ..
+        } = &self.prefix[*at].kind
+        else {
+            return None;
+        };
+        let declared = nir::declared(self.prefix);
+        let independent = !range.reads.contains(&var) && range.reads.is_disjoint(&declared);
+        let no_vectors = !contains_zeros(self.prefix);
+        (independent && no_vectors && !over_elements).then_some(Inner {
+            at: *at,
+            var: *inner_var,
+            range: &range.syn,
+            body,
+        })
+    }
+}
+
+/// The inner loop of a jammed search.
+struct Inner<'a> {
+    /// Its position in the prefix.
+    at: usize,
+    var: Id,
+    range: &'a syn::Expr,
+    body: &'a [nir::Stmt],
+}
+
+/// Whether a block allocates a vector (`vec![0.0; n]`, rendered as a macro).
+fn contains_zeros(stmts: &[nir::Stmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Let { init, .. } => matches!(init, nir::Init::Zeros { .. }),
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } => contains_zeros(body),
+        StmtKind::If { then, els, .. } => contains_zeros(then) || contains_zeros(els),
+        StmtKind::Assign { .. } | StmtKind::CallInto { .. } => false,
+    })
+}
+
+/// The statements `tokens` with the bindings spelled as `copy`'s keys renamed to its values
+/// (variables read and `let` or `for` patterns; not fields, methods or paths of more than one
+/// segment). `None` if they hold a macro, whose tokens would escape the renaming.
+fn renamed_tokens(tokens: TokenStream, copy: &HashMap<String, syn::Ident>) -> Option<TokenStream> {
+    let mut block: syn::Block = syn::parse2(quote!({ #tokens })).ok()?;
+    let mut macros = HasMacro(false);
+    macros.visit_block(&block);
+    if macros.0 {
+        return None;
+    }
+    Rename(copy).visit_block_mut(&mut block);
+    let stmts = &block.stmts;
+    Some(quote!(#(#stmts)*))
+}
+
+struct Rename<'m>(&'m HashMap<String, syn::Ident>);
+
+impl Rename<'_> {
+    fn rename(&self, ident: &mut syn::Ident) {
+        if let Some(new) = self.0.get(&ident.to_string()) {
+            *ident = new.clone();
+        }
+    }
+}
+
+impl VisitMut for Rename<'_> {
+    fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
+        if e.qself.is_none() && e.path.leading_colon.is_none() && e.path.segments.len() == 1 {
+            self.rename(&mut e.path.segments[0].ident);
+        }
+        syn::visit_mut::visit_expr_path_mut(self, e);
+    }
+
+    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+        self.rename(&mut p.ident);
+        syn::visit_mut::visit_pat_ident_mut(self, p);
+    }
+}
+
+struct HasMacro(bool);
+
+impl Visit<'_> for HasMacro {
+    fn visit_macro(&mut self, _: &syn::Macro) {
+        self.0 = true;
+    }
+}
