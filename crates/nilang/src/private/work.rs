@@ -48,10 +48,7 @@ impl<T: Copy + Default + 'static> Work<T> {
     #[inline]
     pub fn filled(value: T, len: usize) -> Work<T> {
         if len > INLINE {
-            let mut tape = Tape::new();
-            tape.clear();
-            tape.resize(len, value);
-            return Work::Pooled(tape);
+            return Work::Pooled(Tape::filled(value, len));
         }
         Work::Inline {
             values: [value; INLINE],

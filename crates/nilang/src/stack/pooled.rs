@@ -9,10 +9,12 @@
 //! when it is dropped, so a second call finds the capacity the first one grew to.
 //!
 //! The pool keeps at most [`POOLED`] buffers per thread; what it keeps stays allocated until
-//! the thread ends or [`release_pooled_tapes`] is called.
+//! the thread ends or [`release_pooled_tapes`] is called. A visit costs no allocation: the
+//! pool's slots (one box per buffer type) stay when a buffer is taken out, so a gradient called
+//! once per observation pays neither `malloc` nor `free` for its tape.
 
 use super::Stack;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
 
@@ -20,6 +22,7 @@ use std::ops::{Deref, DerefMut};
 ///
 /// ```
 /// use nilang::stack::{Tape, POOLED};
+/// use nilang::Stack;
 ///
 /// // more tapes alive at once than the pool keeps: the extra buffers are freed on drop
 /// let tapes: Vec<Tape<f64>> = (0..POOLED + 2)
@@ -30,7 +33,13 @@ use std::ops::{Deref, DerefMut};
 ///     })
 ///     .collect();
 /// drop(tapes);
-/// let again: Vec<Tape<f64>> = (0..POOLED + 2).map(|_| Tape::new()).collect();
+/// let again: Vec<Tape<f64>> = (0..POOLED + 2)
+///     .map(|_| {
+///         let mut t = Tape::new();
+///         t.push_value(1.0); // a tape takes its buffer at its first push
+///         t
+///     })
+///     .collect();
 /// let reused = again.iter().filter(|t| t.capacity() >= 1000).count();
 /// assert_eq!(reused, POOLED);
 /// ```
@@ -39,12 +48,32 @@ pub const POOLED: usize = 4;
 /// The capacity a tape starts with when the pool has no buffer for it.
 const FIRST_CAPACITY: usize = 64;
 
-thread_local! {
-    static POOL: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+/// The most slots (kept buffers and empty slots of a type) one thread's pool holds.
+const SLOTS: usize = 2 * POOLED;
+
+/// One slot of the pool: a boxed `Vec<T>` of some `T`, empty (capacity 0) when its buffer is
+/// out. Its type and the buffer's capacity are kept beside the box, so that a visit compares
+/// numbers and calls into the box only for the buffer it takes or fills.
+struct Slot {
+    /// `TypeId::of::<Vec<T>>()`.
+    type_id: TypeId,
+    capacity: usize,
+    buffer: Box<dyn Any>,
 }
 
-/// A `Vec<T>` used as a stack, whose buffer comes from this thread's pool and goes back to it
-/// (emptied) when the tape is dropped. It dereferences to the `Vec`, and a `&mut Tape<T>`
+impl Slot {
+    fn holds<T: 'static>(&self) -> bool {
+        self.type_id == TypeId::of::<Vec<T>>()
+    }
+}
+
+thread_local! {
+    static POOL: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A `Vec<T>` used as a stack, whose buffer comes from this thread's pool at its first push
+/// (through [`Stack`]) and goes back to it (emptied) when the tape is dropped: a tape that
+/// nothing is pushed on costs no visit to the pool. It dereferences to the `Vec`, and a `&mut Tape<T>`
 /// passes where a `&mut Vec<T>` is expected. The taped programs `#[differentiable]` writes
 /// take their tape as one; its gradient in an adjoint program may be shorter than it (see the
 /// `Shadow` impl below), so a gradient function checks no length for it.
@@ -60,46 +89,124 @@ thread_local! {
 /// let grown = tape.capacity();
 /// drop(tape);
 /// // the next tape on this thread reuses the buffer the first one grew
-/// let again = Tape::<f64>::new();
-/// assert!(again.is_empty() && again.capacity() == grown);
+/// let mut again = Tape::<f64>::new();
+/// again.push_value(1.0);
+/// assert_eq!((again.len(), again.capacity()), (1, grown));
 /// ```
 pub struct Tape<T: 'static> {
     vec: Vec<T>,
 }
 
 impl<T: 'static> Tape<T> {
-    /// An empty tape, on the largest buffer of its type in this thread's pool when it has one
-    /// (a program that grew a tape of megabytes finds it again, whatever smaller tapes other
-    /// programs returned in between).
+    /// An empty tape, with no buffer yet: its first push takes the largest buffer of its type
+    /// in this thread's pool when it has one (a program that grew a tape of megabytes finds it
+    /// again, whatever smaller tapes other programs returned in between).
     pub fn new() -> Tape<T> {
-        let largest = pooled(|capacities| capacities.max_by_key(|&(_, c)| c));
-        Tape {
-            vec: largest.unwrap_or_else(|| Vec::with_capacity(FIRST_CAPACITY)),
-        }
+        Tape { vec: Vec::new() }
+    }
+
+    /// Gives a tape without a buffer (capacity 0) the largest pooled one, or one of
+    /// `FIRST_CAPACITY` values; called by the pushes of [`Stack`] before the first.
+    #[cold]
+    #[inline(never)]
+    fn take_buffer(&mut self) {
+        self.vec = pooled::<T>(|_| true, Prefer::Largest)
+            .unwrap_or_else(|| Vec::with_capacity(FIRST_CAPACITY));
     }
 }
 
-/// Takes from this thread's pool the buffer of type `Vec<T>` that `choose` picks among
-/// `(index, capacity)` pairs, if any.
-fn pooled<T: 'static>(
-    choose: impl FnOnce(&mut dyn Iterator<Item = (usize, usize)>) -> Option<(usize, usize)>,
-) -> Option<Vec<T>> {
+/// Which of the fitting buffers [`pooled`] takes.
+#[derive(Clone, Copy, PartialEq)]
+enum Prefer {
+    Largest,
+    Smallest,
+}
+
+/// Takes from this thread's pool the largest or the smallest buffer of type `Vec<T>` whose
+/// capacity `fits`, if any; its slot stays, empty. (A plain loop: a visit is on the path of
+/// every gradient call.)
+fn pooled<T: 'static>(fits: impl Fn(usize) -> bool, prefer: Prefer) -> Option<Vec<T>> {
     POOL.try_with(|pool| {
         let mut pool = pool.borrow_mut();
-        let mut capacities =
-            (0..pool.len()).filter_map(|k| Some((k, pool[k].downcast_ref::<Vec<T>>()?.capacity())));
-        let (k, _) = choose(&mut capacities)?;
-        pool.swap_remove(k).downcast::<Vec<T>>().ok().map(|b| *b)
+        let mut best: Option<(usize, usize)> = None;
+        for (k, slot) in pool.iter().enumerate() {
+            let (c, better) = (slot.capacity, |b: usize| match prefer {
+                Prefer::Largest => slot.capacity > b,
+                Prefer::Smallest => slot.capacity < b,
+            });
+            if c > 0 && slot.holds::<T>() && fits(c) && best.is_none_or(|(_, b)| better(b)) {
+                best = Some((k, c));
+            }
+        }
+        let slot = &mut pool[best?.0];
+        slot.capacity = 0;
+        slot.buffer.downcast_mut::<Vec<T>>().map(std::mem::take)
     })
     .ok()
     .flatten()
 }
 
+/// The smallest pooled buffer that holds `n` values and is not much larger (1–4 times), or a
+/// new one: a short-lived buffer of known length (a working copy) leaves the largest buffers
+/// to the tapes that grow.
+fn best_fit<T: 'static>(n: usize) -> Vec<T> {
+    pooled(|c| c >= n && c / 4 <= n, Prefer::Smallest).unwrap_or_else(|| Vec::with_capacity(n))
+}
+
+/// Gives `vec` (emptied) back to this thread's pool: into an empty slot of its type, or a new
+/// slot, while the pool holds fewer than [`POOLED`] buffers; else in place of the smallest
+/// buffer of its type, if that is smaller. A thread being torn down has no pool left: the
+/// buffer is then freed.
+fn give_back<T: 'static>(mut vec: Vec<T>) {
+    if vec.capacity() == 0 {
+        return;
+    }
+    vec.clear();
+    let _ = POOL.try_with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let capacity = vec.capacity();
+        let held = pool.iter().filter(|slot| slot.capacity > 0).count();
+        let own = Slot::holds::<T>;
+        let target = if held < POOLED {
+            match pool.iter().position(|slot| slot.capacity == 0 && own(slot)) {
+                Some(k) => k,
+                None => {
+                    if pool.len() >= SLOTS {
+                        // fewer than POOLED buffers in SLOTS slots: an empty one exists
+                        if let Some(empty) = pool.iter().position(|slot| slot.capacity == 0) {
+                            pool.swap_remove(empty);
+                        }
+                    }
+                    pool.push(Slot {
+                        type_id: TypeId::of::<Vec<T>>(),
+                        capacity: 0,
+                        buffer: Box::new(Vec::<T>::new()),
+                    });
+                    pool.len() - 1
+                }
+            }
+        } else {
+            let smallest = (0..pool.len())
+                .filter(|&k| pool[k].capacity > 0 && own(&pool[k]))
+                .min_by_key(|&k| pool[k].capacity);
+            match smallest {
+                Some(k) if pool[k].capacity < capacity => k,
+                _ => return,
+            }
+        };
+        let slot = &mut pool[target];
+        if let Some(buffer) = slot.buffer.downcast_mut::<Vec<T>>() {
+            // the buffer it replaces, if any, is freed here
+            *buffer = std::mem::take(&mut vec);
+            slot.capacity = capacity;
+        }
+    });
+}
+
 impl<T: Clone + 'static> Tape<T> {
-    /// A tape holding a copy of `values`: on a pooled buffer when the copy is longer than a new
-    /// tape's first capacity and the pool holds one of 1–4 times its length (a working copy of
-    /// a large input, made on every call of a gradient, then reuses its buffer), on a buffer of
-    /// its own otherwise (a short copy costs less than a visit to the pool).
+    /// A tape holding a copy of `values`: on the smallest pooled buffer of 1–4 times its length
+    /// when the pool holds one (a working copy of an input, made on every call of a gradient,
+    /// then reuses its buffer), on a buffer of its own otherwise.
     ///
     /// ```
     /// use nilang::stack::Tape;
@@ -112,50 +219,28 @@ impl<T: Clone + 'static> Tape<T> {
     /// assert_eq!(Tape::<f64>::copied_from(&big[..5000]).capacity(), grown);
     /// ```
     pub fn copied_from(values: &[T]) -> Tape<T> {
-        let n = values.len();
-        let mut vec = if n <= FIRST_CAPACITY {
-            Vec::with_capacity(n)
-        } else {
-            // the smallest pooled buffer that holds the copy and is not much larger: a tape
-            // that grows (`Tape::new`, the largest buffer) keeps its own, which a copy taken
-            // first would otherwise take
-            pooled(|capacities| {
-                capacities
-                    .filter(|&(_, c)| c >= n && c / 4 <= n)
-                    .min_by_key(|&(_, c)| c)
-            })
-            .unwrap_or_else(|| Vec::with_capacity(n))
-        };
+        let mut vec = best_fit(values.len());
         vec.extend_from_slice(values);
+        Tape { vec }
+    }
+
+    /// A tape of `n` copies of `value`, on a buffer chosen as [`Tape::copied_from`] chooses.
+    ///
+    /// ```
+    /// use nilang::stack::Tape;
+    ///
+    /// assert_eq!(&Tape::filled(0.5, 3)[..], &[0.5; 3]);
+    /// ```
+    pub fn filled(value: T, n: usize) -> Tape<T> {
+        let mut vec = best_fit(n);
+        vec.resize(n, value);
         Tape { vec }
     }
 }
 
 impl<T: 'static> Drop for Tape<T> {
     fn drop(&mut self) {
-        let mut vec = std::mem::take(&mut self.vec);
-        if vec.capacity() <= FIRST_CAPACITY {
-            return;
-        }
-        vec.clear();
-        // a thread being torn down has no pool left: the buffer is then freed
-        let _ = POOL.try_with(|pool| {
-            let mut pool = pool.borrow_mut();
-            if pool.len() < POOLED {
-                pool.push(Box::new(vec));
-                return;
-            }
-            // a full pool keeps the largest buffers: this one replaces the smallest it holds
-            // of its own type, if that is smaller
-            let smallest = (0..pool.len())
-                .filter_map(|k| Some((k, pool[k].downcast_ref::<Vec<T>>()?.capacity())))
-                .min_by_key(|&(_, capacity)| capacity);
-            if let Some((k, capacity)) = smallest {
-                if capacity < vec.capacity() {
-                    pool[k] = Box::new(vec);
-                }
-            }
-        });
+        give_back(std::mem::take(&mut self.vec));
     }
 }
 
@@ -168,7 +253,9 @@ impl<T: 'static> Drop for Tape<T> {
 /// tape.extend(std::iter::repeat(1.0).take(10_000));
 /// drop(tape);
 /// release_pooled_tapes();
-/// assert!(Tape::<f64>::new().capacity() < 10_000);
+/// let mut again = Tape::<f64>::new();
+/// nilang::Stack::push_value(&mut *again, 1.0);
+/// assert!(again.capacity() < 10_000);
 /// ```
 pub fn release_pooled_tapes() {
     let _ = POOL.try_with(|pool| pool.borrow_mut().clear());
@@ -222,6 +309,9 @@ impl<T: Clone + 'static> Clone for Tape<T> {
 impl<T: 'static> Stack<T> for Tape<T> {
     #[inline]
     fn push_value(&mut self, v: T) {
+        if self.vec.capacity() == 0 {
+            self.take_buffer();
+        }
         self.vec.push_value(v)
     }
     #[inline]
@@ -235,6 +325,9 @@ impl<T: 'static> Stack<T> for Tape<T> {
     where
         T: Clone,
     {
+        if self.vec.capacity() == 0 && !values.is_empty() {
+            self.take_buffer();
+        }
         self.vec.push_values(values)
     }
     fn pop_values(&mut self, out: &mut [T]) -> bool {
@@ -306,6 +399,14 @@ where
 mod tests {
     use super::{release_pooled_tapes, Tape, POOLED};
     use crate::__private::Shadow;
+    use crate::Stack;
+
+    /// A new tape after its first push: the capacity of the buffer it took.
+    fn pushed<T: Copy + Default + 'static>() -> Tape<T> {
+        let mut t = Tape::new();
+        t.push_value(T::default());
+        t
+    }
 
     fn grown(n: usize) -> Tape<f64> {
         let mut t = Tape::new();
@@ -322,7 +423,7 @@ mod tests {
         let capacity = big.capacity();
         drop(smalls);
         drop(big);
-        assert_eq!(Tape::<f64>::new().capacity(), capacity);
+        assert_eq!(pushed::<f64>().capacity(), capacity);
         release_pooled_tapes();
     }
 
@@ -344,9 +445,47 @@ mod tests {
             (&copy[..], copy.capacity()),
             (&[0.25; 1_000][..], medium_capacity)
         );
-        assert_eq!(Tape::<f64>::new().capacity(), big_capacity);
-        // a short copy does not visit the pool
+        assert_eq!(pushed::<f64>().capacity(), big_capacity);
+        // a short copy takes no buffer more than 4 times its length
         assert_eq!(Tape::copied_from(&[1.0; 3]).capacity(), 3);
+        release_pooled_tapes();
+    }
+
+    #[test]
+    fn a_short_tape_goes_back_to_the_pool_and_comes_back() {
+        release_pooled_tapes();
+        let first = grown(10);
+        let (capacity, address) = (first.capacity(), first.as_ptr());
+        drop(first);
+        let again = pushed::<f64>();
+        assert_eq!((again.capacity(), again.as_ptr()), (capacity, address));
+        drop(again);
+        // buffers of other types take slots of their own and leave this one alone
+        drop(Tape::from(vec![1u8; 100]));
+        drop(Tape::from(vec![1i64; 100]));
+        assert_eq!(pushed::<f64>().as_ptr(), address);
+        release_pooled_tapes();
+    }
+
+    #[test]
+    fn many_types_keep_at_most_pooled_buffers() {
+        release_pooled_tapes();
+        drop(Tape::from(vec![0u8; 10]));
+        drop(Tape::from(vec![0u16; 10]));
+        drop(Tape::from(vec![0u32; 10]));
+        drop(Tape::from(vec![0u64; 10]));
+        drop(Tape::from(vec![0i8; 10]));
+        drop(Tape::from(vec![0i16; 10]));
+        let kept = [
+            pushed::<u8>().capacity(),
+            pushed::<u16>().capacity(),
+            pushed::<u32>().capacity(),
+            pushed::<u64>().capacity(),
+            pushed::<i8>().capacity(),
+            pushed::<i16>().capacity(),
+        ];
+        // the pool was full after four: the later types found no buffer of theirs
+        assert_eq!(kept, [10, 10, 10, 10, 64, 64]);
         release_pooled_tapes();
     }
 
