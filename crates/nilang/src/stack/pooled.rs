@@ -52,18 +52,39 @@ const FIRST_CAPACITY: usize = 64;
 const SLOTS: usize = 2 * POOLED;
 
 /// One slot of the pool: a boxed `Vec<T>` of some `T`, empty (capacity 0) when its buffer is
-/// out. Its type and the buffer's capacity are kept beside the box, so that a visit compares
-/// numbers and calls into the box only for the buffer it takes or fills.
+/// out. Its type, element size and the buffer's capacity are kept beside the box, so that a
+/// visit compares numbers and calls into the box only for the buffer it takes or fills.
 struct Slot {
     /// `TypeId::of::<Vec<T>>()`.
     type_id: TypeId,
+    /// `size_of::<T>()`.
+    element: usize,
     capacity: usize,
     buffer: Box<dyn Any>,
 }
 
 impl Slot {
+    /// An empty slot for buffers of type `Vec<T>`.
+    fn empty<T: 'static>() -> Slot {
+        Slot {
+            type_id: TypeId::of::<Vec<T>>(),
+            element: std::mem::size_of::<T>(),
+            capacity: 0,
+            buffer: Box::new(Vec::<T>::new()),
+        }
+    }
+
     fn holds<T: 'static>(&self) -> bool {
         self.type_id == TypeId::of::<Vec<T>>()
+    }
+
+    /// The bytes its buffer holds.
+    fn bytes(&self) -> usize {
+        self.capacity.saturating_mul(self.element)
+    }
+
+    fn bytes_of<T>(capacity: usize) -> usize {
+        capacity.saturating_mul(std::mem::size_of::<T>())
     }
 }
 
@@ -72,8 +93,8 @@ thread_local! {
 }
 
 /// A `Vec<T>` used as a stack, whose buffer comes from this thread's pool at its first push
-/// (through [`Stack`]) and goes back to it (emptied) when the tape is dropped: a tape that
-/// nothing is pushed on costs no visit to the pool. It dereferences to the `Vec`, and a `&mut Tape<T>`
+/// or when it is first lent out as a `&mut Vec<T>`, and goes back to it (emptied) when the
+/// tape is dropped: a tape that is neither costs no visit to the pool. It dereferences to the `Vec`, and a `&mut Tape<T>`
 /// passes where a `&mut Vec<T>` is expected. The taped programs `#[differentiable]` writes
 /// take their tape as one; its gradient in an adjoint program may be shorter than it (see the
 /// `Shadow` impl below), so a gradient function checks no length for it.
@@ -106,7 +127,7 @@ impl<T: 'static> Tape<T> {
     }
 
     /// Gives a tape without a buffer (capacity 0) the largest pooled one, or one of
-    /// `FIRST_CAPACITY` values; called by the pushes of [`Stack`] before the first.
+    /// `FIRST_CAPACITY` values; called by the pushes of [`Stack`] and by `deref_mut`.
     #[cold]
     #[inline(never)]
     fn take_buffer(&mut self) {
@@ -155,8 +176,8 @@ fn best_fit<T: 'static>(n: usize) -> Vec<T> {
 
 /// Gives `vec` (emptied) back to this thread's pool: into an empty slot of its type, or a new
 /// slot, while the pool holds fewer than [`POOLED`] buffers; else in place of the smallest
-/// buffer of its type, if that is smaller. A thread being torn down has no pool left: the
-/// buffer is then freed.
+/// buffer held (of any type, by bytes), if that is smaller. A thread being torn down has no
+/// pool left: the buffer is then freed.
 fn give_back<T: 'static>(mut vec: Vec<T>) {
     if vec.capacity() == 0 {
         return;
@@ -164,43 +185,48 @@ fn give_back<T: 'static>(mut vec: Vec<T>) {
     vec.clear();
     let _ = POOL.try_with(|pool| {
         let mut pool = pool.borrow_mut();
-        let capacity = vec.capacity();
         let held = pool.iter().filter(|slot| slot.capacity > 0).count();
-        let own = Slot::holds::<T>;
         let target = if held < POOLED {
-            match pool.iter().position(|slot| slot.capacity == 0 && own(slot)) {
-                Some(k) => k,
-                None => {
-                    if pool.len() >= SLOTS {
-                        // fewer than POOLED buffers in SLOTS slots: an empty one exists
-                        if let Some(empty) = pool.iter().position(|slot| slot.capacity == 0) {
-                            pool.swap_remove(empty);
-                        }
-                    }
-                    pool.push(Slot {
-                        type_id: TypeId::of::<Vec<T>>(),
-                        capacity: 0,
-                        buffer: Box::new(Vec::<T>::new()),
-                    });
-                    pool.len() - 1
-                }
-            }
+            free_slot::<T>(&mut pool)
         } else {
+            let bytes = Slot::bytes_of::<T>(vec.capacity());
             let smallest = (0..pool.len())
-                .filter(|&k| pool[k].capacity > 0 && own(&pool[k]))
-                .min_by_key(|&k| pool[k].capacity);
+                .filter(|&k| pool[k].capacity > 0)
+                .min_by_key(|&k| pool[k].bytes())
+                .filter(|&k| pool[k].bytes() < bytes);
             match smallest {
-                Some(k) if pool[k].capacity < capacity => k,
-                _ => return,
+                Some(k) => k,
+                None => return,
             }
         };
         let slot = &mut pool[target];
+        if !slot.holds::<T>() {
+            // a smaller buffer of another type makes room (freed here)
+            *slot = Slot::empty::<T>();
+        }
+        slot.capacity = vec.capacity();
         if let Some(buffer) = slot.buffer.downcast_mut::<Vec<T>>() {
             // the buffer it replaces, if any, is freed here
             *buffer = std::mem::take(&mut vec);
-            slot.capacity = capacity;
         }
     });
+}
+
+/// The index of an empty slot of type `Vec<T>`, made if there is none (in place of an empty
+/// slot of another type when the pool has [`SLOTS`] of them).
+fn free_slot<T: 'static>(pool: &mut Vec<Slot>) -> usize {
+    if let Some(k) = pool.iter().position(|s| s.capacity == 0 && s.holds::<T>()) {
+        return k;
+    }
+    if pool.len() >= SLOTS {
+        // fewer than POOLED buffers in SLOTS slots: an empty one exists
+        if let Some(empty) = pool.iter().position(|s| s.capacity == 0) {
+            pool[empty] = Slot::empty::<T>();
+            return empty;
+        }
+    }
+    pool.push(Slot::empty::<T>());
+    pool.len() - 1
 }
 
 impl<T: Clone + 'static> Tape<T> {
@@ -280,8 +306,14 @@ impl<T: 'static> Deref for Tape<T> {
     }
 }
 
+/// A tape lent out as a `&mut Vec<T>` (to a taped program, which pushes on the `Vec` itself)
+/// takes its buffer first.
 impl<T: 'static> DerefMut for Tape<T> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut Vec<T> {
+        if self.vec.capacity() == 0 {
+            self.take_buffer();
+        }
         &mut self.vec
     }
 }
@@ -484,8 +516,22 @@ mod tests {
             pushed::<i8>().capacity(),
             pushed::<i16>().capacity(),
         ];
-        // the pool was full after four: the later types found no buffer of theirs
-        assert_eq!(kept, [10, 10, 10, 10, 64, 64]);
+        // full after four: the `i8` buffer (10 bytes) was no larger than any held and was
+        // freed, the `i16` one (20 bytes) took the place of the smallest, the `u8` one
+        assert_eq!(kept, [64, 10, 10, 10, 64, 10]);
+        release_pooled_tapes();
+    }
+
+    #[test]
+    fn a_full_pool_of_short_buffers_of_other_types_keeps_a_large_one() {
+        release_pooled_tapes();
+        // four buffers of four other types fill the pool
+        drop(Tape::from(vec![0u8; 64]));
+        drop(Tape::from(vec![0u16; 64]));
+        drop(Tape::from(vec![0u32; 64]));
+        drop(Tape::from(vec![[0.0f64; 2]; 64]));
+        drop(Tape::from(vec![0.0f64; 100_000]));
+        assert_eq!(pushed::<f64>().capacity(), 100_000);
         release_pooled_tapes();
     }
 
