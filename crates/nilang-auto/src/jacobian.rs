@@ -1,8 +1,9 @@
 //! `f_jacobian`: the Jacobian of a function that writes outputs (`&mut [f64]`), into the
-//! caller's row-major buffer, by the reversible program's vector–Jacobian product run on up to
-//! four rows at once (gradients in `Lanes`).
+//! caller's row-major buffer, in whichever mode takes fewer sweeps: reverse, the reversible
+//! program's vector–Jacobian product on up to four rows at once (gradients in `Lanes`), or
+//! forward, its taped program on dual numbers with four tangents (`DualN<f64, 4>`).
 
-use crate::signature::{Shape, Signature};
+use crate::signature::{Param, Shape, Signature};
 use crate::Names;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -26,9 +27,15 @@ struct Locals {
     /// The rows and the columns counted so far, in the setup.
     rows: Ident,
     cols: Ident,
-    /// The sweep's first row and its number of rows.
+    /// The sweep's first row (column, in forward mode) and its number of rows (columns).
     first: Ident,
     lanes: Ident,
+    /// The tapes of the taped program (`f_rev_taped`), and their gradients in a reverse
+    /// sweep.
+    tape: Ident,
+    decisions: Ident,
+    tape_grad: Ident,
+    decisions_grad: Ident,
 }
 
 /// The locals of one parameter (fresh names): its gradient buffer, an output's zeroed buffer,
@@ -65,6 +72,10 @@ impl Signature {
             cols: names.fresh("cols", span),
             first: names.fresh("first", span),
             lanes: names.fresh("lanes", span),
+            tape: names.fresh("tape", span),
+            decisions: names.fresh("decisions", span),
+            tape_grad: names.fresh("tape_grad", span),
+            decisions_grad: names.fresh("decisions_grad", span),
         };
         let per_param: Vec<ParamLocals> = self
             .params
@@ -85,6 +96,7 @@ impl Signature {
             .map(|lane| self.sweep(lane, rev, &locals, &per_param))
             .collect();
         let [one, two, four] = [&sweeps[0], &sweeps[1], &sweeps[2]];
+        let forward = self.forward_sweep(rev, &locals, &per_param);
         let setup: Vec<TokenStream> = self
             .params
             .iter()
@@ -101,6 +113,9 @@ impl Signature {
             cols,
             first,
             lanes,
+            tape,
+            decisions,
+            ..
         } = &locals;
         let message = format!(
             "`{name}`: the Jacobian `{jac}` has {{}} entries, but {{}} rows (the outputs' \
@@ -111,9 +126,13 @@ impl Signature {
              with respect to the differentiable inputs into `{jac}`, row-major: \
              `{jac}[i * cols + j]` is `∂output_i/∂input_j`, the rows being the outputs' \
              entries and the columns the differentiable inputs' scalars, each in parameter \
-             order. One forward and adjoint run of the reversible program [`{rev}`] \
-             (`{rev}_vjp`) per four rows, their gradients in `nilang::Lanes`; short buffers \
-             live on the stack. Panics when `{jac}` has another length than rows × columns."
+             order. By whichever mode takes fewer sweeps: reverse, one forward and adjoint \
+             run of the reversible program [`{rev}`] (`{rev}_vjp`) per four rows, their \
+             gradients in `nilang::Lanes`; or forward, one run of `{rev}_taped` on \
+             `nilang::DualN<f64, 4>` per four columns (a tall Jacobian: many residuals of few \
+             unknowns). Short buffers live on the stack. The outputs are differentiated as \
+             the reversible program writes them, into buffers of zeros. Panics when `{jac}` \
+             has another length than rows × columns."
         );
         Some(quote! {
             #[doc = #doc]
@@ -126,20 +145,64 @@ impl Signature {
                 let (#rows, #cols) = (#rows, #cols);
                 assert_eq!(#jac.len(), #rows * #cols, #message, #jac.len(), #rows, #cols, #rows * #cols);
                 let mut #first = 0usize;
-                while #first < #rows {
-                    let #lanes = (#rows - #first).min(4);
-                    match #lanes {
-                        1 => #one,
-                        2 => #two,
-                        _ => #four,
+                if #cols.div_ceil(4) <= #rows.div_ceil(4) {
+                    while #first < #cols {
+                        let #lanes = (#cols - #first).min(4);
+                        #forward
+                        #first += #lanes;
                     }
-                    #first += #lanes;
+                } else {
+                    // emptied again by every sweep: its buffer serves them all
+                    let mut #tape = ::nilang::stack::Tape::<f64>::new();
+                    let mut #decisions = ::nilang::stack::Decisions::new();
+                    while #first < #rows {
+                        let #lanes = (#rows - #first).min(4);
+                        match #lanes {
+                            1 => #one,
+                            2 => #two,
+                            _ => #four,
+                        }
+                        #first += #lanes;
+                    }
                 }
             }
         })
     }
 
-    /// One sweep on gradients of type `lane`: the buffers, `f_rev_vjp`, the rows read.
+    /// One forward sweep: the inputs as `DualN<f64, 4>` with the sweep's columns seeded,
+    /// `f_rev_taped` on them, each output's tangents read into the columns.
+    fn forward_sweep(
+        &self,
+        rev: &Ident,
+        locals: &Locals,
+        per_param: &[ParamLocals],
+    ) -> TokenStream {
+        let taped = format_ident!("{}_taped", rev);
+        let dual = quote!(::nilang::DualN<f64, 4>);
+        let (tape, decisions) = (&locals.tape, &locals.decisions);
+        let parts: Vec<Sweep> = self
+            .params
+            .iter()
+            .zip(per_param)
+            .map(|(p, l)| param_forward(p, &dual, locals, l))
+            .collect();
+        let buffers = parts.iter().map(|s| &s.buffers);
+        let args = parts.iter().map(|s| &s.args);
+        let read = parts.iter().map(|s| &s.read);
+        quote!({
+            let mut #tape = ::nilang::stack::Tape::<#dual>::new();
+            let mut #decisions = ::nilang::stack::Decisions::new();
+            #(#buffers)*
+            #taped(&mut #tape, &mut #decisions, #(#args),*);
+            #(#read)*
+        })
+    }
+
+    /// One reverse sweep on gradients of type `lane`: the buffers, the vector–Jacobian
+    /// product of the taped program (`f_rev_taped_vjp`: it writes the outputs in place, so
+    /// no buffer of its own is added to them as in `f_rev`), the rows read. The taped
+    /// program only pushes on its tapes, so their gradients are only popped (an empty one
+    /// gives zeros): plain `Vec`s that never allocate.
     fn sweep(
         &self,
         lane: &TokenStream,
@@ -147,7 +210,7 @@ impl Signature {
         locals: &Locals,
         per_param: &[ParamLocals],
     ) -> TokenStream {
-        let vjp = format_ident!("{}_vjp", rev);
+        let vjp = format_ident!("{}_taped_vjp", rev);
         let parts: Vec<Sweep> = self
             .params
             .iter()
@@ -157,21 +220,25 @@ impl Signature {
         let buffers = parts.iter().map(|s| &s.buffers);
         let args = parts.iter().map(|s| &s.args);
         let read = parts.iter().map(|s| &s.read);
+        let Locals {
+            tape,
+            decisions,
+            tape_grad,
+            decisions_grad,
+            ..
+        } = locals;
         quote!({
             #(#buffers)*
-            #vjp(#(#args),*);
+            let mut #tape_grad = ::std::vec::Vec::<#lane>::new();
+            let mut #decisions_grad = ::nilang::stack::Decisions::new();
+            #vjp(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#args),*);
             #(#read)*
         })
     }
 }
 
 /// The tokens of parameter `p` (its locals `own`) in a sweep on gradients of type `lane`.
-fn param_sweep(
-    p: &crate::signature::Param,
-    lane: &TokenStream,
-    locals: &Locals,
-    own: &ParamLocals,
-) -> Sweep {
+fn param_sweep(p: &Param, lane: &TokenStream, locals: &Locals, own: &ParamLocals) -> Sweep {
     let ident = &p.ident;
     let entry = quote!(::nilang::__private::entry);
     let work = quote!(::nilang::__private::work::Work);
@@ -187,6 +254,7 @@ fn param_sweep(
         cols,
         first,
         lanes,
+        ..
     } = locals;
     let read = |grads: TokenStream| quote!(#entry::read_rows(#jac, #cols, #first, #lanes, #offset, #grads););
     let none = TokenStream::new();
@@ -230,5 +298,53 @@ fn param_sweep(
             args: quote!(#ident, ()),
             read: TokenStream::new(),
         },
+    }
+}
+
+/// The tokens of parameter `p` in a forward sweep on dual numbers of type `dual` (its
+/// `setup` is the reverse sweeps': the offsets, and a slice's working copy, read here).
+fn param_forward(p: &Param, dual: &TokenStream, locals: &Locals, own: &ParamLocals) -> Sweep {
+    let ident = &p.ident;
+    let entry = quote!(::nilang::__private::entry);
+    let work = quote!(::nilang::__private::work::Work);
+    let ParamLocals {
+        grad: tangents,
+        offset,
+        ..
+    } = own;
+    let Locals {
+        jac,
+        cols,
+        first,
+        lanes,
+        ..
+    } = locals;
+    let none = TokenStream::new();
+    let (buffers, args, read) = match p.shape {
+        Shape::Output => (
+            quote!(let mut #tangents = #work::<#dual>::filled(<#dual>::constant(0.0), #ident.len());),
+            quote!(&mut #tangents[..]),
+            quote!(#entry::read_columns(#jac, #cols, #offset, #first, #lanes, &#tangents[..]);),
+        ),
+        Shape::Value | Shape::Ref => (
+            quote!(let mut #tangents: #dual = #entry::seeded_column(#ident, #offset, #first);),
+            quote!(&mut #tangents),
+            none,
+        ),
+        Shape::Slice => (
+            quote!(
+                let mut #tangents = #work::<#dual>::filled(<#dual>::constant(0.0), #ident.len());
+                #entry::seed_columns(&#ident[..], #offset, #first, &mut #tangents[..]);
+            ),
+            quote!(&mut #tangents[..]),
+            none,
+        ),
+        Shape::Plain { .. } => (none.clone(), quote!(#ident), none),
+    };
+    Sweep {
+        setup: TokenStream::new(),
+        buffers,
+        args,
+        read,
     }
 }

@@ -28,6 +28,19 @@ fn two_outputs(x: &[f64], w: f64, a: &mut [f64], b: &mut [f64]) {
     b[1] = a[x.len() - 1] * 2.0 + b[0];
 }
 
+/// Few outputs of many inputs (a wide Jacobian, computed in reverse mode): `r[i] =
+/// Σⱼ pⱼ sin(tᵢ j) + pᵢ pᵢ₊₁ / (1 + s²)`.
+#[differentiable(wrt(p, s))]
+fn wide(p: &[f64], s: f64, t: &[f64], r: &mut [f64]) {
+    for i in 0..t.len() {
+        let mut acc = 0.0;
+        for j in 0..p.len() {
+            acc += p[j] * (t[i] * j as f64).sin();
+        }
+        r[i] = acc + p[i] * p[i + 1] / (1.0 + s * s);
+    }
+}
+
 const T: [f64; 5] = [0.0, 0.5, 1.0, 1.5, 2.0];
 const Y: [f64; 5] = [3.1, 2.2, 1.6, 1.3, 1.05];
 
@@ -109,9 +122,9 @@ fn several_outputs_agree_with_forward_mode() {
     }
 }
 
-/// `f_jacobian`'s rows against the vector–Jacobian products of unit seeds (`f_gradient`) and
-/// central differences, for `rows` of the residuals (1, 2, 3, 5: every lane width and a
-/// sweep of four followed by one).
+/// `f_jacobian` of the residuals (3 columns: forward mode, one sweep of four tangents) against
+/// the vector–Jacobian products of unit seeds (`f_gradient`) and central differences, for 1,
+/// 2, 3 and 5 rows.
 #[test]
 fn the_jacobian_matches_unit_seeds_and_central_differences() {
     let p = [2.0, 0.9, 1.0];
@@ -185,6 +198,55 @@ fn the_jacobian_of_several_outputs_agrees_with_forward_mode() {
     let (mut pa, mut pb) = (vec![0.0; n], vec![0.0; 2]);
     two_outputs(&x, 0.7, &mut pa, &mut pb);
     assert_eq!((a, b), (pa, pb));
+}
+
+/// `f_jacobian` of a wide function (13 columns: reverse mode) for 1, 2, 3, 5 and 6 rows (every
+/// lane width, and sweeps of four followed by one or two), against unit seeds of
+/// `f_gradient` and central differences.
+#[test]
+fn a_wide_jacobian_by_reverse_sweeps_matches_unit_seeds_and_central_differences() {
+    let p: Vec<f64> = (0..12).map(|k| 0.3 * k as f64 - 1.1).collect();
+    let s = 0.7;
+    let cols = p.len() + 1;
+    for rows in [1, 2, 3, 5, 6] {
+        let t: Vec<f64> = (0..rows).map(|i| 0.4 + 0.3 * i as f64).collect();
+        let (mut r, mut jac) = (vec![0.0; rows], vec![f64::NAN; rows * cols]);
+        wide_jacobian(&p, s, &t, &mut r, &mut jac);
+        let mut plain = vec![0.0; rows];
+        wide(&p, s, &t, &mut plain);
+        assert_eq!(r, plain);
+        let value = |p: &[f64], s: f64, row: usize| {
+            let mut r = vec![0.0; rows];
+            wide(p, s, &t, &mut r);
+            r[row]
+        };
+        for row in 0..rows {
+            let mut seed = vec![0.0; rows];
+            seed[row] = 1.0;
+            let (gp, gs) = wide_gradient(&p, s, &t, &mut vec![0.0; rows], &seed);
+            for k in 0..cols {
+                let at = jac[row * cols + k];
+                let by_seed = if k < p.len() { gp[k] } else { gs };
+                assert!(
+                    (at - by_seed).abs() <= 1e-14 * (1.0 + by_seed.abs()),
+                    "{rows} rows, ({row}, {k})"
+                );
+                let e = 1e-6;
+                let fd = if k < p.len() {
+                    let (mut up, mut down) = (p.clone(), p.clone());
+                    up[k] += e;
+                    down[k] -= e;
+                    (value(&up, s, row) - value(&down, s, row)) / (2.0 * e)
+                } else {
+                    (value(&p, s + e, row) - value(&p, s - e, row)) / (2.0 * e)
+                };
+                assert!(
+                    (at - fd).abs() < 1e-7,
+                    "{rows} rows, ({row}, {k}): {at} vs {fd}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

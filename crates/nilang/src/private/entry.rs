@@ -4,7 +4,7 @@
 //! labels of a Jacobian's scalars, the test for an all-zero gradient buffer.
 
 use crate::ad::{GradError, Scalars};
-use crate::dual::Dual;
+use crate::dual::{Dual, DualN};
 use crate::float::Float;
 use crate::gvar::GVar;
 use crate::lanes::Grad;
@@ -191,6 +191,48 @@ pub fn read_rows<T: Float, L: Grad<T>>(
         for (o, g) in row.iter_mut().zip(grad) {
             *o = g.lane(k);
         }
+    }
+}
+
+/// One input scalar of a forward sweep of `#[differentiable]`'s `f_jacobian`, which computes
+/// the Jacobian's columns `first..first + N` (one per tangent): `v` with tangent 1 in lane
+/// `col - first` when its column `col` is among them.
+#[inline]
+pub fn seeded_column<T: Float, const N: usize>(v: T, col: usize, first: usize) -> DualN<T, N> {
+    let mut d = DualN::constant(v);
+    if let Some(lane) = col.checked_sub(first).filter(|&k| k < N) {
+        d.eps[lane] = T::f_one();
+    }
+    d
+}
+
+/// [`seeded_column`] for the scalars of a slice input, whose columns start at `col`.
+#[inline]
+pub fn seed_columns<T: Float, const N: usize>(
+    values: &[T],
+    col: usize,
+    first: usize,
+    out: &mut [DualN<T, N>],
+) {
+    for (k, (o, &v)) in out.iter_mut().zip(values).enumerate() {
+        *o = seeded_column(v, col + k, first);
+    }
+}
+
+/// Reads a forward sweep of `f_jacobian` into the row-major Jacobian `jac` of `cols` columns:
+/// the tangents `0..lanes` of `outputs` (an output whose entries are the rows `row..`) into
+/// the columns `first..first + lanes`.
+#[inline]
+pub fn read_columns<T: Float, const N: usize>(
+    jac: &mut [T],
+    cols: usize,
+    row: usize,
+    first: usize,
+    lanes: usize,
+    outputs: &[DualN<T, N>],
+) {
+    for (i, o) in outputs.iter().enumerate() {
+        jac[(row + i) * cols + first..][..lanes].copy_from_slice(&o.eps[..lanes]);
     }
 }
 
