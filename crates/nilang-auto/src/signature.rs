@@ -436,8 +436,10 @@ impl Signature {
         }
         let vjp = format_ident!("{}_vjp", rev);
         if !seeds.is_empty() {
+            let tapes =
+                ["tape", "tape_grad", "decisions", "decisions_grad"].map(|t| names.fresh(t, span));
             return self.output_gradient(
-                vis, &name, rev, params, seeds, setup, call_args, grads, grad_types,
+                vis, &name, rev, &tapes, params, seeds, setup, call_args, grads, grad_types,
             );
         }
         let value = if scalars == 0 {
@@ -492,6 +494,7 @@ impl Signature {
         vis: &syn::Visibility,
         name: &Ident,
         rev: &Ident,
+        tapes: &[Ident; 4],
         params: Vec<TokenStream>,
         seeds: Vec<TokenStream>,
         setup: Vec<TokenStream>,
@@ -500,7 +503,8 @@ impl Signature {
         grad_types: Vec<TokenStream>,
     ) -> TokenStream {
         let f = &self.user.ident;
-        let vjp = format_ident!("{}_vjp", rev);
+        let vjp = format_ident!("{}_taped_vjp", rev);
+        let [tape, tape_grad, decisions, decisions_grad] = tapes;
         let args = self.params.iter().map(|p| &p.ident);
         let (grads, grad_types) = match grads.len() {
             1 => (grads[0].clone(), grad_types[0].clone()),
@@ -510,7 +514,8 @@ impl Signature {
             "Runs [`{f}`], which writes its outputs, and returns the gradient of \
              `Σ seed·output` (one seed per output, after the other parameters) with respect to \
              each differentiable input, by reverse-mode AD of the reversible program [`{rev}`] \
-             (`{rev}_vjp`): a vector–Jacobian product; unit seeds give the Jacobian's rows."
+             (`{rev}_taped_vjp`, on outputs of zeros): a vector–Jacobian product; unit seeds \
+             give the Jacobian's rows (`{f}_jacobian` gives them all)."
         );
         quote! {
             #[doc = #doc]
@@ -518,7 +523,12 @@ impl Signature {
             #vis fn #name(#(#params,)* #(#seeds),*) -> #grad_types {
                 #f(#(#args),*);
                 #(#setup)*
-                #vjp(#(#call_args),*);
+                // the taped program only pushes: the gradients of its tapes are only popped
+                let mut #tape = ::nilang::stack::Tape::<f64>::new();
+                let mut #tape_grad = ::std::vec::Vec::<f64>::new();
+                let mut #decisions = ::nilang::stack::Decisions::new();
+                let mut #decisions_grad = ::nilang::stack::Decisions::new();
+                #vjp(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#call_args),*);
                 #grads
             }
         }
