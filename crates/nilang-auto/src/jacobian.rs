@@ -36,6 +36,8 @@ struct Locals {
     decisions: Ident,
     tape_grad: Ident,
     decisions_grad: Ident,
+    /// Whether the Jacobian is computed in forward mode (decided from the lengths).
+    forward: Ident,
 }
 
 /// The locals of one parameter (fresh names): its gradient buffer, an output's zeroed buffer,
@@ -76,6 +78,7 @@ impl Signature {
             decisions: names.fresh("decisions", span),
             tape_grad: names.fresh("tape_grad", span),
             decisions_grad: names.fresh("decisions_grad", span),
+            forward: names.fresh("forward", span),
         };
         let per_param: Vec<ParamLocals> = self
             .params
@@ -115,8 +118,28 @@ impl Signature {
             lanes,
             tape,
             decisions,
+            forward: forward_mode,
             ..
         } = &locals;
+        let count = |output: bool| {
+            let terms = self.params.iter().filter_map(|p| {
+                let ident = &p.ident;
+                match p.shape {
+                    Shape::Output if output => Some(quote!(#ident.len())),
+                    Shape::Slice if !output => Some(quote!(#ident.len())),
+                    Shape::Value | Shape::Ref if !output => Some(quote!(1usize)),
+                    _ => None,
+                }
+            });
+            quote!(0usize #(+ #terms)*)
+        };
+        let (row_count, col_count) = (count(true), count(false));
+        let capture = self.params.iter().zip(&per_param).filter_map(|(p, l)| {
+            let (ident, copy) = (&p.ident, &l.work);
+            (p.shape == Shape::Output).then(
+                || quote!(let mut #copy = ::nilang::__private::work::Work::<f64>::copied(#ident);),
+            )
+        });
         let message = format!(
             "`{name}`: the Jacobian `{jac}` has {{}} entries, but {{}} rows (the outputs' \
              entries) × {{}} columns (the differentiable inputs' scalars) need {{}}"
@@ -126,26 +149,37 @@ impl Signature {
              with respect to the differentiable inputs into `{jac}`, row-major: \
              `{jac}[i * cols + j]` is `∂output_i/∂input_j`, the rows being the outputs' \
              entries and the columns the differentiable inputs' scalars, each in parameter \
-             order. By whichever mode takes fewer sweeps: reverse, one forward and adjoint \
-             run of the reversible program [`{rev}`] (`{rev}_vjp`) per four rows, their \
-             gradients in `nilang::Lanes`; or forward, one run of `{rev}_taped` on \
-             `nilang::DualN<f64, 4>` per four columns (a tall Jacobian: many residuals of few \
-             unknowns). Short buffers live on the stack. The outputs are differentiated as \
-             the reversible program writes them, into buffers of zeros. Panics when `{jac}` \
-             has another length than rows × columns."
+             order. By whichever mode takes fewer sweeps: reverse, one run of the taped \
+             program's vector–Jacobian product (`{rev}_taped_vjp`, the reversible program \
+             [`{rev}`] without its wrapper) per four rows, their gradients in \
+             `nilang::Lanes`, after `{f}` itself for the outputs; or forward, one run of \
+             `{rev}_taped` on `nilang::DualN<f64, 4>` per four columns (a tall Jacobian: \
+             many residuals of few unknowns), whose first also gives the outputs' values. \
+             Short buffers live on the stack. The outputs are differentiated from the values \
+             they hold on entry, as `{f}` writes them (accumulates into them, reads them). \
+             Panics when `{jac}` has another length than rows × columns."
         );
         Some(quote! {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments, unused_mut)]
             #vis fn #name(#(#params,)* #jac: &mut [f64]) {
-                #f(#(#args),*);
+                let #forward_mode = {
+                    let (#rows, #cols) = (#row_count, #col_count);
+                    #cols > 0 && #cols.div_ceil(4) <= #rows.div_ceil(4)
+                };
+                // what the outputs hold on entry, where the sweeps start from
+                #(#capture)*
+                if !#forward_mode {
+                    // forward mode's first sweep computes the values beside the tangents
+                    #f(#(#args),*);
+                }
                 let mut #rows = 0usize;
                 let mut #cols = 0usize;
                 #(#setup)*
                 let (#rows, #cols) = (#rows, #cols);
                 assert_eq!(#jac.len(), #rows * #cols, #message, #jac.len(), #rows, #cols, #rows * #cols);
                 let mut #first = 0usize;
-                if #cols.div_ceil(4) <= #rows.div_ceil(4) {
+                if #forward_mode {
                     while #first < #cols {
                         let #lanes = (#cols - #first).min(4);
                         #forward
@@ -261,8 +295,9 @@ fn param_sweep(p: &Param, lane: &TokenStream, locals: &Locals, own: &ParamLocals
     match p.shape {
         Shape::Output => Sweep {
             setup: quote!(let #offset = #rows; #rows += #ident.len();),
+            // `copy`: the values the output held on entry, captured before `f` ran; each
+            // sweep's taped program starts from them and restores them
             buffers: quote!(
-                let mut #copy = #work::<f64>::filled(0.0, #ident.len());
                 let mut #grad = #work::<#lane>::filled(#zero, #ident.len());
                 #entry::seed_rows::<f64, #lane>(&mut #grad, #offset, #first, #lanes);
             ),
@@ -309,8 +344,8 @@ fn param_forward(p: &Param, dual: &TokenStream, locals: &Locals, own: &ParamLoca
     let work = quote!(::nilang::__private::work::Work);
     let ParamLocals {
         grad: tangents,
+        work: entry_values,
         offset,
-        ..
     } = own;
     let Locals {
         jac,
@@ -322,9 +357,17 @@ fn param_forward(p: &Param, dual: &TokenStream, locals: &Locals, own: &ParamLoca
     let none = TokenStream::new();
     let (buffers, args, read) = match p.shape {
         Shape::Output => (
-            quote!(let mut #tangents = #work::<#dual>::filled(<#dual>::constant(0.0), #ident.len());),
+            quote!(
+                let mut #tangents = #work::<#dual>::filled(<#dual>::constant(0.0), #ident.len());
+                #entry::constants(&#entry_values[..], &mut #tangents[..]);
+            ),
             quote!(&mut #tangents[..]),
-            quote!(#entry::read_columns(#jac, #cols, #offset, #first, #lanes, &#tangents[..]);),
+            quote!(
+                #entry::read_columns(#jac, #cols, #offset, #first, #lanes, &#tangents[..]);
+                if #first == 0 {
+                    #entry::read_values(#ident, &#tangents[..]);
+                }
+            ),
         ),
         Shape::Value | Shape::Ref => (
             quote!(let mut #tangents: #dual = #entry::seeded_column(#ident, #offset, #first);),

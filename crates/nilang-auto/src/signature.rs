@@ -382,6 +382,7 @@ impl Signature {
         let name = format_ident!("{}_gradient", self.user.ident);
         let mut params = Vec::new();
         let mut setup = Vec::new();
+        let mut capture = Vec::new();
         let mut call_args = Vec::new();
         let mut grads = Vec::new();
         let mut grad_types = Vec::new();
@@ -399,9 +400,11 @@ impl Signature {
                          has length {{}}"
                     );
                     seeds.push(quote!(#seed: &[f64]));
-                    setup.push(quote!(
+                    // the values the output holds on entry, captured before `f` runs: the
+                    // taped program starts from them as `f` does
+                    capture.push(quote!(
                         assert_eq!(#seed.len(), #ident.len(), #message, #seed.len(), #ident.len());
-                        let mut #work = ::nilang::__private::work::Work::<f64>::filled(0.0, #ident.len());
+                        let mut #work = ::nilang::__private::work::Work::<f64>::copied(#ident);
                         let mut #grad: ::std::vec::Vec<f64> = #seed.to_vec();
                     ));
                     call_args.push(quote!(&mut #work[..], &mut #grad));
@@ -439,7 +442,16 @@ impl Signature {
             let tapes =
                 ["tape", "tape_grad", "decisions", "decisions_grad"].map(|t| names.fresh(t, span));
             return self.output_gradient(
-                vis, &name, rev, &tapes, params, seeds, setup, call_args, grads, grad_types,
+                vis,
+                &name,
+                rev,
+                &tapes,
+                params,
+                seeds,
+                [capture, setup],
+                call_args,
+                grads,
+                grad_types,
             );
         }
         let value = if scalars == 0 {
@@ -497,7 +509,7 @@ impl Signature {
         tapes: &[Ident; 4],
         params: Vec<TokenStream>,
         seeds: Vec<TokenStream>,
-        setup: Vec<TokenStream>,
+        [capture, setup]: [Vec<TokenStream>; 2],
         call_args: Vec<TokenStream>,
         grads: Vec<TokenStream>,
         grad_types: Vec<TokenStream>,
@@ -514,13 +526,15 @@ impl Signature {
             "Runs [`{f}`], which writes its outputs, and returns the gradient of \
              `Σ seed·output` (one seed per output, after the other parameters) with respect to \
              each differentiable input, by reverse-mode AD of the reversible program [`{rev}`] \
-             (`{rev}_taped_vjp`, on outputs of zeros): a vector–Jacobian product; unit seeds \
-             give the Jacobian's rows (`{f}_jacobian` gives them all)."
+             (`{rev}_taped_vjp`, from the values the outputs hold on entry): a \
+             vector–Jacobian product; unit seeds give the Jacobian's rows (`{f}_jacobian` \
+             gives them all)."
         );
         quote! {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments, unused_mut)]
             #vis fn #name(#(#params,)* #(#seeds),*) -> #grad_types {
+                #(#capture)*
                 #f(#(#args),*);
                 #(#setup)*
                 // the taped program only pushes: the gradients of its tapes are only popped

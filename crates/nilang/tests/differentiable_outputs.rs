@@ -41,6 +41,15 @@ fn wide(p: &[f64], s: f64, t: &[f64], r: &mut [f64]) {
     }
 }
 
+/// Reads each output before writing it: `rᵢ ← rᵢ·x_{i mod n} + x₀`, so what it writes and
+/// its Jacobian depend on what the outputs hold on entry.
+#[differentiable(wrt(x))]
+fn scale_in_place(x: &[f64], r: &mut [f64]) {
+    for i in 0..r.len() {
+        r[i] = r[i] * x[i % x.len()] + x[0];
+    }
+}
+
 const T: [f64; 5] = [0.0, 0.5, 1.0, 1.5, 2.0];
 const Y: [f64; 5] = [3.1, 2.2, 1.6, 1.3, 1.05];
 
@@ -245,6 +254,40 @@ fn a_wide_jacobian_by_reverse_sweeps_matches_unit_seeds_and_central_differences(
                     "{rows} rows, ({row}, {k}): {at} vs {fd}"
                 );
             }
+        }
+    }
+}
+
+/// Outputs that hold values on entry, which the function reads: `f_jacobian` in both modes
+/// (8 rows of 2 columns: forward; 2 rows of 9 columns: reverse) and `f_gradient` differentiate
+/// what `f` does to them, and leave the outputs as `f` does.
+#[test]
+fn outputs_read_on_entry_are_differentiated_from_their_values() {
+    for (rows, n) in [(8, 2), (2, 9)] {
+        let x: Vec<f64> = (0..n).map(|k| 0.5 + 0.25 * k as f64).collect();
+        let start: Vec<f64> = (0..rows).map(|i| 1.5 - 0.75 * i as f64).collect();
+        let mut plain = start.clone();
+        scale_in_place(&x, &mut plain);
+        let (mut r, mut jac) = (start.clone(), vec![f64::NAN; rows * n]);
+        scale_in_place_jacobian(&x, &mut r, &mut jac);
+        assert_eq!(r, plain, "{rows} × {n}: the outputs as `f` leaves them");
+        for i in 0..rows {
+            for j in 0..n {
+                // ∂rᵢ/∂xⱼ = rᵢ(start)·[j = i mod n] + [j = 0]
+                let exact =
+                    start[i] * f64::from(u8::from(j == i % n)) + f64::from(u8::from(j == 0));
+                assert_eq!(jac[i * n + j], exact, "{rows} × {n}: ({i}, {j})");
+            }
+            let mut seed = vec![0.0; rows];
+            seed[i] = 1.0;
+            let mut r = start.clone();
+            let g = scale_in_place_gradient(&x, &mut r, &seed);
+            assert_eq!(r, plain);
+            assert_eq!(
+                &g[..],
+                &jac[i * n..(i + 1) * n],
+                "{rows} × {n}: row {i} by a seed"
+            );
         }
     }
 }

@@ -236,6 +236,24 @@ pub fn read_columns<T: Float, const N: usize>(
     }
 }
 
+/// The values an output held on entry as dual numbers with zero tangents, for a forward
+/// sweep of `f_jacobian`.
+#[inline]
+pub fn constants<T: Float, const N: usize>(values: &[T], out: &mut [DualN<T, N>]) {
+    for (o, &v) in out.iter_mut().zip(values) {
+        *o = DualN::constant(v);
+    }
+}
+
+/// The values of an output computed by a forward sweep of `f_jacobian` (what `f` writes
+/// there), into the caller's output.
+#[inline]
+pub fn read_values<T: Float, const N: usize>(output: &mut [T], values: &[DualN<T, N>]) {
+    for (o, v) in output.iter_mut().zip(values) {
+        *o = v.re;
+    }
+}
+
 /// The label of scalar `index` of the parameter `name` in a Jacobian or Hessian: the name
 /// alone for a parameter of the scalar type, `name[index]` for any other.
 pub fn label(name: &str, scalar: bool, index: usize) -> String {
