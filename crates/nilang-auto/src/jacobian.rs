@@ -1,7 +1,8 @@
 //! `f_jacobian`: the Jacobian of a function that writes outputs (`&mut [f64]`), into the
-//! caller's row-major buffer, in whichever mode takes fewer sweeps: reverse, the reversible
+//! caller's row-major buffer, in whichever mode takes fewer sweeps: reverse, the taped
 //! program's vector–Jacobian product on up to four rows at once (gradients in `Lanes`), or
-//! forward, its taped program on dual numbers with four tangents (`DualN<f64, 4>`).
+//! forward, the taped program on dual numbers with four tangents (`DualN<f64, 4>`). Also the
+//! call of the taped program's vjp that `f_gradient` of such a function shares.
 
 use crate::signature::{Param, Shape, Signature};
 use crate::Names;
@@ -15,7 +16,7 @@ struct Sweep {
     setup: TokenStream,
     /// In a sweep: the zeroed buffers, an output's seeds.
     buffers: TokenStream,
-    /// Its arguments to `f_rev_vjp`.
+    /// Its arguments to the taped program (`f_rev_taped`) or its vjp.
     args: TokenStream,
     /// After a sweep: its gradients read into the Jacobian's columns.
     read: TokenStream,
@@ -40,8 +41,9 @@ struct Locals {
     forward: Ident,
 }
 
-/// The locals of one parameter (fresh names): its gradient buffer, an output's zeroed buffer,
-/// its offset (an output's first row, an input's first column).
+/// The locals of one parameter (fresh names): its gradient buffer (its dual numbers, in
+/// forward mode), the values an output held on entry, its offset (an output's first row, an
+/// input's first column).
 struct ParamLocals {
     grad: Ident,
     work: Ident,
@@ -140,6 +142,7 @@ impl Signature {
                 || quote!(let mut #copy = ::nilang::__private::work::Work::<f64>::copied(#ident);),
             )
         });
+        let new_tapes = new_tapes(tape, decisions, &quote!(f64));
         let message = format!(
             "`{name}`: the Jacobian `{jac}` has {{}} entries, but {{}} rows (the outputs' \
              entries) × {{}} columns (the differentiable inputs' scalars) need {{}}"
@@ -187,8 +190,7 @@ impl Signature {
                     }
                 } else {
                     // emptied again by every sweep: its buffer serves them all
-                    let mut #tape = ::nilang::stack::Tape::<f64>::new();
-                    let mut #decisions = ::nilang::stack::Decisions::new();
+                    #new_tapes
                     while #first < #rows {
                         let #lanes = (#rows - #first).min(4);
                         match #lanes {
@@ -223,9 +225,9 @@ impl Signature {
         let buffers = parts.iter().map(|s| &s.buffers);
         let args = parts.iter().map(|s| &s.args);
         let read = parts.iter().map(|s| &s.read);
+        let new_tapes = new_tapes(tape, decisions, &dual);
         quote!({
-            let mut #tape = ::nilang::stack::Tape::<#dual>::new();
-            let mut #decisions = ::nilang::stack::Decisions::new();
+            #new_tapes
             #(#buffers)*
             #taped(&mut #tape, &mut #decisions, #(#args),*);
             #(#read)*
@@ -233,10 +235,8 @@ impl Signature {
     }
 
     /// One reverse sweep on gradients of type `lane`: the buffers, the vector–Jacobian
-    /// product of the taped program (`f_rev_taped_vjp`: it writes the outputs in place, so
-    /// no buffer of its own is added to them as in `f_rev`), the rows read. The taped
-    /// program only pushes on its tapes, so their gradients are only popped (an empty one
-    /// gives zeros): plain `Vec`s that never allocate.
+    /// product of the taped program ([`taped_vjp`]: it writes the outputs in place, so no
+    /// buffer of its own is added to them as in `f_rev`), the rows read.
     fn sweep(
         &self,
         lane: &TokenStream,
@@ -244,7 +244,6 @@ impl Signature {
         locals: &Locals,
         per_param: &[ParamLocals],
     ) -> TokenStream {
-        let vjp = format_ident!("{}_taped_vjp", rev);
         let parts: Vec<Sweep> = self
             .params
             .iter()
@@ -254,18 +253,16 @@ impl Signature {
         let buffers = parts.iter().map(|s| &s.buffers);
         let args = parts.iter().map(|s| &s.args);
         let read = parts.iter().map(|s| &s.read);
-        let Locals {
-            tape,
-            decisions,
-            tape_grad,
-            decisions_grad,
-            ..
-        } = locals;
+        let tapes = [
+            &locals.tape,
+            &locals.tape_grad,
+            &locals.decisions,
+            &locals.decisions_grad,
+        ];
+        let call = taped_vjp(rev, tapes, lane, args);
         quote!({
             #(#buffers)*
-            let mut #tape_grad = ::std::vec::Vec::<#lane>::new();
-            let mut #decisions_grad = ::nilang::stack::Decisions::new();
-            #vjp(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#args),*);
+            #call
             #(#read)*
         })
     }
@@ -390,4 +387,32 @@ fn param_forward(p: &Param, dual: &TokenStream, locals: &Locals, own: &ParamLoca
         args,
         read,
     }
+}
+
+/// A new tape of `value`s (from the pool, at its first use) and a new decision stack, for the
+/// taped program.
+pub fn new_tapes(tape: &Ident, decisions: &Ident, value: &TokenStream) -> TokenStream {
+    quote!(
+        let mut #tape = ::nilang::stack::Tape::<#value>::new();
+        let mut #decisions = ::nilang::stack::Decisions::new();
+    )
+}
+
+/// The call of the taped program's vector–Jacobian product (`f_rev_taped_vjp`) on gradients
+/// of type `lane`, on the caller's tapes ([`new_tapes`]) and `args`. The taped program only
+/// pushes on its tapes, so their gradients are only popped (an empty one gives zeros): plain
+/// `Vec`s that never allocate, made here.
+pub fn taped_vjp<'a>(
+    rev: &Ident,
+    [tape, tape_grad, decisions, decisions_grad]: [&Ident; 4],
+    lane: &TokenStream,
+    args: impl IntoIterator<Item = &'a TokenStream>,
+) -> TokenStream {
+    let vjp = format_ident!("{}_taped_vjp", rev);
+    let args = args.into_iter();
+    quote!(
+        let mut #tape_grad = ::std::vec::Vec::<#lane>::new();
+        let mut #decisions_grad = ::nilang::stack::Decisions::new();
+        #vjp(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#args),*);
+    )
 }

@@ -515,8 +515,14 @@ impl Signature {
         grad_types: Vec<TokenStream>,
     ) -> TokenStream {
         let f = &self.user.ident;
-        let vjp = format_ident!("{}_taped_vjp", rev);
         let [tape, tape_grad, decisions, decisions_grad] = tapes;
+        let new_tapes = crate::jacobian::new_tapes(tape, decisions, &quote!(f64));
+        let vjp = crate::jacobian::taped_vjp(
+            rev,
+            [tape, tape_grad, decisions, decisions_grad],
+            &quote!(f64),
+            &call_args,
+        );
         let args = self.params.iter().map(|p| &p.ident);
         let (grads, grad_types) = match grads.len() {
             1 => (grads[0].clone(), grad_types[0].clone()),
@@ -537,12 +543,8 @@ impl Signature {
                 #(#capture)*
                 #f(#(#args),*);
                 #(#setup)*
-                // the taped program only pushes: the gradients of its tapes are only popped
-                let mut #tape = ::nilang::stack::Tape::<f64>::new();
-                let mut #tape_grad = ::std::vec::Vec::<f64>::new();
-                let mut #decisions = ::nilang::stack::Decisions::new();
-                let mut #decisions_grad = ::nilang::stack::Decisions::new();
-                #vjp(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#call_args),*);
+                #new_tapes
+                #vjp
                 #grads
             }
         }
