@@ -42,6 +42,9 @@ pub struct Analyzed {
     pub fused: Option<Fused>,
     /// The roots the body may write, and when (its effects).
     pub writes: Vec<Write>,
+    /// The vector ancillas the body reaches only by index ([`crate::local_vectors`]): an
+    /// unchecked program may store them inline when short.
+    pub local_vectors: BTreeSet<String>,
 }
 
 impl Analyzed {
@@ -51,6 +54,7 @@ impl Analyzed {
             with_gradients: crate::adjoint::ancillas_with_gradients(&function),
             fused: Fused::of(&function),
             writes: crate::effects::writes(&function.body, &function.sig.ident),
+            local_vectors: crate::local_vectors::indexed_only(&function.body),
             plans: planned.plans,
             call_reads: planned.call_reads,
             function,

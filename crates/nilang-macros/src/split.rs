@@ -3,17 +3,13 @@
 //! plain scalars and `~M ~P` on value–gradient pairs.
 
 use crate::tokens::private;
-use nilang_ir::adjoint::shadow_name;
 use nilang_ir::split::{Live, ZeroGrad};
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-/// `let mut a_grad = …;`: the zero gradient of the live ancilla `live`, `lane` the gradient of
-/// one scalar.
+/// The zero gradient of the live ancilla `live`, `lane` the gradient of one scalar.
 pub fn zero_gradient(live: &Live, lane: &TokenStream) -> TokenStream {
-    let (name, shadow) = (&live.name, shadow_name(&live.name));
-    let zero = zero_tokens(&live.zero, &name.to_token_stream(), lane);
-    quote!(let mut #shadow = #zero;)
+    zero_tokens(&live.zero, &live.name.to_token_stream(), lane)
 }
 
 /// The zero gradient of the value at `place`, with `lane` the gradient of one scalar.
@@ -79,9 +75,9 @@ mod tests {
         // `t`'s parts: `v`, which was `w.value`, built as a `Complex`, and the counter `m`
         assert_eq!(
             zero,
-            "letmutt_grad=(Complex{re:::nilang::__private::zero_grad::<_,G>(&t.0.re),\
+            "(Complex{re:::nilang::__private::zero_grad::<_,G>(&t.0.re),\
              im:::nilang::__private::zero_grad::<_,G>(&t.0.im)},\
-             ::nilang::__private::zero_grad::<_,G>(&t.1));"
+             ::nilang::__private::zero_grad::<_,G>(&t.1))"
         );
     }
 }

@@ -63,6 +63,17 @@ fn sqnorm_of_product<T: Real>(main: &mut T, x: &mut [T], l: &mut [T]) {
     dealloc!(d = x.len());
 }
 
+/// `y[b] += l[b] · s + l[b] · x[k]` over `b`: unchecked, the gradients of `s` and `x[k]`, the
+/// same place at every iteration, are summed in partial accumulators four iterations a turn
+/// (decision 0042), with `x[k]`'s index hoisted before the loop.
+#[i(nocheck)]
+fn scaled_rows<T: Real>(y: &mut [T], l: &mut [T], x: &mut [T], s: &mut T, k: usize) {
+    for b in 0..y.len() {
+        y[b] += l[b] * s;
+        y[b] += l[b] * x[k];
+    }
+}
+
 fn vector(n: usize) -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(-2.0f64..2.0, n)
 }
@@ -146,6 +157,32 @@ proptest! {
             .collect();
         let d0 = -2.0 * (lx[0] + (1..5).map(|b| lx[b] * l[b - 1]).sum::<f64>());
         prop_assert!((xg[0] - d0).abs() < 1e-12 * (1.0 + d0.abs()), "{} vs {}", xg[0], d0);
+    }
+
+    #[test]
+    fn partial_accumulators_sum_the_same_gradients(
+        (l, seed) in (0usize..11).prop_flat_map(|n| (vector(n), vector(n))),
+        x in vector(3), s in -2.0f64..2.0, k in 0usize..3,
+    ) {
+        let n = l.len();
+        // every length from 0 to 10: whole turns of four, and each remainder
+        let (mut ys, mut ls, mut xs, mut ss) = (vec![0.5; n], l.clone(), x.clone(), s);
+        let (mut yg, mut lg, mut xg, mut sg) = (seed.clone(), vec![0.0; n], vec![0.0; 3], 0.0);
+        scaled_rows_vjp(&mut ys, &mut yg, &mut ls, &mut lg, &mut xs, &mut xg, &mut ss, &mut sg, k, ());
+        // operands untouched; `y` restored up to the rounding of `+=` then `-=`
+        prop_assert_eq!((bits(&ls), bits(&xs)), (bits(&l), bits(&x)));
+        prop_assert!(ys.iter().all(|y| (y - 0.5).abs() <= 1e-15 * 16.0), "{:?}", ys);
+        prop_assert_eq!(bits(&yg), bits(&seed));
+        // ∂/∂s = ∂/∂x[k] = Σ ȳ_b l_b; ∂/∂l_b = ȳ_b (s + x[k])
+        let dot: f64 = seed.iter().zip(&l).map(|(g, l)| g * l).sum();
+        let scale: f64 = seed.iter().zip(&l).map(|(g, l)| (g * l).abs()).sum::<f64>() + 1.0;
+        prop_assert!((sg - dot).abs() <= 1e-14 * scale, "{} vs {}", sg, dot);
+        prop_assert!((xg[k] - dot).abs() <= 1e-14 * scale, "{} vs {}", xg[k], dot);
+        for b in 0..n {
+            let want = seed[b] * s + seed[b] * x[k];
+            prop_assert!((lg[b] - want).abs() <= 1e-15 * (1.0 + want.abs()), "{} vs {}", lg[b], want);
+        }
+        prop_assert!(xg.iter().enumerate().all(|(j, g)| j == k || *g == 0.0));
     }
 
     #[test]

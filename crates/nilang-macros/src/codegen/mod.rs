@@ -9,6 +9,7 @@
 mod bulk;
 mod instr;
 mod items;
+mod partials;
 mod places;
 mod stmt;
 
@@ -25,7 +26,7 @@ use nilang_ir::reverse::reverse_block;
 use nilang_ir::scope::{Scope, VarKind};
 use nilang_ir::Analyzed;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 /// The forward and inverse functions of a reversible function.
 pub fn generate(f: &Analyzed) -> TokenStream {
@@ -168,6 +169,12 @@ pub(crate) struct Gen {
     /// uncomputation being generated (`nilang_ir::dead_values`): their `+=`/`-=` keep only
     /// gradients.
     pub(crate) dead_values: Vec<syn::Ident>,
+    /// In an adjoint loop unrolled with partial accumulators (`partials`), the copy being
+    /// generated: the loop-invariant operands whose gradients it adds to a partial instead.
+    pub(crate) partials: Vec<(Dataview, syn::Ident)>,
+    /// In an unchecked program, the vector ancillas the body reaches only by index
+    /// (`Analyzed::local_vectors`): `&mut [T]`s into a `__private::LocalStore`.
+    pub(crate) local_vecs: std::collections::BTreeSet<String>,
 }
 
 /// How places are reached inside the chunk closure of a parallel loop.
@@ -193,7 +200,7 @@ fn par_gate(f: &Function) -> Option<TokenStream> {
 }
 
 impl Gen {
-    pub(crate) fn new(f: &Function, name: &str) -> Gen {
+    pub(crate) fn new(f: &Analyzed, name: &str) -> Gen {
         Gen {
             function: name.to_string(),
             own: f.sig.ident.clone(),
@@ -209,6 +216,12 @@ impl Gen {
             written_plans: None,
             uncomputing: 0,
             dead_values: Vec::new(),
+            partials: Vec::new(),
+            local_vecs: if f.checked {
+                Default::default()
+            } else {
+                f.local_vectors.clone()
+            },
         }
     }
 
@@ -230,6 +243,49 @@ impl Gen {
             plans
                 .pop_front()
                 .expect("a plan for each parallel loop as written"),
+        )
+    }
+
+    /// `let mut a = value;` for each binding; a vector the body reaches only by index
+    /// (`Gen::local_vecs`) is a `&mut [T]` into a `__private::LocalStore`, inline when short.
+    pub(crate) fn allocate(&mut self, b: &Binding) -> TokenStream {
+        let name = &b.name;
+        let local = self.local_vecs.contains(&name.to_string());
+        match nilang_ir::local_vectors::vec_repeat(&b.value) {
+            Some((value, len)) if local => {
+                let p = private();
+                let store = self.fresh("store");
+                let (value, len) = (
+                    crate::tokens::read_only(&value),
+                    crate::tokens::read_only(&len),
+                );
+                quote_spanned!(name.span()=>
+                    let mut #store = #p::LocalStore::new();
+                    #[allow(unused_mut)]
+                    let mut #name = #store.filled(#value, #len);
+                )
+            }
+            _ => {
+                let value = crate::tokens::read_only(&b.value);
+                let ty = b.ty.as_ref().map(|t| quote!(: #t));
+                quote_spanned!(name.span()=> let mut #name #ty = #value;)
+            }
+        }
+    }
+
+    /// `let mut a_grad = …;`: the zero gradient of the ancilla `name`, allocated as
+    /// [`Gen::allocate`] did, in storage of its own when the ancilla is a local vector;
+    /// `zero` makes it otherwise.
+    pub(crate) fn zero_shadow(&mut self, name: &syn::Ident, zero: TokenStream) -> TokenStream {
+        let shadow = nilang_ir::adjoint::shadow_name(name);
+        if !self.local_vecs.contains(&name.to_string()) {
+            return quote!(let mut #shadow = #zero;);
+        }
+        let (p, lane, store) = (private(), self.lane(), self.fresh("store"));
+        quote!(
+            let mut #store = #p::LocalStore::new();
+            #[allow(unused_mut)]
+            let mut #shadow = #store.zero_grads::<_, #lane>(&*#name);
         )
     }
 

@@ -26,6 +26,11 @@ impl Gen {
     /// The place of dataview `v` with its root replaced by `root` (a shadow's name); its
     /// first index is unchecked when an enclosing loop checked it (`self.hoisted`).
     pub(crate) fn place_at(&self, v: &Dataview, root: &syn::Ident) -> TokenStream {
+        if *root != v.root {
+            if let Some((_, part)) = self.partials.iter().find(|(r, _)| r.same_as(v)) {
+                return quote!(#part);
+            }
+        }
         if let Some((_, value, shadow)) = self.par.reductions.iter().find(|(r, ..)| r.same_as(v)) {
             match shadow {
                 Some(shadow) if *root != v.root => return quote!(#shadow),
@@ -38,6 +43,8 @@ impl Gen {
             _ if cell => quote_spanned!(v.span=> #root),
             _ if self.par.deref.contains(&name) => quote_spanned!(v.span=> (*#root)),
             Some(k) if k.is_reference() => quote_spanned!(v.span=> (*#root)),
+            // a local vector is a `&mut [T]` into its storage (`Gen::allocate`)
+            _ if self.local_vecs.contains(&v.root.to_string()) => quote_spanned!(v.span=> (*#root)),
             _ => quote_spanned!(v.span=> #root),
         };
         let hoisted = self.hoisted.iter().find(|h| h.matches(v));

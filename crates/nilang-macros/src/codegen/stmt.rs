@@ -8,7 +8,7 @@ use nilang_ir::print::range_tokens;
 use nilang_ir::scope::VarKind;
 use nilang_ir::text::{expr_text, tokens_text};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 
 impl Gen {
     /// The code of one statement, its index expressions evaluated first.
@@ -145,9 +145,7 @@ impl Gen {
     fn alloc(&mut self, bindings: &[Binding]) -> TokenStream {
         let mut out = TokenStream::new();
         for b in bindings {
-            let (name, value) = (&b.name, read_only(&b.value));
-            let ty = b.ty.as_ref().map(|t| quote!(: #t));
-            out.extend(quote_spanned!(name.span()=> let mut #name #ty = #value;));
+            out.extend(self.allocate(b));
         }
         for b in bindings {
             self.scope.declare(&b.name, VarKind::Ancilla);
@@ -367,7 +365,12 @@ impl Gen {
         self.hoisted.extend(hoisting.hoisted);
         self.scope.push();
         self.scope.declare(var, VarKind::LoopVar);
-        let body = self.block(body);
+        let looped = self
+            .loop_with_partials(var, &iter, body)
+            .unwrap_or_else(|| {
+                let body = self.block(body);
+                quote!(for #var in #iter { #body })
+            });
         self.scope.pop();
         self.hoisted.truncate(depth);
         // the invariant parts are evaluated only when the loop runs (as the loop would)
@@ -379,7 +382,7 @@ impl Gen {
                 #(#lets)*
                 let (__first, __last) = (__start, #last);
                 #checks
-                for #var in #iter { #body }
+                #looped
             }
         })
     }

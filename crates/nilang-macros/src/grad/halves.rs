@@ -97,12 +97,26 @@ pub(super) fn fused_halves(p: &Params, sweep: Sweep, lane: &TokenStream, split: 
     let adjoint = match sweep {
         Sweep::Copies => {
             let bind = p.bind_shadows();
-            let live = live.iter().map(|l| &l.name);
-            quote!({ #bind #(let mut #live = ::core::clone::Clone::clone(&#live);)* #tail })
+            let copies = live.iter().map(|l| live_copy(f, &l.name));
+            quote!({ #bind #(#copies)* #tail })
         }
         Sweep::CallerBuffers => tail,
     };
     Halves { forward, adjoint }
+}
+
+/// `let mut a = copy of a;`: a live ancilla copied for one sweep of the fused halves (a local
+/// vector, a `&mut [T]`, into storage of its own: `nilang_ir::local_vectors`).
+fn live_copy(f: &nilang_ir::Analyzed, name: &syn::Ident) -> TokenStream {
+    if f.checked || !f.local_vectors.contains(&name.to_string()) {
+        return quote!(let mut #name = ::core::clone::Clone::clone(&#name););
+    }
+    let store = quote::format_ident!("__store_{}", name);
+    quote!(
+        let mut #store = ::nilang::__private::LocalStore::new();
+        #[allow(unused_mut)]
+        let mut #name = #store.copied(&*#name);
+    )
 }
 
 /// The plain halves: `f`, then `f_adjoint`.

@@ -18,9 +18,10 @@
 //!   [`stack_push_grads`], [`stack_pop_grads`]);
 //! - `pass`: the arguments of a call — [`Pass`], [`pass()`], [`PassShadow`], [`pass_shadow`],
 //!   [`copy_slice`], [`store_slice`], [`writes`];
+//! - `local_vec`: the storage of a vector ancilla, inline when short — [`LocalStore`];
 //! - `shadow`: values paired with their gradients in an adjoint program — [`Shadow`],
-//!   [`join`], [`join_constant`], [`split_into`], [`split_gradient_into`], [`zero_grad`],
-//!   [`add_grad_into`];
+//!   [`join`], [`join_constant`], [`split_into`], [`split_gradient_into`], [`split_value_into`],
+//!   [`zero_grad`], [`add_grad_into`];
 //! - `adjoint_check`: a checked adjoint program's checks — [`check_dropped_gradient`],
 //!   [`Finite`], [`is_finite_pair`], [`check_finite`], [`check_singular_value`];
 //! - [`entry`] (its own namespace): what the gradient entry points (`f_grad`, `f_jacobian`,
@@ -52,6 +53,7 @@ mod check;
 pub mod entry;
 pub mod grad_buffers;
 pub mod hoist;
+mod local_vec;
 pub mod operand_first;
 pub mod par;
 mod pass;
@@ -70,12 +72,14 @@ pub use check::{
     check_while_iteration,
 };
 pub use hoist::check_hoisted_index;
+pub use local_vec::LocalStore;
 pub use pass::{
     copy_slice, data, pass, pass_shadow, store_slice, writes, FromData, Pass, PassShadow,
 };
 pub use range::{RevRange, RevRangeIter};
 pub use shadow::{
-    add_grad_into, join, join_constant, split_gradient_into, split_into, zero_grad, Shadow,
+    add_grad_into, join, join_constant, split_gradient_into, split_into, split_value_into,
+    zero_grad, Shadow,
 };
 pub use stack::{
     absorb_copy, check_pop_copy, check_pop_target, check_pop_targets, stack_pop, stack_pop_grads,

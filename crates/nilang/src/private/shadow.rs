@@ -230,6 +230,15 @@ pub fn split_gradient_into<X: Shadow<L>, L>(x: &mut X, g: &mut X::Grad, p: X::Pa
     *g = X::split(p).1;
 }
 
+/// Stores the value of a pair and leaves its gradient's place as it was: after `y += f(x)` or
+/// `y -= f(x)` run backwards, `ȳ` is unchanged (`∂(y ± f(x))/∂y = 1`), so writing it back
+/// would only be a store the compiler cannot prove redundant.
+#[inline(always)]
+pub fn split_value_into<X: Shadow<L>, L>(x: &mut X, g: &mut X::Grad, p: X::Pair) {
+    let _ = g;
+    *x = X::split(p).0;
+}
+
 /// A zero gradient for a freshly allocated ancilla (see [`Shadow`]).
 #[inline(always)]
 pub fn zero_grad<X: Shadow<L>, L>(x: &X) -> X::Grad {
