@@ -52,8 +52,11 @@ unsafe impl GlobalAlloc for Peak {
 #[global_allocator]
 static ALLOCATOR: Peak = Peak;
 
-/// The most bytes `f` had allocated at once beyond what was live when it started.
+/// The most bytes `f` had allocated at once beyond what was live when it started, with the
+/// thread's pool of tape buffers emptied first (a pooled buffer from an earlier call would
+/// otherwise not count).
 fn peak_bytes(f: impl FnOnce()) -> usize {
+    nilang::stack::release_pooled_tapes();
     let base = LIVE.load(Relaxed);
     PEAK.store(base, Relaxed);
     f();
