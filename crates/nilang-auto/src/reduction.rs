@@ -31,6 +31,7 @@ use crate::nir::{self, Expr, Function, Id, Init, Op, Stmt, StmtKind, Ty};
 use crate::signature::Signature;
 use crate::Names;
 mod jam;
+mod windows;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -146,10 +147,10 @@ impl<'a> Reduction<'a> {
             plain_iteration,
         };
         if let Some(jammed) = self.jammed_search(t, names, var, range, &pieces) {
-            return jammed;
+            return windows::windowed(jammed, names);
         }
         let (var, plain) = (&t.binds[var].name, &pieces.plain_iteration);
-        syn::parse_quote!({
+        let block = syn::parse_quote!({
             let mut #pos = usize::MAX;
             let mut #chosen = 0.0f64;
             let mut #k = 0usize;
@@ -157,7 +158,8 @@ impl<'a> Reduction<'a> {
                 #plain
             }
             #pos
-        })
+        });
+        windows::windowed(block, names)
     }
 }
 

@@ -164,6 +164,35 @@ fn a_search_four_rows_at_a_time_chooses_the_first_of_equal_rows() {
     }
 }
 
+/// `min(10, minⱼ (1 + Σ_{e<m} c[j·stride + e]²)) + c₀`: with `m = 0` every distance loop is
+/// empty and its offsets `j·stride` lie past `c`, which the plain function never indexes. The
+/// search reads `c` through a window per loop (`nilang_auto::reduction::windows`), taken only
+/// when the loop runs.
+#[differentiable(wrt(c))]
+fn empty_rows(c: &[f64], rows: usize, stride: usize, m: usize) -> f64 {
+    let mut best: f64 = 10.0;
+    for j in 0..rows {
+        let mut dist = 1.0;
+        for e in 0..m {
+            dist += c[j * stride + e] * c[j * stride + e];
+        }
+        best = best.min(dist);
+    }
+    best + c[0]
+}
+
+#[test]
+fn a_search_over_empty_distance_loops_reads_nothing() {
+    let c = [0.5, 2.0];
+    let (value, grad) = empty_rows_gradient(&c, 6, 100, 0);
+    assert_eq!(value, empty_rows(&c, 6, 100, 0));
+    assert_eq!((value, grad), (1.5, vec![1.0, 0.0]));
+    // with rows of one column, stride 1: the nearest row is `c₀`'s
+    let (value, grad) = empty_rows_gradient(&c, 2, 1, 1);
+    assert_eq!((value, grad), (1.0 + 0.25 + 0.5, vec![2.0, 0.0]));
+    assert_eq!(value, empty_rows(&c, 2, 1, 1));
+}
+
 #[test]
 fn the_inverse_of_a_fold_restores_its_inputs() {
     let points = vec![0.5, -1.0, 2.0, 0.25, -3.0, 1.0];

@@ -15,10 +15,10 @@
 
 use super::shadow::Shadow;
 
-/// The most values a [`LocalStore`] holds inline.
+/// The most values a `LocalStore` holds inline.
 pub const INLINE: usize = 16;
 
-/// Storage for one vector ancilla: inline up to [`INLINE`] values, else on the heap.
+/// Storage for one vector ancilla: inline up to 16 values (`INLINE`), else on the heap.
 pub struct LocalStore<T> {
     inline: Option<[T; INLINE]>,
     heap: Vec<T>,
