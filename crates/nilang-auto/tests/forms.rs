@@ -158,10 +158,11 @@ fn a_min_fold_is_searched_on_values_and_its_chosen_iteration_differentiated() {
             }
         ),
     );
-    // the search: plain Rust over the values, the first smallest
+    // the search: plain Rust over the values (read through a window of `c`, without bounds
+    // checks: `reduction::windows`), the first smallest
     assert!(
         p.contains(
-            "let d : f64 = :: nilang :: Real :: val (& c [j]) - :: nilang :: Real :: val (& * p) ;"
+            "let d : f64 = :: nilang :: Real :: val (& window_1 [j]) - :: nilang :: Real :: val (& * p) ;"
         ),
         "{p}"
     );
@@ -217,10 +218,13 @@ fn a_search_with_an_inner_loop_runs_four_candidates_side_by_side() {
             "{p}"
         );
     }
-    assert_eq!(
-        count(&p, "for e in 0 .. d {"),
-        2 + 1,
-        "jammed, remainder, and the chosen iteration: {p}"
+    // jammed and remainder in the search, reading through windows (`reduction::windows`);
+    // the chosen iteration in the reversible program
+    assert_eq!(count(&p, "for e in 0 .. window_len_"), 2, "{p}");
+    assert_eq!(count(&p, "for e in 0 .. d {"), 1, "{p}");
+    assert!(
+        p.contains("let window_1 = & c [if window_len_1 == 0"),
+        "{p}"
     );
     // the candidates left over run one by one, as before
     assert!(p.contains("for j in at_1 .. end_1 {"), "{p}");

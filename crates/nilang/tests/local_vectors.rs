@@ -1,9 +1,9 @@
 //! Vector ancillas that a body reaches only by index live in `__private::LocalStore` in
-//! unchecked programs — inline up to 16 values, on the heap beyond (`nilang_ir::local_vectors`)
-//! — and in `Vec`s in checked ones. The two programs of one body must agree at every length
-//! around the inline limit, through every program that allocates them: forward, inverse, the
-//! adjoint (`f_vjp`), the fused gradient's halves with their per-sweep copies (`f_jacobian`)
-//! and a parallel loop that hands a sub-slice of one to calls.
+//! unchecked programs — inline up to 16 or 32 values, on the heap beyond
+//! (`nilang_ir::local_vectors`) — and in `Vec`s in checked ones. The two programs of one body
+//! must agree at every length around the inline limits, through every program that allocates
+//! them: forward, inverse, the adjoint (`f_vjp`), the fused gradient's halves with their
+//! per-sweep copies (`f_jacobian`) and a parallel loop that hands a sub-slice of one to calls.
 
 #![allow(dead_code)]
 
@@ -70,7 +70,7 @@ macro_rules! weighted_rows {
 weighted_rows!(weighted_rows, nocheck);
 weighted_rows!(weighted_rows_checked, check);
 
-const LENGTHS: [usize; 7] = [0, 1, 5, 15, 16, 17, 40];
+const LENGTHS: [usize; 10] = [0, 1, 5, 15, 16, 17, 32, 33, 40, 70];
 
 fn input(n: usize) -> Vec<f64> {
     (0..n).map(|j| 0.3 + 0.7 * (j as f64).sin()).collect()

@@ -1,8 +1,8 @@
-//! Bounds checks out of the search's inner loops: `for e in 0..n { … c[j * d + e] … }`, which
-//! reads `c` at an offset the loop does not change plus the loop variable, reads through a
-//! window `&c[j * d..j * d + n]` taken once before the loop instead, which the compiler
-//! indexes by `e < n` without a check per element (natural kmeans: five checked loads an
-//! iteration of the jammed distance loop).
+//! Bounds checks out of the search's loops: `for e in 0..n { … c[j * d + e] … }`, which reads
+//! `c` at an offset the loop does not change plus the loop variable (`x[e]`: offset 0), reads
+//! through a window `&c[j * d..j * d + n]` taken once before the loop instead, which the
+//! compiler indexes by `e < n` without a check per element (natural kmeans: five checked loads
+//! an iteration of the jammed distance loop).
 //!
 //! The search is plain Rust that the front end writes, in which every binding has a spelling
 //! of its own (`nir`), so a name read in the loop names one binding throughout it. An offset
@@ -107,7 +107,7 @@ impl VisitMut for Reads<'_> {
         let Some(offset) = offset_of(&ix.index, self.v) else {
             return;
         };
-        if mentions_any(offset, self.changed) || mentions(offset, self.v) {
+        if mentions_any(&offset, self.changed) || mentions(&offset, self.v) {
             return;
         }
         let (root, offset) = (root.clone(), offset.to_token_stream());
@@ -129,15 +129,17 @@ impl VisitMut for Reads<'_> {
     }
 }
 
-/// `offset` of an index `offset + v` or `v + offset` (parentheses around the whole allowed).
-fn offset_of<'e>(index: &'e syn::Expr, v: &syn::Ident) -> Option<&'e syn::Expr> {
+/// `offset` of an index `offset + v` or `v + offset`, `0` for `v` itself (parentheses around
+/// the whole allowed).
+fn offset_of(index: &syn::Expr, v: &syn::Ident) -> Option<syn::Expr> {
     match index {
+        _ if single_ident(index) == Some(v) => Some(syn::parse_quote!(0)),
         syn::Expr::Paren(p) => offset_of(&p.expr, v),
         syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
             if single_ident(&b.right) == Some(v) {
-                Some(&b.left)
+                Some((*b.left).clone())
             } else if single_ident(&b.left) == Some(v) {
-                Some(&b.right)
+                Some((*b.right).clone())
             } else {
                 None
             }
@@ -249,6 +251,15 @@ mod tests {
         assert!(out.contains(window), "{out}");
         assert!(out.contains("forein0..window_len_1"), "{out}");
         assert!(out.contains("window_1[e]-window_2[e]"), "{out}");
+        // an index that is the loop variable itself: offset 0
+        let e: syn::Expr = syn::parse_quote!({
+            for e in 0..d {
+                s += x[e];
+            }
+        });
+        let out = text(&windowed(e, &mut Names::of(TokenStream::new())));
+        assert!(out.contains("else{(0)..(0)+window_len_1}"), "{out}");
+        assert!(out.contains("s+=window_1[e];"), "{out}");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! A routine such as `sub_half_sqnorm` of the guide's GMM allocates two such vectors of `d`
 //! values, and its adjoint two more for their gradients, at every call: the program runs once
 //! per point and component, so at `d = 10` the allocator took a sixth of the gradient. Up to
-//! [`INLINE`] values live on the stack; longer vectors are an ordinary `Vec`. The ancilla is
+//! 32 values live on the stack; longer vectors are an ordinary `Vec`. The ancilla is
 //! a plain slice reference, so a loop over it keeps its pointer and length in registers, as it
 //! would a `Vec`'s.
 //!
@@ -15,12 +15,17 @@
 
 use super::shadow::Shadow;
 
-/// The most values a `LocalStore` holds inline.
+/// The most values a `LocalStore` holds in its short inline array.
 pub const INLINE: usize = 16;
 
-/// Storage for one vector ancilla: inline up to 16 values (`INLINE`), else on the heap.
+/// The most values a `LocalStore` holds in its long inline array.
+pub const INLINE_LONG: usize = 32;
+
+/// Storage for one vector ancilla: inline up to 16 values (`INLINE`) or 32 (`INLINE_LONG`),
+/// else on the heap. An array not used is `None` and costs only its stack space.
 pub struct LocalStore<T> {
-    inline: Option<[T; INLINE]>,
+    short: Option<[T; INLINE]>,
+    long: Option<[T; INLINE_LONG]>,
     heap: Vec<T>,
 }
 
@@ -35,7 +40,8 @@ impl<T> LocalStore<T> {
     #[inline(always)]
     pub const fn new() -> LocalStore<T> {
         LocalStore {
-            inline: None,
+            short: None,
+            long: None,
             heap: Vec::new(),
         }
     }
@@ -46,11 +52,7 @@ impl<T> LocalStore<T> {
     where
         T: Clone,
     {
-        if len > INLINE {
-            self.heap = vec![value; len];
-            return &mut self.heap;
-        }
-        &mut self.inline.insert(core::array::from_fn(|_| value.clone()))[..len]
+        self.store(len, |_| value.clone())
     }
 
     /// A copy of `x`, stored here.
@@ -59,33 +61,31 @@ impl<T> LocalStore<T> {
     where
         T: Clone,
     {
-        let len = x.len();
-        if len > INLINE {
-            self.heap = x.to_vec();
-            return &mut self.heap;
-        }
-        if len == 0 {
-            return &mut [];
-        }
-        &mut self
-            .inline
-            .insert(core::array::from_fn(|i| x[i.min(len - 1)].clone()))[..len]
+        self.store(x.len(), |i| x[i].clone())
     }
 
     /// The zero gradients of the values `x` (each `Shadow::zero_grad`), stored here.
     #[inline]
     pub fn zero_grads<X: Shadow<L, Grad = T>, L>(&mut self, x: &[X]) -> &mut [T] {
-        let len = x.len();
-        if len > INLINE {
-            self.heap = x.iter().map(Shadow::zero_grad).collect();
-            return &mut self.heap;
-        }
+        self.store(x.len(), |i| x[i].zero_grad())
+    }
+
+    /// `len` values, the `i`-th `make(i)`, in the smallest storage that holds them (the slots of
+    /// an inline array past `len` hold copies of the last value and are never reached).
+    #[inline(always)]
+    fn store(&mut self, len: usize, make: impl Fn(usize) -> T) -> &mut [T] {
         if len == 0 {
             return &mut [];
         }
-        // the slots past `len` hold copies of the last gradient and are never reached
-        let grads = core::array::from_fn(|i| x[i.min(len - 1)].zero_grad());
-        &mut self.inline.insert(grads)[..len]
+        let at = |i: usize| make(i.min(len - 1));
+        if len <= INLINE {
+            return &mut self.short.insert(core::array::from_fn(at))[..len];
+        }
+        if len <= INLINE_LONG {
+            return &mut self.long.insert(core::array::from_fn(at))[..len];
+        }
+        self.heap = (0..len).map(make).collect();
+        &mut self.heap
     }
 }
 
@@ -95,7 +95,7 @@ mod tests {
 
     #[test]
     fn short_vectors_are_inline_and_long_ones_on_the_heap() {
-        for len in [0, 1, INLINE, INLINE + 1, 40] {
+        for len in [0, 1, INLINE, INLINE + 1, INLINE_LONG, INLINE_LONG + 1, 100] {
             let mut store = LocalStore::new();
             let v = store.filled(2.5f64, len);
             assert_eq!(v.len(), len);
@@ -104,8 +104,10 @@ mod tests {
                 v[len - 1] = 1.0;
                 assert_eq!(v[len - 1], 1.0);
             }
-            assert_eq!(store.inline.is_some(), len <= INLINE);
-            assert_eq!(store.heap.len(), if len > INLINE { len } else { 0 });
+            let short = (1..=INLINE).contains(&len);
+            let long = (INLINE + 1..=INLINE_LONG).contains(&len);
+            assert_eq!((store.short.is_some(), store.long.is_some()), (short, long));
+            assert_eq!(store.heap.len(), if len > INLINE_LONG { len } else { 0 });
             let mut other = LocalStore::new();
             assert_eq!(other.copied(store.filled(0.5, len)), &vec![0.5; len][..]);
         }
@@ -113,7 +115,7 @@ mod tests {
 
     #[test]
     fn zero_gradients_match_the_values() {
-        for len in [0, 3, INLINE, INLINE + 2] {
+        for len in [0, 3, INLINE, INLINE + 2, INLINE_LONG + 2] {
             let mut values = LocalStore::new();
             let x = values.filled(1.5f64, len);
             let mut grads = LocalStore::new();
