@@ -7,8 +7,10 @@
 //! The search is plain Rust that the front end writes, in which every binding has a spelling
 //! of its own (`nir`), so a name read in the loop names one binding throughout it. An offset
 //! qualifies when it mentions neither the loop variable nor any name the loop body assigns or
-//! declares, and the slice when the body does not assign it. The window is taken only when the
-//! loop runs (`n > 0`): an empty loop reads nothing, and must not fail.
+//! declares, and the slice when the body does not assign it. Only reads every iteration makes
+//! are windowed (none under a branch, in a nested loop or right of `&&`/`||`), and the window
+//! is taken only when the loop runs (`n > 0`): the window fails exactly where the loop's first
+//! read past the slice would.
 
 use crate::Names;
 use proc_macro2::{Span, TokenStream};
@@ -94,6 +96,11 @@ struct Reads<'a> {
 
 impl VisitMut for Reads<'_> {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if conditional(e) {
+            // a read the loop may skip (a branch, a nested loop that may not run, the right of
+            // `&&`): a window taken up front could fail where the loop does not
+            return;
+        }
         syn::visit_mut::visit_expr_mut(self, e);
         let syn::Expr::Index(ix) = e else {
             return;
@@ -126,6 +133,20 @@ impl VisitMut for Reads<'_> {
         };
         let v = self.v;
         *e = syn::parse_quote!(#name[#v]);
+    }
+}
+
+/// Whether `e` runs its parts only under a condition.
+fn conditional(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::If(_)
+        | syn::Expr::While(_)
+        | syn::Expr::ForLoop(_)
+        | syn::Expr::Loop(_)
+        | syn::Expr::Match(_)
+        | syn::Expr::Closure(_) => true,
+        syn::Expr::Binary(b) => matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)),
+        _ => false,
     }
 }
 
