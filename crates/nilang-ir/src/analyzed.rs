@@ -62,6 +62,19 @@ impl Analyzed {
     }
 }
 
+impl Analyzed {
+    /// The vector ancillas this function's programs store inline: its
+    /// [`local_vectors`](Analyzed::local_vectors) when it is unchecked, none when it is checked
+    /// (whose deallocation checks compare each with its declared `vec!`).
+    pub fn inline_vectors(&self) -> BTreeSet<String> {
+        if self.checked {
+            BTreeSet::new()
+        } else {
+            self.local_vectors.clone()
+        }
+    }
+}
+
 impl std::ops::Deref for Analyzed {
     type Target = Function;
 

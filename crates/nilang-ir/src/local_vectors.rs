@@ -1,5 +1,5 @@
 //! Vector ancillas reached only element by element: those a code generator may hold in a
-//! storage of its own (`nilang::__private::LocalVec`, inline when short) instead of a `Vec`.
+//! storage of its own (`nilang::__private::LocalStore`, inline when short) instead of a `Vec`.
 //!
 //! An ancilla `let t = vec![e; n];` is one when every statement of the function mentions it
 //! only as the root of an indexed dataview (`t[i]`, `t[a..b]`), or as the receiver of

@@ -217,11 +217,7 @@ impl Gen {
             uncomputing: 0,
             dead_values: Vec::new(),
             partials: Vec::new(),
-            local_vecs: if f.checked {
-                Default::default()
-            } else {
-                f.local_vectors.clone()
-            },
+            local_vecs: f.inline_vectors(),
         }
     }
 

@@ -108,7 +108,7 @@ pub(super) fn fused_halves(p: &Params, sweep: Sweep, lane: &TokenStream, split: 
 /// `let mut a = copy of a;`: a live ancilla copied for one sweep of the fused halves (a local
 /// vector, a `&mut [T]`, into storage of its own: `nilang_ir::local_vectors`).
 fn live_copy(f: &nilang_ir::Analyzed, name: &syn::Ident) -> TokenStream {
-    if f.checked || !f.local_vectors.contains(&name.to_string()) {
+    if !f.inline_vectors().contains(&name.to_string()) {
         return quote!(let mut #name = ::core::clone::Clone::clone(&#name););
     }
     let store = quote::format_ident!("__store_{}", name);
