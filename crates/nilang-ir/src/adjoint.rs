@@ -122,7 +122,11 @@ pub fn shadowed_inputs(f: &Function, lane: Option<(&Ident, &Ident)>) -> Vec<Toke
                     (syn::Pat::Ident(pi), syn::Type::Reference(r)) if r.mutability.is_some() => {
                         let shadow = shadow_name(&pi.ident);
                         let ty = match lane {
-                            Some((scalar, g)) => replace_ident(pt.ty.to_token_stream(), scalar, g),
+                            Some((scalar, g)) => crate::fn_params::replace_ident(
+                                pt.ty.to_token_stream(),
+                                scalar,
+                                &g.to_token_stream(),
+                            ),
                             None => pt.ty.to_token_stream(),
                         };
                         quote!(#shadow: #ty)
@@ -132,22 +136,6 @@ pub fn shadowed_inputs(f: &Function, lane: Option<(&Ident, &Ident)>) -> Vec<Toke
                 syn::FnArg::Receiver(_) => quote!(_: ()),
             };
             [input.to_token_stream(), shadow]
-        })
-        .collect()
-}
-
-/// `ts` with every identifier `from` replaced by `to`.
-fn replace_ident(ts: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
-    use proc_macro2::{Group, TokenTree};
-    ts.into_iter()
-        .map(|t| match t {
-            TokenTree::Ident(i) if &i == from => TokenTree::Ident(to.clone()),
-            TokenTree::Group(g) => {
-                let mut n = Group::new(g.delimiter(), replace_ident(g.stream(), from, to));
-                n.set_span(g.span());
-                TokenTree::Group(n)
-            }
-            other => other,
         })
         .collect()
 }

@@ -296,6 +296,15 @@ impl Printer<'_> {
                 let m = callee_adjoint_name(method, uncall);
                 quote!(#receiver.#m(#(#args),*);)
             }
+            // through `nilang::Adjoint`, the trait of a function passed as a value
+            Callee::Param(f) => {
+                let m = if uncall {
+                    quote!(adjoint)
+                } else {
+                    quote!(adjoint_inv)
+                };
+                quote!(#f.#m(#(#args),*);)
+            }
         }
     }
 }

@@ -655,6 +655,9 @@ pub struct Call {
 pub enum Callee {
     /// A path `g` or `module::g::<T>`.
     Path(syn::ExprPath),
+    /// A parameter `f` that is a reversible function (`f: &F` with `F: Reversible<(…)>`,
+    /// [`crate::fn_params`]).
+    Param(Ident),
     /// A method `receiver.method::<T>(…)`.
     Method {
         /// The receiver expression (`self`, `model`, …).

@@ -103,6 +103,7 @@ fn call_reads(call: &Call, t: &Ident) -> bool {
     let callee = match &call.callee {
         Callee::Path(p) => tokens_read(&p.to_token_stream(), t),
         Callee::Method { receiver, .. } => expr_reads(receiver, t),
+        Callee::Param(_) => false,
     };
     callee
         || call.args.iter().any(|a| match a {

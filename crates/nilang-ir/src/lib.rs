@@ -16,6 +16,7 @@ mod deep;
 pub mod diag;
 pub mod dropped;
 pub mod effects;
+pub mod fn_params;
 pub mod local_vectors;
 pub mod lower;
 pub mod mapfoldl;

@@ -95,6 +95,7 @@ fn indexed_in(s: &Stmt, name: &str) -> bool {
             let callee = match &call.callee {
                 Callee::Path(p) => !all_reads(&p.to_token_stream()).contains(name),
                 Callee::Method { receiver, .. } => !mentions(receiver, name),
+                Callee::Param(_) => true,
             };
             callee
                 && call.args.iter().all(|a| match a {

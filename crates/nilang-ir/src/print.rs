@@ -238,6 +238,7 @@ fn call_tokens(call: &Call, uncall: bool) -> TokenStream {
         .collect();
     let c = match &call.callee {
         Callee::Path(p) => quote!(#p(#(#args),*)),
+        Callee::Param(f) => quote!(#f(#(#args),*)),
         Callee::Method {
             receiver,
             method,

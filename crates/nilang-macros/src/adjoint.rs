@@ -564,6 +564,13 @@ pub fn generate(f: &nilang_ir::Analyzed, shadows: &Shadows) -> TokenStream {
         generics
             .params
             .push(syn::parse_quote!(#lane: ::nilang::Grad<#scalar>));
+        let lane_bounds = nilang_ir::fn_params::adjoint_bounds(
+            &f.sig,
+            scalar,
+            &scalar.to_token_stream(),
+            &lane.to_token_stream(),
+        );
+        generics.make_where_clause().predicates.extend(lane_bounds);
     }
     let inputs = nilang_ir::adjoint::shadowed_inputs(f, lane.as_ref().map(|(s, l)| (*s, l)));
     let generics = &generics;
@@ -590,7 +597,14 @@ pub fn generate(f: &nilang_ir::Analyzed, shadows: &Shadows) -> TokenStream {
             (nilang_ir::companions::ADJOINT_INV, &inv_sig),
         ],
     );
+    let as_value = crate::codegen::trait_impl(
+        fwd,
+        quote!(::nilang::Adjoint),
+        &adj_sig,
+        &[("adjoint", &adj_sig.ident), ("adjoint_inv", &inv_sig.ident)],
+    );
     quote! {
+        #as_value
         #[doc = #adj_doc]
         #allow
         #vis #adj_sig {

@@ -43,11 +43,41 @@ pub fn with_base_bound(f: &Function) -> syn::Generics {
     };
     t.bounds.push(syn::parse_quote!(::nilang::Base));
     let scalar = t.ident.to_token_stream();
-    let bounds = primitive_param_bounds(f, &scalar);
+    let mut bounds = primitive_param_bounds(f, &scalar);
+    bounds.extend(function_param_bounds(f, &scalar));
     if !bounds.is_empty() {
         generics.make_where_clause().predicates.extend(bounds);
     }
     generics
+}
+
+/// What the gradient functions need of the reversible functions passed as parameters
+/// (`nilang_ir::fn_params`), with the scalar type taken as `scalar_as` (the scalar itself, or
+/// `Dual<T>` for `f_hessian`): their adjoint programs on every gradient type a gradient
+/// function runs (one scalar, two or four lanes), and their forward and inverse programs at
+/// `scalar_as`.
+pub fn function_param_bounds(f: &Function, scalar_as: &TokenStream) -> Vec<syn::WherePredicate> {
+    let Some(scalar) = f.sig.generics.type_params().next().map(|t| &t.ident) else {
+        return Vec::new();
+    };
+    let lanes = [
+        scalar_as.clone(),
+        quote!(::nilang::Lanes<#scalar_as, 2>),
+        quote!(::nilang::Lanes<#scalar_as, 4>),
+    ];
+    let mut out = Vec::new();
+    for lane in &lanes {
+        for b in nilang_ir::fn_params::adjoint_bounds(&f.sig, scalar, scalar_as, lane) {
+            let text = b.to_token_stream().to_string();
+            if !out
+                .iter()
+                .any(|o: &syn::WherePredicate| o.to_token_stream().to_string() == text)
+            {
+                out.push(b);
+            }
+        }
+    }
+    out
 }
 
 /// Bounds for the primitives of `f`'s body that are type parameters of `f` (`anc += M(x)` in

@@ -146,6 +146,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
     match lower(options, f) {
         Ok(mut ir) => {
             add_primitive_bounds(&mut ir.function);
+            nilang_ir::fn_params::name_bound_lifetimes(&mut ir.function.sig.generics);
             let names = grad::Names::of(options, &ir.sig.ident);
             let mut out = check_policy::by_check_policy(options, &ir, |ir| {
                 with_gradients(options, ir, &names)
@@ -180,6 +181,8 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
         }
         Err(e) => {
             let errors = e.to_compile_error();
+            let mut sig = sig;
+            nilang_ir::fn_params::name_bound_lifetimes(&mut sig.generics);
             let stubs = codegen::stubs(&attrs, &vis, &sig, &inverse_name(options, &sig));
             let effects = codegen::effects(&vis, &sig.ident, None);
             let inverse = inverse_companion(&vis, &sig, &inverse_name(options, &sig));
@@ -236,7 +239,7 @@ fn add_primitive_bounds(ir: &mut nilang_ir::Function) {
 }
 
 /// `f::inv`, forwarding to the inverse `inverse` of the free function with signature `sig`
-/// (`nilang_ir::companions`).
+/// (`nilang_ir::companions`), and `nilang::Reversible` for the function as a value.
 fn inverse_companion(
     vis: &syn::Visibility,
     sig: &syn::Signature,
@@ -244,11 +247,18 @@ fn inverse_companion(
 ) -> TokenStream2 {
     let mut inv_sig = sig.clone();
     inv_sig.ident = inverse.clone();
-    codegen::companions(
+    let companion = codegen::companions(
         &sig.ident,
         vis,
         &[(nilang_ir::companions::INVERSE, &inv_sig)],
-    )
+    );
+    let as_value = codegen::trait_impl(
+        &sig.ident,
+        quote!(::nilang::Reversible),
+        sig,
+        &[("call", &sig.ident), ("uncall", inverse)],
+    );
+    quote!(#companion #as_value)
 }
 
 /// The effects of a free function on its parameters, for its callers (`nilang_ir::effects`).
@@ -349,7 +359,8 @@ fn method(options: &Options, m: syn::ImplItemFn) -> TokenStream2 {
     });
     let errors: TokenStream2 = errors.collect();
     match lower_method(options, m) {
-        Ok(ir) => {
+        Ok(mut ir) => {
+            nilang_ir::fn_params::name_bound_lifetimes(&mut ir.function.sig.generics);
             let code = check_policy::by_check_policy(options, &ir, codegen::generate);
             quote!(#code #errors)
         }
@@ -392,29 +403,39 @@ fn impl_block(options: &Options, mut imp: syn::ItemImpl) -> TokenStream2 {
     quote!(#imp)
 }
 
-/// Pairs a reversible function with its inverse as a value implementing
-/// `nilang::Reversible`: `rev!(f)` is `nilang::Rev::new(f, f::inv)`, where `f::inv` is the
-/// inverse reached through `f`'s name (`f_inv`, or the one named with `inverse = …`), so that
-/// `use m::f;` is all `rev!(f)` needs (turbofish allowed: `rev!(f::<f64>)`; for an associated
-/// function `rev!(Type::f)` is `Rev::new(Type::f, Type::f_inv)`).
+/// A reversible function as a value. For a free function, `rev!(f)` is the struct that
+/// carries `f`'s companions (`nilang_ir::companions`), which implements `nilang::Reversible`
+/// (call `f`, uncall `f::inv`) and `nilang::Adjoint` (`f_adjoint`, `f_adjoint_inv`) at
+/// whatever generic arguments the arguments decide; a turbofish (`rev!(f::<f64>)`) is checked
+/// against `f` and the arguments decide all the same. `use m::f;` is all `rev!(f)` needs. For
+/// an associated function, `rev!(Type::f)` is `nilang::Rev::new(Type::f, Type::f_inv)`
+/// (call and uncall only).
 #[proc_macro]
 pub fn rev(input: TokenStream) -> TokenStream {
     let path: syn::ExprPath = match syn::parse(input) {
         Ok(p) => p,
         Err(e) => return e.to_compile_error().into(),
     };
-    let mut inverse = path.clone();
     if nilang_ir::companions::names_free_function(&path) {
-        inverse.path =
-            nilang_ir::companions::companion_path(&path.path, nilang_ir::companions::INVERSE);
-    } else {
-        let last = inverse
-            .path
+        let mut owner = path.path.clone();
+        let turbofish = owner
             .segments
-            .last_mut()
-            .expect("a path has a segment");
-        last.ident = format_ident!("{}_inv", last.ident);
+            .iter()
+            .any(|s| !matches!(s.arguments, syn::PathArguments::None));
+        owner
+            .segments
+            .iter_mut()
+            .for_each(|s| s.arguments = syn::PathArguments::None);
+        let check = turbofish.then(|| quote!(let _ = #path;));
+        return quote!({ #check #owner {} }).into();
     }
+    let mut inverse = path.clone();
+    let last = inverse
+        .path
+        .segments
+        .last_mut()
+        .expect("a path has a segment");
+    last.ident = format_ident!("{}_inv", last.ident);
     quote!(::nilang::Rev::new(#path, #inverse)).into()
 }
 

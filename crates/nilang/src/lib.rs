@@ -152,7 +152,7 @@ pub use nilang_macros::instruction;
 /// ```
 /// use nilang::{rev, Reversible};
 ///
-/// let times = rev!(nilang::special::imul::<f64>); // pairs imul with imul_inv
+/// let times = rev!(nilang::special::imul); // imul and imul_inv, at the arguments' types
 /// let (mut out, mut x, mut anc) = (3.0, 0.5, 0.0);
 /// times.call((&mut out, &mut x, &mut anc));
 /// assert_eq!(out, 1.5);
@@ -184,5 +184,5 @@ pub use nilang_macros::rev;
 pub use nilang_macros::Scalars;
 pub use prims::{Binary, Unary};
 pub use real::{Base, Int, Primitives, Real};
-pub use rev::{Rev, Reversible};
+pub use rev::{Adjoint, Inverted, Rev, Reversible};
 pub use stack::Stack;

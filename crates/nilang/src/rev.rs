@@ -1,8 +1,11 @@
 //! Passing reversible functions as values: the [`Reversible`] trait.
 //!
-//! `#[i] fn f(…)` generates the functions `f` and `f_inv`; [`rev!`](macro@crate::rev) pairs them
-//! into a [`Rev`] value that generic code (schedulers, gradient helpers, batch runners) can
-//! call in either direction. The arguments are a tuple, e.g. `(&mut f64, &mut f64)`.
+//! `#[i] fn f(…)` generates the functions `f` and `f_inv` and its adjoint programs;
+//! [`rev!`](macro@crate::rev)`(f)` is a value that implements [`Reversible`] (call and uncall)
+//! and [`Adjoint`] (the adjoint programs) for `f`'s arguments, so that generic code —
+//! schedulers, gradient helpers, batch runners, and other reversible functions, which take it
+//! as a parameter — can run it in either direction and differentiate through it. The
+//! arguments are a tuple, e.g. `(&mut f64, &mut f64)`. [`Rev`] pairs any two closures.
 //!
 //! ```
 //! use nilang::{i, rev, Reversible};
@@ -47,6 +50,97 @@ pub trait Reversible<A> {
     fn uncall(&self, args: A);
 }
 
+/// The adjoint programs of a reversible function: `S` is its arguments, each followed by its
+/// gradient (`()` for a read-only one), as `f_adjoint` and `f_adjoint_inv` take them.
+///
+/// Every `#[i]` free function implements it through the value [`rev!`](macro@crate::rev)
+/// gives, so that a function passed to another reversible function as a parameter is
+/// differentiated through: the caller's adjoint program calls the parameter's (see the
+/// language guide, "Reversible functions as parameters").
+///
+/// ```
+/// use nilang::{i, rev, Adjoint};
+///
+/// #[i]
+/// fn add_sin<T: nilang::Real>(y: &mut T, x: &mut T) {
+///     y += sin(x);
+/// }
+/// // y = sin(x) + 1 with ȳ = 1: the adjoint restores y and leaves x̄ = cos(x)
+/// let (mut y, mut gy, mut x, mut gx) = (0.5f64.sin() + 1.0, 1.0, 0.5, 0.0);
+/// rev!(add_sin).adjoint((&mut y, &mut gy, &mut x, &mut gx));
+/// assert!((y - 1.0).abs() < 1e-15);
+/// assert_eq!(gx, 0.5f64.cos());
+/// ```
+pub trait Adjoint<S> {
+    /// Runs the adjoint program (`f_adjoint`: the inverse program on values and gradients).
+    fn adjoint(&self, args: S);
+    /// Runs the adjoint program's inverse (`f_adjoint_inv`: the forward program on values and
+    /// gradients).
+    fn adjoint_inv(&self, args: S);
+}
+
+impl<A, R: Reversible<A> + ?Sized> Reversible<A> for &R {
+    #[inline(always)]
+    fn call(&self, args: A) {
+        (**self).call(args)
+    }
+    #[inline(always)]
+    fn uncall(&self, args: A) {
+        (**self).uncall(args)
+    }
+}
+
+impl<S, R: Adjoint<S> + ?Sized> Adjoint<S> for &R {
+    #[inline(always)]
+    fn adjoint(&self, args: S) {
+        (**self).adjoint(args)
+    }
+    #[inline(always)]
+    fn adjoint_inv(&self, args: S) {
+        (**self).adjoint_inv(args)
+    }
+}
+
+/// A reversible function run backwards (the papers' `~f`): calling it uncalls `R`, and its
+/// adjoint program is `R`'s adjoint program's inverse.
+///
+/// ```
+/// use nilang::{i, rev, Inverted, Reversible};
+///
+/// #[i]
+/// fn add<T: nilang::Real>(y: &mut T, x: &mut T) {
+///     y += identity(x);
+/// }
+/// let sub = Inverted(rev!(add));
+/// let (mut y, mut x) = (1.0, 2.0);
+/// sub.call((&mut y, &mut x));
+/// assert_eq!(y, -1.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Inverted<R>(pub R);
+
+impl<A, R: Reversible<A>> Reversible<A> for Inverted<R> {
+    #[inline(always)]
+    fn call(&self, args: A) {
+        self.0.uncall(args)
+    }
+    #[inline(always)]
+    fn uncall(&self, args: A) {
+        self.0.call(args)
+    }
+}
+
+impl<S, R: Adjoint<S>> Adjoint<S> for Inverted<R> {
+    #[inline(always)]
+    fn adjoint(&self, args: S) {
+        self.0.adjoint_inv(args)
+    }
+    #[inline(always)]
+    fn adjoint_inv(&self, args: S) {
+        self.0.adjoint(args)
+    }
+}
+
 /// A forward function and its inverse, paired.
 ///
 /// ```
@@ -56,7 +150,7 @@ pub trait Reversible<A> {
 /// fn add<T: nilang::Real>(y: &mut T, x: &mut T) {
 ///     y += identity(x);
 /// }
-/// let r = Rev::new(add::<f64>, add_inv::<f64>); // what rev!(add::<f64>) writes
+/// let r = Rev::new(add::<f64>, add_inv::<f64>); // call and uncall, no adjoint
 /// let mut y = 1.0;
 /// r.call((&mut y, &mut 2.0));
 /// assert_eq!(y, 3.0);
@@ -91,13 +185,13 @@ impl<F, G> Rev<F, G> {
     /// The same pair with the directions exchanged (the papers' `~f`).
     ///
     /// ```
-    /// use nilang::{i, rev, Reversible};
+    /// use nilang::{i, Rev, Reversible};
     ///
     /// #[i]
     /// fn add<T: nilang::Real>(y: &mut T, x: &mut T) {
     ///     y += identity(x);
     /// }
-    /// let sub = rev!(add::<f64>).inverted(); // ~add: calling it subtracts
+    /// let sub = Rev::new(add::<f64>, add_inv::<f64>).inverted(); // ~add: calling it subtracts
     /// let mut y = 1.0;
     /// sub.call((&mut y, &mut 2.0));
     /// assert_eq!(y, -1.0);

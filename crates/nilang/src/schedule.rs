@@ -10,8 +10,9 @@
 //! `n(k−1) + 2` states.
 //!
 //! A step is a [`Transition`]: a reversible function `(out, inp)` that adds `f(inp)` into a
-//! zero `out` (`call`) and takes it back out (`uncall`). Any [`Rev`] pair of functions
-//! `fn(&mut S, &mut S)`, e.g. `rev!(f)` for an `#[i] fn f(out: &mut S, inp: &mut S)`, is one.
+//! zero `out` (`call`) and takes it back out (`uncall`). Any [`Reversible`] function of
+//! `(&mut S, &mut S)` is one: `rev!(f)` for an `#[i] fn f(out: &mut S, inp: &mut S)`, a
+//! [`Rev`](crate::Rev) pair of closures.
 //! The gradient of such a loop through Bennett's scheme, with respect to `s₀` and to
 //! parameters every step reads, is [`crate::checkpoint::bennett_gradient`].
 //!
@@ -45,7 +46,7 @@
 //! instruction trait of `inc`/`dec`.)
 
 use crate::check::{fail, tolerance, Check, CheckKind, Site};
-use crate::rev::Rev;
+use crate::rev::Reversible;
 use crate::Zeroable;
 
 /// One step `s_{i+1} = f_i(s_i)` of a computation, as a reversible function.
@@ -74,18 +75,19 @@ pub trait Transition<S> {
     fn uncall(&self, out: &mut S, inp: &mut S);
 }
 
-impl<S, F, G> Transition<S> for Rev<F, G>
+/// Every reversible function of `(&mut S, &mut S)` is a step: `rev!(f)` of an `#[i] fn f(out:
+/// &mut S, inp: &mut S)`, a [`Rev`](crate::Rev) pair of closures.
+impl<S, R> Transition<S> for R
 where
-    F: Fn(&mut S, &mut S),
-    G: Fn(&mut S, &mut S),
+    R: for<'a, 'b> Reversible<(&'a mut S, &'b mut S)>,
 {
     #[inline]
     fn call(&self, out: &mut S, inp: &mut S) {
-        (self.forward)(out, inp)
+        Reversible::call(self, (out, inp))
     }
     #[inline]
     fn uncall(&self, out: &mut S, inp: &mut S) {
-        (self.inverse)(out, inp)
+        Reversible::uncall(self, (out, inp))
     }
 }
 

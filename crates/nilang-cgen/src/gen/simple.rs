@@ -240,6 +240,13 @@ impl Translator<'_> {
                     "method calls have no C++ translation; call a free reversible function",
                 )
             }
+            Callee::Param(f) => {
+                return unsupported(format!(
+                    "`{f}` is a reversible function passed as a parameter, which has no C++ \
+                     translation (a kernel calls functions named at compile time); call a free \
+                     reversible function by name"
+                ))
+            }
         };
         let mut args = Vec::new();
         for a in &call.args {

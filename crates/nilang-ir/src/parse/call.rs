@@ -17,6 +17,14 @@ impl Parser<'_> {
                         .spanned(&c.func, "expected the name of a reversible function");
                     return None;
                 };
+                if let Some(callee) = self.parameter_callee(p) {
+                    let args = c.args.iter().map(|a| self.call_arg(a)).collect();
+                    let call = Call {
+                        callee: Callee::Param(callee?),
+                        args,
+                    };
+                    return Some(stmt(StmtKind::Call { call, uncall }, whole));
+                }
                 if let Some(name) = path_ident(&c.func) {
                     if let Some((op, n_views, angle)) = BuiltinOp::lookup(&name) {
                         return self.builtin(c, op, n_views, angle, whole, uncall);
@@ -67,6 +75,29 @@ impl Parser<'_> {
                 None
             }
         }
+    }
+
+    /// A callee that names a parameter: `Some(Some(f))` for a reversible function passed as
+    /// a parameter, `Some(None)` (after an error) for any other parameter, `None` for a
+    /// callee that names no parameter.
+    fn parameter_callee(&mut self, p: &syn::ExprPath) -> Option<Option<Ident>> {
+        let name = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        if self.functions.contains(name) {
+            return Some(Some(name.clone()));
+        }
+        if !self.params.iter().any(|q| &q.name == name) {
+            return None;
+        }
+        self.errors.spanned(
+            p,
+            format!(
+                "`{name}` is a parameter, not a reversible function: a parameter is called \
+                 when its type is bounded by `nilang::Reversible` with the arguments it \
+                 takes\nhelp: declare it as `{name}: &F` with `F: Reversible<(&mut T, &T)>` (the \
+                 argument types of the function passed, e.g. `rev!(g)` for an `#[i] fn g`)"
+            ),
+        );
+        Some(None)
     }
 
     pub(super) fn builtin(

@@ -117,6 +117,11 @@ fn parse_signature_and_body(
         temp_counter: 0,
         state_names,
         names,
+        params: params.clone(),
+        functions: crate::fn_params::function_params(&sig)
+            .into_iter()
+            .map(|p| p.name)
+            .collect(),
     };
     let body = parser.block(&block.stmts);
     let function = Function {
@@ -141,6 +146,9 @@ struct Parser<'a> {
     /// Every identifier of the function as written: the loops the parser writes for the user
     /// take names outside it ([`crate::names`]).
     names: std::collections::BTreeSet<String>,
+    /// The parameters, and those that are reversible functions ([`crate::fn_params`]).
+    params: Vec<Param>,
+    functions: Vec<Ident>,
 }
 
 fn stmt(kind: StmtKind, tokens: &dyn ToTokens) -> Stmt {

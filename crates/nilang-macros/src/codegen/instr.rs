@@ -169,8 +169,51 @@ impl Gen {
                 });
                 quote!(#receiver.#method #tf(#(#args),*))
             }
+            Callee::Param(f) => self.parameter_invocation(f, uncall, &args),
         };
         quote!({ #checks #pre #invocation; #post })
+    }
+
+    /// A call of a reversible function passed as the parameter `f` (`nilang_ir::fn_params`):
+    /// through `nilang::Reversible` (`call`, `uncall`) on values, through `nilang::Adjoint`
+    /// (`adjoint_inv` for a call, `adjoint` for an uncall) in an adjoint program, with the
+    /// arguments as one tuple of the types the parameter's bound names (so that each
+    /// argument is handed as the callee takes it: `&mut`, `&` or a copy).
+    fn parameter_invocation(
+        &self,
+        f: &syn::Ident,
+        uncall: bool,
+        args: &[TokenStream],
+    ) -> TokenStream {
+        let param = self
+            .functions
+            .iter()
+            .find(|p| &p.name == f)
+            .expect("a callee parameter is a function parameter (nilang_ir::fn_params)");
+        let ty = &param.ty;
+        let (tr, types) = match &self.shadow {
+            None => (quote!(::nilang::Reversible), param.args.clone()),
+            Some(shadows) => {
+                let lane = shadows.lane();
+                let types = match &shadows.scalar {
+                    Some(t) => param.shadowed(t, &t.to_token_stream(), &lane),
+                    None => param.shadowed(f, &f.to_token_stream(), &f.to_token_stream()),
+                };
+                (quote!(::nilang::Adjoint), types)
+            }
+        };
+        let method = match (self.shadow.is_some(), uncall) {
+            (false, false) => quote!(call),
+            (false, true) => quote!(uncall),
+            (true, false) => quote!(adjoint_inv),
+            (true, true) => quote!(adjoint),
+        };
+        let tuple = nilang_ir::fn_params::inferred_tuple(&types);
+        let receiver = match self.kind(&Dataview::of(f)) {
+            Some(nilang_ir::scope::VarKind::SharedRef) => quote!(#f),
+            _ => quote!(&#f),
+        };
+        quote!(<#ty as #tr<#tuple>>::#method(#receiver, (#(#args,)*)))
     }
 
     /// What a call of a method or an associated function `g` calls: `g` or `g_inv` (an

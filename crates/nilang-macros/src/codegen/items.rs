@@ -3,7 +3,7 @@
 //! function that did not compile.
 
 use crate::tokens::mentions_ident;
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 /// The effects of a free function, published for its callers (`nilang_ir::effects`): a
@@ -18,6 +18,7 @@ pub fn effects(vis: &syn::Visibility, name: &syn::Ident, mask: Option<TokenStrea
         #[doc = #doc]
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
+        #[derive(Clone, Copy, Debug)]
         #vis struct #name {}
         #[allow(clippy::all)]
         impl #name {
@@ -81,6 +82,118 @@ fn forwarder(vis: &syn::Visibility, name: &str, target: &syn::Signature) -> Toke
         #[inline(always)]
         #[allow(non_snake_case, clippy::all)]
         #vis #sig { #callee #turbofish (#(#args),*) }
+    }
+}
+
+/// `impl tr<(A₀, A₁, …)> for owner`: the trait of a reversible function as a value
+/// (`nilang::Reversible`, `nilang::Adjoint`) implemented by the struct that carries the
+/// function's companions, each method calling the generated function it is paired with, at
+/// the generic arguments the argument tuple decides. Nothing when the signature cannot be
+/// a tuple of its argument types: a receiver, a return type (an error already reported), an
+/// `impl Trait` parameter, a type or const
+/// parameter that no parameter's type names (it could not be inferred from the tuple), or a
+/// type named by a bare path the macro cannot vouch for (`&Pattern`: it may hide a lifetime
+/// parameter, which a function's signature may elide and an `impl` header may not).
+pub fn trait_impl(
+    owner: &syn::Ident,
+    tr: TokenStream,
+    sig: &syn::Signature,
+    methods: &[(&str, &syn::Ident)],
+) -> TokenStream {
+    let inputs = sig.inputs.to_token_stream();
+    let inferred = |id: &syn::Ident| mentions_ident(inputs.clone(), &id.to_string());
+    let typed: Option<Vec<syn::Type>> = sig
+        .inputs
+        .iter()
+        .map(|i| match i {
+            syn::FnArg::Typed(pt) => Some((*pt.ty).clone()),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let Some(mut types) = typed.filter(|_| sig.output == syn::ReturnType::Default) else {
+        return TokenStream::new();
+    };
+    let generic_args: Option<Vec<&syn::Ident>> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(inferred(&t.ident).then_some(&t.ident)),
+            syn::GenericParam::Const(c) => Some(inferred(&c.ident).then_some(&c.ident)),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let own_params: Vec<String> = sig
+        .generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect();
+    let vouched = types.iter().all(|t| no_hidden_lifetimes(t, &own_params));
+    let Some(generic_args) =
+        generic_args.filter(|_| vouched && !mentions_ident(inputs.clone(), "impl"))
+    else {
+        return TokenStream::new();
+    };
+    let mut named = Vec::new();
+    types
+        .iter_mut()
+        .for_each(|t| nilang_ir::fn_params::fill_lifetimes_as(t, &mut named, "__a"));
+    let mut generics = sig.generics.clone();
+    for l in named.iter().rev() {
+        generics.params.insert(0, syn::parse_quote!(#l));
+    }
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let args: Vec<syn::Ident> = (0..types.len())
+        .map(|k| format_ident!("__arg{}", k))
+        .collect();
+    let turbofish = (!generic_args.is_empty()).then(|| quote!(::<#(#generic_args),*>));
+    let methods = methods.iter().map(|(method, target)| {
+        let method = syn::Ident::new(method, Span::call_site());
+        quote! {
+            #[inline(always)]
+            fn #method(&self, (#(#args,)*): (#(#types,)*)) {
+                #target #turbofish (#(#args),*)
+            }
+        }
+    });
+    quote! {
+        #[allow(clippy::all, non_snake_case)]
+        impl #impl_generics #tr<(#(#types,)*)> for #owner #where_clause {
+            #(#methods)*
+        }
+    }
+}
+
+/// Does `ty` name only types whose lifetime parameters, if any, are written: its own type
+/// parameters, primitives, `str`, `String`, and paths with generic arguments (`Vec<T>`,
+/// `Model<'a, T>`)? A bare user type (`Pattern`) may hide one.
+fn no_hidden_lifetimes(ty: &syn::Type, own_params: &[String]) -> bool {
+    const PLAIN: &[&str] = &[
+        "f64", "f32", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
+        "i64", "i128", "bool", "char", "str", "String",
+    ];
+    match ty {
+        syn::Type::Reference(r) => no_hidden_lifetimes(&r.elem, own_params),
+        syn::Type::Slice(s) => no_hidden_lifetimes(&s.elem, own_params),
+        syn::Type::Array(a) => no_hidden_lifetimes(&a.elem, own_params),
+        syn::Type::Paren(p) => no_hidden_lifetimes(&p.elem, own_params),
+        syn::Type::Group(g) => no_hidden_lifetimes(&g.elem, own_params),
+        syn::Type::Tuple(t) => t.elems.iter().all(|e| no_hidden_lifetimes(e, own_params)),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last().expect("a path has a segment");
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
+                    syn::GenericArgument::Type(t) => no_hidden_lifetimes(t, own_params),
+                    _ => true,
+                }),
+                syn::PathArguments::None => {
+                    let name = last.ident.to_string();
+                    PLAIN.contains(&name.as_str()) || own_params.contains(&name)
+                }
+                syn::PathArguments::Parenthesized(_) => false,
+            }
+        }
+        _ => false,
     }
 }
 

@@ -17,7 +17,7 @@ pub(crate) use instr::{
     fields_code, instruction_call, instruction_trait, operand_like, singular_call,
     unary_builtin_call,
 };
-pub use items::{companions, effects, stubs};
+pub use items::{companions, effects, stubs, trait_impl};
 
 use crate::tokens::private;
 use nilang_ir::ast::*;
@@ -175,6 +175,8 @@ pub(crate) struct Gen {
     /// In an unchecked program, the vector ancillas the body reaches only by index
     /// (`Analyzed::local_vectors`): `&mut [T]`s into a `__private::LocalStore`.
     pub(crate) local_vecs: std::collections::BTreeSet<String>,
+    /// The parameters that are reversible functions (`nilang_ir::fn_params`).
+    pub(crate) functions: Vec<nilang_ir::fn_params::FunctionParam>,
 }
 
 /// How places are reached inside the chunk closure of a parallel loop.
@@ -203,6 +205,7 @@ impl Gen {
     pub(crate) fn new(f: &Analyzed, name: &str) -> Gen {
         Gen {
             function: name.to_string(),
+            functions: nilang_ir::fn_params::function_params(&f.sig),
             own: f.sig.ident.clone(),
             scope: Scope::for_function(f),
             checked: f.checked,

@@ -1,7 +1,7 @@
 //! `f_hessian`: `f_grad` run on dual numbers, one direction per differentiable scalar.
 
 use super::*;
-use crate::generics::primitive_param_bounds;
+use crate::generics::{function_param_bounds, primitive_param_bounds};
 
 /// `f_hessian`: dual numbers through `f_grad` (forward over reverse), one column per pass.
 pub(super) fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
@@ -13,7 +13,8 @@ pub(super) fn hessian_fn(p: &Params, names: &Names) -> TokenStream {
     let loss = p.added_param("loss");
     let mut generics = gradient_generics(p);
     // `f_grad` runs on dual numbers: primitives passed as type parameters need their rule there
-    let dual_bounds = primitive_param_bounds(f, &quote!(#n::Dual<#scalar>));
+    let mut dual_bounds = primitive_param_bounds(f, &quote!(#n::Dual<#scalar>));
+    dual_bounds.extend(function_param_bounds(f, &quote!(#n::Dual<#scalar>)));
     if !dual_bounds.is_empty() {
         generics.make_where_clause().predicates.extend(dual_bounds);
     }

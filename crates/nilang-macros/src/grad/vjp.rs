@@ -16,6 +16,13 @@ pub(super) fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
     generics
         .params
         .push(syn::parse_quote!(#lane: ::nilang::Grad<#scalar>));
+    let lane_bounds = nilang_ir::fn_params::adjoint_bounds(
+        &f.sig,
+        scalar,
+        &scalar.to_token_stream(),
+        &lane.to_token_stream(),
+    );
+    generics.make_where_clause().predicates.extend(lane_bounds);
     let where_clause = &generics.where_clause;
     let inputs = nilang_ir::adjoint::shadowed_inputs(f, Some((&p.scalar, &lane)));
     let vis = &f.vis;
