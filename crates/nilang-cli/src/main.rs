@@ -62,7 +62,8 @@ enum Command {
         /// Output directory of the report and plots.
         #[arg(long, default_value = "target/nilang-bench")]
         out: std::path::PathBuf,
-        /// Only the tables whose name contains this (bessel, sparse, graph, gmm, ba, guide).
+        /// Only the tables whose name contains this (bessel, sparse, graph, gmm, ba, guide,
+        /// apps).
         #[arg(long)]
         only: Option<String>,
         /// The ADBench data directory (with `gmm/` and `ba/`); it must exist. Without it,

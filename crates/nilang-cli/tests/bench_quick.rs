@@ -178,3 +178,38 @@ fn threads_choose_the_pool_and_the_clock() {
     assert!(stderr.contains("`--threads 0`"), "{stderr}");
     assert!(report.is_none(), "no report is written");
 }
+
+/// `--only apps`: the quantum circuit and the spin glass of `nilang-apps`, and no other table
+/// (names are matched by substring); the checks made outside the timing pass.
+#[test]
+fn quick_apps_table_checks_the_gradients() {
+    let tmp = std::env::temp_dir();
+    let (output, report) = bench_in(&tmp, &["--only", "apps", "--threads", "1"], "apps");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = report.expect("a report");
+    assert!(
+        report.contains("## Quantum circuit (10 qubits, 2 layers) and spin glass (6 × 6)"),
+        "{report}"
+    );
+    assert_eq!(report.matches("\n## ").count(), 1, "one table:\n{report}");
+    for row in [
+        "| energy, the reversible program",
+        "| energy, a plain state-vector simulator",
+        "| **energy and gradient by reversal**",
+        "| E₀ by the reversible tropical contraction",
+        "| **value + gradient by reversal**",
+        "| E₀ by plain dynamic programming",
+    ] {
+        assert!(report.contains(row), "{row} missing:\n{report}");
+    }
+    assert!(
+        report.contains("agrees with the parameter-shift rule"),
+        "{report}"
+    );
+    assert!(report.contains("(equal)"), "{report}");
+    assert!(report.contains("= E₀: a ground state"), "{report}");
+}

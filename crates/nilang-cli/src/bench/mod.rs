@@ -1,6 +1,7 @@
 //! `nilang bench`: the papers' benchmark tables, measured on this machine side by side with
 //! real peers, written as a markdown report with SVG plots.
 
+mod apps;
 mod ba;
 mod bessel;
 mod gmm;
@@ -160,6 +161,7 @@ fn sections(quick: bool) -> Vec<(&'static str, u64, SectionFn)> {
         ("gmm", gmm::measurements(quick), gmm::run as SectionFn),
         ("ba", ba::measurements(quick), ba::run as SectionFn),
         ("guide", guide::measurements(quick), guide::run as SectionFn),
+        ("apps", apps::MEASUREMENTS, apps::run as SectionFn),
     ]
 }
 
