@@ -22,8 +22,9 @@ pub struct Options {
     /// `#[i(unchecked = name)]`: also generate `name` (and `name_inv`, gradients), the same
     /// program with the runtime reversibility checks off.
     pub unchecked: Option<Ident>,
-    /// `#[i(cuda)]`: also emit `pub const NAME_CUDA: &str`, the C++/CUDA source of the forward,
-    /// inverse and adjoint programs (`nilang-cgen`).
+    /// `#[i(cuda)]`: also emit `pub const NAME_CUDA: &str` (and `name::CUDA`), the C++/CUDA
+    /// source of the forward, inverse and adjoint programs (`nilang-cgen`); every callee must
+    /// have one (a compile error at the call otherwise).
     pub cuda: bool,
     /// `#[i(grad = name)]`: the name of the gradient function (default `f_grad`).
     pub grad: Option<Ident>,

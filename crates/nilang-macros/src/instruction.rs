@@ -25,6 +25,11 @@
 //! an adjoint's gradient part is linear in the gradients and its value part does not read
 //! them. Without `adjoint_inv`, `g::adjoint_inv` runs the forward on the values and panics
 //! when a gradient is nonzero (it would need the inverse transpose of the Jacobian).
+//!
+//! `cuda = TEXT` gives the instruction's C++/CUDA view, `g::CUDA`: the C++ that a caller's
+//! translation (`nilang-cgen`) calls, `g`/`g_inv` on `double` and on `gvar` (the adjoint and
+//! its inverse). Without it `g::CUDA` is a compile error where used, which a `#[i(cuda)]`
+//! caller does.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -101,11 +106,20 @@ struct Options {
     inverse: Option<syn::Path>,
     adjoint: Option<syn::Path>,
     adjoint_inv: Option<syn::Path>,
+    /// The C++/CUDA view: an expression of type `&'static str`.
+    cuda: Option<syn::Expr>,
 }
 
 fn options(attr: TokenStream) -> syn::Result<Options> {
     let mut o = Options::default();
     let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("cuda") {
+            if o.cuda.is_some() {
+                return Err(meta.error("this option of #[instruction] is given twice"));
+            }
+            o.cuda = Some(meta.value()?.parse()?);
+            return Ok(());
+        }
         let slot = if meta.path.is_ident("inverse") {
             &mut o.inverse
         } else if meta.path.is_ident("adjoint") {
@@ -114,7 +128,7 @@ fn options(attr: TokenStream) -> syn::Result<Options> {
             &mut o.adjoint_inv
         } else {
             return Err(meta.error(
-                "unknown option of #[instruction]: expected `inverse = f`, `adjoint = f` or `adjoint_inv = f`",
+                "unknown option of #[instruction]: expected `inverse = f`, `adjoint = f`, `adjoint_inv = f` or `cuda = TEXT`",
             ));
         };
         if slot.is_some() {
@@ -385,6 +399,23 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         fn #fwd_inner(#user_inputs) #block
     };
     let adjoint_inv_fwd = o.adjoint_inv.is_none().then(|| fwd_inner_item.clone());
+    let cuda = match &o.cuda {
+        Some(text) => quote! {
+            #allow
+            impl #name {
+                /// The C++/CUDA view of the instruction, as given to `#[instruction(cuda = …)]`.
+                pub const CUDA: &'static str = #text;
+            }
+        },
+        None => crate::codegen::no_cuda_view(
+            name,
+            &format!(
+                "give the instruction its C++ with `#[instruction(…, cuda = TEXT)]`: `{name}` \
+                 and `{name}_inv` on `double`, and on `gvar` `{name}_inv` (its adjoint) and \
+                 `{name}` (the adjoint's inverse)"
+            ),
+        ),
+    };
     let user_adjoint_inv = o.adjoint_inv.iter();
     Ok(quote! {
         #(#attrs)*
@@ -418,6 +449,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 #adjoint_inv_body
             }
         }
+        #cuda
         // The user's functions are reached through the companions, which a program that never
         // differentiates (or never uncomputes) the instruction leaves unused: not dead code.
         const _: () = {

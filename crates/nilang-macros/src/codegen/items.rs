@@ -197,6 +197,21 @@ fn no_hidden_lifetimes(ty: &syn::Type, own_params: &[String]) -> bool {
     }
 }
 
+/// `owner::CUDA` for a function without a C++ view: a constant whose evaluation fails with a
+/// message that names the function and says `how` to give it one. An associated constant is
+/// evaluated only where it is used, so only a `#[i(cuda)]` caller (or a user assembling a
+/// unit) that asks for it gets the error.
+pub fn no_cuda_view(owner: &syn::Ident, how: &str) -> TokenStream {
+    let message = format!("`{owner}` has no C++/CUDA view: {how}");
+    quote! {
+        #[allow(clippy::all)]
+        impl #owner {
+            /// The C++/CUDA source of the function: it has none (a compile error where used).
+            pub const CUDA: &'static str = ::core::panic!(#message);
+        }
+    }
+}
+
 /// Stubs emitted when a function has errors, so that its callers do not get cascades.
 pub fn stubs(
     attrs: &[syn::Attribute],

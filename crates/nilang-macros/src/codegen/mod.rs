@@ -17,7 +17,7 @@ pub(crate) use instr::{
     fields_code, instruction_call, instruction_trait, operand_like, singular_call,
     unary_builtin_call,
 };
-pub use items::{companions, effects, stubs, trait_impl};
+pub use items::{companions, effects, no_cuda_view, stubs, trait_impl};
 
 use crate::tokens::private;
 use nilang_ir::ast::*;
