@@ -184,5 +184,5 @@ pub use nilang_macros::rev;
 pub use nilang_macros::Scalars;
 pub use prims::{Binary, Unary};
 pub use real::{Base, Int, Primitives, Real};
-pub use rev::{Adjoint, Inverted, Rev, Reversible};
+pub use rev::{Adjoint, AdjointOf, Inverted, Rev, Reversible};
 pub use stack::Stack;

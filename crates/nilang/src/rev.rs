@@ -141,6 +141,50 @@ impl<S, R: Adjoint<S>> Adjoint<S> for Inverted<R> {
     }
 }
 
+/// The adjoint program of a reversible function as a reversible function (NiLang's `Grad(f)`):
+/// calling it runs `R`'s adjoint program, uncalling it the adjoint's inverse, on `R`'s
+/// arguments each followed by its gradient. Passed to a function parameter of `#[i]` code, it
+/// runs a gradient program there and undoes it: a reversible gradient step.
+///
+/// ```
+/// use nilang::{i, rev, AdjointOf, Real, Reversible};
+///
+/// #[i]
+/// fn add_square<T: Real>(y: &mut T, x: &mut T) {
+///     y += square(x);
+/// }
+///
+/// /// `x ← x − η ∂y/∂x`, the gradient by `grad` (y and its seed `gy` on entry)
+/// #[i]
+/// fn descend<T: Real, G>(grad: &G, y: &mut T, gy: &mut T, x: &mut T, gx: &mut T)
+/// where
+///     G: Reversible<(&mut T, &mut T, &mut T, &mut T)>,
+/// {
+///     grad(y, gy, x, gx);
+///     x -= 0.25 * gx;
+/// }
+///
+/// let grad = AdjointOf(rev!(add_square));
+/// let (mut y, mut gy, mut x, mut gx) = (4.0, 1.0, 2.0, 0.0); // y = x²
+/// descend(&grad, &mut y, &mut gy, &mut x, &mut gx);
+/// assert_eq!((y, gx, x), (0.0, 4.0, 1.0)); // y restored to 0, ∂y/∂x = 4, x − 0.25·4
+/// descend_inv(&grad, &mut y, &mut gy, &mut x, &mut gx);
+/// assert_eq!((y, gy, x, gx), (4.0, 1.0, 2.0, 0.0));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct AdjointOf<R>(pub R);
+
+impl<S, R: Adjoint<S>> Reversible<S> for AdjointOf<R> {
+    #[inline(always)]
+    fn call(&self, args: S) {
+        self.0.adjoint(args)
+    }
+    #[inline(always)]
+    fn uncall(&self, args: S) {
+        self.0.adjoint_inv(args)
+    }
+}
+
 /// A forward function and its inverse, paired.
 ///
 /// ```

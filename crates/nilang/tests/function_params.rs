@@ -2,7 +2,8 @@
 //! uncalled and differentiated through, against the same programs with the callee named.
 
 use nilang::ad::{check_gradient, numeric_gradient};
-use nilang::{i, rev, Inverted, Loss, Real, Reversible};
+use nilang::{i, rev, GVar, Inverted, Loss, Real, Reversible};
+use proptest::prelude::*;
 
 #[i]
 fn add_sin<T: Real>(y: &mut T, x: &mut T) {
@@ -211,4 +212,38 @@ fn a_read_only_argument_passes_through_with_no_gradient() {
     assert_eq!(y, 1.0);
     let (_, gx) = apply_scaled_grad(Loss::arg(1), &f, &mut 1.0, &mut 0.5, &3.0).unwrap();
     assert_eq!(gx.g, 6.0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Through a parameter: `uncall(call(x)) == x`, and the gradient of the adjoint programs
+    /// equals the inverse run on `GVar`s (the second AD mode, through the same parameter at
+    /// `T = GVar<f64>`), the named program's, and central differences.
+    #[test]
+    fn random_points_agree_in_both_modes(y0 in -2.0f64..2.0, x0 in -3.0f64..3.0) {
+        let f = rev!(add_sin);
+        let (mut y, mut x) = (y0, x0);
+        twice_twice(&f, &mut y, &mut x);
+        let out = y;
+        twice_twice_inv(&f, &mut y, &mut x);
+        prop_assert!(close(y, y0) && x == x0);
+        let (mut y, mut gy, mut x, mut gx) = (y0, 1.0, x0, 0.0);
+        twice_twice_vjp(&f, (), &mut y, &mut gy, &mut x, &mut gx);
+        let (mut vy, mut vx) = (GVar::with_grad(out, 1.0), GVar::new(x0));
+        twice_twice_inv(&f, &mut vy, &mut vx);
+        prop_assert!(close(vx.g, gx), "{} {}", vx.g, gx);
+        let (_, named) = twice_named_grad(Loss::arg(0), &mut y0.clone(), &mut x0.clone()).unwrap();
+        prop_assert!(close(gx, 2.0 * named.g));
+        let numeric = numeric_gradient(
+            |v: &[f64]| {
+                let (mut y, mut x) = (v[0], v[1]);
+                twice_twice(&f, &mut y, &mut x);
+                y
+            },
+            &[y0, x0],
+            1e-6,
+        );
+        prop_assert!((numeric[1] - gx).abs() < 1e-6 * (1.0 + gx.abs()));
+    }
 }
