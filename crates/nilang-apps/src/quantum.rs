@@ -28,7 +28,11 @@
 //!
 //! [`plain`] is an ordinary state-vector simulator (2×2 complex matrices) that the tests
 //! compare with, and [`parameter_shift`] the parameter-shift rule
-//! `∂E/∂θ_k = (E(θ + π/2 e_k) − E(θ − π/2 e_k)) / 2`, exact for these gates.
+//! `∂E/∂θ_k = (E(θ + π/2 e_k) − E(θ − π/2 e_k)) / 2`, exact for these gates. Its energy is
+//! also written generic over [`Plain`](crate::plain::Plain) ([`plain::energy_generic`]), so
+//! that the tape engines of [`crate::plain::peers`] take the same gradient by recording every
+//! real operation of the simulation: a tape that grows with gates × `2ⁿ`, against the
+//! reversal's two state vectors.
 //!
 //! Run `cargo run --release -p nilang-apps --example quantum` for 16 qubits with timings of
 //! the forward run, the gradient and the parameter-shift gradient.
@@ -333,85 +337,6 @@ pub fn finite_differences(c: &Circuit, theta: &[f64], h: f64) -> Vec<f64> {
 
 /// An ordinary state-vector simulator of the same circuit and Hamiltonian (2×2 complex gate
 /// matrices applied to amplitude pairs, the Hamiltonian applied as a matrix), the reference
-/// of the tests.
-pub mod plain {
-    use super::{bit, zz_energy, Circuit};
-    use num_complex::Complex;
-
-    type C = Complex<f64>;
-
-    /// `ψ ← U ψ` for a 2×2 matrix `U` on qubit `q`.
-    pub fn apply1(psi: &mut [C], q: usize, u: [[C; 2]; 2]) {
-        for i in 0..psi.len() {
-            if !bit(i, q) {
-                let (a, b) = (psi[i], psi[i | 1 << q]);
-                psi[i] = u[0][0] * a + u[0][1] * b;
-                psi[i | 1 << q] = u[1][0] * a + u[1][1] * b;
-            }
-        }
-    }
-
-    /// The matrix of `exp(−iθP/2)` for `P` = `'x'`, `'y'` or `'z'`.
-    pub fn rotation(p: char, theta: f64) -> [[C; 2]; 2] {
-        let (c, s) = ((theta / 2.0).cos(), (theta / 2.0).sin());
-        let (re, im) = (|v: f64| C::new(v, 0.0), |v: f64| C::new(0.0, v));
-        match p {
-            'x' => [[re(c), im(-s)], [im(-s), re(c)]],
-            'y' => [[re(c), re(-s)], [re(s), re(c)]],
-            'z' => [[C::new(c, -s), re(0.0)], [re(0.0), C::new(c, s)]],
-            _ => panic!("no rotation about {p}"),
-        }
-    }
-
-    /// `U(θ)|0…0⟩`.
-    pub fn state(c: &Circuit, theta: &[f64]) -> Vec<C> {
-        let n = c.qubits;
-        let mut psi = c.zero_state();
-        for l in 0..c.layers {
-            for q in 0..n {
-                let k = 3 * (l * n + q);
-                apply1(&mut psi, q, rotation('x', theta[k]));
-                apply1(&mut psi, q, rotation('y', theta[k + 1]));
-                apply1(&mut psi, q, rotation('z', theta[k + 2]));
-            }
-            for q in 1..n {
-                // CNOT(q − 1, q): X on qubit q where qubit q − 1 is set
-                for i in 0..psi.len() {
-                    if bit(i, q - 1) && !bit(i, q) {
-                        psi.swap(i, i | 1 << q);
-                    }
-                }
-            }
-            if n >= 2 {
-                for (i, a) in psi.iter_mut().enumerate() {
-                    if bit(i, n - 1) && bit(i, 0) {
-                        *a = -*a;
-                    }
-                }
-            }
-        }
-        psi
-    }
-
-    /// `H ψ` for the transverse-field Ising chain.
-    pub fn hamiltonian(c: &Circuit, psi: &[C]) -> Vec<C> {
-        let mut out: Vec<C> = psi
-            .iter()
-            .enumerate()
-            .map(|(i, a)| a * zz_energy(i, c.qubits, c.j))
-            .collect();
-        for q in 0..c.qubits {
-            for (i, o) in out.iter_mut().enumerate() {
-                *o -= psi[i ^ (1 << q)] * c.g;
-            }
-        }
-        out
-    }
-
-    /// `⟨ψ|H|ψ⟩` for `ψ = U(θ)|0…0⟩`.
-    pub fn energy(c: &Circuit, theta: &[f64]) -> f64 {
-        let psi = state(c, theta);
-        let h = hamiltonian(c, &psi);
-        psi.iter().zip(&h).map(|(a, b)| (a.conj() * b).re).sum()
-    }
-}
+/// of the tests; [`energy_generic`](plain::energy_generic) is its energy over any
+/// [`Plain`](crate::plain::Plain) scalar, for the peers' gradients.
+pub mod plain;

@@ -1,6 +1,7 @@
 //! The reversible quantum circuit simulator against an ordinary state-vector simulator, its
 //! inverse, and its gradient against central finite differences and the parameter-shift rule.
 
+use nilang_apps::plain::peers;
 use nilang_apps::quantum::{self, plain, Circuit};
 use num_complex::Complex;
 use rand::{Rng, SeedableRng};
@@ -224,4 +225,35 @@ fn ground_state_of_two_qubits_is_reached_by_gradient_descent() {
     let exact = -(1.0f64 + 4.0 * 0.25).sqrt();
     let e = c.energy(&theta);
     assert!((e - exact).abs() < 1e-9, "{e} vs {exact}");
+}
+
+#[test]
+fn tape_gradients_of_the_plain_simulator_match_reversal() {
+    let c = Circuit {
+        qubits: 6,
+        layers: 2,
+        j: 1.0,
+        g: 0.8,
+    };
+    let theta = random_angles(c.parameters(), 15);
+    let (e, reversal) = quantum::energy_and_gradient(&c, &theta);
+    let dualrev = peers::dualrev_gradient(|t| plain::energy_generic(&c, t), &theta);
+    let echidna = peers::echidna_gradient(|t| plain::energy_generic(&c, t), &theta);
+    let list = easy_ml::differentiation::WengertList::new();
+    let easy_ml = peers::easy_ml_gradient(&list, |t| plain::energy_generic(&c, t), &theta);
+    let num_dual = peers::num_dual_gradient(|t| plain::energy_generic(&c, t), &theta);
+    assert!((plain::energy_generic(&c, &theta) - e).abs() < 1e-12);
+    assert!(
+        reversal.iter().any(|g| g.abs() > 1e-2),
+        "a gradient that is not zero"
+    );
+    for (name, g) in [
+        ("nilang-dualrev", dualrev),
+        ("echidna", echidna),
+        ("easy-ml", easy_ml),
+        ("num-dual", num_dual),
+    ] {
+        let err = max_diff_real(&g, &reversal);
+        assert!(err < 1e-10, "{name}: max |tape − reversal| = {err:e}");
+    }
 }

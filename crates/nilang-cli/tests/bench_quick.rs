@@ -200,6 +200,9 @@ fn quick_apps_table_checks_the_gradients() {
         "| energy, the reversible program",
         "| energy, a plain state-vector simulator",
         "| **energy and gradient by reversal**",
+        "| gradient by a tape: nilang-dualrev on `plain::energy_generic`",
+        "| gradient by a tape: echidna on `plain::energy_generic`",
+        "| gradient by a tape: easy-ml on `plain::energy_generic`",
         "| E₀ by the reversible tropical contraction",
         "| **value + gradient by reversal**",
         "| E₀ by plain dynamic programming",
@@ -208,6 +211,10 @@ fn quick_apps_table_checks_the_gradients() {
     }
     assert!(
         report.contains("agrees with the parameter-shift rule"),
+        "{report}"
+    );
+    assert!(
+        report.contains("gradients of the plain simulator agree with the reversal gradient"),
         "{report}"
     );
     assert!(report.contains("(equal)"), "{report}");
