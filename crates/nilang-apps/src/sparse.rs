@@ -81,7 +81,13 @@ impl std::error::Error for SparseError {}
 /// there without walking back. One walk per column forward, one backward in the inverse and
 /// the adjoint.
 #[i]
-pub fn isparse_dot<T: Real>(r: &mut T, av: &mut [T], bv: &mut [T], a: &Pattern, b: &Pattern) {
+pub fn isparse_dot<T: Real>(
+    r: &mut T,
+    av: &mut [T],
+    bv: &mut [T],
+    a: &Pattern<'_>,
+    b: &Pattern<'_>,
+) {
     for j in 0..a.cols {
         let (ia1, ia2, ib1, ib2) = (a.indptr[j], a.indptr[j + 1], b.indptr[j], b.indptr[j + 1]);
         if ia2 > ia1 && ib2 > ib1 {
@@ -122,8 +128,8 @@ pub fn isparse_dot_nocheck<T: Real>(
     r: &mut T,
     av: &mut [T],
     bv: &mut [T],
-    a: &Pattern,
-    b: &Pattern,
+    a: &Pattern<'_>,
+    b: &Pattern<'_>,
 ) {
     isparse_dot(r, av, bv, a, b);
 }
@@ -135,7 +141,13 @@ impl<E: Clone + Accepts<E> + Acc2<nilang::prims::Mul>> Element for E {}
 /// `C += A · B` with A sparse (CSC, `a.rows × a.cols`), B and C dense column-major
 /// (`a.cols × n` and `a.rows × n`). Works for real and complex elements and their gradients.
 #[i(nocheck)]
-pub fn isparse_matmul<E: Element>(c: &mut [E], av: &mut [E], b: &mut [E], a: &Pattern, n: usize) {
+pub fn isparse_matmul<E: Element>(
+    c: &mut [E],
+    av: &mut [E],
+    b: &mut [E],
+    a: &Pattern<'_>,
+    n: usize,
+) {
     for col in 0..n {
         for j in 0..a.cols {
             for p in a.indptr[j]..a.indptr[j + 1] {
@@ -156,7 +168,7 @@ pub fn isparse_matmul_complex<T: Real>(
     c: &mut [Complex<T>],
     av: &mut [Complex<T>],
     b: &mut [Complex<T>],
-    a: &Pattern,
+    a: &Pattern<'_>,
     n: usize,
 ) {
     for col in 0..n {

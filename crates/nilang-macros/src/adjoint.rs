@@ -561,16 +561,7 @@ pub fn generate(f: &nilang_ir::Analyzed, shadows: &Shadows) -> TokenStream {
     let mut generics = crate::generics::with_base_bound(f);
     let lane = shadows.scalar.as_ref().map(|scalar| (scalar, lane_param()));
     if let Some((scalar, lane)) = &lane {
-        generics
-            .params
-            .push(syn::parse_quote!(#lane: ::nilang::Grad<#scalar>));
-        let lane_bounds = nilang_ir::fn_params::adjoint_bounds(
-            &f.sig,
-            scalar,
-            &scalar.to_token_stream(),
-            &lane.to_token_stream(),
-        );
-        generics.make_where_clause().predicates.extend(lane_bounds);
+        crate::generics::push_lane_param(&mut generics, f, scalar, lane);
     }
     let inputs = nilang_ir::adjoint::shadowed_inputs(f, lane.as_ref().map(|(s, l)| (*s, l)));
     let generics = &generics;

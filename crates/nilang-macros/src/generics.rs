@@ -51,6 +51,27 @@ pub fn with_base_bound(f: &Function) -> syn::Generics {
     generics
 }
 
+/// Adds the adjoint programs' gradient type parameter `lane: Grad<scalar>` to `generics`, with
+/// what the reversible functions passed as parameters need at it (their adjoint programs on
+/// that gradient type, `nilang_ir::fn_params::adjoint_bounds`).
+pub fn push_lane_param(
+    generics: &mut syn::Generics,
+    f: &Function,
+    scalar: &syn::Ident,
+    lane: &syn::Ident,
+) {
+    generics
+        .params
+        .push(syn::parse_quote!(#lane: ::nilang::Grad<#scalar>));
+    let bounds = nilang_ir::fn_params::adjoint_bounds(
+        &f.sig,
+        scalar,
+        &scalar.to_token_stream(),
+        &lane.to_token_stream(),
+    );
+    generics.make_where_clause().predicates.extend(bounds);
+}
+
 /// What the gradient functions need of the reversible functions passed as parameters
 /// (`nilang_ir::fn_params`), with the scalar type taken as `scalar_as` (the scalar itself, or
 /// `Dual<T>` for `f_hessian`): their adjoint programs on every gradient type a gradient

@@ -43,6 +43,12 @@
 /// r.uncall((&mut y, &mut x));
 /// assert_eq!(y, 1.0);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a reversible function of the arguments `{A}`",
+    note = "`rev!(g)` implements it for a free `#[i] fn g` (not a method, no `impl Trait` \
+            parameter, every generic parameter named by a parameter's type), at the argument \
+            types of `g`'s signature"
+)]
 pub trait Reversible<A> {
     /// Runs the forward program.
     fn call(&self, args: A);
@@ -71,6 +77,12 @@ pub trait Reversible<A> {
 /// assert!((y - 1.0).abs() < 1e-15);
 /// assert_eq!(gx, 0.5f64.cos());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no adjoint programs of the arguments `{S}`",
+    note = "`rev!(g)` implements it for a free `#[i] fn g` whose adjoint programs exist (a \
+            scalar type `T: Real` and a `&mut` parameter holding it); `Rev::new` pairs call and \
+            uncall only"
+)]
 pub trait Adjoint<S> {
     /// Runs the adjoint program (`f_adjoint`: the inverse program on values and gradients).
     fn adjoint(&self, args: S);

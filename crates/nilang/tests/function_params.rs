@@ -247,3 +247,34 @@ proptest! {
         prop_assert!((numeric[1] - gx).abs() < 1e-6 * (1.0 + gx.abs()));
     }
 }
+
+/// A step that reads a model of the user's type: a value as any other.
+struct Model {
+    rate: f64,
+}
+
+#[i]
+fn relax<T: Real>(out: &mut T, inp: &mut T, m: &Model) {
+    out += inp * m.rate;
+}
+
+#[i]
+fn relax_twice<T: Real, F: Reversible<(&mut T, &mut T, &Model)>>(
+    f: &F,
+    a: &mut T,
+    b: &mut T,
+    m: &Model,
+) {
+    f(a, b, m);
+    f(a, b, m);
+}
+
+#[test]
+fn a_step_with_a_model_parameter_is_a_value() {
+    let m = Model { rate: 0.5 };
+    let (mut a, mut b) = (0.0, 2.0);
+    relax_twice(&rev!(relax), &mut a, &mut b, &m);
+    assert_eq!(a, 2.0);
+    let (_, gb) = relax_twice_grad(Loss::arg(1), &rev!(relax), &mut 0.0, &mut 2.0, &m).unwrap();
+    assert_eq!(gb.g, 1.0);
+}

@@ -1,6 +1,6 @@
-//! The plain simulator, written once over any [`Plain`] scalar: `f64` for the reference the
-//! tests compare with, the tape engines' scalars for their gradients. Amplitudes are [`Cx`]
-//! pairs (the tapes' scalars are not `num_traits` numbers, so `Complex<S>` has no arithmetic
+//! The plain simulator, written once over any [`Plain`](crate::plain::Plain) scalar: `f64`
+//! for the reference the tests compare with, the tape engines' scalars for their gradients.
+//! Amplitudes are `Cx` pairs (the tapes' scalars are not `num_traits` numbers, so `Complex<S>` has no arithmetic
 //! for them); each operation keeps `num_complex`'s order, so at `f64` it rounds as `Complex`
 //! does. The `f64` functions take and give `Complex<f64>`.
 

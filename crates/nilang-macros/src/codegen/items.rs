@@ -90,10 +90,10 @@ fn forwarder(vis: &syn::Visibility, name: &str, target: &syn::Signature) -> Toke
 /// function's companions, each method calling the generated function it is paired with, at
 /// the generic arguments the argument tuple decides. Nothing when the signature cannot be
 /// a tuple of its argument types: a receiver, a return type (an error already reported), an
-/// `impl Trait` parameter, a type or const
-/// parameter that no parameter's type names (it could not be inferred from the tuple), or a
-/// type named by a bare path the macro cannot vouch for (`&Pattern`: it may hide a lifetime
-/// parameter, which a function's signature may elide and an `impl` header may not).
+/// `impl Trait` parameter, or a type or const parameter that no parameter's type names (it
+/// could not be inferred from the tuple). A parameter type whose path hides a lifetime
+/// parameter (`&Pattern` for `Pattern<'a>`, which a signature may elide and an `impl` header
+/// may not) is rustc's error at the user's type, with its fix: `&Pattern<'_>`.
 pub fn trait_impl(
     owner: &syn::Ident,
     tr: TokenStream,
@@ -123,14 +123,7 @@ pub fn trait_impl(
             syn::GenericParam::Lifetime(_) => None,
         })
         .collect();
-    let own_params: Vec<String> = sig
-        .generics
-        .type_params()
-        .map(|t| t.ident.to_string())
-        .collect();
-    let vouched = types.iter().all(|t| no_hidden_lifetimes(t, &own_params));
-    let Some(generic_args) =
-        generic_args.filter(|_| vouched && !mentions_ident(inputs.clone(), "impl"))
+    let Some(generic_args) = generic_args.filter(|_| !mentions_ident(inputs.clone(), "impl"))
     else {
         return TokenStream::new();
     };
@@ -161,39 +154,6 @@ pub fn trait_impl(
         impl #impl_generics #tr<(#(#types,)*)> for #owner #where_clause {
             #(#methods)*
         }
-    }
-}
-
-/// Does `ty` name only types whose lifetime parameters, if any, are written: its own type
-/// parameters, primitives, `str`, `String`, and paths with generic arguments (`Vec<T>`,
-/// `Model<'a, T>`)? A bare user type (`Pattern`) may hide one.
-fn no_hidden_lifetimes(ty: &syn::Type, own_params: &[String]) -> bool {
-    const PLAIN: &[&str] = &[
-        "f64", "f32", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
-        "i64", "i128", "bool", "char", "str", "String",
-    ];
-    match ty {
-        syn::Type::Reference(r) => no_hidden_lifetimes(&r.elem, own_params),
-        syn::Type::Slice(s) => no_hidden_lifetimes(&s.elem, own_params),
-        syn::Type::Array(a) => no_hidden_lifetimes(&a.elem, own_params),
-        syn::Type::Paren(p) => no_hidden_lifetimes(&p.elem, own_params),
-        syn::Type::Group(g) => no_hidden_lifetimes(&g.elem, own_params),
-        syn::Type::Tuple(t) => t.elems.iter().all(|e| no_hidden_lifetimes(e, own_params)),
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last().expect("a path has a segment");
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
-                    syn::GenericArgument::Type(t) => no_hidden_lifetimes(t, own_params),
-                    _ => true,
-                }),
-                syn::PathArguments::None => {
-                    let name = last.ident.to_string();
-                    PLAIN.contains(&name.as_str()) || own_params.contains(&name)
-                }
-                syn::PathArguments::Parenthesized(_) => false,
-            }
-        }
-        _ => false,
     }
 }
 

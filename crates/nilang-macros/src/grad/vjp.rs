@@ -13,16 +13,7 @@ pub(super) fn vjp_fn(p: &Params, names: &Names) -> TokenStream {
     let mut generics = gradient_generics(p);
     let lane = crate::shadows::lane_param();
     let scalar = &p.scalar;
-    generics
-        .params
-        .push(syn::parse_quote!(#lane: ::nilang::Grad<#scalar>));
-    let lane_bounds = nilang_ir::fn_params::adjoint_bounds(
-        &f.sig,
-        scalar,
-        &scalar.to_token_stream(),
-        &lane.to_token_stream(),
-    );
-    generics.make_where_clause().predicates.extend(lane_bounds);
+    crate::generics::push_lane_param(&mut generics, f, scalar, &lane);
     let where_clause = &generics.where_clause;
     let inputs = nilang_ir::adjoint::shadowed_inputs(f, Some((&p.scalar, &lane)));
     let vis = &f.vis;
