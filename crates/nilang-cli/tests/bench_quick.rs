@@ -192,7 +192,9 @@ fn quick_apps_table_checks_the_gradients() {
     );
     let report = report.expect("a report");
     assert!(
-        report.contains("## Quantum circuit (10 qubits, 2 layers) and spin glass (6 × 6)"),
+        report.contains(
+            "## Quantum circuit (10 qubits, 2 layers), spin glass (6 × 6) and normalizing flows (100 samples)"
+        ),
         "{report}"
     );
     assert_eq!(report.matches("\n## ").count(), 1, "one table:\n{report}");
@@ -206,6 +208,8 @@ fn quick_apps_table_checks_the_gradients() {
         "| E₀ by the reversible tropical contraction",
         "| **value + gradient by reversal**",
         "| E₀ by plain dynamic programming",
+        "| NICE: **NLL and gradient by reversal**",
+        "| RealNVP: NLL and gradient by a tape (nilang-dualrev)",
     ] {
         assert!(report.contains(row), "{row} missing:\n{report}");
     }
@@ -218,5 +222,9 @@ fn quick_apps_table_checks_the_gradients() {
         "{report}"
     );
     assert!(report.contains("(equal)"), "{report}");
+    assert!(
+        report.contains("agrees with the tape's") && !report.contains("**disagrees**"),
+        "{report}"
+    );
     assert!(report.contains("= E₀: a ground state"), "{report}");
 }

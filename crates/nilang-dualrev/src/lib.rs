@@ -12,4 +12,4 @@ pub mod tape;
 pub use api::{grad, jacobian, record, vjp, Deinterleave, Error, Pullback};
 pub use dual::DualRev;
 pub use scalar::Scalar;
-pub use tape::ResolveStats;
+pub use tape::{release_pooled_tape, ResolveStats};

@@ -314,3 +314,16 @@ pub(crate) fn with_active<R>(f: impl FnOnce(&mut Tape) -> R) -> Option<R> {
         Some(f(unsafe { &mut *p }))
     }
 }
+
+/// Frees this thread's pooled tape: the allocations that repeated differentiations reuse.
+/// The next differentiation grows a tape again, so a program measuring its memory (or
+/// done with large gradients) can count or return it.
+///
+/// ```
+/// let (_, g) = nilang_dualrev::grad(|x| x[0] * x[1], &[2.0, 3.0]).unwrap();
+/// assert_eq!(g, vec![3.0, 2.0]);
+/// nilang_dualrev::release_pooled_tape(); // the tape's buffers go back to the allocator
+/// ```
+pub fn release_pooled_tape() {
+    drop(POOL.with(|p| p.take()));
+}

@@ -5,6 +5,7 @@
 //! tropical contraction, ground state from the gradient, plain dynamic programming;
 //! [`spin_glass`]).
 
+mod flows;
 mod quantum;
 mod spin_glass;
 
@@ -12,8 +13,8 @@ use super::{Ctx, Section, Table};
 
 /// Number of measurements of this section: three variants of the circuit, five of its tape
 /// comparison (reversible energy and gradient at the tapes' size, three tape engines), three
-/// of the spin glass.
-pub const MEASUREMENTS: u64 = 11;
+/// of the spin glass, three of each normalizing flow.
+pub const MEASUREMENTS: u64 = 17;
 
 /// One application's part of the section.
 struct Part {
@@ -22,6 +23,15 @@ struct Part {
     table: Table,
     notes: Vec<String>,
     plots: Vec<String>,
+}
+
+/// Drops the tapes that echidna and nilang-dualrev keep per thread for their next gradient:
+/// before a measurement, so that its counted call grows its own tape (one kept from a check or
+/// an earlier table would hide its size), and after it, so that the tape is not held for the
+/// rest of the run.
+fn release_tapes() {
+    <f64 as echidna::tape::TapeThreadLocal>::pool_cell().with(|pool| drop(pool.take()));
+    nilang_dualrev::release_pooled_tape();
 }
 
 /// Bytes in GiB from 1 GiB up, in MiB from 1 MiB up, in KiB below.
@@ -37,18 +47,19 @@ fn size(bytes: usize) -> String {
 
 /// Runs the section.
 pub fn run(ctx: &Ctx) -> Section {
-    let q = quantum::part(ctx);
-    let s = spin_glass::part(ctx);
+    let parts = [quantum::part(ctx), spin_glass::part(ctx), flows::part(ctx)];
+    let titles: Vec<&str> = parts.iter().map(|p| p.title.as_str()).collect();
+    let intros: Vec<&str> = parts.iter().map(|p| p.intro.as_str()).collect();
     Section {
-        title: format!("{} and {}", q.title, s.title),
+        title: format!("{}, {} and {}", titles[0], titles[1], titles[2]),
         intro: format!(
-            "The two applications of `nilang-apps` beyond the papers' tables (their examples \
-             `quantum` and `spinglass`), seconds per call; each application's variants are \
-             measured together. {} {}",
-            q.intro, s.intro
+            "The applications of `nilang-apps` beyond the papers' tables (their examples \
+             `quantum`, `spinglass` and `flow`), seconds per call; each application's variants \
+             are measured together. {}",
+            intros.join(" ")
         ),
-        tables: vec![q.table, s.table],
-        notes: q.notes.into_iter().chain(s.notes).collect(),
-        plots: q.plots.into_iter().chain(s.plots).collect(),
+        notes: parts.iter().flat_map(|p| p.notes.clone()).collect(),
+        plots: parts.iter().flat_map(|p| p.plots.clone()).collect(),
+        tables: parts.into_iter().map(|p| p.table).collect(),
     }
 }

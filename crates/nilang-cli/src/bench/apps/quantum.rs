@@ -2,7 +2,7 @@
 //! state-vector simulator, the energy and gradient by reversal, and the same gradient by the
 //! tape engines on the plain simulator (`quantum::plain::energy_generic`) with their memory.
 
-use super::{size, Part};
+use super::{release_tapes, size, Part};
 use crate::bench::measure::{sci, Group, Id, Results};
 use crate::bench::plot::bar_plot;
 use crate::bench::{write_plot, Ctx, Table};
@@ -20,15 +20,6 @@ use std::hint::black_box;
 /// its buffers between calls (a pooled tape, a reused Wengert list), so measured together
 /// they would hold about 18 GiB; 14 qubits takes about 4.6 times less of time and memory.
 const TAPE_QUBITS: usize = 14;
-
-/// Drops the tape that `echidna` keeps per thread for its next gradient: before its
-/// measurement, so that the counted call grows its own tape (one kept from an earlier table
-/// would hide its size), and after it, so that the tape is not held for the rest of the run.
-/// (nilang-dualrev keeps its largest tape too, with no way to drop it: its count is that of its
-/// first call only where no earlier table used it, as with `--only apps`.)
-fn release_echidna_tape() {
-    <f64 as echidna::tape::TapeThreadLocal>::pool_cell().with(|pool| drop(pool.take()));
-}
 
 /// The circuit's angles `θ_k = 0.37 k mod 3.1 − 1.5` (those of the example `quantum`).
 fn angles(c: &Circuit) -> Vec<f64> {
@@ -89,7 +80,7 @@ fn checks(c: &Circuit) -> Checks {
             &small_theta,
         ),
     ];
-    release_echidna_tape();
+    release_tapes();
     Checks {
         e_rev: c.energy(&theta),
         e_plain: quantum::plain::energy(c, &theta),
@@ -174,9 +165,9 @@ fn measure_tapes(ctx: &Ctx, c: &Circuit) -> Tapes {
             black_box(&t_theta),
         )
     });
-    release_echidna_tape();
+    release_tapes();
     let m = ctx.run("apps quantum tapes", g);
-    release_echidna_tape();
+    release_tapes();
     drop(t_list);
     Tapes {
         m,
