@@ -16,18 +16,40 @@ fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
     Err(syn::Error::new_spanned(tokens, message))
 }
 
-/// The language's name of a primitive written as a Rust method of a float, with the number of
-/// arguments the method takes (from the primitive table: the method column of each row).
-fn primitive_of_method(method: &str) -> Option<(&'static str, usize)> {
+/// Whether a row's "f′ from the value" column is filled (`[v {v}]`) or empty (`[]`).
+macro_rules! filled {
+    ([]) => {
+        false
+    };
+    ([$($t:tt)+]) => {
+        true
+    };
+}
+
+/// The unary rows of the primitive table that are a Rust method of a float: the method, the
+/// language's name, and whether the derivative follows from the value (`exp`, `sqrt`, `tanh`).
+const METHOD_ROWS: &[(&str, &str, bool)] = {
     macro_rules! method_rows {
         ([] unary { $(($ty:ident $name:ident $doc:literal $x:ident $value:block $deriv:block
             $from:tt [$($method:ident)?] $($rest:tt)*))* }
             binary { $($binary:tt)* }) => {
-            &[$($((stringify!($method), stringify!($name)),)?)*]
+            &[$($((stringify!($method), stringify!($name), filled!($from)),)?)*]
         };
     }
-    const UNARY: &[(&str, &str)] = nilang_prims::primitives!(method_rows);
-    if let Some((_, name)) = UNARY.iter().find(|(m, _)| *m == method) {
+    nilang_prims::primitives!(method_rows)
+};
+
+/// Whether the derivative of the primitive `prim` follows from its value (the table's
+/// `derivative_from_value` column): an adjoint that holds `f(x)` skips evaluating `f`, so the
+/// front end keeps such values (see [`Rewriter::method`]).
+fn derivative_follows_from_value(prim: &str) -> bool {
+    METHOD_ROWS.iter().any(|(_, p, from)| *p == prim && *from)
+}
+
+/// The language's name of a primitive written as a Rust method of a float, with the number of
+/// arguments the method takes (from the primitive table: the method column of each row).
+fn primitive_of_method(method: &str) -> Option<(&'static str, usize)> {
+    if let Some((_, name, _)) = METHOD_ROWS.iter().find(|(m, _, _)| *m == method) {
         return Some((name, 0));
     }
     match method {
@@ -77,12 +99,27 @@ pub fn accumulated(e: syn::Expr) -> syn::Expr {
 pub struct Rewriter<'r, 'a> {
     r: &'r mut Resolver<'a>,
     reads: &'r mut BTreeSet<Id>,
+    /// Inside a comparison or a cast: the value is computed on plain `f64`s, so nothing is
+    /// hoisted out for the gradient's sake (a `while` condition is evaluated every iteration).
+    plain: bool,
 }
 
 impl<'r, 'a> Rewriter<'r, 'a> {
     /// A rewriter recording reads into `reads`.
     pub fn new(r: &'r mut Resolver<'a>, reads: &'r mut BTreeSet<Id>) -> Self {
-        Rewriter { r, reads }
+        Rewriter {
+            r,
+            reads,
+            plain: false,
+        }
+    }
+
+    /// `f` on this rewriter in a plain context (see [`Rewriter::plain`]).
+    fn in_plain<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let outer = std::mem::replace(&mut self.plain, true);
+        let out = f(self);
+        self.plain = outer;
+        out
     }
 
     /// The expression in the reversible language.
@@ -109,7 +146,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
             syn::Expr::Call(c) => self.call(c)?,
             syn::Expr::If(_) => self.hoist_selection(e)?,
             syn::Expr::Cast(c) => {
-                let inner = self.expr(&c.expr)?;
+                let inner = self.in_plain(|w| w.expr(&c.expr))?;
                 let inner = plain(self.r.typing(), inner);
                 let ty = &c.ty;
                 syn::parse_quote_spanned!(c.span()=> (#inner as #ty))
@@ -186,9 +223,12 @@ impl<'r, 'a> Rewriter<'r, 'a> {
     }
 
     fn binary(&mut self, b: &syn::ExprBinary) -> Result<syn::Expr> {
-        let left = self.expr(&b.left)?;
-        let right = self.expr(&b.right)?;
         let op = b.op;
+        let (left, right) = if is_arithmetic(&op) {
+            (self.expr(&b.left)?, self.expr(&b.right)?)
+        } else {
+            self.in_plain(|w| Ok::<_, syn::Error>((w.expr(&b.left)?, w.expr(&b.right)?)))?
+        };
         if !is_arithmetic(&op) {
             // a comparison or a logical or integer operator: computed on plain values
             let (left, right) = (plain(self.r.typing(), left), plain(self.r.typing(), right));
@@ -209,11 +249,27 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         Ok(syn::parse_quote_spanned!(b.span()=> #left #op #right))
     }
 
+    /// A method call: a primitive of the language (`x.sin()` is `sin(x)`), or plain Rust on an
+    /// index or a constant. A primitive whose derivative follows from its value (`x.exp()`,
+    /// `x.sqrt()`, `x.tanh()`) is computed into a temporary of its own first (`let exp_1 =
+    /// exp(x);`), so that the block that frees it saves it on the tape: the gradient's reverse
+    /// sweep takes the derivative from the saved value instead of evaluating the function again
+    /// (`Acc1::sub1_released`), as a hand-written adjoint reuses `exp(x)`.
     fn method(&mut self, m: &syn::ExprMethodCall) -> Result<syn::Expr> {
-        let receiver = self.expr(&m.receiver)?;
+        let mut reads = BTreeSet::new();
+        let (receiver, args) = {
+            let mut own = Rewriter {
+                r: &mut *self.r,
+                reads: &mut reads,
+                plain: self.plain,
+            };
+            let receiver = own.expr(&m.receiver)?;
+            let args: Vec<syn::Expr> = m.args.iter().map(|a| own.expr(a)).collect::<Result<_>>()?;
+            (receiver, args)
+        };
+        self.reads.extend(&reads);
         let name = m.method.to_string();
         let span = m.span();
-        let args: Vec<syn::Expr> = m.args.iter().map(|a| self.expr(a)).collect::<Result<_>>()?;
         let differentiable = std::iter::once(&receiver)
             .chain(&args)
             .any(|e| mentions_real(self.r.typing(), e));
@@ -234,6 +290,18 @@ impl<'r, 'a> Rewriter<'r, 'a> {
             _ => {}
         }
         match primitive_of_method(&name) {
+            Some((prim, 0))
+                if args.is_empty() && derivative_follows_from_value(prim) && !self.plain =>
+            {
+                let id = self.r.temporary(prim, Ty::Real, span);
+                let prim = syn::Ident::new(prim, m.method.span());
+                let value = crate::nir::Expr {
+                    syn: syn::parse_quote_spanned!(span=> #prim(#receiver)),
+                    reads,
+                    real: true,
+                };
+                Ok(self.hoisted_let(id, Init::Expr(value), span))
+            }
             Some((prim, arity)) if arity == args.len() => {
                 let prim = syn::Ident::new(prim, m.method.span());
                 let mut args = args;
@@ -331,18 +399,10 @@ fn is_arithmetic(op: &syn::BinOp) -> bool {
 
 /// The language's name of a primitive back to Rust's method of `f64` (`log` is `ln`).
 fn method_of_primitive(prim: &str) -> Option<&'static str> {
-    macro_rules! method_rows {
-        ([] unary { $(($ty:ident $name:ident $doc:literal $x:ident $value:block $deriv:block
-            $from:tt [$($method:ident)?] $($rest:tt)*))* }
-            binary { $($binary:tt)* }) => {
-            &[$($((stringify!($name), stringify!($method)),)?)*]
-        };
-    }
-    const UNARY: &[(&str, &str)] = nilang_prims::primitives!(method_rows);
-    UNARY
+    METHOD_ROWS
         .iter()
-        .find(|(p, _)| *p == prim)
-        .map(|(_, m)| *m)
+        .find(|(_, p, _)| *p == prim)
+        .map(|(m, _, _)| *m)
         .or(match prim {
             "abs" => Some("abs"),
             "pow" => Some("powf"),

@@ -248,40 +248,82 @@ pub fn uncomputation_is_dead(compute: &[Stmt], dying: &[String], own: &Ident) ->
 /// `f(x)` (a difference is zero only between equal numbers), so an unchecked adjoint may read
 /// `t` instead of evaluating `f`, for the primitives whose derivative follows from their value
 /// (`nilang::Unary::derivative_from_value`: `exp`, `tanh`, `sigmoid`, `sqrt`). The statements
-/// in between may only be instructions, builtins and allocations of other variables; checked
-/// code keeps evaluating `f`, so that the deallocation still checks the program.
+/// in between may only be instructions, builtins, allocations of other variables and routines
+/// that do not touch `t`; checked code keeps evaluating `f`, so that the deallocation still
+/// checks the program.
 pub fn released_before_dealloc(block: &[Stmt], i: usize) -> bool {
     let StmtKind::Instr(instr) = &block[i].kind else {
         return false;
     };
-    let t = &instr.target;
-    if instr.op != AccOp::Sub || instr.args.len() != 1 || !t.path.is_empty() {
+    releasable(instr) && deallocated_as_zero_next(&instr.target.root, &block[i + 1..])
+}
+
+/// Whether statement `i` of a block is a routine whose body is one instruction `t -= f(x)`
+/// that [`released_before_dealloc`] would release: what `t -= f(a * b)` lowers to (its
+/// operand computed into an ancilla, used, uncomputed). The routine's computation must not
+/// touch `t`, so that its uncomputation leaves `t` as the instruction left it.
+pub fn released_after_routine(block: &[Stmt], i: usize) -> bool {
+    let StmtKind::Routine { compute, body } = &block[i].kind else {
         return false;
-    }
-    for s in &block[i + 1..] {
-        let mut touches = false;
-        visit_views(s, Views::Touched, &mut |v| touches |= v.root == t.root);
+    };
+    let [Stmt {
+        kind: StmtKind::Instr(instr),
+        ..
+    }] = body.as_slice()
+    else {
+        return false;
+    };
+    let t = &instr.target.root;
+    releasable(instr)
+        && !compute.iter().any(|s| touches(s, t))
+        && deallocated_as_zero_next(t, &block[i + 1..])
+}
+
+/// `t -= f(x)`: one operand, a whole target.
+fn releasable(instr: &Instr) -> bool {
+    instr.op == AccOp::Sub && instr.args.len() == 1 && instr.target.path.is_empty()
+}
+
+/// Does a statement (or one nested in it) touch the variable `t`?
+fn touches(s: &Stmt, t: &Ident) -> bool {
+    let mut touched = false;
+    visit_views(s, Views::Touched, &mut |v| touched |= v.root == *t);
+    touched
+}
+
+/// Whether `rest` deallocates `t` as zero before anything else touches it, with only
+/// instructions, builtins, allocations and routines in between.
+fn deallocated_as_zero_next(t: &Ident, rest: &[Stmt]) -> bool {
+    for s in rest {
         match &s.kind {
             StmtKind::Dealloc(b) => {
-                if let Some(b) = b.iter().find(|b| b.name == t.root) {
+                if let Some(b) = b.iter().find(|b| b.name == *t) {
                     return is_zero(&b.value);
                 }
             }
-            StmtKind::Instr(_) | StmtKind::Builtin { .. } | StmtKind::Alloc(_) if !touches => {}
+            StmtKind::Instr(_)
+            | StmtKind::Builtin { .. }
+            | StmtKind::Alloc(_)
+            | StmtKind::Routine { .. }
+                if !touches(s, t) => {}
             _ => return false,
         }
     }
     false
 }
 
-/// Is an expression a zero: `T::zero()`, `0.0`, `0`?
+/// Is an expression a zero: `T::zero()`, `0.0`, `-0.0`, `0`, `T::lit(-0.0)` (where the front
+/// end starts its temporaries), or the zero `expand!` gives its ancillas
+/// (`crate::zeros::zero_like_of`)?
 fn is_zero(e: &syn::Expr) -> bool {
     use syn::Expr;
+    let last_is = |f: &Expr, name: &str| matches!(f, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name));
     match e {
-        Expr::Call(c) if c.args.is_empty() => matches!(
-            &*c.func,
-            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "zero")
-        ),
+        Expr::Call(c) if c.args.is_empty() => last_is(&c.func, "zero"),
+        Expr::Call(c) if c.args.len() == 1 => last_is(&c.func, "lit") && is_zero(&c.args[0]),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => is_zero(&u.expr),
+        Expr::Paren(p) => is_zero(&p.expr),
+        Expr::Block(_) => crate::zeros::zero_like_of(e).is_some(),
         Expr::Lit(l) => match &l.lit {
             syn::Lit::Float(f) => f.base10_parse::<f64>().is_ok_and(|v| v == 0.0),
             syn::Lit::Int(n) => n.base10_parse::<u64>().is_ok_and(|v| v == 0),

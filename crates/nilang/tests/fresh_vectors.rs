@@ -138,9 +138,10 @@ fn other_overwrites_still_save_the_old_value() {
     let (mut xr, mut wr, mut out) = (x.to_vec(), 0.8, 0.0);
     overwritten_rev_taped(&mut out, &mut tape, &mut decisions, &mut xr, &mut wr);
     assert_eq!(out, overwritten(&x, 0.8));
-    // old values: a 1 + n, b 2n, c n, d n (its second loop); then a, b, c, d (4n) and s at
-    // the end
-    assert_eq!(tape.len(), (1 + n) + 2 * n + n + n + 4 * n + 1);
+    // old values: a 1 + n, b 2n, c n, d n (its second loop); the exponentials filled into d
+    // n (kept, so that the gradient does not evaluate `exp` again); then a, b, c, d (4n) and
+    // s at the end
+    assert_eq!(tape.len(), (1 + n) + 2 * n + n + n + n + 4 * n + 1);
     overwritten_rev_taped_inv(&mut out, &mut tape, &mut decisions, &mut xr, &mut wr);
     assert_eq!((out, &xr[..], wr, tape.len()), (0.0, &x[..], 0.8, 0));
 }

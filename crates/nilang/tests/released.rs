@@ -117,3 +117,57 @@ proptest! {
         }
     }
 }
+
+/// `out += Σ exp(x[i] − a)` through [`CountedExp`] of a nested operand (`expand!` computes
+/// `x[i] − a` into an ancilla around the instruction), each exponential saved on a tape and
+/// its ancilla started and deallocated as `T::lit(-0.0)`: what the front end of ordinary Rust
+/// writes for `let e = (x[i] - a).exp(); out += e;`; unchecked as `taped`.
+#[i(unchecked = taped)]
+fn taped_checked<T: Real + nilang::Float>(out: &mut T, x: &mut [T], tape: &mut Vec<T>, a: &T) {
+    for i in 0..x.len() {
+        let t = T::lit(-0.0);
+        expand! { t += CountedExp(x[i] - a); }
+        out += identity(t);
+        push!(tape, t);
+        dealloc!(t = T::lit(-0.0));
+    }
+}
+
+#[test]
+fn a_released_exponential_of_a_nested_operand_on_a_tape_is_evaluated_once() {
+    let x = [0.5, -1.0, 2.0];
+    let a = 0.25;
+    type Vjp = fn(
+        &mut f64,
+        &mut f64,
+        &mut [f64],
+        &mut [f64],
+        &mut Vec<f64>,
+        &mut Vec<f64>,
+        &f64,
+        (),
+    ) -> f64;
+    // unchecked: one evaluation per element forward, none in the adjoint (each exponential
+    // comes back from the tape into its ancilla, released); checked: the rule and the
+    // singular-point check evaluate it again
+    for (vjp, evaluations) in [(taped_vjp as Vjp, 3), (taped_checked_vjp, 9)] {
+        let (mut out, mut xs, mut tape, mut tape_grad) = (0.0, x, Vec::new(), Vec::new());
+        let (mut og, mut xg) = (1.0, [0.0; 3]);
+        EVALUATIONS.with(|c| c.set(0));
+        vjp(
+            &mut out,
+            &mut og,
+            &mut xs,
+            &mut xg,
+            &mut tape,
+            &mut tape_grad,
+            &a,
+            (),
+        );
+        assert_eq!(EVALUATIONS.with(|c| c.get()), evaluations);
+        assert!(tape.is_empty() && xs == x);
+        for (g, v) in xg.iter().zip(&x) {
+            assert!(close(*g, (v - a).exp()), "{g} vs {}", (v - a).exp());
+        }
+    }
+}

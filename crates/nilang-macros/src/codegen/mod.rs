@@ -320,15 +320,24 @@ impl Gen {
                     } else {
                         Vec::new()
                     };
-                    self.routine(compute, body, &fresh, &dying, dead)
+                    let released = match body.as_slice() {
+                        [one @ Stmt {
+                            kind: StmtKind::Instr(instr),
+                            ..
+                        }] if self.may_release(instr)
+                            && nilang_ir::adjoint::released_after_routine(stmts, i) =>
+                        {
+                            Some(one)
+                        }
+                        _ => None,
+                    };
+                    self.routine(compute, body, &fresh, &dying, dead, released)
                 }
                 StmtKind::Instr(instr)
-                    if self.shadow.is_some()
-                        && !self.checked
-                        && !self.inactive(&instr.target)
+                    if self.may_release(instr)
                         && nilang_ir::adjoint::released_before_dealloc(stmts, i) =>
                 {
-                    self.with_bound_indices(s, |g| g.adjoint_released(s, instr))
+                    self.released(s)
                 }
                 _ => self.stmt(s),
             });
@@ -346,6 +355,23 @@ impl Gen {
     /// write, both forms are generated under a constant condition on their effects. In an
     /// unchecked adjoint program, `~P` keeps only the gradients of the ancillas in `dead`
     /// (`nilang_ir::dead_values`).
+    /// Whether an adjoint program may take `f(x)` from the target of `t -= f(x)` when the
+    /// IR releases `t` right after (`nilang_ir::adjoint::released_before_dealloc`): unchecked,
+    /// on an active target.
+    fn may_release(&self, instr: &Instr) -> bool {
+        self.shadow.is_some() && !self.checked && !self.inactive(&instr.target)
+    }
+
+    /// `t -= f(x)` whose target held exactly `f(x)` ([`Self::may_release`]).
+    fn released(&mut self, s: &Stmt) -> TokenStream {
+        let StmtKind::Instr(instr) = &s.kind else {
+            return self.stmt(s);
+        };
+        self.with_bound_indices(s, |g| g.adjoint_released(s, instr))
+    }
+
+    /// A routine `P X ~P`; `released`: `X` is one instruction `t -= f(x)` whose target the
+    /// enclosing block releases (`nilang_ir::adjoint::released_after_routine`).
     fn routine(
         &mut self,
         compute: &[Stmt],
@@ -353,6 +379,7 @@ impl Gen {
         fresh: &[String],
         dying: &[String],
         dead_values: Vec<syn::Ident>,
+        released: Option<&Stmt>,
     ) -> TokenStream {
         let on_values = nilang_ir::adjoint::computes_on_values(compute, fresh, &self.own);
         let mut out = match (&on_values, self.shadow.is_some()) {
@@ -365,7 +392,10 @@ impl Gen {
             }
             _ => self.stmts(compute),
         };
-        out.extend(self.stmts(body));
+        out.extend(match released {
+            Some(s) => self.released(s),
+            None => self.stmts(body),
+        });
         let undo = reverse_block(compute);
         let dead = nilang_ir::adjoint::uncomputation_is_dead(compute, dying, &self.own);
         self.uncomputing += 1;
