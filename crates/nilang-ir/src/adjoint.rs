@@ -258,25 +258,26 @@ pub fn released_before_dealloc(block: &[Stmt], i: usize) -> bool {
     releasable(instr) && deallocated_as_zero_next(&instr.target.root, &block[i + 1..])
 }
 
-/// Whether statement `i` of a block is a routine whose body is one instruction `t -= f(x)`
-/// that [`released_before_dealloc`] would release: what `t -= f(a * b)` lowers to (its
-/// operand computed into an ancilla, used, uncomputed). The routine's computation must not
-/// touch `t`, so that its uncomputation leaves `t` as the instruction left it.
-pub fn released_after_routine(block: &[Stmt], i: usize) -> bool {
+/// The instruction `t -= f(x)` that is the whole body of routine `i` of a block, when
+/// [`released_before_dealloc`] would release it: what `t -= f(a * b)` lowers to (its operand
+/// computed into an ancilla, used, uncomputed). The routine's computation must not touch `t`,
+/// so that its uncomputation leaves `t` as the instruction left it.
+pub fn released_after_routine(block: &[Stmt], i: usize) -> Option<(&Stmt, &Instr)> {
     let StmtKind::Routine { compute, body } = &block[i].kind else {
-        return false;
+        return None;
     };
-    let [Stmt {
+    let [one @ Stmt {
         kind: StmtKind::Instr(instr),
         ..
     }] = body.as_slice()
     else {
-        return false;
+        return None;
     };
     let t = &instr.target.root;
-    releasable(instr)
+    let released = releasable(instr)
         && !compute.iter().any(|s| touches(s, t))
-        && deallocated_as_zero_next(t, &block[i + 1..])
+        && deallocated_as_zero_next(t, &block[i + 1..]);
+    released.then_some((one, instr))
 }
 
 /// `t -= f(x)`: one operand, a whole target.

@@ -15,7 +15,8 @@
 //! A statement *reads* an ancilla `t` when any of its parts mentions `t`, except: the target
 //! of a `+=`/`-=` instruction on `t` or one of its elements (the write whose value is
 //! dropped) — unless it is the released form that reads `t` back
-//! ([`crate::adjoint::released_before_dealloc`]) —, deallocations (nothing runs for them
+//! ([`crate::adjoint::released_before_dealloc`], also as a routine's whole body:
+//! [`crate::adjoint::released_after_routine`]) —, deallocations (nothing runs for them
 //! unchecked), and the receivers of `.len()`, `.additive_zero()` and the like, which take a
 //! shape or a type, not a value ([`crate::dropped::all_reads`]). A nested allocation of the
 //! same name counts as a read, so a shadowing binding is never mistaken for the outer one.
@@ -66,6 +67,10 @@ fn reads(block: &[Stmt], k: usize, t: &Ident) -> bool {
             .into_iter()
             .any(|b| (0..b.len()).any(|j| reads(b, j, t)))
     };
+    if crate::adjoint::released_after_routine(block, k).is_some_and(|(_, i)| i.target.root == *t) {
+        // the released form inside a routine (`t -= f(a * b)`) reads `t` back
+        return true;
+    }
     match &s.kind {
         StmtKind::Instr(i) if drops_value_of(block, k, i, t) => {
             i.args.iter().any(|o| operand(o, t)) || index_reads(&i.target, t)

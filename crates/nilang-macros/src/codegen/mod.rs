@@ -320,17 +320,9 @@ impl Gen {
                     } else {
                         Vec::new()
                     };
-                    let released = match body.as_slice() {
-                        [one @ Stmt {
-                            kind: StmtKind::Instr(instr),
-                            ..
-                        }] if self.may_release(instr)
-                            && nilang_ir::adjoint::released_after_routine(stmts, i) =>
-                        {
-                            Some(one)
-                        }
-                        _ => None,
-                    };
+                    let released = nilang_ir::adjoint::released_after_routine(stmts, i)
+                        .filter(|(_, instr)| self.may_release(instr))
+                        .map(|(one, _)| one);
                     self.routine(compute, body, &fresh, &dying, dead, released)
                 }
                 StmtKind::Instr(instr)
