@@ -100,6 +100,27 @@ fn calls(v: &[f64], w: f64) -> f64 {
     n.sqrt() * w + sq_norm(v) / (1.0 + w * w)
 }
 
+/// `a · b`, called from a `while` condition.
+#[differentiable]
+fn scaled(a: f64, b: f64) -> f64 {
+    a * b
+}
+
+/// A `while` loop whose condition calls another differentiable function on the state the
+/// body changes, and picks a bound with `if`: both are evaluated again before every
+/// iteration, as Rust does (computed once before the loop, the test never changed and the
+/// loop ran to its cap).
+#[differentiable]
+fn halving(x: f64, t: f64) -> f64 {
+    let mut s = x * x + 1.0;
+    let mut k = 0;
+    while scaled(s, t) > (if t > 1.0 { t } else { 1.0 }) && k < 30 {
+        s *= 0.5;
+        k += 1;
+    }
+    s * t + k as f64
+}
+
 /// One program under test, on a flat vector of its differentiable inputs.
 struct Case {
     name: &'static str,
@@ -265,6 +286,31 @@ fn calls_case() -> Case {
     }
 }
 
+fn halving_case() -> Case {
+    Case {
+        name: "halving",
+        plain: |v| halving(v[0], v[1]),
+        reversible: |v| {
+            let (mut x, mut t, mut out) = (v[0], v[1], 0.0);
+            halving_rev(&mut out, &mut x, &mut t);
+            let value = out;
+            halving_rev_inv(&mut out, &mut x, &mut t);
+            (value, vec![x, t], out)
+        },
+        gradient: |v| {
+            let (value, (gx, gt)) = halving_gradient(v[0], v[1]);
+            (value, vec![gx, gt])
+        },
+        forward: |v, dir| {
+            let d = duals(v, dir);
+            let (mut x, mut t) = (d[0], d[1]);
+            let mut out = Dual { re: 0.0, eps: 0.0 };
+            halving_rev(&mut out, &mut x, &mut t);
+            out.eps
+        },
+    }
+}
+
 /// Every check of the module documentation, at `v` along `dir`.
 fn check(case: &Case, v: &[f64], dir: &[f64]) {
     let name = case.name;
@@ -322,6 +368,11 @@ proptest! {
     #[test]
     fn calls_agree((v, dir) in inputs(4, -2.0, 2.0)) {
         check(&calls_case(), &v, &dir);
+    }
+
+    #[test]
+    fn while_conditions_with_calls_agree((v, dir) in inputs(2, 0.5, 3.0)) {
+        check(&halving_case(), &v, &dir);
     }
 }
 
