@@ -2,8 +2,9 @@
 //! against the single-process programs, and timed (the crate README has the commands).
 //!
 //! ```text
-//! sharded check [--threads]            every result against its reference, at this job's size
-//! sharded gmm D K N REPS [--threads P] the GMM gradient's times and bytes per gradient
+//! sharded check [--threads]                   every result against its reference, at this job's size
+//! sharded gmm D K N REPS [--threads P]        the GMM gradient's times and bytes per gradient
+//! sharded heat N STEPS REPS [--threads P]     the heat equation's gradient, the same
 //! ```
 //!
 //! `--threads P` runs `P` ranks as threads of this process instead of MPI (the in-process
@@ -11,7 +12,10 @@
 //! says so and exits with status 2.
 
 use nilang_gradbench::evals::{ba, gmm};
-use nilang_mpi::{blocked_reference, BaShard, Comm, Counted, GmmShard, MpiComm, ThreadComm};
+use nilang_mpi::{
+    blocked_reference, shard_range, BaShard, Comm, Counted, GmmShard, HeatShard, MpiComm,
+    ThreadComm,
+};
 use std::time::Instant;
 
 fn main() {
@@ -23,7 +27,12 @@ fn main() {
     let run = |comm: &dyn Comm| match args.first().map(String::as_str) {
         Some("check") => check(comm),
         Some("gmm") => time_gmm(comm, &args[1..]),
-        _ => Err("usage: sharded check | sharded gmm D K N REPS [--threads P]".into()),
+        Some("heat") => time_heat(comm, &args[1..]),
+        _ => Err(
+            "usage: sharded check | sharded gmm D K N REPS | sharded heat N STEPS REPS \
+             [--threads P]"
+                .into(),
+        ),
     };
     let outcome = match threads {
         Some(p) => ThreadComm::run(p, |c| run(c)).remove(0),
@@ -85,7 +94,31 @@ fn check(comm: &dyn Comm) -> Result<(), String> {
     if comm.rank() == 0 {
         println!("ba 31 observations on {size} ranks: Jacobian bit for bit");
     }
+    check_heat(comm)?;
     refusals(comm)
+}
+
+/// The heat equation's value and gradient against the same program on one rank of this
+/// process (1e-13 and 1e-12 relative).
+fn check_heat(comm: &dyn Comm) -> Result<(), String> {
+    let (n, steps, r) = (29, 30, 0.45);
+    let u0: Vec<f64> = (0..n).map(|i| (0.3 * i as f64).cos()).collect();
+    let (f, g) = HeatShard::of(&u0, steps, r, comm).gradient(comm)?;
+    let (rf, rg) = ThreadComm::run(1, |c| HeatShard::of(&u0, steps, r, c).gradient(c)).remove(0)?;
+    let mine = &rg[shard_range(n, comm.rank(), comm.size())];
+    let (ef, eg) = (max_rel(&[f], &[rf]), max_rel(&g, mine));
+    if ef > 1e-13 || eg > 1e-12 {
+        return Err(format!(
+            "heat n{n}: value {ef:e}, gradient {eg:e} from one rank"
+        ));
+    }
+    if comm.rank() == 0 {
+        println!(
+            "heat n{n} {steps} steps on {} ranks: from one rank: value {ef:.1e}, gradient {eg:.1e} (rank 0's cells)",
+            comm.size()
+        );
+    }
+    Ok(())
 }
 
 /// Ranks that disagree on a size, and shards that miss points: every rank gets the same error
@@ -120,18 +153,47 @@ fn refusals(comm: &dyn Comm) -> Result<(), String> {
 /// `REPS` gradients of a random GMM problem (`D`, `K`, `N` points over all ranks): the median
 /// time and the bytes this rank moved per gradient, printed by rank 0.
 fn time_gmm(comm: &dyn Comm, args: &[String]) -> Result<(), String> {
-    let num = |i: usize| -> Result<usize, String> {
-        let a = args.get(i).ok_or("gmm needs D K N REPS")?;
-        a.parse().map_err(|_| format!("not a number: {a}"))
-    };
-    let (d, k, n, reps) = (num(0)?, num(1)?, num(2)?, num(3)?.max(1));
+    let [d, k, n, reps] = numbers(args, "gmm needs D K N REPS")?;
     let shard = GmmShard::of(&gmm::Problem::random(d, k, n, 11), comm);
+    let label = format!("gmm d{d} k{k} n{n}");
+    time(comm, &label, reps, |c| shard.gradient(c).map(|_| ()))
+}
+
+/// `REPS` gradients of the heat equation on `N` cells over all ranks, `STEPS` steps: as
+/// [`time_gmm`].
+fn time_heat(comm: &dyn Comm, args: &[String]) -> Result<(), String> {
+    let [n, steps, reps] = numbers(args, "heat needs N STEPS REPS")?;
+    let u0: Vec<f64> = (0..n).map(|i| (i as f64 * 0.01).sin()).collect();
+    let shard = HeatShard::of(&u0, steps, 0.4, comm);
+    let label = format!("heat n{n} steps{steps}");
+    time(comm, &label, reps, |c| shard.gradient(c).map(|_| ()))
+}
+
+/// The first `N` arguments as numbers, or `usage`.
+fn numbers<const N: usize>(args: &[String], usage: &str) -> Result<[usize; N], String> {
+    let mut out = [0; N];
+    for (k, v) in out.iter_mut().enumerate() {
+        let a = args.get(k).ok_or(usage)?;
+        *v = a.parse().map_err(|_| format!("not a number: {a}"))?;
+    }
+    Ok(out)
+}
+
+/// `reps` runs of `gradient` through a counting communicator: the median time and, per
+/// gradient, rank 0's time on a core, time in collectives and bytes, printed by rank 0.
+fn time(
+    comm: &dyn Comm,
+    label: &str,
+    reps: usize,
+    gradient: impl Fn(&dyn Comm) -> Result<(), String>,
+) -> Result<(), String> {
+    let reps = reps.max(1);
     let counted = Counted::new(comm);
     let mut times = Vec::with_capacity(reps);
     let cpu_start = cpu_seconds();
     for _ in 0..reps {
         let t = Instant::now();
-        shard.gradient(&counted)?;
+        gradient(&counted)?;
         times.push(t.elapsed().as_secs_f64());
     }
     let cpu = cpu_start.and_then(|s| cpu_seconds().map(|e| (e - s) / reps as f64));
@@ -139,7 +201,7 @@ fn time_gmm(comm: &dyn Comm, args: &[String]) -> Result<(), String> {
     let reps = reps as u64;
     if comm.rank() == 0 {
         println!(
-            "gmm d{d} k{k} n{n} ranks {}: median {:.4e} s (min {:.4e}, max {:.4e}); per gradient rank 0 ran {} on a core, spent {:.2e} s in {} collectives, sent {} B, received {} B",
+            "{label} ranks {}: median {:.4e} s (min {:.4e}, max {:.4e}); per gradient rank 0 ran {} on a core, spent {:.2e} s in {} collectives, sent {} B, received {} B",
             comm.size(),
             times[times.len() / 2],
             times[0],
