@@ -233,6 +233,17 @@ pub fn heat_sharded<T: Real>(
 
 /// One rank's block of a heat-equation problem: its cells' initial values and the problem's
 /// sizes ([`heat_sharded`]).
+///
+/// ```
+/// use nilang_mpi::{HeatShard, ThreadComm};
+///
+/// // ∂(Σ u_T²)/∂u₀ on two ranks, each holding the gradient of its own cells
+/// let u0 = [0.0, 1.0, 2.0, 1.0, 0.0];
+/// let g = ThreadComm::run(2, |c| HeatShard::of(&u0, 3, 0.25, c).gradient(c).unwrap().1);
+/// let one = ThreadComm::run(1, |c| HeatShard::of(&u0, 3, 0.25, c).gradient(c).unwrap().1);
+/// let g = g.concat();
+/// assert!(g.iter().zip(&one[0]).all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)));
+/// ```
 #[derive(Clone, Debug)]
 pub struct HeatShard {
     /// This rank's initial values ([`shard_range`] of the cells).
