@@ -1,5 +1,6 @@
 //! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over
-//! `f64` with overwrites, branches on data, loops that carry state, `while` loops, local
+//! `f64` with overwrites, branches on data, loops that carry state, `while` loops (some whose
+//! test calls a function of the state the body changes), local
 //! vectors (some filled by a loop, `v[j] = e`: first writes into a fresh vector, refills of one
 //! written before), `max`/`min` and calls, among them calls that write a local vector
 //! (`lib_turn`, which overwrites two elements and accumulates into the third) — what the front
@@ -214,8 +215,15 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
                 return String::new();
             };
             let c = scope.fresh("trips");
+            // the test may call a function of the state the body changes: evaluated again
+            // before every iteration
+            let test = if rng.below(2) == 0 {
+                format!("{v}.abs()")
+            } else {
+                format!("lib_mix({v}, t).abs()")
+            };
             format!(
-                "{pad}let mut {c} = 0;\n{pad}while {v}.abs() > 0.3 && {c} < 3 {{\n\
+                "{pad}let mut {c} = 0;\n{pad}while {test} > 0.3 && {c} < 3 {{\n\
                  {pad}    {v} *= 0.5;\n{pad}    {c} += 1;\n{pad}}}\n"
             )
         }
