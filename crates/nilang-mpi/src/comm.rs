@@ -9,7 +9,9 @@ use std::time::Instant;
 /// ([`MpiComm`](crate::MpiComm)).
 ///
 /// Two operations are required, an all-gather and an all-to-all, both of raw data in rank
-/// order; every collective of this crate is built on them and adds in rank order itself, so
+/// order (a third, the exchange with the neighbouring ranks of a stencil's halo,
+/// [`Comm::neighbours_u64`], has a default built on the all-to-all); every collective of this
+/// crate is built on them and adds in rank order itself, so
 /// each is deterministic: its result depends on the ranks' data alone, never on message
 /// timing or on an MPI library's choice of algorithm.
 ///
@@ -39,6 +41,46 @@ pub trait Comm {
     /// rank order, the part every rank sent to this one. Every rank must call it; a number of
     /// parts other than [`Comm::size`] panics (before any message moves).
     fn all_to_all_u64(&self, parts: &[Vec<u64>]) -> Vec<Vec<u64>>;
+
+    /// Sends `to_prev` to rank − 1 and `to_next` to rank + 1 (the ranks that exist) and
+    /// returns what those two sent this rank, `[from_prev, from_next]` (empty at the ends of
+    /// the line): the exchange of a stencil's halo. Every rank must call it. By default one
+    /// [`Comm::all_to_all_u64`] with empty parts for the other ranks;
+    /// [`MpiComm`](crate::MpiComm) sends to and receives from the two neighbours alone.
+    ///
+    /// ```
+    /// use nilang_mpi::{Comm, ThreadComm};
+    ///
+    /// let got = ThreadComm::run(3, |c| {
+    ///     let r = c.rank() as u64;
+    ///     c.neighbours_u64(&[10 * r], &[10 * r + 1, 7])
+    /// });
+    /// assert_eq!(got[0], [vec![], vec![10]]);
+    /// assert_eq!(got[1], [vec![1, 7], vec![20]]);
+    /// assert_eq!(got[2], [vec![11, 7], vec![]]);
+    /// ```
+    fn neighbours_u64(&self, to_prev: &[u64], to_next: &[u64]) -> [Vec<u64>; 2] {
+        let (rank, size) = (self.rank(), self.size());
+        let mut parts = vec![Vec::new(); size];
+        if rank > 0 {
+            parts[rank - 1] = to_prev.to_vec();
+        }
+        if rank + 1 < size {
+            parts[rank + 1] = to_next.to_vec();
+        }
+        let mut got = self.all_to_all_u64(&parts);
+        let next = if rank + 1 < size {
+            std::mem::take(&mut got[rank + 1])
+        } else {
+            Vec::new()
+        };
+        let prev = if rank > 0 {
+            std::mem::take(&mut got[rank - 1])
+        } else {
+            Vec::new()
+        };
+        [prev, next]
+    }
 
     /// [`Comm::all_gather_u64`] of `f64` values, moved as their bits (exact, `−0` and NaN
     /// payloads included).
@@ -226,6 +268,15 @@ impl Comm for Counted<'_> {
         let from_others: usize = all.iter().map(Vec::len).sum::<usize>() - local.len();
         self.count(local.len() * (all.len() - 1), from_others, start);
         all
+    }
+    fn neighbours_u64(&self, to_prev: &[u64], to_next: &[u64]) -> [Vec<u64>; 2] {
+        let start = Instant::now();
+        let got = self.inner.neighbours_u64(to_prev, to_next);
+        let (rank, size) = (self.rank(), self.size());
+        let sent =
+            usize::from(rank > 0) * to_prev.len() + usize::from(rank + 1 < size) * to_next.len();
+        self.count(sent, got[0].len() + got[1].len(), start);
+        got
     }
     fn all_to_all_u64(&self, parts: &[Vec<u64>]) -> Vec<Vec<u64>> {
         let start = Instant::now();

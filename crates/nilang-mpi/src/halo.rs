@@ -100,31 +100,12 @@ impl Layout {
 }
 
 /// Sends `to_left` to rank − 1 and `to_right` to rank + 1 (where they exist) and returns what
-/// the left and right neighbours sent this rank (empty at the domain's ends). One
-/// [`Comm::all_to_all_u64`] with empty parts for the other ranks.
+/// the left and right neighbours sent this rank (empty at the domain's ends):
+/// [`Comm::neighbours_u64`] of the values' bits.
 fn neighbour_exchange(comm: &dyn Comm, to_left: &[f64], to_right: &[f64]) -> [Vec<f64>; 2] {
-    let (rank, size) = (comm.rank(), comm.size());
-    let mut parts = vec![Vec::new(); size];
-    if rank > 0 {
-        parts[rank - 1] = to_left.iter().map(|x| x.to_bits()).collect();
-    }
-    if rank + 1 < size {
-        parts[rank + 1] = to_right.iter().map(|x| x.to_bits()).collect();
-    }
-    let got = comm.all_to_all_u64(&parts);
-    let floats = |r: usize| got[r].iter().map(|&b| f64::from_bits(b)).collect();
-    [
-        if rank > 0 {
-            floats(rank - 1)
-        } else {
-            Vec::new()
-        },
-        if rank + 1 < size {
-            floats(rank + 1)
-        } else {
-            Vec::new()
-        },
-    ]
+    let bits = |v: &[f64]| -> Vec<u64> { v.iter().map(|x| x.to_bits()).collect() };
+    comm.neighbours_u64(&bits(to_left), &bits(to_right))
+        .map(|m| m.into_iter().map(f64::from_bits).collect())
 }
 
 /// Adds `sign ×` the received values into the ghosts they fill.

@@ -16,7 +16,7 @@ build with `--features mpi`, or run the ranks as threads (nilang_mpi::ThreadComm
 /// `MPI_COMM_WORLD` of an MPI job (`mpirun -np N …`), initialised once per process; MPI is
 /// finalised when it is dropped. The all-gather is `MPI_Allgather` of the lengths, then
 /// `MPI_Allgatherv` of the data; the all-to-all `MPI_Alltoall` of the lengths, then
-/// `MPI_Alltoallv`.
+/// `MPI_Alltoallv`; the neighbours' exchange point-to-point messages to rank ± 1.
 ///
 /// ```
 /// use nilang_mpi::MpiComm;
@@ -84,6 +84,30 @@ impl Comm for MpiComm {
         }
         split(&buf, &counts)
     }
+    /// Non-blocking sends to the two neighbours, then a probed receive from each
+    /// (`MPI_Isend`, `MPI_Probe`/`MPI_Recv`, `MPI_Wait`): messages between two ranks arrive in
+    /// the order they were sent, so consecutive exchanges cannot mix.
+    fn neighbours_u64(&self, to_prev: &[u64], to_next: &[u64]) -> [Vec<u64>; 2] {
+        use mpi::traits::{Communicator, Destination, Source};
+        let (rank, size) = (self.rank(), self.size());
+        let at = |r: usize| self.world.process_at_rank(r as mpi::Rank);
+        let mut got = [Vec::new(), Vec::new()];
+        mpi::request::scope(|scope| {
+            let prev = (rank > 0).then(|| at(rank - 1).immediate_send(scope, to_prev));
+            let next = (rank + 1 < size).then(|| at(rank + 1).immediate_send(scope, to_next));
+            if rank > 0 {
+                got[0] = at(rank - 1).receive_vec::<u64>().0;
+            }
+            if rank + 1 < size {
+                got[1] = at(rank + 1).receive_vec::<u64>().0;
+            }
+            for request in [prev, next].into_iter().flatten() {
+                request.wait();
+            }
+        });
+        got
+    }
+
     fn all_to_all_u64(&self, parts: &[Vec<u64>]) -> Vec<Vec<u64>> {
         use mpi::datatype::{Partition, PartitionMut};
         use mpi::traits::CommunicatorCollectives;

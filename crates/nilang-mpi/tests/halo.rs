@@ -229,3 +229,25 @@ fn more_ranks_than_cells_is_an_error_on_every_rank() {
         );
     }
 }
+
+#[test]
+fn a_halo_exchange_moves_w_values_to_each_neighbour() {
+    use nilang_mpi::Counted;
+    let (own, w) = (4, 2);
+    let counts = ThreadComm::run(3, |c| {
+        let counted = Counted::new(c);
+        let mut v = slice(c.rank(), own, w, (3, 0), 0.0);
+        halo_add_only(&mut v, w, &counted);
+        (counted.sent(), counted.received(), counted.calls())
+    });
+    // the middle rank sends w values each way and receives as many; the ends one side only
+    let one_side = 8 * w as u64;
+    assert_eq!(
+        counts,
+        [
+            (one_side, one_side, 1),
+            (2 * one_side, 2 * one_side, 1),
+            (one_side, one_side, 1)
+        ]
+    );
+}
