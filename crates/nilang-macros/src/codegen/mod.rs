@@ -337,16 +337,6 @@ impl Gen {
         out
     }
 
-    /// A routine `P X ~P`, its parts in the enclosing scope. In an adjoint program, `P` runs
-    /// on values alone when it only writes fresh ancillas (`fresh`: those allocated right
-    /// before it; its gradient updates would all add zero, see
-    /// `nilang_ir::adjoint::computes_on_values`), except its allocations, which give `X` the
-    /// ancillas' zero gradients. Unchecked and on values alone, `~P` is skipped where it only
-    /// restores ancillas that die with the routine (`dying`: deallocated right after it; see
-    /// `nilang_ir::adjoint::uncomputation_is_dead`). Where either depends on what callees
-    /// write, both forms are generated under a constant condition on their effects. In an
-    /// unchecked adjoint program, `~P` keeps only the gradients of the ancillas in `dead`
-    /// (`nilang_ir::dead_values`).
     /// Whether an adjoint program may take `f(x)` from the target of `t -= f(x)` when the
     /// IR releases `t` right after (`nilang_ir::adjoint::released_before_dealloc`): unchecked,
     /// on an active target.
@@ -362,8 +352,18 @@ impl Gen {
         self.with_bound_indices(s, |g| g.adjoint_released(s, instr))
     }
 
-    /// A routine `P X ~P`; `released`: `X` is one instruction `t -= f(x)` whose target the
-    /// enclosing block releases (`nilang_ir::adjoint::released_after_routine`).
+    /// A routine `P X ~P`, its parts in the enclosing scope. In an adjoint program, `P` runs
+    /// on values alone when it only writes fresh ancillas (`fresh`: those allocated right
+    /// before it; its gradient updates would all add zero, see
+    /// `nilang_ir::adjoint::computes_on_values`), except its allocations, which give `X` the
+    /// ancillas' zero gradients. Unchecked and on values alone, `~P` is skipped where it only
+    /// restores ancillas that die with the routine (`dying`: deallocated right after it; see
+    /// `nilang_ir::adjoint::uncomputation_is_dead`). Where either depends on what callees
+    /// write, both forms are generated under a constant condition on their effects. In an
+    /// unchecked adjoint program, `~P` keeps only the gradients of the ancillas in `dead`
+    /// (`nilang_ir::dead_values`). `released`: `X` is one instruction
+    /// `t -= f(x)` whose target the enclosing block releases
+    /// (`nilang_ir::adjoint::released_after_routine`).
     fn routine(
         &mut self,
         compute: &[Stmt],
