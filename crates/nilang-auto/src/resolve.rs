@@ -3,6 +3,7 @@
 
 mod call_into;
 mod loop_attributes;
+mod while_loop;
 
 use crate::expr::Rewriter;
 use crate::nir::{Bind, Expr, Function, Id, Init, Op, Origin, Place, Range, Stmt, StmtKind, Ty};
@@ -471,21 +472,7 @@ impl<'a> Resolver<'a> {
             }
             syn::Expr::Call(c) => self.call_into(c, out),
             syn::Expr::ForLoop(f) => self.for_loop(f, out),
-            syn::Expr::While(w) => {
-                if w.label.is_some() {
-                    return err(w, "loop labels are not supported");
-                }
-                let cond = self.expr(&w.cond)?;
-                let hoisted = std::mem::take(&mut self.hoisted);
-                let mut body = self.block(&w.body)?;
-                body.extend(self.reevaluated(&w.cond, &hoisted)?);
-                out.extend(hoisted);
-                out.push(Stmt {
-                    kind: StmtKind::While { cond, body },
-                    span: e.span(),
-                });
-                Ok(())
-            }
+            syn::Expr::While(w) => self.while_loop(w, out),
             syn::Expr::If(i) => {
                 let s = self.if_stmt(i, out)?;
                 out.push(s);
@@ -513,46 +500,6 @@ impl<'a> Resolver<'a> {
                  are `let`, assignments (`x = …`, `x += …`, `v[i] = …`), `for`, `while` and `if`",
             ),
         }
-    }
-
-    /// What a `while` loop's body ends with when its condition computes temporaries first
-    /// (`hoisted`: a call `g(y) > 1.0`, a selection): the condition's parts computed again
-    /// into fresh temporaries, each assigned to the one the condition reads, so that the next
-    /// test sees this iteration's values, as Rust evaluates the condition before every
-    /// iteration.
-    fn reevaluated(&mut self, cond: &syn::Expr, hoisted: &[Stmt]) -> Result<Vec<Stmt>> {
-        if hoisted.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.expr(cond)?;
-        let again = std::mem::take(&mut self.hoisted);
-        let mut out = Vec::new();
-        for (first, next) in hoisted.iter().zip(&again) {
-            let (StmtKind::Let { id: first, .. }, StmtKind::Let { id: next, .. }) =
-                (&first.kind, &next.kind)
-            else {
-                unreachable!("the condition's hoisted statements are `let`s")
-            };
-            let name = &self.binds[*next].name;
-            out.push(Stmt {
-                kind: StmtKind::Assign {
-                    place: Place {
-                        root: *first,
-                        index: None,
-                    },
-                    op: Op::Set,
-                    value: Expr {
-                        syn: syn::parse_quote!(#name),
-                        reads: BTreeSet::from([*next]),
-                        real: true,
-                    },
-                },
-                span: cond.span(),
-            });
-        }
-        let mut stmts = again;
-        stmts.extend(out);
-        Ok(stmts)
     }
 
     fn if_stmt(&mut self, i: &syn::ExprIf, out: &mut Vec<Stmt>) -> Result<Stmt> {
