@@ -217,9 +217,14 @@ fn renamable(l: &syn::Lifetime) -> bool {
     l.ident == "_" || l.ident.to_string().starts_with("__r")
 }
 
-/// `ty` with the scalar type `scalar` replaced by the tokens `to`.
-fn renamed(ty: &Type, scalar: &Ident, to: &TokenStream) -> Type {
-    syn::parse2(replace_ident(ty.to_token_stream(), scalar, to)).expect("a type")
+/// `ty` with the scalar type `scalar` replaced by the tokens `to` (unchanged without one).
+fn renamed(ty: &Type, scalar: Option<&Ident>, to: &TokenStream) -> Type {
+    match scalar {
+        Some(scalar) => {
+            syn::parse2(replace_ident(ty.to_token_stream(), scalar, to)).expect("a type")
+        }
+        None => ty.clone(),
+    }
 }
 
 /// The bounds a function that runs the adjoint programs on gradient type `lane`, with the
@@ -235,14 +240,14 @@ pub fn adjoint_bounds(
     let mut out = Vec::new();
     for p in function_params(sig) {
         let f = &p.ty;
-        let shadowed = p.shadowed(scalar, scalar_as, lane);
+        let shadowed = p.shadowed(Some(scalar), scalar_as, lane);
         out.push(higher_ranked(
             quote!(#f),
             quote!(::nilang::Adjoint),
             shadowed,
         ));
         if scalar_as.to_string() != scalar.to_string() {
-            let values = p.values(scalar, scalar_as);
+            let values = p.values(Some(scalar), scalar_as);
             out.push(higher_ranked(
                 quote!(#f),
                 quote!(::nilang::Reversible),
@@ -254,8 +259,9 @@ pub fn adjoint_bounds(
 }
 
 impl FunctionParam {
-    /// The argument types with the scalar type `scalar` taken as `scalar_as`.
-    pub fn values(&self, scalar: &Ident, scalar_as: &TokenStream) -> Vec<Type> {
+    /// The argument types with the scalar type `scalar` taken as `scalar_as` (as written for
+    /// a function without a scalar type parameter).
+    pub fn values(&self, scalar: Option<&Ident>, scalar_as: &TokenStream) -> Vec<Type> {
         self.args
             .iter()
             .map(|a| renamed(a, scalar, scalar_as))
@@ -268,7 +274,7 @@ impl FunctionParam {
     /// `f_adjoint` takes them.
     pub fn shadowed(
         &self,
-        scalar: &Ident,
+        scalar: Option<&Ident>,
         scalar_as: &TokenStream,
         lane: &TokenStream,
     ) -> Vec<Type> {

@@ -194,11 +194,9 @@ impl Gen {
         let (tr, types) = match &self.shadow {
             None => (quote!(::nilang::Reversible), param.args.clone()),
             Some(shadows) => {
-                let lane = shadows.lane();
-                let types = match &shadows.scalar {
-                    Some(t) => param.shadowed(t, &t.to_token_stream(), &lane),
-                    None => param.shadowed(f, &f.to_token_stream(), &f.to_token_stream()),
-                };
+                let scalar = shadows.scalar.as_ref();
+                let scalar_as = scalar.map(ToTokens::to_token_stream).unwrap_or_default();
+                let types = param.shadowed(scalar, &scalar_as, &shadows.lane());
                 (quote!(::nilang::Adjoint), types)
             }
         };
