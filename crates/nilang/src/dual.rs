@@ -262,8 +262,13 @@ macro_rules! dual_impl {
             type Output = Self;
             #[inline(always)]
             fn div(self, o: Self) -> Self {
+                // the tangent scaled by 1/b², computed from `b` alone: the one division runs
+                // beside the tangent's products instead of after them (and once, not per
+                // tangent of a `DualN`)
                 let (a, b) = (self.re, o.re);
-                Self { re: a / b, eps: Tangent::<T>::zip(self.eps, o.eps, |da, db| (da * b - a * db) / (b * b)) }
+                let inv = T::f_one() / b;
+                let inv2 = inv * inv;
+                Self { re: a / b, eps: Tangent::<T>::zip(self.eps, o.eps, |da, db| (da * b - a * db) * inv2) }
             }
         }
         impl<$($gen)*> Neg for $ty {
