@@ -113,16 +113,25 @@ impl Limits {
     /// let e = l.step(&mut taken, what).unwrap_err();
     /// assert!(e.starts_with("a descent did not converge within 2 steps"), "{e}");
     /// ```
+    #[inline]
     pub fn step(&self, taken: &mut u64, what: impl FnOnce() -> String) -> Result<(), String> {
         *taken += 1;
         if *taken > self.steps {
-            return Err(format!(
-                "{} within {} steps (the cap; {MAX_STEPS_VAR} changes it)",
-                what(),
-                self.steps
-            ));
+            return Err(self.exceeded(what));
         }
         Ok(())
+    }
+
+    /// The error of a loop past the cap (out of line: [`Limits::step`] runs in the nested
+    /// evals' innermost loops, once per Euler step).
+    #[cold]
+    #[inline(never)]
+    fn exceeded(&self, what: impl FnOnce() -> String) -> String {
+        format!(
+            "{} within {} steps (the cap; {MAX_STEPS_VAR} changes it)",
+            what(),
+            self.steps
+        )
     }
 }
 

@@ -650,6 +650,41 @@ fn particle_nested_derivatives() {
     }
 }
 
+/// One evaluation of the derivative per step (`gd::argmin_joint`, the value taken from the
+/// derivative's own computation) takes the same steps as `gd.hpp`'s descent, which evaluates
+/// the objective on `f64` and then the gradient: the results agree to the bit, in all four
+/// nestings of both nested evals.
+#[test]
+fn joint_value_and_gradient_take_the_spec_steps() {
+    for nesting in nestings() {
+        for w0 in [0.0, 0.5] {
+            let spec = gd::argmin(
+                |w: &[f64; 1]| {
+                    particle::naive_euler(w[0], |x: &[f64; 2], w| match nesting.inner {
+                        gd::Mode::Forward => particle::grad_x_forward(x, w),
+                        gd::Mode::Reverse => particle::grad_x_reverse(x, w),
+                    })
+                },
+                |w: &[f64; 1]| Ok([particle::cost_derivative(nesting, w[0])?]),
+                &[w0],
+            )
+            .unwrap();
+            let joint = particle::particle(w0, nesting).unwrap();
+            assert_eq!(joint.to_bits(), spec[0].to_bits(), "{nesting:?} from {w0}");
+        }
+        for start in [[1.0, -1.0], [-2.5, 0.7]] {
+            let spec = gd::argmin(
+                |x: &[f64; 2]| saddle::outer(start, nesting.inner, x),
+                |x: &[f64; 2]| saddle::outer_gradient(start, nesting, x),
+                &start,
+            )
+            .unwrap();
+            let joint = saddle::saddle(start, nesting).unwrap();
+            assert_eq!(joint[..2], spec[..], "{nesting:?} from {start:?}");
+        }
+    }
+}
+
 /// The chained Jacobian reuses buffers across correspondences: nothing may carry over from
 /// one to the next (a point restored to round-off once did, and the derivatives with respect
 /// to `us` drifted by 1e-13 within 200 correspondences).

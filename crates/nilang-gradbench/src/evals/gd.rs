@@ -15,7 +15,9 @@
 //! finite (a NaN gradient makes every step a rejected one, for ever).
 //!
 //! The module also holds what the two nested evals share: their function names ([`Nesting`])
-//! and the outer derivative in either mode ([`forward_gradient`], [`reverse_gradient`]).
+//! and the outer derivative in either mode ([`forward_gradient`], [`reverse_gradient`]), with
+//! the value it computes on its way ([`forward_value_gradient`], [`reverse_value_gradient`]),
+//! so that a descent over such a derivative evaluates each point once ([`argmin_joint`]).
 
 use crate::limits;
 use nilang::{Dual, Float};
@@ -67,12 +69,29 @@ pub fn forward_gradient<const N: usize>(
     f: impl Fn(&[Dual<f64>; N]) -> Result<Dual<f64>, String>,
     x: &[f64; N],
 ) -> Result<[f64; N], String> {
+    Ok(forward_value_gradient(f, x)?.1)
+}
+
+/// `f(x)` and `∇f(x)` by forward mode ([`forward_gradient`]): the value is the primal part of
+/// the first pass, the same number `f` on `f64` computes (dual numbers compute their primal
+/// parts as `f64` does).
+pub fn forward_value_gradient<const N: usize>(
+    f: impl Fn(&[Dual<f64>; N]) -> Result<Dual<f64>, String>,
+    x: &[f64; N],
+) -> Result<(f64, [f64; N]), String> {
+    let mut value = None;
     let mut g = [0.0; N];
     for (k, gk) in g.iter_mut().enumerate() {
         let xd = std::array::from_fn(|j| Dual::new(x[j], if j == k { 1.0 } else { 0.0 }));
-        *gk = f(&xd)?.eps;
+        let y = f(&xd)?;
+        value.get_or_insert(y.re);
+        *gk = y.eps;
     }
-    Ok(g)
+    let value = match value {
+        Some(v) => v,
+        None => f(&x.map(Dual::constant))?.re,
+    };
+    Ok((value, g))
 }
 
 /// `∇f(x)` by reverse mode through ordinary Rust code: `f` on [`DualRev`] numbers, recorded
@@ -84,6 +103,15 @@ pub fn reverse_gradient<const N: usize>(
     f: impl FnOnce(&[DualRev; N]) -> Result<DualRev, String>,
     x: &[f64; N],
 ) -> Result<[f64; N], String> {
+    Ok(reverse_value_gradient(f, x)?.1)
+}
+
+/// `f(x)` and `∇f(x)` by reverse mode ([`reverse_gradient`]): the value is the one the
+/// recording computed.
+pub fn reverse_value_gradient<const N: usize>(
+    f: impl FnOnce(&[DualRev; N]) -> Result<DualRev, String>,
+    x: &[f64; N],
+) -> Result<(f64, [f64; N]), String> {
     let mut failed = None;
     let recorded = nilang_dualrev::grad(
         |x| {
@@ -102,8 +130,8 @@ pub fn reverse_gradient<const N: usize>(
     }
     // only a computation of more than 2³² operations overflows the tape (the solvers' step
     // caps keep them far below)
-    let (_, g) = recorded.map_err(|e| format!("reverse-mode outer derivative: {e}"))?;
-    Ok(g.try_into().expect("one derivative per input"))
+    let (value, g) = recorded.map_err(|e| format!("reverse-mode outer derivative: {e}"))?;
+    Ok((value, g.try_into().expect("one derivative per input")))
 }
 
 fn magnitude<S: Float, const N: usize>(v: &[S; N]) -> f64 {
@@ -139,6 +167,42 @@ fn finite_gradient<S: Float, const N: usize>(g: [S; N]) -> Result<[S; N], String
 ///
 /// [`Limits::steps`]: crate::limits::Limits::steps
 pub fn argmin<S: Float, const N: usize>(
+    f: impl Fn(&[S; N]) -> Result<S, String>,
+    g: impl Fn(&[S; N]) -> Result<[S; N], String>,
+    x0: &[S; N],
+) -> Result<[S; N], String> {
+    descend(f, g, x0)
+}
+
+/// [`argmin`] of an objective whose value comes with its gradient: `fg(x)` gives both, as
+/// every derivative computes the value on its way (the primal part of forward mode's dual
+/// numbers, the recording of reverse mode). The descent needs the gradient at each point whose
+/// value it accepts, and the first point's; `gd.hpp`'s accepted steps evaluate the objective
+/// and then its gradient at the same point, so one joint evaluation serves both. The steps are
+/// [`argmin`]'s with `f` the value part of `fg` and `g` its gradient part: the same points,
+/// one evaluation fewer per step (a rejected step's gradient is computed and not used).
+pub fn argmin_joint<const N: usize>(
+    fg: impl Fn(&[f64; N]) -> Result<(f64, [f64; N]), String>,
+    x0: &[f64; N],
+) -> Result<[f64; N], String> {
+    // the gradient of the point `descend` evaluated last, which is the point it asks about
+    let last = std::cell::Cell::new(None);
+    descend(
+        |x| {
+            let (value, gradient) = fg(x)?;
+            last.set(Some((*x, gradient)));
+            Ok(value)
+        },
+        |x| match last.take() {
+            Some((at, gradient)) if at == *x => Ok(gradient),
+            _ => Ok(fg(x)?.1),
+        },
+        x0,
+    )
+}
+
+/// The descent of [`argmin`]: `g` is asked only at the point whose value `f` gave last.
+fn descend<S: Float, const N: usize>(
     f: impl Fn(&[S; N]) -> Result<S, String>,
     g: impl Fn(&[S; N]) -> Result<[S; N], String>,
     x0: &[S; N],

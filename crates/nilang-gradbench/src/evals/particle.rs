@@ -140,20 +140,27 @@ where
 /// `d x₀(t_f)² / dw` in `nesting.outer` mode through the integration (inner field in
 /// `nesting.inner` mode).
 pub fn cost_derivative(nesting: Nesting, w: f64) -> Result<f64, String> {
+    Ok(cost_and_derivative(nesting, w)?.1)
+}
+
+/// `x₀(t_f)²` and its derivative [`cost_derivative`], from one run of the derivative (the cost
+/// is the value it computes on its way, the same number [`cost`] on `f64` gives).
+pub fn cost_and_derivative(nesting: Nesting, w: f64) -> Result<(f64, f64), String> {
     let inner = nesting.inner;
-    let d = match nesting.outer {
-        Mode::Forward => gd::forward_gradient(|w: &[Dual<f64>; 1]| cost(inner, w[0]), &[w])?,
-        Mode::Reverse => gd::reverse_gradient(|w: &[DualRev; 1]| cost(inner, w[0]), &[w])?,
+    let (value, d) = match nesting.outer {
+        Mode::Forward => gd::forward_value_gradient(|w: &[Dual<f64>; 1]| cost(inner, w[0]), &[w])?,
+        Mode::Reverse => gd::reverse_value_gradient(|w: &[DualRev; 1]| cost(inner, w[0]), &[w])?,
     };
-    Ok(d[0])
+    Ok((value, d[0]))
 }
 
 /// The optimal control from `w0`, derivatives as `nesting` says; an error where the
 /// integration or the descent does not end within its cap ([`naive_euler`], [`gd::argmin`]).
+/// Each step of the descent runs the derivative once, which gives the cost too
+/// ([`gd::argmin_joint`]).
 pub fn particle(w0: f64, nesting: Nesting) -> Result<f64, String> {
-    let w = gd::argmin(
-        |w: &[f64; 1]| cost(nesting.inner, w[0]),
-        |w: &[f64; 1]| Ok([cost_derivative(nesting, w[0])?]),
+    let w = gd::argmin_joint(
+        |w: &[f64; 1]| cost_and_derivative(nesting, w[0]).map(|(c, d)| (c, [d])),
         &[w0],
     )?;
     Ok(w[0])

@@ -101,22 +101,32 @@ where
 /// `∇r(x)`, the outer derivative in `nesting.outer` mode through the inner solver (whose own
 /// derivative is in `nesting.inner` mode).
 pub fn outer_gradient(start: [f64; 2], nesting: Nesting, x: &[f64; 2]) -> Result<[f64; 2], String> {
+    Ok(outer_and_gradient(start, nesting, x)?.1)
+}
+
+/// `r(x)` and `∇r(x)` ([`outer_gradient`]) from one run of the derivative, which computes the
+/// value on its way (the same number [`outer`] on `f64` gives).
+pub fn outer_and_gradient(
+    start: [f64; 2],
+    nesting: Nesting,
+    x: &[f64; 2],
+) -> Result<(f64, [f64; 2]), String> {
     match nesting.outer {
         Mode::Forward => {
-            gd::forward_gradient(|x: &[Dual<f64>; 2]| outer(start, nesting.inner, x), x)
+            gd::forward_value_gradient(|x: &[Dual<f64>; 2]| outer(start, nesting.inner, x), x)
         }
-        Mode::Reverse => gd::reverse_gradient(|x: &[DualRev; 2]| outer(start, nesting.inner, x), x),
+        Mode::Reverse => {
+            gd::reverse_value_gradient(|x: &[DualRev; 2]| outer(start, nesting.inner, x), x)
+        }
     }
 }
 
 /// The saddle point `[x*, y*]` from `start`, derivatives as `nesting` says; an error where a
-/// descent fails ([`gd::argmin`]: not converging within its cap, a value not finite).
+/// descent fails ([`gd::argmin`]: not converging within its cap, a value not finite). Each
+/// step of the outer descent runs the outer derivative once, which gives `r(x)` too
+/// ([`gd::argmin_joint`]).
 pub fn saddle(start: [f64; 2], nesting: Nesting) -> Result<Vec<f64>, String> {
-    let xs = gd::argmin(
-        |x: &[f64; 2]| outer(start, nesting.inner, x),
-        |x: &[f64; 2]| outer_gradient(start, nesting, x),
-        &start,
-    )?;
+    let xs = gd::argmin_joint(|x: &[f64; 2]| outer_and_gradient(start, nesting, x), &start)?;
     // step 2: argmax_y f(x*, y), gradient in the outer mode
     let ys = gd::argmax(
         |y| Ok(f(&xs, y)),
