@@ -103,6 +103,10 @@ fn a_slice_is_pushed_in_order_and_popped_back() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 #[should_panic(expected = "stack pop into a variable that is not zero")]
 fn a_pop_into_a_nonzero_element_is_an_error() {
     let (mut v, mut s) = (vec![1.0, 2.0, 3.0], vec![7.0, 8.0]);

@@ -152,6 +152,10 @@ fn real_operands() {
 /// `|z|` and `arg z` have no derivative at 0 (`hypot` and `atan2` at the origin): a checked
 /// gradient names the statement; `|z|²` has one.
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn singular_at_zero() {
     #[i]
     fn modulus<T: Real>(out: &mut T, z: &mut Complex<T>) {

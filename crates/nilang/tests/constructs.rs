@@ -215,6 +215,10 @@ fn methods() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn dealloc_check() {
     let mut x = 1.0;
     let err = catch(|| bad_dealloc(&mut x)).unwrap_err();
@@ -225,6 +229,10 @@ fn dealloc_check() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn aliasing_check() {
     let mut y = vec![0.0, 1.0, 2.0];
     aliasing(&mut y, 1, 2);

@@ -331,6 +331,10 @@ fn head_plus_itself<T: Real>(p: &mut [T]) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn an_element_inside_a_sub_slice_of_the_same_call_is_an_aliasing_error() {
     let mut p = vec![1.0, 2.0, 3.0];
     let e = nilang::catch(|| head_plus_itself(&mut p)).expect_err("aliasing");

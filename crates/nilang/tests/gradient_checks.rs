@@ -17,6 +17,10 @@ fn root_unchecked<T: Real>(y: &mut T, x: &mut T) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn sqrt_at_zero_is_a_named_error_in_a_checked_gradient() {
     let err = catch(|| root_grad(Loss::arg(0), &mut 0.0, &mut 0.0)).unwrap_err();
     assert_eq!(err.kind, CheckKind::NonFinite, "{err}");
@@ -64,6 +68,10 @@ fn power<T: Real>(y: &mut T, a: &mut T, b: &mut T) {
 /// the statement; the variable is the operand whose gradient became non-finite, or all the
 /// operands where the primitive's value is not finite.
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn every_singular_point_is_a_named_error() {
     let cases: Vec<(&str, Box<dyn Fn()>, &str)> = vec![
         (
@@ -149,6 +157,10 @@ fn dropped_through_a_call<T: Real>(z: &mut T, y: &mut T) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn a_dropped_gradient_is_a_named_runtime_error() {
     let err = catch(|| dropped_through_a_call_grad(Loss::arg(0), &mut 0.0, &mut 1.5)).unwrap_err();
     assert_eq!(err.kind, CheckKind::DroppedGradient, "{err}");
@@ -189,6 +201,10 @@ fn fused_drop<T: Real>(z: &mut T, y: &mut T) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn a_dropped_gradient_is_caught_in_any_gradient_function() {
     for err in [
         catch(|| fused_drop_grad(Loss::arg(0), &mut 0.0, &mut 1.5)).unwrap_err(),

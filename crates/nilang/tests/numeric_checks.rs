@@ -128,6 +128,10 @@ fn check_inv_of_reversible_values() {
 /// A runtime check that fails in the inverse is an error value, not a panic; so is a state
 /// that changes size; a NaN given back as itself is given back.
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn check_inv_reports_checks_lengths_and_nans() {
     #[i]
     fn leaky<T: Real>(y: &mut T, x: &mut T) {

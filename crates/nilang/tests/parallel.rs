@@ -844,6 +844,10 @@ fn unchecked_chunks_check_their_index_range() {
 /// A failed check in a chunk on another thread reaches `nilang::catch` on the caller as a
 /// value (the first failing chunk's), and the chunks check with the caller's tolerance.
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn checks_in_chunks_behave_as_on_the_caller() {
     with_threads(4, || {
         let (mut y, mut x) = (vec![0.0; 4000], vec![0.5; 4000]);

@@ -59,6 +59,10 @@ fn counted_checked<T: Real + nilang::Float>(out: &mut T, x: &mut [T], e: &mut [T
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn an_unchecked_gradient_evaluates_a_released_exponential_once() {
     type Vjp = fn(&mut f64, &mut f64, &mut [f64], &mut [f64], &mut [f64], &mut [f64]) -> f64;
     let x = [0.5, -1.0, 2.0];
@@ -134,6 +138,10 @@ fn taped_checked<T: Real + nilang::Float>(out: &mut T, x: &mut [T], tape: &mut V
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn a_released_exponential_of_a_nested_operand_on_a_tape_is_evaluated_once() {
     let x = [0.5, -1.0, 2.0];
     let a = 0.25;

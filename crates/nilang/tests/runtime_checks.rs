@@ -48,6 +48,10 @@ fn leaky_ancilla(y: &mut f64, x: &mut f64) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn dealloc_value() {
     let (mut y, mut x) = (0.0, 1.5);
     let err = catch(|| leaky_ancilla(&mut y, &mut x)).unwrap_err();
@@ -63,6 +67,10 @@ fn dealloc_value() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn dealloc_value_in_inverse() {
     // The inverse allocates `a = 0.0`, subtracts x and checks `a == 0.0` where the forward
     // program allocated it.
@@ -90,6 +98,10 @@ fn branch(y: &mut f64, x: &mut f64) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn if_postcondition() {
     let (mut y, mut x) = (-5.0, 1.0);
     let err = catch(|| branch(&mut y, &mut x)).unwrap_err();
@@ -105,6 +117,10 @@ fn if_postcondition() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn if_postcondition_in_inverse() {
     // The inverse runs `if (*y > 0.0, *x > 0.0) { y -= 1.0 }`.
     let (mut y, mut x) = (0.5, -1.0);
@@ -138,6 +154,10 @@ fn count_wrong_post(k: &mut i64, n: i64) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn while_entry() {
     let mut k = 1;
     let err = catch(|| count_up(&mut k, 5)).unwrap_err();
@@ -153,6 +173,10 @@ fn while_entry() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn while_entry_in_inverse() {
     // The inverse runs `while (*k > 0, *k < n) { dec(k) }`: `*k < n` must be false on entry.
     let mut k = 3;
@@ -169,6 +193,10 @@ fn while_entry_in_inverse() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn while_iteration() {
     let mut k = 0;
     let err = catch(|| count_wrong_post(&mut k, 5)).unwrap_err();
@@ -207,6 +235,10 @@ fn range_through_stack(n: &mut usize, s: &mut Vec<usize>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn for_range_changed_through_mut_param() {
     let (mut y, mut n) = (0.0, 3);
     let err = catch(|| range_through_call(&mut y, &mut n)).unwrap_err();
@@ -222,6 +254,10 @@ fn for_range_changed_through_mut_param() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn for_range_changed_through_stack() {
     let (mut n, mut s) = (2, Vec::new());
     let err = catch(|| range_through_stack(&mut n, &mut s)).unwrap_err();
@@ -250,6 +286,10 @@ fn pop_copy_into(x: &mut f64, s: &mut Vec<f64>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn pop_into_non_zero() {
     let (mut x, mut s) = (2.0, vec![7.0]);
     let err = catch(|| pop_into(&mut x, &mut s)).unwrap_err();
@@ -280,6 +320,10 @@ fn pop_from_empty_stack() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn pop_copy_mismatch() {
     let (mut x, mut s) = (2.0, vec![3.0]);
     let err = catch(|| pop_copy_into(&mut x, &mut s)).unwrap_err();
@@ -318,6 +362,10 @@ fn product_of_elements(y: &mut [f64], x: &mut [f64], i: usize, j: usize, k: usiz
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn aliasing_of_dynamic_indices() {
     let (mut y, mut x) = (vec![0.0; 2], vec![2.0, 3.0, 5.0]);
     product_of_elements(&mut y, &mut x, 0, 1, 2);
@@ -403,6 +451,10 @@ fn nocheck_attribute_skips_checks() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn nocheck_block_skips_only_its_checks() {
     let (mut y, mut x) = (0.0, 1.0);
     let err = catch(|| partly_unchecked(&mut y, &mut x)).unwrap_err();
@@ -433,6 +485,10 @@ fn nearly_clean(y: &mut f64, x: &mut f64, eps: f64) {
 /// The only test that touches the global tolerance (tests run concurrently): the default,
 /// then `set_tolerance`, seen from another thread, then restored.
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn global_tolerance_default_and_set_tolerance() {
     assert_eq!(tolerance(), 1e-8);
     let (mut y, mut x) = (0.0, 1.0);
@@ -465,6 +521,10 @@ fn global_tolerance_default_and_set_tolerance() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn with_tolerance_is_local_to_the_closure_and_thread() {
     let (mut y, mut x) = (0.0, 1.0);
     // The outer `with_tolerance` shields this test from the global one.
@@ -485,6 +545,10 @@ fn with_tolerance_is_local_to_the_closure_and_thread() {
 // the message
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "needs the runtime checks, which follow `debug_assertions` (off in release builds)"
+)]
 fn display_message_is_readable() {
     let (mut y, mut x) = (0.0, 1.5);
     let err = catch(|| leaky_ancilla(&mut y, &mut x)).unwrap_err();
