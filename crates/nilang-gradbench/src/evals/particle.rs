@@ -144,7 +144,7 @@ pub fn cost_derivative(nesting: Nesting, w: f64) -> Result<f64, String> {
 }
 
 /// `x₀(t_f)²` and its derivative [`cost_derivative`], from one run of the derivative (the cost
-/// is the value it computes on its way, the same number [`cost`] on `f64` gives).
+/// is the value it computes on its way, the same number the cost on `f64` gives).
 pub fn cost_and_derivative(nesting: Nesting, w: f64) -> Result<(f64, f64), String> {
     let inner = nesting.inner;
     let (value, d) = match nesting.outer {
