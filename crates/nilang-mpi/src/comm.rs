@@ -60,26 +60,15 @@ pub trait Comm {
     /// assert_eq!(got[2], [vec![11, 7], vec![]]);
     /// ```
     fn neighbours_u64(&self, to_prev: &[u64], to_next: &[u64]) -> [Vec<u64>; 2] {
-        let (rank, size) = (self.rank(), self.size());
-        let mut parts = vec![Vec::new(); size];
-        if rank > 0 {
-            parts[rank - 1] = to_prev.to_vec();
-        }
-        if rank + 1 < size {
-            parts[rank + 1] = to_next.to_vec();
+        let neighbours = neighbour_ranks(self.rank(), self.size());
+        let mut parts = vec![Vec::new(); self.size()];
+        for (r, part) in neighbours.iter().zip([to_prev, to_next]) {
+            if let Some(r) = r {
+                parts[*r] = part.to_vec();
+            }
         }
         let mut got = self.all_to_all_u64(&parts);
-        let next = if rank + 1 < size {
-            std::mem::take(&mut got[rank + 1])
-        } else {
-            Vec::new()
-        };
-        let prev = if rank > 0 {
-            std::mem::take(&mut got[rank - 1])
-        } else {
-            Vec::new()
-        };
-        [prev, next]
+        neighbours.map(|r| r.map_or_else(Vec::new, |r| std::mem::take(&mut got[r])))
     }
 
     /// [`Comm::all_gather_u64`] of `f64` values, moved as their bits (exact, `−0` and NaN
@@ -272,9 +261,12 @@ impl Comm for Counted<'_> {
     fn neighbours_u64(&self, to_prev: &[u64], to_next: &[u64]) -> [Vec<u64>; 2] {
         let start = Instant::now();
         let got = self.inner.neighbours_u64(to_prev, to_next);
-        let (rank, size) = (self.rank(), self.size());
-        let sent =
-            usize::from(rank > 0) * to_prev.len() + usize::from(rank + 1 < size) * to_next.len();
+        let neighbours = neighbour_ranks(self.rank(), self.size());
+        let sent = [to_prev, to_next]
+            .iter()
+            .zip(neighbours)
+            .filter_map(|(part, r)| r.map(|_| part.len()))
+            .sum();
         self.count(sent, got[0].len() + got[1].len(), start);
         got
     }
@@ -292,4 +284,10 @@ impl Comm for Counted<'_> {
         self.count(others(parts), others(&got), start);
         got
     }
+}
+
+/// The ranks next to `rank` on a line of `size` ranks, `[rank − 1, rank + 1]`, `None` past
+/// either end: the neighbours of [`Comm::neighbours_u64`].
+pub(crate) fn neighbour_ranks(rank: usize, size: usize) -> [Option<usize>; 2] {
+    [rank.checked_sub(1), Some(rank + 1).filter(|&r| r < size)]
 }

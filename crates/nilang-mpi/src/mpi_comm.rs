@@ -89,19 +89,21 @@ impl Comm for MpiComm {
     /// the order they were sent, so consecutive exchanges cannot mix.
     fn neighbours_u64(&self, to_prev: &[u64], to_next: &[u64]) -> [Vec<u64>; 2] {
         use mpi::traits::{Communicator, Destination, Source};
-        let (rank, size) = (self.rank(), self.size());
+        let neighbours = crate::comm::neighbour_ranks(self.rank(), self.size());
         let at = |r: usize| self.world.process_at_rank(r as mpi::Rank);
         let mut got = [Vec::new(), Vec::new()];
         mpi::request::scope(|scope| {
-            let prev = (rank > 0).then(|| at(rank - 1).immediate_send(scope, to_prev));
-            let next = (rank + 1 < size).then(|| at(rank + 1).immediate_send(scope, to_next));
-            if rank > 0 {
-                got[0] = at(rank - 1).receive_vec::<u64>().0;
+            let sends: Vec<_> = neighbours
+                .iter()
+                .zip([to_prev, to_next])
+                .filter_map(|(r, part)| r.map(|r| at(r).immediate_send(scope, part)))
+                .collect();
+            for (r, received) in neighbours.iter().zip(&mut got) {
+                if let Some(r) = r {
+                    *received = at(*r).receive_vec::<u64>().0;
+                }
             }
-            if rank + 1 < size {
-                got[1] = at(rank + 1).receive_vec::<u64>().0;
-            }
-            for request in [prev, next].into_iter().flatten() {
+            for request in sends {
                 request.wait();
             }
         });
