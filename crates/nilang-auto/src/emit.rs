@@ -282,7 +282,9 @@ impl<'f> Emitter<'f> {
             binds: &self.f.binds,
             sig: self.sig,
         };
-        let mut search = reduction.search(typing, self.names, var, &range.syn);
+        let fixed = self.fixed_bindings();
+        let (mut search, table) = reduction.search(typing, self.names, (var, range), &fixed);
+        self.tapes.search_tables.extend(table);
         self.substitute_shadows(&mut search, |_| true);
         let (pos, count) = (
             self.names.fresh("pos", span),
@@ -301,12 +303,23 @@ impl<'f> Emitter<'f> {
         });
         let body = self.block(body)?;
         let tape = self.decisions_tape();
-        if over_elements {
-            // the hidden index runs over `0..v.len()`: the chosen iteration is index `pos`
+        // over `lo..hi` the chosen iteration is `lo + pos`; the hidden index of a loop over a
+        // vector's elements runs over `0..v.len()`, so there it is `pos`
+        let first = match &range {
+            _ if over_elements => Some(quote!(0)),
+            syn::Expr::Range(syn::ExprRange {
+                start: Some(lo),
+                limits: syn::RangeLimits::HalfOpen(_),
+                end: Some(_),
+                ..
+            }) => Some(quote!((#lo))),
+            _ => None,
+        };
+        if let Some(first) = first {
             return Ok(vec![quote_spanned! {span=>
                 let #pos = #search;
                 if #pos != usize::MAX {
-                    for #var in #pos..#pos + 1 {
+                    for #var in #first + #pos..#first + #pos + 1 {
                         #(#body)*
                     }
                 }
@@ -328,6 +341,22 @@ impl<'f> Emitter<'f> {
             push!(#tape, #pos);
             dealloc!(#pos = 0usize);
         }])
+    }
+
+    /// The bindings that hold one value for a whole call: the parameters other than outputs,
+    /// and the `let`s of the body's top level that nothing assigns.
+    fn fixed_bindings(&self) -> BTreeSet<Id> {
+        let written = nir::written(&self.f.body);
+        let params = (0..self.f.binds.len())
+            .filter(|id| matches!(self.f.binds[*id].origin, nir::Origin::Param));
+        let lets = self.f.body.iter().filter_map(|s| match &s.kind {
+            StmtKind::Let { id, .. } => Some(*id),
+            _ => None,
+        });
+        params
+            .chain(lets)
+            .filter(|id| !written.contains(id))
+            .collect()
     }
 
     fn while_loop(&mut self, cond: &Expr, body: &[Stmt], span: Span) -> Result<Vec<TokenStream>> {

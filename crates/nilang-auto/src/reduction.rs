@@ -15,12 +15,13 @@
 //!
 //! ```text
 //! let pos = { search };  // iterations before the chosen one (usize::MAX: none)
-//! let count = 0usize;
-//! for j in R { if count == pos { S; best = best.min(x); } count += 1; }
+//! if pos != usize::MAX { for j in lo + pos..lo + pos + 1 { S; best = best.min(x); } }
 //! ```
 //!
-//! Over the elements of a vector (`for v in x.iter()`) the hidden index is the position itself,
-//! so the body runs for `pos..pos + 1` without passing over the other elements.
+//! over `R = lo..hi`, without passing over the other iterations; over the elements of a vector
+//! (`for v in x.iter()`) the hidden index is the position itself (`lo = 0`). Any other range
+//! (`(a..b).rev()`, `.step_by(k)`) keeps a count: `for j in R { if count == pos { … } count +=
+//! 1; }`.
 //!
 //! `min` returns one of its operands, so folding the chosen `x` alone gives `best` the same
 //! value as folding every `x`; an `x` that is NaN is never chosen, as `f64::min` ignores it.
@@ -30,6 +31,8 @@ use crate::expr::Typing;
 use crate::nir::{self, Expr, Function, Id, Init, Op, Stmt, StmtKind, Ty};
 use crate::signature::Signature;
 use crate::Names;
+use std::collections::BTreeSet;
+mod columns;
 mod jam;
 mod windows;
 
@@ -107,8 +110,16 @@ impl<'a> Reduction<'a> {
     /// The search, a plain Rust block: the position (iterations before it) of the first
     /// iteration whose value is the smallest (largest), `usize::MAX` when none is (an empty
     /// range, or every value NaN). Four iterations at a time where that applies
-    /// ([`jam`](self::jam)).
-    pub fn search(&self, t: Typing, names: &mut Names, var: Id, range: &syn::Expr) -> syn::Expr {
+    /// ([`jam`](self::jam)), sixteen on a transposed table where that does
+    /// ([`columns`](self::columns)); `fixed`: the bindings that hold one value for the whole
+    /// call. Also the table the function must declare for it, if any.
+    pub fn search(
+        &self,
+        t: Typing,
+        names: &mut Names,
+        (var, range): (Id, &nir::Range),
+        fixed: &BTreeSet<Id>,
+    ) -> (syn::Expr, Option<syn::Ident>) {
         let span = Span::call_site();
         let (pos, chosen, k, x) = (
             names.fresh("pos", span),
@@ -146,10 +157,10 @@ impl<'a> Reduction<'a> {
             compare: &compare,
             plain_iteration,
         };
-        if let Some(jammed) = self.jammed_search(t, names, var, range, &pieces) {
-            return windows::windowed(jammed, names);
+        if let Some(jammed) = self.jammed_search(t, names, (var, range), &pieces, fixed) {
+            return (windows::windowed(jammed.block, names), jammed.table);
         }
-        let (var, plain) = (&t.binds[var].name, &pieces.plain_iteration);
+        let (var, plain, range) = (&t.binds[var].name, &pieces.plain_iteration, &range.syn);
         let block = syn::parse_quote!({
             let mut #pos = usize::MAX;
             let mut #chosen = 0.0f64;
@@ -159,7 +170,7 @@ impl<'a> Reduction<'a> {
             }
             #pos
         });
-        windows::windowed(block, names)
+        (windows::windowed(block, names), None)
     }
 }
 

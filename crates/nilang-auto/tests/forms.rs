@@ -167,8 +167,13 @@ fn a_min_fold_is_searched_on_values_and_its_chosen_iteration_differentiated() {
         "{p}"
     );
     assert!(p.contains("if x_1 < chosen_1"), "{p}");
-    // the body runs for the chosen iteration only, and the choice is kept for the inverse
-    assert!(p.contains("if count_1 == pos_2 {"), "{p}");
+    // the body runs for the chosen iteration only, without passing over the others, and the
+    // choice is kept for the inverse
+    assert!(
+        p.contains("for j in (0) + pos_2 .. (0) + pos_2 + 1 {"),
+        "{p}"
+    );
+    assert!(!p.contains("count_"), "{p}");
     assert!(p.contains("push ! (decisions_1 , pos_2)"), "{p}");
     // a loop that also writes another outer variable is differentiated as written
     let p = program(
@@ -190,22 +195,29 @@ fn a_min_fold_is_searched_on_values_and_its_chosen_iteration_differentiated() {
 
 #[test]
 fn a_search_with_an_inner_loop_runs_four_candidates_side_by_side() {
+    // the search's bounds read `r`, which changes during the call: no table, four
+    // candidates at a time on the slice itself
     let p = program(
         quote!(),
         quote!(
             fn f(c: &[f64], x: &[f64], d: usize) -> f64 {
-                let mut best = f64::INFINITY;
-                for j in 0..c.len() / d {
-                    let mut dist = 0.0;
-                    for e in 0..d {
-                        dist += (c[j * d + e] - x[e]).powi(2);
+                let mut s = 0.0;
+                for r in 1..3 {
+                    let mut best = f64::INFINITY;
+                    for j in 0..c.len() / (d * r) {
+                        let mut dist = 0.0;
+                        for e in 0..d {
+                            dist += (c[j * d + e] - x[e]).powi(2);
+                        }
+                        best = best.min(dist);
                     }
-                    best = best.min(dist);
+                    s += best;
                 }
-                best
+                s
             }
         ),
     );
+    assert!(!p.contains("SearchTable"), "{p}");
     // four copies of the candidate, each with bindings of its own, in one inner loop
     assert!(p.contains("while end_1 - at_1 . min (end_1) >= 4 {"), "{p}");
     for c in 1..=4 {
@@ -249,6 +261,76 @@ fn a_search_with_an_inner_loop_runs_four_candidates_side_by_side() {
 }
 
 #[test]
+fn a_search_of_a_parameter_reads_its_candidates_from_a_transposed_table() {
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(c: &[f64], x: &[f64], d: usize) -> f64 {
+                let k = c.len() / d;
+                let mut best = f64::INFINITY;
+                for j in 0..k {
+                    let mut dist = 0.0;
+                    for e in 0..d {
+                        dist += (c[j * d + e] - x[e]).powi(2);
+                    }
+                    best = best.min(dist);
+                }
+                best
+            }
+        ),
+    );
+    // one table for the call, declared and freed by the program, built by the search
+    let table = ":: nilang :: __private :: search :: SearchTable :: new ()";
+    assert!(p.contains(&format!("let table_1 = {table}")), "{p}");
+    assert!(p.contains(&format!("dealloc ! (table_1 = {table})")), "{p}");
+    assert!(
+        p.contains("table_1 . columns (& c [..] , (at_1 , end_1) , (0 , d) , d)"),
+        "{p}"
+    );
+    // compiled for AVX2 where the processor has it
+    assert!(
+        p.contains(":: nilang :: __private :: search :: dispatch"),
+        "{p}"
+    );
+    // sixteen candidates side by side, then four, reading one row of the table per coordinate
+    assert!(
+        p.contains("while end_1 - at_1 . min (end_1) >= 16 {"),
+        "{p}"
+    );
+    assert!(p.contains("let j_16_1 = at_1 + 15"), "{p}");
+    assert!(
+        p.contains("let row_1 = & cols_1 [(e - (0)) * count_1 + (at_1 - first_1) ..] [.. 16] ;"),
+        "{p}"
+    );
+    assert!(p.contains("row_1 [j_16_1 - at_1]"), "{p}");
+    // a short search (fewer than sixteen) runs on the slice, four at a time
+    assert!(p.contains("let window_"), "{p}");
+    assert!(p.contains(">= 4 {"), "{p}");
+    // a slice the function computes is no parameter: no table
+    let p = program(
+        quote!(),
+        quote!(
+            fn g(c: &[f64], x: &[f64], d: usize) -> f64 {
+                let mut v = vec![0.0; c.len()];
+                for i in 0..c.len() {
+                    v[i] = 2.0 * c[i];
+                }
+                let mut best = f64::INFINITY;
+                for j in 0..c.len() / d {
+                    let mut dist = 0.0;
+                    for e in 0..d {
+                        dist += (v[j * d + e] - x[e]).powi(2);
+                    }
+                    best = best.min(dist);
+                }
+                best
+            }
+        ),
+    );
+    assert!(p.contains("pos_") && !p.contains("SearchTable"), "{p}");
+}
+
+#[test]
 fn a_fold_written_as_an_if_is_a_reduction_too() {
     let p = program(
         quote!(),
@@ -266,7 +348,10 @@ fn a_fold_written_as_an_if_is_a_reduction_too() {
         ),
     );
     assert!(p.contains("if x_1 < chosen_1"), "{p}");
-    assert!(p.contains("if count_1 == pos_2 {"), "{p}");
+    assert!(
+        p.contains("for j in (0) + pos_2 .. (0) + pos_2 + 1 {"),
+        "{p}"
+    );
     // `<=` keeps the last of equal values, which the search does not: written as it is
     let p = program(
         quote!(),
@@ -300,7 +385,7 @@ fn a_fold_over_elements_runs_the_chosen_index_alone() {
         ),
     );
     // no pass over the other elements: the hidden index is the chosen position itself
-    assert!(p.contains("for i_1 in pos_2 .. pos_2 + 1 {"), "{p}");
+    assert!(p.contains("for i_1 in 0 + pos_2 .. 0 + pos_2 + 1 {"), "{p}");
     assert!(!p.contains("count_"), "{p}");
 }
 

@@ -126,13 +126,16 @@ fn a_fold_chooses_what_the_plain_function_chooses() {
 
 #[test]
 fn a_search_four_rows_at_a_time_chooses_the_first_of_equal_rows() {
-    // rows 1, 2 and 6 equal and nearest: the first of them in the range wins, whichever group of
-    // four it falls in; the gradient reaches that row only
+    // rows 1, 2, 6, 17, 20 and 37 equal and nearest: the first of them in the range wins,
+    // whichever group of sixteen or four it falls in, on the table or on the slice
+    // (`nilang_auto::reduction::columns`: from sixteen rows on); row 3 is NaN, never chosen;
+    // the gradient reaches the chosen row only
     let x = [0.5f64, -0.25];
-    let mut c = vec![3.0f64; 2 * 9];
-    for row in [1, 2, 6] {
+    let mut c = vec![3.0f64; 2 * 41];
+    for row in [1, 2, 6, 17, 20, 37] {
         c[2 * row..2 * row + 2].copy_from_slice(&[0.75, 0.25]);
     }
+    c[2 * 3 + 1] = f64::NAN;
     let value_of = |j: usize| {
         let w = 1.0 + 0.5 * c[2 * j];
         w * ((c[2 * j] - x[0]).powi(2) + (c[2 * j + 1] - x[1]).powi(2)) + 0.5
@@ -146,6 +149,15 @@ fn a_search_four_rows_at_a_time_chooses_the_first_of_equal_rows() {
         (0, 1),
         (5, 5),
         (7, 3),
+        (0, 41),
+        (3, 41),
+        (7, 41),
+        (18, 41),
+        (21, 41),
+        (21, 37),
+        (21, 38),
+        (4, 20),
+        (4, 21),
     ] {
         let (value, (gc, _)) = nearest_row_gradient(&c, &x, 2, lo, hi);
         assert_eq!(
@@ -191,6 +203,8 @@ fn a_search_over_empty_distance_loops_reads_nothing() {
     let (value, grad) = empty_rows_gradient(&c, 2, 1, 1);
     assert_eq!((value, grad), (1.0 + 0.25 + 0.5, vec![2.0, 0.0]));
     assert_eq!(value, empty_rows(&c, 2, 1, 1));
+    // twenty rows go through the search's table, which reads nothing either
+    assert_eq!(empty_rows_gradient(&c, 20, 100, 0), (1.5, vec![1.0, 0.0]));
 }
 
 #[test]
@@ -220,10 +234,11 @@ proptest! {
         points in prop::collection::vec(-3.0f64..3.0, 12),
         centroids in prop::collection::vec(-3.0f64..3.0, 6),
         x in prop::collection::vec(-2.0f64..2.0, 1..8),
-        rows in prop::collection::vec(-2i32..3, 2..28),
+        rows in prop::collection::vec(-2i32..3, 2..80),
         lo in 0usize..4,
     ) {
-        // rows of small integers (ties are frequent), 1–13 of them, searched from `lo`
+        // rows of small integers (ties are frequent), 1–39 of them (from 16 on through the
+        // search's table), searched from `lo`
         let n = rows.len() / 2;
         let c: Vec<f64> = rows[..2 * n].iter().map(|&v| f64::from(v) * 0.5).collect();
         let target = [0.25, -0.5];

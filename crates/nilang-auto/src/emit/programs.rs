@@ -15,6 +15,9 @@ use syn::Ident;
 pub(super) struct Tapes {
     values: Option<Ident>,
     decisions: Option<Ident>,
+    /// The tables the function's searches read (`nilang::__private::search::SearchTable`):
+    /// ancillas of the whole call, so that each is built once per call.
+    pub search_tables: Vec<Ident>,
 }
 
 /// The tapes a taped program (`f_rev_taped`) takes from its caller.
@@ -64,7 +67,8 @@ impl Emitter<'_> {
             body.push(quote!(#out += #value;));
         }
         body.extend(self.free_temporaries(&self.f.body)?);
-        Ok(quote!(#(#body)*))
+        let (allocs, deallocs) = self.search_tables();
+        Ok(quote!(#(#allocs)* #(#body)* #(#deallocs)*))
     }
 
     /// The body of `f_rev` over its taped program `taped` (under `store`): on tapes of its own,
@@ -104,7 +108,23 @@ impl Emitter<'_> {
             allocs.push(quote!(let #tape = #empty;));
             deallocs.push(quote!(dealloc!(#tape = #empty);));
         }
+        let (tables, freed) = self.search_tables();
+        allocs.extend(tables);
+        deallocs.extend(freed);
         (allocs, deallocs)
+    }
+
+    /// The search tables' declarations and deallocations.
+    fn search_tables(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let empty = quote!(::nilang::__private::search::SearchTable::new());
+        let tables = &self.tapes.search_tables;
+        (
+            tables.iter().map(|t| quote!(let #t = #empty;)).collect(),
+            tables
+                .iter()
+                .map(|t| quote!(dealloc!(#t = #empty);))
+                .collect(),
+        )
     }
 
     /// The body of a function that writes outputs: it runs on zero vectors standing for them

@@ -32,7 +32,9 @@
 //! - [`grad_buffers`] (its own namespace): the lengths of a caller's gradient buffers —
 //!   `GradBuffer`, `HasLength`, `NoLength`;
 //! - [`work`] (its own namespace): `#[differentiable]`'s entry points' buffers for one call,
-//!   inline when short — `Work`.
+//!   inline when short — `Work`;
+//! - [`search`] (its own namespace): `#[differentiable]`'s nearest-candidate searches — the
+//!   transposed values they search (`SearchTable`) and their AVX2 variant (`dispatch`).
 //!
 //! - [`operand_first`] (its own namespace): `r += f(z)` with an operand of its own type
 //!   (`abs`, `abs2`, `angle` of a complex number), the operand passed first;
@@ -58,6 +60,7 @@ pub mod operand_first;
 pub mod par;
 mod pass;
 mod range;
+pub mod search;
 mod shadow;
 mod stack;
 pub mod user_instr;
