@@ -110,7 +110,7 @@ impl<'a> Reduction<'a> {
     /// The search, a plain Rust block: the position (iterations before it) of the first
     /// iteration whose value is the smallest (largest), `usize::MAX` when none is (an empty
     /// range, or every value NaN). Four iterations at a time where that applies
-    /// ([`jam`](self::jam)), sixteen on a transposed table where that does
+    /// ([`jam`](self::jam)), up to sixteen on a transposed table where that does
     /// ([`columns`](self::columns)); `fixed`: the bindings that hold one value for the whole
     /// call. Also the table the function must declare for it, if any.
     pub fn search(

@@ -292,20 +292,24 @@ fn a_search_of_a_parameter_reads_its_candidates_from_a_transposed_table() {
         p.contains(":: nilang :: __private :: search :: dispatch"),
         "{p}"
     );
-    // sixteen candidates side by side, then four, reading one row of the table per coordinate
-    assert!(
-        p.contains("while end_1 - at_1 . min (end_1) >= 16 {"),
-        "{p}"
-    );
+    // sixteen candidates side by side, then eight, then four, reading one row of the table
+    // per coordinate; the table is built when four are there
+    assert!(p.contains("if end_1 - at_1 . min (end_1) >= 4 {"), "{p}");
+    for w in [16, 8, 4] {
+        let block = format!("while end_1 - at_1 . min (end_1) >= {w} {{");
+        assert!(p.contains(&block), "{p}");
+    }
     assert!(p.contains("let j_16_1 = at_1 + 15"), "{p}");
     assert!(
         p.contains("let row_1 = & cols_1 [(e - (0)) * count_1 + (at_1 - first_1) ..] [.. 16] ;"),
         "{p}"
     );
     assert!(p.contains("row_1 [j_16_1 - at_1]"), "{p}");
-    // a short search (fewer than sixteen) runs on the slice, four at a time
-    assert!(p.contains("let window_"), "{p}");
-    assert!(p.contains(">= 4 {"), "{p}");
+    // the point's coordinates still through a window (`reduction::windows`)
+    assert!(
+        p.contains("let window_1 = & x [if window_len_1 == 0"),
+        "{p}"
+    );
     // a slice the function computes is no parameter: no table
     let p = program(
         quote!(),

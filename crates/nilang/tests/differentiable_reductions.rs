@@ -127,8 +127,8 @@ fn a_fold_chooses_what_the_plain_function_chooses() {
 #[test]
 fn a_search_four_rows_at_a_time_chooses_the_first_of_equal_rows() {
     // rows 1, 2, 6, 17, 20 and 37 equal and nearest: the first of them in the range wins,
-    // whichever group of sixteen or four it falls in, on the table or on the slice
-    // (`nilang_auto::reduction::columns`: from sixteen rows on); row 3 is NaN, never chosen;
+    // whichever group of sixteen, eight or four rows it falls in (on the search's table,
+    // `nilang_auto::reduction::columns`) or the rows left over; row 3 is NaN, never chosen;
     // the gradient reaches the chosen row only
     let x = [0.5f64, -0.25];
     let mut c = vec![3.0f64; 2 * 41];
@@ -237,7 +237,7 @@ proptest! {
         rows in prop::collection::vec(-2i32..3, 2..80),
         lo in 0usize..4,
     ) {
-        // rows of small integers (ties are frequent), 1–39 of them (from 16 on through the
+        // rows of small integers (ties are frequent), 1–39 of them (from 4 on through the
         // search's table), searched from `lo`
         let n = rows.len() / 2;
         let c: Vec<f64> = rows[..2 * n].iter().map(|&v| f64::from(v) * 0.5).collect();

@@ -56,10 +56,9 @@ pub struct Jammed {
     pub table: Option<syn::Ident>,
 }
 
-/// How many iterations run side by side on a table, in turn while that many are left. The
-/// table is used only when the first width is reached: a shorter search (k = 10 centroids)
-/// runs faster four at a time on the slice than through the table's lookup.
-const TABLE_WIDTHS: [usize; 2] = [16, 4];
+/// How many iterations run side by side on a table, in turn while that many are left (the
+/// table is built when [`WIDTH`] are).
+const TABLE_WIDTHS: [usize; 3] = [16, 8, 4];
 
 /// What the blocks of one search share.
 struct Blocks<'a> {
@@ -124,10 +123,10 @@ impl Reduction<'_> {
         let columns = invariant
             .then(|| Columns::find(t, &blocks.body, (var, blocks.inner.var), fixed))
             .flatten();
-        let on_slice = blocks.block(names, WIDTH, s, None)?;
         let Some(columns) = columns else {
+            let jammed = blocks.block(names, WIDTH, s, None)?;
             return Some(Jammed {
-                block: syn::parse_quote!({ #start #on_slice #finish }),
+                block: syn::parse_quote!({ #start #jammed #finish }),
                 table: None,
             });
         };
@@ -139,7 +138,7 @@ impl Reduction<'_> {
             &columns.stride,
             &t.binds[blocks.inner.var].name,
         );
-        let least = proc_macro2::Literal::usize_unsuffixed(TABLE_WIDTHS[0]);
+        let least = proc_macro2::Literal::usize_unsuffixed(WIDTH);
         let mut jammed = Vec::new();
         for width in TABLE_WIDTHS {
             let w = proc_macro2::Literal::usize_unsuffixed(width);
@@ -155,7 +154,6 @@ impl Reduction<'_> {
                     let #cols = #table.columns(&#slice[..], (#at, #end), (#e_lo, #e_hi), #stride);
                     #(#jammed)*
                 }
-                #on_slice
                 #finish
             })
         });

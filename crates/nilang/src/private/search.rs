@@ -18,9 +18,19 @@ use core::cell::{Cell, Ref, RefCell};
 /// call, and every table checks equal to every other at deallocation.
 #[derive(Clone, Debug, Default)]
 pub struct SearchTable {
-    /// `(slice address, slice length, lo, hi, a, b, stride)` of the values held.
-    key: Cell<Option<[usize; 7]>>,
+    /// What the values held are of.
+    key: Cell<Option<Key>>,
     values: RefCell<Vec<f64>>,
+}
+
+/// The slice (address and length), candidates, coordinates and stride of a table's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key {
+    address: usize,
+    len: usize,
+    candidates: (usize, usize),
+    coordinates: (usize, usize),
+    stride: usize,
 }
 
 impl SearchTable {
@@ -42,7 +52,13 @@ impl SearchTable {
         (a, b): (usize, usize),
         stride: usize,
     ) -> Ref<'_, [f64]> {
-        let key = [c.as_ptr() as usize, c.len(), lo, hi, a, b, stride];
+        let key = Key {
+            address: c.as_ptr() as usize,
+            len: c.len(),
+            candidates: (lo, hi),
+            coordinates: (a, b),
+            stride,
+        };
         if self.key.get() != Some(key) {
             let (k, n) = (hi.saturating_sub(lo), b.saturating_sub(a));
             let mut values = self.values.borrow_mut();
