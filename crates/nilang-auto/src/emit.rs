@@ -282,8 +282,11 @@ impl<'f> Emitter<'f> {
             binds: &self.f.binds,
             sig: self.sig,
         };
-        let fixed = self.fixed_bindings();
-        let (mut search, table) = reduction.search(typing, self.names, (var, range), &fixed);
+        // a table serves the searches of one call: worth building only for a search that
+        // runs again in the call, inside a loop
+        let fixed = nir::in_loop(&self.f.body, var).then(|| self.fixed_bindings());
+        let (mut search, table) =
+            reduction.search(typing, self.names, (var, range), fixed.as_ref());
         self.tapes.search_tables.extend(table);
         self.substitute_shadows(&mut search, |_| true);
         let (pos, count) = (

@@ -319,6 +319,22 @@ pub fn read(stmts: &[Stmt]) -> BTreeSet<Id> {
     out
 }
 
+/// Whether the `for` loop whose variable is `var` runs inside another loop (`for` or `while`)
+/// of `stmts`.
+pub fn in_loop(stmts: &[Stmt], var: Id) -> bool {
+    fn find(stmts: &[Stmt], var: Id, depth: usize) -> Option<usize> {
+        stmts.iter().find_map(|s| match &s.kind {
+            StmtKind::For { var: v, .. } if *v == var => Some(depth),
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } => find(body, var, depth + 1),
+            StmtKind::If { then, els, .. } => {
+                find(then, var, depth).or_else(|| find(els, var, depth))
+            }
+            StmtKind::Let { .. } | StmtKind::Assign { .. } | StmtKind::CallInto { .. } => None,
+        })
+    }
+    find(stmts, var, 0).is_some_and(|depth| depth > 0)
+}
+
 /// The bindings a block declares (its `let`s and loop variables, at any depth).
 pub fn declared(stmts: &[Stmt]) -> BTreeSet<Id> {
     let mut out = BTreeSet::new();

@@ -111,14 +111,14 @@ impl<'a> Reduction<'a> {
     /// iteration whose value is the smallest (largest), `usize::MAX` when none is (an empty
     /// range, or every value NaN). Four iterations at a time where that applies
     /// ([`jam`](self::jam)), up to sixteen on a transposed table where that does
-    /// ([`columns`](self::columns)); `fixed`: the bindings that hold one value for the whole
-    /// call. Also the table the function must declare for it, if any.
+    /// ([`columns`](self::columns)) when `fixed`, the bindings that hold one value for the
+    /// whole call, is given. Also the table the function must declare for it, if any.
     pub fn search(
         &self,
         t: Typing,
         names: &mut Names,
         (var, range): (Id, &nir::Range),
-        fixed: &BTreeSet<Id>,
+        fixed: Option<&BTreeSet<Id>>,
     ) -> (syn::Expr, Option<syn::Ident>) {
         let span = Span::call_site();
         let (pos, chosen, k, x) = (

@@ -267,15 +267,19 @@ fn a_search_of_a_parameter_reads_its_candidates_from_a_transposed_table() {
         quote!(
             fn f(c: &[f64], x: &[f64], d: usize) -> f64 {
                 let k = c.len() / d;
-                let mut best = f64::INFINITY;
-                for j in 0..k {
-                    let mut dist = 0.0;
-                    for e in 0..d {
-                        dist += (c[j * d + e] - x[e]).powi(2);
+                let mut cost = 0.0;
+                for i in 0..x.len() / d {
+                    let mut best = f64::INFINITY;
+                    for j in 0..k {
+                        let mut dist = 0.0;
+                        for e in 0..d {
+                            dist += (c[j * d + e] - x[i * d + e]).powi(2);
+                        }
+                        best = best.min(dist);
                     }
-                    best = best.min(dist);
+                    cost += best;
                 }
-                best
+                cost
             }
         ),
     );

@@ -7,7 +7,8 @@
 //! candidates 16 bytes apart on dual numbers, one load each.
 //!
 //! The table is built once per call of the function and reused by every search of the call
-//! (the nearest centroid of each point), so it applies only where that is right and cheap:
+//! (the nearest centroid of each point), so it applies only where that is right and cheap —
+//! to a search inside a loop of the function (the caller passes no `fixed` set otherwise):
 //! - `c` is a parameter `&[T]`, which the function cannot write, so the values do not change
 //!   during the call;
 //! - the stride `s` and the bounds of both loops read only parameters and `let`s of the

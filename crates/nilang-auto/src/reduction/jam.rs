@@ -78,14 +78,15 @@ struct Blocks<'a> {
 
 impl Reduction<'_> {
     /// The jammed search (see the module), or `None` where it does not apply. `fixed`: the
-    /// bindings that hold one value for the whole call (a table's key may read them).
+    /// bindings that hold one value for the whole call (a table's key may read them); a
+    /// search without it reads no table.
     pub(super) fn jammed_search(
         &self,
         t: Typing,
         names: &mut Names,
         (var, range): (Id, &nir::Range),
         s: &Search,
-        fixed: &BTreeSet<Id>,
+        fixed: Option<&BTreeSet<Id>>,
     ) -> Option<Jammed> {
         let (lo, hi) = half_open(&range.syn)?;
         let inner = self.inner_loop(t, var)?;
@@ -119,10 +120,12 @@ impl Reduction<'_> {
             let (mut #at, #end) = (#lo, #hi);
         );
         let finish = quote!(for #var_name in #at..#end { #plain } #pos);
-        let invariant = range.reads.is_subset(fixed) && blocks.inner.reads.is_subset(fixed);
-        let columns = invariant
-            .then(|| Columns::find(t, &blocks.body, (var, blocks.inner.var), fixed))
-            .flatten();
+        let columns = fixed.and_then(|fixed| {
+            let invariant = range.reads.is_subset(fixed) && blocks.inner.reads.is_subset(fixed);
+            invariant
+                .then(|| Columns::find(t, &blocks.body, (var, blocks.inner.var), fixed))
+                .flatten()
+        });
         let Some(columns) = columns else {
             let jammed = blocks.block(names, WIDTH, s, None)?;
             return Some(Jammed {
