@@ -128,18 +128,25 @@ impl<'a> Reduction<'a> {
             names.fresh("x", span),
         );
         let larger = self.larger;
-        let compare = |x: &syn::Ident| {
-            let better = if larger {
+        let better = |x: &syn::Ident| {
+            if larger {
                 quote!(#x > #chosen)
             } else {
                 quote!(#x < #chosen)
-            };
+            }
+        };
+        let compare = |x: &syn::Ident| {
+            let better = better(x);
             quote!(
                 if #better || (#pos == usize::MAX && !#x.is_nan()) {
                     #pos = #k;
                     #chosen = #x;
                 }
             )
+        };
+        let improve = |x: &syn::Ident| {
+            let better = better(x);
+            quote!(if #better { #pos = #k; #chosen = #x; })
         };
         let prefix = plain_stmts(t, self.prefix);
         let value = crate::expr::plain(t, self.value.clone());
@@ -154,7 +161,12 @@ impl<'a> Reduction<'a> {
             pos: &pos,
             chosen: &chosen,
             k: &k,
-            compare: &compare,
+            improve: &improve,
+            worst: if larger {
+                quote!(f64::NEG_INFINITY)
+            } else {
+                quote!(f64::INFINITY)
+            },
             plain_iteration,
         };
         if let Some(jammed) = self.jammed_search(t, names, (var, range), &pieces, fixed) {

@@ -230,9 +230,14 @@ fn a_search_with_an_inner_loop_runs_four_candidates_side_by_side() {
             "{p}"
         );
     }
-    // jammed and remainder in the search, reading through windows (`reduction::windows`);
-    // the chosen iteration in the reversible program
-    assert_eq!(count(&p, "for e in 0 .. window_len_"), 2, "{p}");
+    // jammed, remainder and the plain search for when nothing beats ∞, reading through
+    // windows (`reduction::windows`); the chosen iteration in the reversible program
+    assert_eq!(count(&p, "for e in 0 .. window_len_"), 3, "{p}");
+    // the jammed candidates compared without testing whether anything is chosen yet
+    assert!(
+        p.contains("< chosen_1 { pos_1 = k_1 ; chosen_1 = x_"),
+        "{p}"
+    );
     assert_eq!(count(&p, "for e in 0 .. d {"), 1, "{p}");
     assert!(
         p.contains("let window_1 = & c [if window_len_1 == 0"),

@@ -160,7 +160,7 @@ fn main() {
             }
         }
         if on("kmeans") {
-            for (k, n, d) in [(10, 1000, 8), (100, 10_000, 16)] {
+            for (k, n, d) in [(10, 1000, 8), (10, 10_000, 8), (100, 10_000, 16)] {
                 let p = kmeans_problem(n, k, d);
                 let p2 = p.clone();
                 case(

@@ -181,6 +181,27 @@ fn a_search_four_rows_at_a_time_chooses_the_first_of_equal_rows() {
     }
 }
 
+#[test]
+fn a_search_whose_distances_are_all_nan_chooses_nothing() {
+    // six rows, all NaN (on the search's table: the blocks choose nothing better than ∞, and
+    // the plain search from the start finds nothing either): the fold keeps its start
+    let x = [0.5f64, -0.25];
+    let c = vec![f64::NAN; 2 * 6];
+    let (value, (gc, gx)) = nearest_row_gradient(&c, &x, 2, 0, 6);
+    assert_eq!((value, nearest_row(&c, &x, 2, 0, 6)), (200.0, 200.0));
+    assert_eq!((gc, gx), (vec![0.0; 12], vec![0.0; 2]));
+    // one row not NaN, the last: chosen
+    let mut c = c;
+    c[10..12].copy_from_slice(&[0.75, 0.25]);
+    let (value, (gc, _)) = nearest_row_gradient(&c, &x, 2, 0, 6);
+    assert_eq!(value.to_bits(), nearest_row(&c, &x, 2, 0, 6).to_bits());
+    assert!(value < 200.0);
+    assert!(
+        gc[..10].iter().all(|g| *g == 0.0) && gc[10] != 0.0,
+        "{gc:?}"
+    );
+}
+
 /// `min(10, minⱼ (1 + Σ_{e<m} c[j·stride + e]²)) + c₀`: with `m = 0` every distance loop is
 /// empty and its offsets `j·stride` lie past `c`, which the plain function never indexes. The
 /// search reads `c` through a window per loop (`nilang_auto::reduction::windows`), taken only

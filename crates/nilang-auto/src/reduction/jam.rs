@@ -43,8 +43,12 @@ pub struct Search<'s> {
     pub pos: &'s syn::Ident,
     pub chosen: &'s syn::Ident,
     pub k: &'s syn::Ident,
-    /// The comparison of a value `x` against `chosen`, updating `pos` and `chosen`.
-    pub compare: &'s dyn Fn(&syn::Ident) -> TokenStream,
+    /// `x` against `chosen`, updating `pos` and `chosen` when it is strictly better: the
+    /// comparison of a search that starts from `chosen = worst`, so that no branch tests
+    /// whether anything is chosen yet (compiled to a select where the compiler can).
+    pub improve: &'s dyn Fn(&syn::Ident) -> TokenStream,
+    /// The value no candidate improves on (`f64::INFINITY` for a minimum).
+    pub worst: TokenStream,
     /// One plain iteration (its prefix, value and comparison) of the variable `var`.
     pub plain_iteration: TokenStream,
 }
@@ -58,7 +62,7 @@ pub struct Jammed {
 
 /// How many iterations run side by side on a table, in turn while that many are left (the
 /// table is built when [`WIDTH`] are).
-const TABLE_WIDTHS: [usize; 3] = [16, 8, 4];
+const TABLE_WIDTHS: [usize; 4] = [16, 8, 4, 2];
 
 /// What the blocks of one search share.
 struct Blocks<'a> {
@@ -111,15 +115,26 @@ impl Reduction<'_> {
             at: names.fresh("at", span),
             end: names.fresh("end", span),
         };
-        let (pos, chosen, k, plain) = (s.pos, s.chosen, s.k, &s.plain_iteration);
+        let (pos, chosen, k, plain, worst) = (s.pos, s.chosen, s.k, &s.plain_iteration, &s.worst);
         let (at, end, var_name) = (&blocks.at, &blocks.end, &t.binds[var].name);
         let start = quote!(
             let mut #pos = usize::MAX;
-            let mut #chosen = 0.0f64;
+            let mut #chosen = #worst;
             let mut #k = 0usize;
             let (mut #at, #end) = (#lo, #hi);
         );
-        let finish = quote!(for #var_name in #at..#end { #plain } #pos);
+        // The blocks choose only values strictly better than `worst`; when none is (every
+        // value NaN or infinite), the plain search from the start finds the first that is not
+        // NaN, as the fold does.
+        let finish = quote!(
+            for #var_name in #at..#end { #plain }
+            if #chosen == #worst || #pos == usize::MAX {
+                #pos = usize::MAX;
+                #k = 0;
+                for #var_name in #lo..#hi { #plain }
+            }
+            #pos
+        );
         let columns = fixed.and_then(|fixed| {
             let invariant = range.reads.is_subset(fixed) && blocks.inner.reads.is_subset(fixed);
             invariant
@@ -208,9 +223,9 @@ impl Blocks<'_> {
             let after = renamed_tokens(self.after.clone(), &copy)?;
             let value = &self.value;
             let value = renamed_tokens(quote!(#value), &copy)?;
-            let compare = (s.compare)(&x);
+            let improve = (s.improve)(&x);
             let k = s.k;
-            tails.push(quote!(#after let #x: f64 = #value; #compare #k += 1;));
+            tails.push(quote!(#after let #x: f64 = #value; #improve #k += 1;));
         }
         let (at, end, range) = (&self.at, &self.end, self.inner.range);
         let row_of = table.map(|(_, _, row_of)| row_of);
