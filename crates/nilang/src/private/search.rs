@@ -82,27 +82,6 @@ impl crate::check::Check for SearchTable {
     }
 }
 
-/// A table carries no gradient: its shadow is an empty table.
-impl<L> crate::__private::Shadow<L> for SearchTable {
-    type Grad = SearchTable;
-    type Pair = SearchTable;
-    #[inline(always)]
-    fn join(x: SearchTable, _: SearchTable) -> SearchTable {
-        x
-    }
-    #[inline(always)]
-    fn split(p: SearchTable) -> (SearchTable, SearchTable) {
-        (p, SearchTable::new())
-    }
-    fn zero_grad(&self) -> SearchTable {
-        SearchTable::new()
-    }
-    fn grad_is_zero(_: &SearchTable) -> bool {
-        true
-    }
-    fn add_grad(_: &mut SearchTable, _: SearchTable) {}
-}
-
 /// `search()`, compiled for AVX2 where the processor has it (four `f64` lanes a vector
 /// instead of SSE2's two), else as the crate is compiled. The closure must be
 /// `#[inline(always)]`, so that it is compiled inside each variant. Neither variant enables

@@ -71,6 +71,9 @@ macro_rules! shadow_without_gradient {
     )*};
 }
 shadow_without_gradient!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+// a stack of branch decisions and a search's table of values carry no gradient: the shadow is
+// an empty one
+shadow_without_gradient!(crate::stack::Decisions, super::search::SearchTable);
 
 impl<L, X: Shadow<L>> Shadow<L> for num_complex::Complex<X> {
     type Grad = num_complex::Complex<X::Grad>;

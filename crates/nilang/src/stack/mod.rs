@@ -218,27 +218,6 @@ impl crate::check::Check for Decisions {
     }
 }
 
-/// Decisions carry no gradient: their shadow is an empty stack of the same type.
-impl<L> crate::__private::Shadow<L> for Decisions {
-    type Grad = Decisions;
-    type Pair = Decisions;
-    #[inline(always)]
-    fn join(x: Decisions, _: Decisions) -> Decisions {
-        x
-    }
-    #[inline(always)]
-    fn split(p: Decisions) -> (Decisions, Decisions) {
-        (p, Decisions::new())
-    }
-    fn zero_grad(&self) -> Decisions {
-        Decisions::new()
-    }
-    fn grad_is_zero(_: &Decisions) -> bool {
-        true
-    }
-    fn add_grad(_: &mut Decisions, _: Decisions) {}
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
