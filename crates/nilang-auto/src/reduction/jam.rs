@@ -17,7 +17,14 @@
 //!     at += 4;
 //! }
 //! for j in at..hi { (the plain iteration) }
+//! if nothing beat ∞ { (the plain search from the start) }
 //! ```
+//!
+//! The jammed candidates are compared with `x < chosen` alone, `chosen` starting at `∞`
+//! (`−∞` for a maximum), so no branch asks whether anything is chosen yet; when nothing beat
+//! `∞` (every value NaN or infinite) the plain search runs again from the start and chooses
+//! as the fold does. Where the candidates are rows of a parameter, sixteen, eight, four and
+//! two of them run side by side on a transposed table instead ([`Columns`]).
 //!
 //! It applies when the searched loop runs over `a..b` and its body computes the value with one
 //! inner loop whose range reads neither the searched variable nor what the body declares. Each
@@ -141,28 +148,41 @@ impl Reduction<'_> {
                 .then(|| Columns::find(t, &blocks.body, (var, blocks.inner.var), fixed))
                 .flatten()
         });
-        let Some(columns) = columns else {
-            let jammed = blocks.block(names, WIDTH, s, None)?;
-            return Some(Jammed {
-                block: syn::parse_quote!({ #start #jammed #finish }),
-                table: None,
-            });
-        };
-        let (e_lo, e_hi) = half_open(blocks.inner.range)?;
+        match columns {
+            None => {
+                let jammed = blocks.block(names, WIDTH, s, None)?;
+                Some(Jammed {
+                    block: syn::parse_quote!({ #start #jammed #finish }),
+                    table: None,
+                })
+            }
+            Some(columns) => blocks.on_table(names, s, &columns, (start, finish)),
+        }
+    }
+}
+
+impl Blocks<'_> {
+    /// The search on a table of `columns`' values, between `start` and `finish`: blocks of
+    /// [`TABLE_WIDTHS`], in a closure compiled for AVX2 where the processor has it.
+    fn on_table(
+        &self,
+        names: &mut Names,
+        s: &Search,
+        columns: &Columns,
+        (start, finish): (TokenStream, TokenStream),
+    ) -> Option<Jammed> {
+        let (e_lo, e_hi) = half_open(self.inner.range)?;
         let [table, cols, count, first, row] =
-            ["table", "cols", "count", "first", "row"].map(|n| names.fresh(n, span));
-        let (slice, stride, e) = (
-            &columns.slice,
-            &columns.stride,
-            &t.binds[blocks.inner.var].name,
-        );
+            ["table", "cols", "count", "first", "row"].map(|n| names.fresh(n, Span::call_site()));
+        let (slice, stride) = (&columns.slice, &columns.stride);
+        let (at, end, e) = (&self.at, &self.end, &self.t.binds[self.inner.var].name);
         let least = proc_macro2::Literal::usize_unsuffixed(WIDTH);
         let mut jammed = Vec::new();
         for width in TABLE_WIDTHS {
             let w = proc_macro2::Literal::usize_unsuffixed(width);
             let row_of =
                 quote!(let #row = &#cols[(#e - (#e_lo)) * #count + (#at - #first)..][..#w];);
-            jammed.push(blocks.block(names, width, s, Some((&columns, &row, row_of)))?);
+            jammed.push(self.block(names, width, s, Some((columns, &row, row_of)))?);
         }
         let block = syn::parse_quote!({
             ::nilang::__private::search::dispatch(#[inline(always)] || {
@@ -180,9 +200,7 @@ impl Reduction<'_> {
             table: Some(table),
         })
     }
-}
 
-impl Blocks<'_> {
     /// `while` at least `width` iterations are left, `width` of them side by side; their
     /// table reads go through `row` (declared by `row_of` in the inner loop) when `table` is
     /// given.
