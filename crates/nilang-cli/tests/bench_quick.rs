@@ -47,7 +47,12 @@ fn quick_guide_table_has_every_program() {
         report.contains("## The guide's worked examples (checks on)"),
         "{report}"
     );
-    for program in ["| GMM d 10, k 25", "| RK4 Lotka–Volterra", "| MLP 32-64-1"] {
+    for program in [
+        "| GMM d 10, k 25",
+        "| RK4 Lotka–Volterra",
+        "| MLP 32-64-1",
+        "| k-means k 32",
+    ] {
         assert!(report.contains(program), "{program} missing:\n{report}");
     }
     assert!(

@@ -3,24 +3,25 @@
 //! program forward, its gradient by `f_vjp`, and nilang-dualrev's gradient of the same plain
 //! objective, with gradient ÷ native objective against issue 26's target (≤ 4); and each
 //! program again as ordinary Rust under `#[differentiable]` (`nilang_apps::guide::ordinary`,
-//! issue 28), against the same native objective.
+//! issue 28), against the same native objective; and a k-means cost as ordinary Rust
+//! (`nilang_apps::guide::kmeans`), against the same function undifferentiated.
 
 use super::measure::{sci, Group, Verdict};
 use super::{Ctx, Section, Table};
 use nilang_apps::adbench::{gmm_objective, GmmData};
-use nilang_apps::guide::{gmm, mlp, ordinary, rk4, CHECKED};
+use nilang_apps::guide::{gmm, kmeans, mlp, ordinary, rk4, CHECKED};
 use nilang_apps::plain::peers;
 
 /// Gradient ÷ native objective wanted for every program (issue 26).
 const TARGET: f64 = 4.0;
 
 /// Number of measurements of this section: native, forward and gradient of every program,
-/// and nilang-dualrev's gradient of GMM at d 10 and of the MLP.
+/// nilang-dualrev's gradient of GMM at d 10 and of the MLP, and the k-means cost's three.
 pub fn measurements(quick: bool) -> u64 {
     if quick {
-        3 * 3 * 2 + 2
+        3 * 3 * 2 + 2 + 3
     } else {
-        3 * 4 * 2 + 2
+        3 * 4 * 2 + 2 + 3
     }
 }
 
@@ -158,6 +159,23 @@ pub fn run(ctx: &Ctx) -> Section {
         || p.native(&p.theta),
         || ordinary::mlp_forward_of(&p, &mut theta4),
         || ordinary::mlp_gradient_of(&p),
+        None::<fn()>,
+    );
+    let (n, k, d) = if ctx.quick {
+        (500, 32, 8)
+    } else {
+        (20_000, 64, 8)
+    };
+    let p = kmeans::Problem::random(n, k, d, 1);
+    let mut centroids = p.centroids.clone();
+    measure(
+        ctx,
+        &mut t,
+        &mut verdicts,
+        &format!("k-means k {k}, d {d}, n {n} — ordinary Rust"),
+        || p.native(),
+        || p.forward(&mut centroids),
+        || p.gradient(),
         None::<fn()>,
     );
     let checks = if CHECKED {
