@@ -86,6 +86,33 @@ fn kmeans_natural_agrees_with_expert() {
     }
 }
 
+/// The guide's k-means example (`nilang::guide::examples`): the value of the gradient entry
+/// point and of the reversible program forward is the plain function's, bit for bit, the
+/// gradient the central differences', and the inverse restores the centroids; 40 centroids,
+/// so the search runs sixteen, sixteen and eight at a time on its table.
+#[test]
+fn kmeans_natural_cost_is_differentiated_and_inverted() {
+    use nilang_gradbench::evals::natural::kmeans::*;
+    let unit = |seed, n| -> Vec<f64> { uniform(seed, n).iter().map(|v| 0.5 * (v + 1.0)).collect() };
+    let (points, centroids, d) = (unit(1, 300 * 3), unit(2, 40 * 3), 3);
+    let (value, grad) = kmeans_cost_gradient(&points, &centroids, d);
+    assert_eq!(
+        value.to_bits(),
+        kmeans_cost(&points, &centroids, d).to_bits()
+    );
+    let (mut out, mut c) = (0.0, centroids.clone());
+    kmeans_cost_rev(&mut out, &points, &mut c, d);
+    assert_eq!(out.to_bits(), value.to_bits());
+    kmeans_cost_rev_inv(&mut out, &points, &mut c, d);
+    assert_eq!((out, &c), (0.0, &centroids));
+    let cost = |c: &[f64]| kmeans_cost(&points, c, d);
+    nilang::ad::check_gradient(cost, &centroids, &grad, 1e-6, 1e-6).unwrap();
+    // the Newton direction on dual numbers, against the expert program's (enough points in
+    // two dimensions that every centroid is some point's nearest: no 0 / 0)
+    let p = kmeans_problem(4000, 40, 2, 5);
+    assert_all_close("kmeans k = 40", &p.natural_dir(), &p.dir().unwrap());
+}
+
 #[test]
 fn lstm_natural_agrees_with_expert() {
     for (l, c, b, seed) in [(1, 2, 1, 1), (1, 3, 2, 2), (2, 5, 3, 3), (3, 4, 4, 4)] {

@@ -10,12 +10,12 @@
 //!   respect to the initial state and the parameters, keeping the trajectory;
 //! - [`mlp`]: a 32-64-1 perceptron's mean squared error on a batch, gradient with respect to
 //!   one flat parameter vector;
-//! - [`ordinary`]: the same three as ordinary Rust under `#[differentiable]`;
-//! - [`kmeans`]: the k-means cost as ordinary Rust only, gradient with respect to the
-//!   centroids (a nearest-centroid search per point).
+//! - [`ordinary`]: the same three as ordinary Rust under `#[differentiable]`.
+//!
+//! The chapter's fourth example, a k-means cost as ordinary Rust, is GradBench's natural
+//! kmeans program (`nilang_gradbench::evals::natural::kmeans`), measured by the same bench.
 
 pub mod gmm;
-pub mod kmeans;
 pub mod mlp;
 pub mod ordinary;
 pub mod rk4;
@@ -161,7 +161,7 @@ mod tests {
             include_str!("gmm.rs"),
             include_str!("rk4.rs"),
             include_str!("mlp.rs"),
-            include_str!("kmeans.rs"),
+            include_str!("../../../nilang-gradbench/src/evals/natural/kmeans.rs"),
         ];
         fn lines(s: &str) -> Vec<&str> {
             s.lines().map(str::trim).collect()

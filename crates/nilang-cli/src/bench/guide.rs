@@ -3,14 +3,19 @@
 //! program forward, its gradient by `f_vjp`, and nilang-dualrev's gradient of the same plain
 //! objective, with gradient ÷ native objective against issue 26's target (≤ 4); and each
 //! program again as ordinary Rust under `#[differentiable]` (`nilang_apps::guide::ordinary`,
-//! issue 28), against the same native objective; and a k-means cost as ordinary Rust
-//! (`nilang_apps::guide::kmeans`), against the same function undifferentiated.
+//! issue 28), against the same native objective; and a k-means cost as ordinary Rust (GradBench's
+//! natural kmeans, `nilang_gradbench::evals::natural::kmeans`), against the same function
+//! undifferentiated.
 
 use super::measure::{sci, Group, Verdict};
 use super::{Ctx, Section, Table};
 use nilang_apps::adbench::{gmm_objective, GmmData};
-use nilang_apps::guide::{gmm, kmeans, mlp, ordinary, rk4, CHECKED};
+use nilang_apps::guide::{gmm, mlp, ordinary, rk4, CHECKED};
 use nilang_apps::plain::peers;
+use nilang_gradbench::evals::natural::kmeans::{
+    kmeans_cost, kmeans_cost_gradient, kmeans_cost_rev,
+};
+use nilang_gradbench::seeded::uniform;
 
 /// Gradient ÷ native objective wanted for every program (issue 26).
 const TARGET: f64 = 4.0;
@@ -166,16 +171,22 @@ pub fn run(ctx: &Ctx) -> Section {
     } else {
         (20_000, 64, 8)
     };
-    let p = kmeans::Problem::random(n, k, d, 1);
-    let mut centroids = p.centroids.clone();
+    // points and centroids uniform in [0, 1)
+    let points: Vec<f64> = uniform(1, n * d).iter().map(|v| 0.5 * (v + 1.0)).collect();
+    let centroids: Vec<f64> = uniform(2, k * d).iter().map(|v| 0.5 * (v + 1.0)).collect();
+    let mut c = centroids.clone();
     measure(
         ctx,
         &mut t,
         &mut verdicts,
         &format!("k-means k {k}, d {d}, n {n} — ordinary Rust"),
-        || p.native(),
-        || p.forward(&mut centroids),
-        || p.gradient(),
+        || kmeans_cost(&points, &centroids, d),
+        || {
+            let mut out = 0.0;
+            kmeans_cost_rev(&mut out, &points, &mut c, d);
+            out
+        },
+        || kmeans_cost_gradient(&points, &centroids, d),
         None::<fn()>,
     );
     let checks = if CHECKED {
