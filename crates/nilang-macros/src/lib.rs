@@ -12,6 +12,7 @@ mod deep;
 mod fuzz;
 mod generics;
 mod grad;
+mod inline;
 mod instruction;
 mod parallel;
 mod shadows;
@@ -184,7 +185,7 @@ fn function(options: &Options, f: syn::ItemFn) -> TokenStream2 {
             if options.cuda {
                 out.extend(cuda::source(&ir));
             }
-            out
+            inline::hints(out)
         }
         Err(e) => {
             let errors = e.to_compile_error();
