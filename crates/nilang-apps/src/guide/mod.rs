@@ -7,7 +7,8 @@
 //! - [`gmm`]: the Gaussian mixture model objective (ADBench, GradBench), gradient with respect
 //!   to the weights, means and inverse-covariance factors;
 //! - [`rk4`]: a Lotka–Volterra system integrated by RK4, gradient of a final-state loss with
-//!   respect to the initial state and the parameters, keeping the trajectory;
+//!   respect to the initial state and the parameters, keeping the trajectory or O(log T)
+//!   states (Treeverse);
 //! - [`mlp`]: a 32-64-1 perceptron's mean squared error on a batch, gradient with respect to
 //!   one flat parameter vector;
 //! - [`ordinary`]: the same three as ordinary Rust under `#[differentiable]`.
@@ -107,6 +108,20 @@ mod tests {
         rk4::rk4_loss_inv(&mut loss, &mut p.state, &mut p.p, p.steps, p.h);
         assert!(loss.abs() < 1e-12 * native, "left {loss}");
         assert_eq!(at, p.state.iter().chain(&p.p).copied().collect::<Vec<_>>());
+    }
+
+    /// Treeverse over the guide's step gives the trajectory's value and gradient, for every
+    /// budget from one kept state to all of them.
+    #[test]
+    fn rk4_checkpointed_gradient_is_the_trajectorys() {
+        let mut p = rk4::Problem::new(300);
+        let (value, grad) = p.gradient();
+        assert_eq!(p.stepped_forward(), value);
+        for snapshots in [1, 2, 9, 300] {
+            let (v, g) = p.checkpointed_gradient(snapshots);
+            assert!(close(v, value, 1e-12), "{snapshots} kept: {v} vs {value}");
+            assert_all_close(&g, &grad, 1e-12, &format!("{snapshots} kept"));
+        }
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! as the guide teaches (`#[i]`, default settings), beside its plain-Rust objective [`native`].
 //!
 //! `ẋ = a x − b x y`, `ẏ = c x y − d y` with `p = [a, b, c, d]`; the loss is `x_T² + y_T²`.
+//! The same gradient in O(log T) memory: [`Problem::checkpointed_gradient`], the step
+//! [`rk4_flat`] under `nilang::checkpoint::treeverse_gradient`.
 
+use nilang::checkpoint::{treeverse_gradient, vjp_step};
 use nilang::{i, Real};
 
 /// `(dx, dy) += (a x − b x y, c x y − d y)` for `p = [a, b, c, d]`.
@@ -66,6 +69,13 @@ pub fn rk4_loss<T: Real>(loss: &mut T, state: &mut [T], p: &mut [T], steps: usiz
         xs = vec![T::zero(); steps + 1],
         ys = vec![T::zero(); steps + 1]
     );
+}
+
+/// One RK4 step on flat slices, `out += step(s)` with `s = [x, y]`: the form the schedulers
+/// of `nilang::checkpoint` take.
+#[i]
+pub fn rk4_flat<T: Real>(out: &mut [T], s: &mut [T], p: &mut [T], h: f64) {
+    rk4_step(out[0], out[1], s[0], s[1], p, h);
 }
 
 /// The right-hand side in plain Rust.
@@ -143,5 +153,36 @@ impl Problem {
         );
         state_grad.extend(p_grad);
         (value, state_grad)
+    }
+
+    /// The objective by [`rk4_flat`], step after step on two buffers: what the checkpointed
+    /// gradient's first sweep runs.
+    pub fn stepped_forward(&mut self) -> f64 {
+        let (mut s, mut next) = (self.state.clone(), vec![0.0; 2]);
+        for _ in 0..self.steps {
+            rk4_flat(&mut next, &mut s, &mut self.p, self.h);
+            std::mem::swap(&mut s, &mut next);
+            next.fill(0.0);
+        }
+        s[0] * s[0] + s[1] * s[1]
+    }
+
+    /// What [`Problem::gradient`] returns, keeping at most `snapshots` states instead of the
+    /// trajectory: Treeverse (`nilang::checkpoint::treeverse_gradient`) over [`rk4_flat`] and
+    /// its generated `rk4_flat_vjp`, each step recomputed a few times from the nearest kept
+    /// state. `snapshots = ⌈log₂ T⌉` keeps O(log T) states.
+    pub fn checkpointed_gradient(&self, snapshots: usize) -> (f64, Vec<f64>) {
+        let h = self.h;
+        let step = vjp_step(
+            |o, s, p| rk4_flat(o, s, p, h),
+            |o, og, s, sg, p, pg| rk4_flat_vjp(o, og, s, sg, p, pg, h, ()),
+        );
+        // ∂(x_T² + y_T²)/∂(x_T, y_T)
+        let seed = |s: &[f64]| vec![2.0 * s[0], 2.0 * s[1]];
+        let r = treeverse_gradient(&step, &self.state, &self.p, self.steps, snapshots, seed);
+        let [x, y] = [r.final_state[0], r.final_state[1]];
+        let mut grad = r.state_grad;
+        grad.extend(r.param_grad);
+        (x * x + y * y, grad)
     }
 }

@@ -1,5 +1,5 @@
-//! Table: the guide's worked examples (`nilang_apps::guide`: GMM, RK4 Lotka–Volterra, MLP),
-//! written as the guide teaches with default settings — native objective, the reversible
+//! Table: the guide's worked examples (`nilang_apps::guide`: GMM, RK4 Lotka–Volterra with the
+//! trajectory and with ⌈log₂ T⌉ states, MLP), written as the guide teaches with default settings — native objective, the reversible
 //! program forward, its gradient by `f_vjp`, and nilang-dualrev's gradient of the same plain
 //! objective, with gradient ÷ native objective against issue 26's target (≤ 4); and each
 //! program again as ordinary Rust under `#[differentiable]` (`nilang_apps::guide::ordinary`,
@@ -21,17 +21,25 @@ use nilang_gradbench::seeded::uniform;
 const TARGET: f64 = 4.0;
 
 /// Number of measurements of this section: native, forward and gradient of every program,
-/// nilang-dualrev's gradient of GMM at d 10 and of the MLP, and the k-means cost's three.
+/// nilang-dualrev's gradient of GMM at d 10 and of the MLP, the checkpointed RK4's three and
+/// the k-means cost's three.
 pub fn measurements(quick: bool) -> u64 {
     if quick {
-        3 * 3 * 2 + 2 + 3
+        3 * 3 * 2 + 2 + 3 + 3
     } else {
-        3 * 4 * 2 + 2 + 3
+        3 * 4 * 2 + 2 + 3 + 3
     }
 }
 
+/// MiB with two decimals, or two significant digits below 0.01 MiB (a checkpointed loop's
+/// kilobyte).
 fn mib(bytes: usize) -> String {
-    format!("{:.2}", bytes as f64 / (1024.0 * 1024.0))
+    let mib = bytes as f64 / (1024.0 * 1024.0);
+    if mib >= 0.01 || bytes == 0 {
+        format!("{mib:.2}")
+    } else {
+        format!("{mib:.1e}")
+    }
 }
 
 /// Times one program's variants (interleaved, see [`super::measure`]) and adds its row.
@@ -130,6 +138,19 @@ pub fn run(ctx: &Ctx) -> Section {
         || p.native(),
         || p2.forward(),
         || p3.gradient(),
+        None::<fn()>,
+    );
+    // O(log T) kept states
+    let snapshots = steps.next_power_of_two().trailing_zeros() as usize;
+    let mut p5 = p.clone();
+    measure(
+        ctx,
+        &mut t,
+        &mut verdicts,
+        &format!("RK4, {steps} steps, {snapshots} = ⌈log₂ T⌉ states kept (Treeverse)"),
+        || p.native(),
+        || p5.stepped_forward(),
+        || p.checkpointed_gradient(snapshots),
         None::<fn()>,
     );
     let mut p4 = p.clone();
