@@ -7,8 +7,11 @@
 //! derivatives are checked to agree (1e-8 relative) before timing.
 //!
 //! ```sh
-//! cargo run --release -p nilang-gradbench --example natural_vs_expert [ROUNDS] [FILTER]
+//! cargo run --release -p nilang-gradbench --example natural_vs_expert [ROUNDS] [FILTER] [INPUT]
 //! ```
+//!
+//! `FILTER` keeps the evals whose name contains it, `INPUT` the inputs whose label contains it
+//! (`natural_vs_expert 40 kmeans "k = 10, n = 10000"`: one input, e.g. for a profiler).
 
 use nilang_gradbench::evals::{ba, det, gmm, ht, kmeans, llsq, lse, lstm, natural, ode};
 use nilang_gradbench::seeded::uniform;
@@ -51,7 +54,13 @@ fn check(what: &str, natural: &[f64], expert: &[f64]) {
 
 type Job = Box<dyn FnMut() -> Vec<f64>>;
 
+/// The `INPUT` argument: only inputs whose label contains it are timed.
+static INPUT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 fn case(rounds: usize, eval: &str, size: &str, mut expert: Job, mut natural: Job) {
+    if !size.contains(INPUT.get().map_or("", String::as_str)) {
+        return;
+    }
     check(&format!("{eval} {size}"), &natural(), &expert());
     let (mut te, mut tn) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
@@ -86,6 +95,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = args.first().and_then(|a| a.parse().ok()).unwrap_or(7);
     let filter = args.get(1).cloned().unwrap_or_default();
+    INPUT.get_or_init(|| args.get(2).cloned().unwrap_or_default());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
