@@ -317,18 +317,25 @@ struct FlatMachine<'a, T, S, F> {
 impl<T: Float, S: ParamStep<T>, F: FnOnce(&[T]) -> Vec<T>> Machine for FlatMachine<'_, T, S, F> {
     fn load(&mut self) {
         let top = self.stored.len() - self.dim;
-        self.work.copy_from_slice(&self.stored[top..]);
+        copy_short(&mut self.work, &self.stored[top..]);
     }
 
     fn step(&mut self, _i: usize) {
-        self.next.fill(T::f_zero());
+        zero_short(&mut self.next);
         self.step
             .forward(&mut self.next, &mut self.work, &mut self.params);
         std::mem::swap(&mut self.next, &mut self.work);
     }
 
     fn store(&mut self) {
-        self.stored.extend_from_slice(&self.work);
+        if self.dim <= 8 {
+            // one push per number: `extend_from_slice` is a `memcpy` call (see `zero_short`)
+            for &v in &self.work {
+                self.stored.push(v);
+            }
+        } else {
+            self.stored.extend_from_slice(&self.work);
+        }
     }
 
     fn discard(&mut self) {
@@ -338,15 +345,15 @@ impl<T: Float, S: ParamStep<T>, F: FnOnce(&[T]) -> Vec<T>> Machine for FlatMachi
     fn reverse(&mut self, i: usize) {
         if i + 1 == self.n {
             // the turn: the last step's output is the loss input
-            self.next.fill(T::f_zero());
+            zero_short(&mut self.next);
             self.step
                 .forward(&mut self.next, &mut self.work, &mut self.params);
             self.final_state.clone_from(&self.next);
             let seed = self.seed.take().expect("the last step is reversed once");
             self.grad = seed_checked("treeverse_gradient", seed, &self.final_state);
         }
-        self.next.fill(T::f_zero());
-        self.grad_in.fill(T::f_zero());
+        zero_short(&mut self.next);
+        zero_short(&mut self.grad_in);
         self.step.vjp(
             &mut self.next,
             &mut self.grad,
@@ -357,6 +364,40 @@ impl<T: Float, S: ParamStep<T>, F: FnOnce(&[T]) -> Vec<T>> Machine for FlatMachi
         );
         std::mem::swap(&mut self.grad, &mut self.grad_in);
     }
+}
+
+/// `s.fill(0)`, the length spelled out for states of up to eight numbers. Filled through
+/// `memset`, as `fill` is for a length known only at run time, a small ODE's two or four
+/// numbers cost a library call per step, more than the step itself (a van der Pol Euler step:
+/// 3 ns).
+#[inline(always)]
+fn zero_short<T: Float>(s: &mut [T]) {
+    macro_rules! by_length {
+        ($($n:literal)*) => {
+            match s.len() {
+                $($n => *<&mut [T; $n]>::try_from(s).expect("the length just matched") =
+                    [T::f_zero(); $n],)*
+                _ => s.fill(T::f_zero()),
+            }
+        };
+    }
+    by_length!(1 2 3 4 5 6 7 8)
+}
+
+/// `dst.copy_from_slice(src)`, the length spelled out for up to eight numbers (see
+/// [`zero_short`]); lengths that differ panic as `copy_from_slice` does.
+#[inline(always)]
+fn copy_short<T: Float>(dst: &mut [T], src: &[T]) {
+    macro_rules! by_length {
+        ($($n:literal)*) => {
+            match (dst.len(), src.len()) {
+                $(($n, $n) => *<&mut [T; $n]>::try_from(dst).expect("the length just matched") =
+                    *<&[T; $n]>::try_from(src).expect("the length just matched"),)*
+                _ => dst.copy_from_slice(src),
+            }
+        };
+    }
+    by_length!(1 2 3 4 5 6 7 8)
 }
 
 /// The gradient of a loss of `x_T` after `steps` steps `x_{i+1} = f(xᵢ, params)` from `x0`,
@@ -674,5 +715,30 @@ pub fn bennett_gradient<T: Float + Check, S: ParamTransition<T>>(
         state_grad,
         param_grad: leaves.param_grad,
         cost: leaves.cost,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{copy_short, zero_short};
+
+    #[test]
+    fn short_fills_and_copies_do_what_fill_and_copy_from_slice_do() {
+        for len in 0..=11 {
+            let src: Vec<f64> = (0..len).map(|k| k as f64 + 0.5).collect();
+            let mut dst = vec![7.0; len];
+            copy_short(&mut dst, &src);
+            assert_eq!(dst, src, "copy of {len}");
+            zero_short(&mut dst);
+            assert_eq!(dst, vec![0.0; len], "zero of {len}");
+        }
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "source slice length (3) does not match destination slice length (2)"
+    )]
+    fn a_short_copy_of_another_length_panics_as_copy_from_slice() {
+        copy_short(&mut [0.0; 2], &[1.0, 2.0, 3.0]);
     }
 }
