@@ -140,8 +140,21 @@ pub struct Gradient<S, G> {
 /// ```
 pub fn eta(tau: usize, delta: usize) -> usize {
     let (n, k) = (tau + delta, tau.min(delta));
-    let mut r: u128 = 1;
+    // in 64 bits while the product fits (a 128-bit division is a library call, and the
+    // schedule evaluates η at every split), in 128 from there on
+    let mut r: u64 = 1;
     for j in 0..k {
+        match r.checked_mul((n - j) as u64) {
+            Some(p) => r = p / (j + 1) as u64,
+            None => return eta_wide(r as u128, n, j, k),
+        }
+    }
+    usize::try_from(r).unwrap_or(usize::MAX)
+}
+
+/// [`eta`]'s product from factor `j` on, in 128 bits, saturating at `usize::MAX`.
+fn eta_wide(mut r: u128, n: usize, from: usize, k: usize) -> usize {
+    for j in from..k {
         r = r * (n - j) as u128 / (j + 1) as u128;
         if r > usize::MAX as u128 {
             return usize::MAX;

@@ -217,3 +217,24 @@ fn ten_thousand_steps_in_twenty_states() {
         assert!((g - f).abs() < 1e-4 * f.abs().max(1.0), "{g} vs {f}");
     }
 }
+
+/// `η(τ, δ) = C(τ + δ, δ)` against Pascal's rule in 128 bits, across the range where the
+/// 64-bit product overflows and where the result saturates at `usize::MAX`.
+#[test]
+fn eta_is_the_binomial_coefficient_and_saturates() {
+    let n = 140;
+    let mut pascal = vec![vec![0u128; n + 1]; n + 1];
+    for i in 0..=n {
+        pascal[i][0] = 1;
+        for j in 1..=i {
+            pascal[i][j] = pascal[i - 1][j - 1].saturating_add(pascal[i - 1][j]);
+        }
+    }
+    for tau in 0..=70 {
+        for delta in 0..=70 {
+            let want = pascal[tau + delta][delta];
+            let want = usize::try_from(want).unwrap_or(usize::MAX);
+            assert_eq!(eta(tau, delta), want, "η({tau}, {delta})");
+        }
+    }
+}
