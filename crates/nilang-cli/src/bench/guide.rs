@@ -1,11 +1,11 @@
 //! Table: the guide's worked examples (`nilang_apps::guide`: GMM, RK4 Lotka–Volterra with the
-//! trajectory and with ⌈log₂ T⌉ states, MLP), written as the guide teaches with default settings — native objective, the reversible
-//! program forward, its gradient by `f_vjp`, and nilang-dualrev's gradient of the same plain
-//! objective, with gradient ÷ native objective against issue 26's target (≤ 4); and each
-//! program again as ordinary Rust under `#[differentiable]` (`nilang_apps::guide::ordinary`,
-//! issue 28), against the same native objective; and a k-means cost as ordinary Rust (GradBench's
-//! natural kmeans, `nilang_gradbench::evals::natural::kmeans`), against the same function
-//! undifferentiated.
+//! trajectory and with ⌈log₂ T⌉ states, MLP), written as the guide teaches with default
+//! settings — native objective, the reversible program forward, its gradient by `f_vjp`, and
+//! nilang-dualrev's gradient of the same plain objective, with gradient ÷ native objective
+//! against issue 26's target (≤ 4); and each program again as ordinary Rust under
+//! `#[differentiable]` (`nilang_apps::guide::ordinary`, issue 28), against the same native
+//! objective; and a k-means cost as ordinary Rust (GradBench's natural kmeans,
+//! `nilang_gradbench::evals::natural::kmeans`), against the same function undifferentiated.
 
 use super::measure::{sci, Group, Verdict};
 use super::{Ctx, Section, Table};
