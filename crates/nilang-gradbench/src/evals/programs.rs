@@ -4,7 +4,7 @@
 //! `nilang-dualrev` (`--engine dualrev`, [`super::dualrev`]). Inputs are checked and outputs
 //! encoded as by the expert programs, so the answers have the same format.
 
-use super::{ba, decode, det, gmm, kmeans, llsq, lse, lstm, ode, rows, timed};
+use super::{ba, decode, det, gmm, kmeans, llsq, lse, lstm, ode, rows, timed, timed_into_with};
 use crate::runs::Timing;
 use serde_json::{json, Value};
 
@@ -25,8 +25,10 @@ pub trait Programs {
     fn kmeans_dir(p: &kmeans::Problem) -> Result<Vec<f64>, String>;
     fn lstm_objective(p: &lstm::Problem) -> f64;
     fn lstm_gradient(p: &lstm::Problem) -> Result<Vec<f64>, String>;
-    fn ba_objective(p: &ba::Problem) -> ba::Residuals;
-    fn ba_jacobian(p: &ba::Problem) -> Result<ba::Csr, String>;
+    /// Into `r`, which the runs of one message share (emptied or overwritten by each).
+    fn ba_objective_into(p: &ba::Problem, r: &mut ba::Residuals);
+    /// Into `j`, which the runs of one message share (emptied or overwritten by each).
+    fn ba_jacobian_into(p: &ba::Problem, j: &mut ba::Csr) -> Result<(), String>;
 }
 
 /// The modules (canonical GradBench names) every engine of [`Programs`] answers.
@@ -124,13 +126,23 @@ pub fn evaluate<P: Programs>(
             let inp: ba::Input = decode("ba", input)?;
             ba::need(function, &inp)?;
             let p = ba::Problem::from_input(&inp)?;
+            // the output buffers are the runs' own, as the expert program's are
             match function {
-                "objective" => timed(
+                "objective" => timed_into_with(
                     input,
-                    || Ok(P::ba_objective(&p)),
-                    |r| ba::encode_objective(&r),
+                    &mut ba::Residuals::default(),
+                    |r| {
+                        P::ba_objective_into(&p, r);
+                        Ok(())
+                    },
+                    ba::encode_objective,
                 ),
-                _ => timed(input, || P::ba_jacobian(&p), |j| ba::encode_jacobian(&j)),
+                _ => timed_into_with(
+                    input,
+                    &mut ba::Csr::default(),
+                    |j| P::ba_jacobian_into(&p, j),
+                    ba::encode_jacobian,
+                ),
             }
         })(),
         _ => return None,

@@ -89,11 +89,13 @@ impl Programs for DualRevEngine {
     fn lstm_gradient(p: &e::lstm::Problem) -> Result<Vec<f64>, String> {
         p.dualrev_gradient()
     }
-    fn ba_objective(p: &e::ba::Problem) -> e::ba::Residuals {
-        p.dualrev_objective()
+    fn ba_objective_into(p: &e::ba::Problem, r: &mut e::ba::Residuals) {
+        // a new buffer each run, as this engine's other answers
+        *r = p.dualrev_objective();
     }
-    fn ba_jacobian(p: &e::ba::Problem) -> Result<e::ba::Csr, String> {
-        p.dualrev_jacobian()
+    fn ba_jacobian_into(p: &e::ba::Problem, j: &mut e::ba::Csr) -> Result<(), String> {
+        *j = p.dualrev_jacobian()?;
+        Ok(())
     }
 }
 

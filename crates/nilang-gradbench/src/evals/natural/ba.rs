@@ -45,6 +45,15 @@ impl Problem {
     /// The residuals, by the plain functions.
     pub fn natural_objective(&self) -> Residuals {
         let mut r = Residuals::default();
+        self.natural_objective_into(&mut r);
+        r
+    }
+
+    /// [`Problem::natural_objective`] into `r`, whose buffers are emptied and refilled: a
+    /// second run allocates nothing (as the expert program's `objective_into`).
+    pub fn natural_objective_into(&self, r: &mut Residuals) {
+        r.reproj.clear();
+        r.w_err.clear();
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
             let (cam, x, w, f) = (&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
             let mut err = [0.0; 2];
@@ -52,22 +61,27 @@ impl Problem {
             r.reproj.push(err);
             r.w_err.push(weight_residual(w));
         }
-        r
     }
 
     /// The Jacobian with respect to (cameras, points, weights): each observation's two rows by
     /// `reprojection_jacobian`, each weight row by `weight_residual_gradient`, in the expert's
     /// layout.
     pub fn natural_jacobian(&self) -> Csr {
+        let mut j = Csr::default();
+        self.natural_jacobian_into(&mut j);
+        j
+    }
+
+    /// [`Problem::natural_jacobian`] into `j`, whose buffers are emptied and refilled: a second
+    /// run allocates nothing (as the expert program's `jacobian_into`).
+    pub fn natural_jacobian_into(&self, j: &mut Csr) {
         const ROW: usize = NCAM + 4;
         let (n, m, p) = (self.cams.len(), self.x.len(), self.obs.len());
         let w_col = NCAM * n + 3 * m;
-        let mut j = Csr {
-            ncols: w_col + p,
-            rows: Vec::with_capacity(3 * p + 1),
-            cols: Vec::with_capacity(2 * p * ROW + p),
-            vals: Vec::with_capacity(2 * p * ROW + p),
-        };
+        j.ncols = w_col + p;
+        j.rows.clear();
+        j.cols.clear();
+        j.vals.clear();
         j.rows.push(0);
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
             let (cam, x, w, f) = (&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
@@ -93,6 +107,5 @@ impl Problem {
             .step_by(2)
             .take(p)
             .all(|r| r % ROW == 0));
-        j
     }
 }

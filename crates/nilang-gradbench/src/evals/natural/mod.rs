@@ -72,11 +72,12 @@ impl Programs for Natural {
     fn lstm_gradient(p: &e::lstm::Problem) -> Result<Vec<f64>, String> {
         Ok(p.natural_gradient())
     }
-    fn ba_objective(p: &e::ba::Problem) -> e::ba::Residuals {
-        p.natural_objective()
+    fn ba_objective_into(p: &e::ba::Problem, r: &mut e::ba::Residuals) {
+        p.natural_objective_into(r)
     }
-    fn ba_jacobian(p: &e::ba::Problem) -> Result<e::ba::Csr, String> {
-        Ok(p.natural_jacobian())
+    fn ba_jacobian_into(p: &e::ba::Problem, j: &mut e::ba::Csr) -> Result<(), String> {
+        p.natural_jacobian_into(j);
+        Ok(())
     }
 }
 
