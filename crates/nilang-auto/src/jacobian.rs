@@ -2,7 +2,8 @@
 //! caller's row-major buffer, in whichever mode takes fewer sweeps: reverse, the taped
 //! program's vector–Jacobian product on up to four rows at once (gradients in `Lanes`), or
 //! forward, the taped program on dual numbers with four tangents (`DualN<f64, 4>`). Also the
-//! call of the taped program's vjp that `f_gradient` of such a function shares.
+//! taped program's vjp in two halves, and the tapes on the entry point's own buffer, that
+//! `f_gradient` shares.
 
 use crate::signature::{Param, Shape, Signature};
 use crate::Names;
@@ -16,8 +17,12 @@ struct Sweep {
     setup: TokenStream,
     /// In a sweep: the zeroed buffers, an output's seeds.
     buffers: TokenStream,
-    /// Its arguments to the taped program (`f_rev_taped`) or its vjp.
+    /// Its arguments to the taped program's adjoint or vjp (values and gradients), and in
+    /// a reverse sweep to the taped program itself (values).
     args: TokenStream,
+    values: TokenStream,
+    /// After a reverse sweep's forward run: an output's values copied to it (first sweep).
+    outputs: TokenStream,
     /// After a sweep: its gradients read into the Jacobian's columns.
     read: TokenStream,
 }
@@ -111,7 +116,6 @@ impl Signature {
         let f = &self.user.ident;
         let name = format_ident!("{}_jacobian", f);
         let params = self.params.iter().map(|p| self.entry_param(p));
-        let args = self.params.iter().map(|p| &p.ident);
         let Locals {
             jac,
             rows,
@@ -153,11 +157,11 @@ impl Signature {
              `{jac}[i * cols + j]` is `∂output_i/∂input_j`, the rows being the outputs' \
              entries and the columns the differentiable inputs' scalars, each in parameter \
              order. By whichever mode takes fewer sweeps: reverse, one run of the taped \
-             program's vector–Jacobian product (`{rev}_taped_vjp`, the reversible program \
-             [`{rev}`] without its wrapper) per four rows, their gradients in \
-             `nilang::Lanes`, after `{f}` itself for the outputs; or forward, one run of \
-             `{rev}_taped` on `nilang::DualN<f64, 4>` per four columns (a tall Jacobian: \
-             many residuals of few unknowns), whose first also gives the outputs' values. \
+             program (`{rev}_taped`, the reversible program [`{rev}`] without its wrapper) \
+             and its adjoint per four rows, their gradients in `nilang::Lanes`; or forward, \
+             one run of `{rev}_taped` on `nilang::DualN<f64, 4>` per four columns (a tall \
+             Jacobian: many residuals of few unknowns). The first sweep's run also gives the \
+             outputs' values (the taped program computes as `{f}` does). \
              Short buffers live on the stack. The outputs are differentiated from the values \
              they hold on entry, as `{f}` writes them (accumulates into them, reads them). \
              Panics when `{jac}` has another length than rows × columns."
@@ -170,12 +174,10 @@ impl Signature {
                     let (#rows, #cols) = (#row_count, #col_count);
                     #cols > 0 && #cols.div_ceil(4) <= #rows.div_ceil(4)
                 };
-                // what the outputs hold on entry, where the sweeps start from
+                // what the outputs hold on entry, where the sweeps start from; the first
+                // sweep computes their values (beside the tangents in forward mode; by the
+                // taped program's forward run before its adjoint in reverse mode)
                 #(#capture)*
-                if !#forward_mode {
-                    // forward mode's first sweep computes the values beside the tangents
-                    #f(#(#args),*);
-                }
                 let mut #rows = 0usize;
                 let mut #cols = 0usize;
                 #(#setup)*
@@ -235,8 +237,9 @@ impl Signature {
     }
 
     /// One reverse sweep on gradients of type `lane`: the buffers, the vector–Jacobian
-    /// product of the taped program ([`taped_vjp`]: it writes the outputs in place, so no
-    /// buffer of its own is added to them as in `f_rev`), the rows read.
+    /// product of the taped program ([`taped_vjp_reading`]: it writes the outputs in place,
+    /// so no buffer of its own is added to them as in `f_rev`; the first sweep copies their
+    /// values out between its halves), the rows read.
     fn sweep(
         &self,
         lane: &TokenStream,
@@ -251,15 +254,25 @@ impl Signature {
             .map(|(p, l)| param_sweep(p, lane, locals, l))
             .collect();
         let buffers = parts.iter().map(|s| &s.buffers);
-        let args = parts.iter().map(|s| &s.args);
+        let args: Vec<TokenStream> = parts.iter().map(|s| s.args.clone()).collect();
+        let values: Vec<TokenStream> = parts.iter().map(|s| s.values.clone()).collect();
+        let outputs = parts.iter().map(|s| &s.outputs);
         let read = parts.iter().map(|s| &s.read);
-        let tapes = [
-            &locals.tape,
-            &locals.tape_grad,
-            &locals.decisions,
-            &locals.decisions_grad,
-        ];
-        let call = taped_vjp(rev, tapes, lane, args);
+        let Locals {
+            tape,
+            tape_grad,
+            decisions,
+            decisions_grad,
+            first,
+            ..
+        } = locals;
+        let outputs = quote!(if #first == 0 { #(#outputs)* });
+        let call = taped_vjp_reading(
+            rev,
+            [tape, tape_grad, decisions, decisions_grad],
+            lane,
+            [&values, &[outputs], &args],
+        );
         quote!({
             #(#buffers)*
             #call
@@ -299,6 +312,8 @@ fn param_sweep(p: &Param, lane: &TokenStream, locals: &Locals, own: &ParamLocals
                 #entry::seed_rows::<f64, #lane>(&mut #grad, #offset, #first, #lanes);
             ),
             args: quote!(&mut #copy[..], &mut #grad[..]),
+            values: quote!(&mut #copy[..]),
+            outputs: quote!(#ident.copy_from_slice(&#copy[..]);),
             read: none,
         },
         Shape::Value | Shape::Ref => Sweep {
@@ -312,6 +327,8 @@ fn param_sweep(p: &Param, lane: &TokenStream, locals: &Locals, own: &ParamLocals
             },
             buffers: quote!(let mut #grad: #lane = #zero;),
             args: quote!(&mut #ident, &mut #grad),
+            values: quote!(&mut #ident),
+            outputs: none,
             read: read(quote!(::core::slice::from_ref(&#grad))),
         },
         Shape::Slice => Sweep {
@@ -322,12 +339,16 @@ fn param_sweep(p: &Param, lane: &TokenStream, locals: &Locals, own: &ParamLocals
             ),
             buffers: quote!(let mut #grad = #work::<#lane>::filled(#zero, #ident.len());),
             args: quote!(&mut #ident[..], &mut #grad[..]),
+            values: quote!(&mut #ident[..]),
+            outputs: none,
             read: read(quote!(&#grad[..])),
         },
         Shape::Plain { .. } => Sweep {
             setup: none.clone(),
-            buffers: none,
+            buffers: none.clone(),
             args: quote!(#ident, ()),
+            values: quote!(#ident),
+            outputs: none,
             read: TokenStream::new(),
         },
     }
@@ -385,34 +406,48 @@ fn param_forward(p: &Param, dual: &TokenStream, locals: &Locals, own: &ParamLoca
         setup: TokenStream::new(),
         buffers,
         args,
+        values: TokenStream::new(),
+        outputs: TokenStream::new(),
         read,
     }
 }
 
-/// A new tape of `value`s (from the pool, at its first use) and a new decision stack, for the
-/// taped program.
+/// A new tape of `value`s and a new decision stack, for the taped program. The tape's buffer
+/// is the one this entry point's previous call on the thread used (`nilang::stack::Home`, a
+/// `thread_local!` of its own here), when that stayed small; `value` is a concrete type (the
+/// entry points are not generic).
 pub fn new_tapes(tape: &Ident, decisions: &Ident, value: &TokenStream) -> TokenStream {
     quote!(
-        let mut #tape = ::nilang::stack::Tape::<#value>::new();
+        let mut #tape = {
+            ::std::thread_local!(
+                static HOME: ::nilang::stack::Home<#value> =
+                    const { ::nilang::stack::Home::new() }
+            );
+            ::nilang::stack::Tape::<#value>::at_home(&HOME)
+        };
         let mut #decisions = ::nilang::stack::Decisions::new();
     )
 }
 
-/// The call of the taped program's vector–Jacobian product (`f_rev_taped_vjp`) on gradients
-/// of type `lane`, on the caller's tapes ([`new_tapes`]) and `args`. The taped program only
-/// pushes on its tapes, so their gradients are only popped (an empty one gives zeros): plain
-/// `Vec`s that never allocate, made here.
-pub fn taped_vjp<'a>(
+/// The taped program's vector–Jacobian product in its two halves, on the caller's tapes
+/// ([`new_tapes`]) and gradients of type `lane`: `f_rev_taped` on the `values`, then `read`
+/// (the outputs' values, which the taped program computes as the plain function does), then
+/// `f_rev_taped_adjoint` on `args` (values and gradients). The taped program only pushes on
+/// its tapes, so their gradients are only popped (an empty one gives zeros): plain `Vec`s
+/// that never allocate, made here.
+pub fn taped_vjp_reading(
     rev: &Ident,
     [tape, tape_grad, decisions, decisions_grad]: [&Ident; 4],
     lane: &TokenStream,
-    args: impl IntoIterator<Item = &'a TokenStream>,
+    [values, read, args]: [&[TokenStream]; 3],
 ) -> TokenStream {
-    let vjp = format_ident!("{}_taped_vjp", rev);
-    let args = args.into_iter();
+    let taped = format_ident!("{}_taped", rev);
+    let adjoint = format_ident!("{}_taped_adjoint", rev);
     quote!(
+        #taped(&mut *#tape, &mut #decisions, #(#values),*);
+        #(#read)*
         let mut #tape_grad = ::std::vec::Vec::<#lane>::new();
         let mut #decisions_grad = ::nilang::stack::Decisions::new();
-        #vjp(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#args),*);
+        #adjoint(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#args),*);
     )
 }

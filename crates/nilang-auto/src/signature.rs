@@ -384,6 +384,8 @@ impl Signature {
         let mut setup = Vec::new();
         let mut capture = Vec::new();
         let mut call_args = Vec::new();
+        // the taped program's arguments (values only), and the outputs' values read after it
+        let (mut value_args, mut outputs) = (Vec::new(), Vec::new());
         let mut grads = Vec::new();
         let mut grad_types = Vec::new();
         let mut scalars = 0usize;
@@ -408,6 +410,8 @@ impl Signature {
                         let mut #grad: ::std::vec::Vec<f64> = #seed.to_vec();
                     ));
                     call_args.push(quote!(&mut #work[..], &mut #grad));
+                    value_args.push(quote!(&mut #work[..]));
+                    outputs.push(quote!(#ident.copy_from_slice(&#work[..]);));
                 }
                 Shape::Value | Shape::Ref => {
                     let read = if p.shape == Shape::Value {
@@ -417,6 +421,7 @@ impl Signature {
                     };
                     setup.push(quote!(let mut #ident: f64 = #read; let mut #grad = 0.0f64;));
                     call_args.push(quote!(&mut #ident, &mut #grad));
+                    value_args.push(quote!(&mut #ident));
                     grads.push(quote!(#grad));
                     grad_types.push(quote!(f64));
                     scalars += 1;
@@ -430,17 +435,20 @@ impl Signature {
                         let mut #grad = ::std::vec![0.0f64; #ident.len()];
                     ));
                     call_args.push(quote!(&mut #ident[..], &mut #grad));
+                    value_args.push(quote!(&mut #ident[..]));
                     grads.push(quote!(#grad));
                     grad_types.push(quote!(::std::vec::Vec<f64>));
                 }
-                Shape::Plain { .. } => call_args.push(quote!(#ident, ())),
+                Shape::Plain { .. } => {
+                    call_args.push(quote!(#ident, ()));
+                    value_args.push(quote!(#ident));
+                }
             }
             params.push(self.entry_param(p));
         }
-        let vjp = format_ident!("{}_vjp", rev);
+        let tapes =
+            ["tape", "tape_grad", "decisions", "decisions_grad"].map(|t| names.fresh(t, span));
         if !seeds.is_empty() {
-            let tapes =
-                ["tape", "tape_grad", "decisions", "decisions_grad"].map(|t| names.fresh(t, span));
             return self.output_gradient(
                 vis,
                 &name,
@@ -449,7 +457,7 @@ impl Signature {
                 params,
                 seeds,
                 [capture, setup],
-                call_args,
+                [call_args, value_args, outputs],
                 grads,
                 grad_types,
             );
@@ -466,16 +474,32 @@ impl Signature {
         };
         let doc = format!(
             "The value of [`{0}`] at `f64` and its gradient with respect to each \
-             differentiable parameter, by reverse-mode AD of the reversible program [`{1}`] \
-             (`{1}_vjp`).",
+             differentiable parameter, by reverse-mode AD of the reversible program [`{1}`]: \
+             the vector–Jacobian product of its taped program (`{1}_taped_vjp`) on tapes \
+             whose buffer this function's previous call on the thread used.",
             self.user.ident, rev
         );
+        let [tape, tape_grad, decisions, decisions_grad] = &tapes;
+        let new_tapes = crate::jacobian::new_tapes(tape, decisions, &quote!(f64));
+        let vjp = format_ident!("{}_taped_vjp", rev);
+        // the value accumulates onto a negative zero, the exact additive identity
         quote! {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments, unused_mut)]
             #vis fn #name(#(#params),*) -> (f64, #grad_types) {
                 #(#setup)*
-                let value = #vjp(&mut 0.0f64, &mut 1.0f64, #(#call_args),*);
+                #new_tapes
+                let mut #tape_grad = ::std::vec::Vec::<f64>::new();
+                let mut #decisions_grad = ::nilang::stack::Decisions::new();
+                let value = #vjp(
+                    &mut -0.0f64,
+                    &mut 1.0f64,
+                    &mut *#tape,
+                    &mut #tape_grad,
+                    &mut #decisions,
+                    &mut #decisions_grad,
+                    #(#call_args),*
+                );
                 (#value, #grads)
             }
         }
@@ -510,20 +534,19 @@ impl Signature {
         params: Vec<TokenStream>,
         seeds: Vec<TokenStream>,
         [capture, setup]: [Vec<TokenStream>; 2],
-        call_args: Vec<TokenStream>,
+        [call_args, value_args, outputs]: [Vec<TokenStream>; 3],
         grads: Vec<TokenStream>,
         grad_types: Vec<TokenStream>,
     ) -> TokenStream {
         let f = &self.user.ident;
         let [tape, tape_grad, decisions, decisions_grad] = tapes;
         let new_tapes = crate::jacobian::new_tapes(tape, decisions, &quote!(f64));
-        let vjp = crate::jacobian::taped_vjp(
+        let vjp = crate::jacobian::taped_vjp_reading(
             rev,
             [tape, tape_grad, decisions, decisions_grad],
             &quote!(f64),
-            &call_args,
+            [&value_args, &outputs, &call_args],
         );
-        let args = self.params.iter().map(|p| &p.ident);
         let (grads, grad_types) = match grads.len() {
             1 => (grads[0].clone(), grad_types[0].clone()),
             _ => (quote!((#(#grads),*)), quote!((#(#grad_types),*))),
@@ -532,7 +555,8 @@ impl Signature {
             "Runs [`{f}`], which writes its outputs, and returns the gradient of \
              `Σ seed·output` (one seed per output, after the other parameters) with respect to \
              each differentiable input, by reverse-mode AD of the reversible program [`{rev}`] \
-             (`{rev}_taped_vjp`, from the values the outputs hold on entry): a \
+             (`{rev}_taped` and its adjoint, from the values the outputs hold on entry; the \
+             outputs get the taped program's values, computed as `{f}` computes them): a \
              vector–Jacobian product; unit seeds give the Jacobian's rows (`{f}_jacobian` \
              gives them all)."
         );
@@ -541,7 +565,6 @@ impl Signature {
             #[allow(clippy::too_many_arguments, unused_mut)]
             #vis fn #name(#(#params,)* #(#seeds),*) -> #grad_types {
                 #(#capture)*
-                #f(#(#args),*);
                 #(#setup)*
                 #new_tapes
                 #vjp

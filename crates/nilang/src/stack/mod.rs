@@ -22,7 +22,7 @@
 //! ```
 
 mod pooled;
-pub use pooled::{release_pooled_tapes, Tape, POOLED};
+pub use pooled::{release_pooled_tapes, Home, Tape, HOME_BYTES, POOLED};
 
 /// A last-in first-out store that `push!` and `pop!` move values to and from.
 ///

@@ -15,8 +15,9 @@
 
 use super::Stack;
 use std::any::{Any, TypeId};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ops::{Deref, DerefMut};
+use std::thread::LocalKey;
 
 /// The most buffers one thread's pool keeps.
 ///
@@ -116,6 +117,78 @@ thread_local! {
 /// ```
 pub struct Tape<T: 'static> {
     vec: Vec<T>,
+    /// Where its buffer goes back when it is dropped: its entry point's own slot
+    /// ([`Tape::at_home`]) or, without one, the pool.
+    home: Option<&'static LocalKey<Home<T>>>,
+}
+
+/// The most bytes a buffer may hold to go back to its [`Home`] rather than to the pool: what
+/// each entry point keeps per thread at most.
+pub const HOME_BYTES: usize = 32 << 10;
+
+/// One entry point's own per-thread slot for the buffer of its tape (a `thread_local!` that
+/// `#[differentiable]` declares in each `f_jacobian` and `f_gradient`, see
+/// [`Tape::at_home`]): a gradient of a small function called once per observation takes and
+/// returns its buffer here, where a visit of the pool (searching it by type, on every call)
+/// cost a fifth of a bundle-adjustment observation's Jacobian.
+pub struct Home<T: 'static> {
+    buffer: RefCell<Vec<T>>,
+    /// Whether the last tape of this entry point outgrew [`HOME_BYTES`]: the next one then
+    /// starts from the pool's largest buffer, as a [`Tape::new`] does.
+    large: Cell<bool>,
+}
+
+impl<T: 'static> Home<T> {
+    /// An empty slot (for `thread_local!`'s `const` initialiser).
+    pub const fn new() -> Home<T> {
+        Home {
+            buffer: RefCell::new(Vec::new()),
+            large: Cell::new(false),
+        }
+    }
+}
+
+impl<T: 'static> Default for Home<T> {
+    fn default() -> Home<T> {
+        Home::new()
+    }
+}
+
+/// Takes the buffer `home` keeps, if any (none while another tape of it is alive, or while
+/// the thread is torn down).
+fn take_home<T: 'static>(home: &'static LocalKey<Home<T>>) -> Vec<T> {
+    home.try_with(|h| {
+        h.buffer
+            .try_borrow_mut()
+            .map(|mut b| std::mem::take(&mut *b))
+            .unwrap_or_default()
+    })
+    .unwrap_or_default()
+}
+
+/// Gives `vec` (emptied) back to `home` when it holds at most [`HOME_BYTES`] and `home` is
+/// empty; to the pool otherwise.
+fn go_home<T: 'static>(home: &'static LocalKey<Home<T>>, mut vec: Vec<T>) {
+    if vec.capacity() == 0 {
+        return;
+    }
+    let large = Slot::bytes_of::<T>(vec.capacity()) > HOME_BYTES;
+    vec.clear();
+    let rest = home
+        .try_with(|h| {
+            h.large.set(large);
+            match h.buffer.try_borrow_mut() {
+                Ok(mut b) if !large && b.capacity() == 0 => {
+                    *b = std::mem::take(&mut vec);
+                    None
+                }
+                _ => Some(std::mem::take(&mut vec)),
+            }
+        })
+        .unwrap_or(Some(vec));
+    if let Some(vec) = rest {
+        give_back(vec);
+    }
 }
 
 impl<T: 'static> Tape<T> {
@@ -123,16 +196,52 @@ impl<T: 'static> Tape<T> {
     /// in this thread's pool when it has one (a program that grew a tape of megabytes finds it
     /// again, whatever smaller tapes other programs returned in between).
     pub fn new() -> Tape<T> {
-        Tape { vec: Vec::new() }
+        Tape {
+            vec: Vec::new(),
+            home: None,
+        }
+    }
+
+    /// An empty tape on the buffer its entry point's [`Home`] keeps on this thread (that of
+    /// the entry point's previous call), given back there when dropped if it holds at most
+    /// [`HOME_BYTES`] (to the pool otherwise). Without one, its first push starts a new
+    /// buffer of a few values — or takes the pool's largest when the previous tape outgrew
+    /// the home.
+    ///
+    /// ```
+    /// use nilang::stack::{Home, Tape};
+    /// use nilang::Stack;
+    ///
+    /// thread_local!(static HOME: Home<f64> = const { Home::new() });
+    /// let mut tape = Tape::at_home(&HOME);
+    /// tape.push_value(1.0);
+    /// let buffer = tape.as_ptr();
+    /// drop(tape);
+    /// let mut again = Tape::at_home(&HOME);
+    /// again.push_value(2.0);
+    /// assert_eq!((again.as_ptr(), &again[..]), (buffer, &[2.0][..]));
+    /// ```
+    pub fn at_home(home: &'static LocalKey<Home<T>>) -> Tape<T> {
+        Tape {
+            vec: take_home(home),
+            home: Some(home),
+        }
     }
 
     /// Gives a tape without a buffer (capacity 0) the largest pooled one, or one of
-    /// `FIRST_CAPACITY` values; called by the pushes of [`Stack`] and by `deref_mut`.
+    /// `FIRST_CAPACITY` values (at once, for a tape of a home whose tapes stay small); called
+    /// by the pushes of [`Stack`] and by `deref_mut`.
     #[cold]
     #[inline(never)]
     fn take_buffer(&mut self) {
-        self.vec = pooled::<T>(|_| true, Prefer::Largest)
-            .unwrap_or_else(|| Vec::with_capacity(FIRST_CAPACITY));
+        let small = self
+            .home
+            .is_some_and(|h| h.try_with(|h| !h.large.get()).unwrap_or(false));
+        self.vec = match small {
+            true => None,
+            false => pooled::<T>(|_| true, Prefer::Largest),
+        }
+        .unwrap_or_else(|| Vec::with_capacity(FIRST_CAPACITY));
     }
 }
 
@@ -247,7 +356,7 @@ impl<T: Clone + 'static> Tape<T> {
     pub fn copied_from(values: &[T]) -> Tape<T> {
         let mut vec = best_fit(values.len());
         vec.extend_from_slice(values);
-        Tape { vec }
+        Tape::from(vec)
     }
 
     /// A tape of `n` copies of `value`, on a buffer chosen as [`Tape::copied_from`] chooses.
@@ -260,13 +369,17 @@ impl<T: Clone + 'static> Tape<T> {
     pub fn filled(value: T, n: usize) -> Tape<T> {
         let mut vec = best_fit(n);
         vec.resize(n, value);
-        Tape { vec }
+        Tape::from(vec)
     }
 }
 
 impl<T: 'static> Drop for Tape<T> {
     fn drop(&mut self) {
-        give_back(std::mem::take(&mut self.vec));
+        let vec = std::mem::take(&mut self.vec);
+        match self.home {
+            Some(home) => go_home(home, vec),
+            None => give_back(vec),
+        }
     }
 }
 
@@ -295,7 +408,7 @@ impl<T: 'static> Default for Tape<T> {
 
 impl<T: 'static> From<Vec<T>> for Tape<T> {
     fn from(vec: Vec<T>) -> Tape<T> {
-        Tape { vec }
+        Tape { vec, home: None }
     }
 }
 
