@@ -28,7 +28,7 @@ pub struct Translation {
     /// `f_rev`, and for a function with a value first `f_rev_taped`, which leaves what it
     /// saved on its caller's tapes (the program other functions' programs call).
     pub reversible: Vec<syn::ItemFn>,
-    /// `f_gradient`: the value and the gradient at `f64`, through `f_rev_taped_vjp`; for a function
+    /// `f_gradient`: the value and the gradient at `f64`, through `f_rev_vjp`; for a function
     /// that writes outputs also `f_jacobian`, their Jacobian.
     pub gradient: TokenStream,
 }

@@ -133,8 +133,9 @@ pub const HOME_BYTES: usize = 32 << 10;
 /// cost a fifth of a bundle-adjustment observation's Jacobian.
 pub struct Home<T: 'static> {
     buffer: RefCell<Vec<T>>,
-    /// Whether the last tape of this entry point outgrew [`HOME_BYTES`]: the next one then
-    /// starts from the pool's largest buffer, as a [`Tape::new`] does.
+    /// Whether the last tape of this entry point had a buffer larger than [`HOME_BYTES`]: the
+    /// next one then starts from the pool's largest buffer, as a [`Tape::new`] does (and so
+    /// do the later ones, whose buffers come from the pool and go back there).
     large: Cell<bool>,
 }
 
@@ -676,5 +677,33 @@ mod tests {
         assert_eq!(g.as_slice(), &[10.0, 20.0, 31.0]);
         <Tape<f64> as Shadow<f64>>::add_grad(&mut g, Tape::from(vec![1.0]));
         assert_eq!(g.as_slice(), &[10.0, 20.0, 32.0]);
+    }
+
+    #[test]
+    fn a_homes_small_buffer_stays_home_and_a_large_one_goes_to_the_pool() {
+        use super::{Home, HOME_BYTES};
+        thread_local!(static HOME: Home<f64> = const { Home::new() });
+        release_pooled_tapes();
+        let mut small = Tape::at_home(&HOME);
+        small.push_value(1.0);
+        let home_buffer = small.as_ptr();
+        drop(small);
+        // not in the pool: a plain tape starts a buffer of its own
+        assert_ne!(pushed::<f64>().as_ptr(), home_buffer);
+        let mut large = Tape::at_home(&HOME);
+        assert_eq!(large.as_ptr(), home_buffer);
+        large.extend(std::iter::repeat(0.5).take(HOME_BYTES / 8 + 1));
+        let large_capacity = large.capacity();
+        drop(large);
+        // the home is empty and knows its tapes grow: the next one takes the pool's largest
+        let mut next = Tape::at_home(&HOME);
+        assert_eq!(next.capacity(), 0);
+        next.push_value(1.0);
+        assert_eq!(next.capacity(), large_capacity);
+        drop(next);
+        // and so on: its buffer went back to the pool
+        assert_eq!(Tape::at_home(&HOME).capacity(), 0);
+        assert_eq!(pushed::<f64>().capacity(), large_capacity);
+        release_pooled_tapes();
     }
 }
