@@ -1,4 +1,4 @@
-//! First writes into fresh vectors.
+//! First writes into fresh vectors and zero-initialised scalars.
 //!
 //! `v[j] = e` overwrites, so the reversible program saves the old `v[j]` on the tape. When `v`
 //! was allocated as zeros (`let mut v = vec![0.0; n]`) in the same block, nothing wrote it
@@ -7,7 +7,9 @@
 //! iteration writes an element no earlier iteration wrote: the old value is the zero `v` was
 //! allocated with, and nothing needs saving. [`mark`] turns such assignments into
 //! [`Op::Fill`]; the reversible program swaps the new value in and deallocates the zero.
-//! In checked builds that deallocation checks the zero.
+//! In checked builds that deallocation checks the zero. Likewise a scalar declared
+//! `let mut x = 0.0` whose first write is `x = e` (directly, or in a branch of the `if` that
+//! first writes it: `let mut p = 0.0; if c { p = a } else { p = b }`) swaps `e` in.
 //!
 //! A loop that overwrites a vector it does not read — `for j in a..b { v[j] = e }` where only
 //! `let`s join the assignment and nothing in the body reads `v` — is a refill: [`mark`] turns
@@ -41,15 +43,59 @@ pub fn mark(stmts: &mut [Stmt], binds: &[Bind]) {
         }
     }
     for k in 0..stmts.len() {
-        if let StmtKind::Let {
-            id,
-            init: Init::Zeros { .. },
-        } = &stmts[k].kind
-        {
-            if binds[*id].ty == Ty::RealVec {
-                mark_first_loop(*id, &mut stmts[k + 1..]);
+        match &stmts[k].kind {
+            StmtKind::Let {
+                id,
+                init: Init::Zeros { .. },
+            } if binds[*id].ty == Ty::RealVec => mark_first_loop(*id, &mut stmts[k + 1..]),
+            StmtKind::Let {
+                id,
+                init: Init::Expr(e),
+            } if binds[*id].ty == Ty::Real && is_zero(&e.syn) => {
+                mark_first_write(*id, &mut stmts[k + 1..])
             }
+            _ => {}
         }
+    }
+}
+
+/// In the statements after `let mut x = 0.0`, marks `x = e` a first write when it is the
+/// first statement that writes `x`, or the first one in a branch of the `if` that is (at any
+/// depth of `if`s): `x` still holds the zero there. A loop that writes `x` is not marked (its
+/// second iteration finds another value).
+fn mark_first_write(x: Id, after: &mut [Stmt]) {
+    let Some(first) = after
+        .iter_mut()
+        .find(|s| nir::written(std::slice::from_ref(*s)).contains(&x))
+    else {
+        return;
+    };
+    match &mut first.kind {
+        StmtKind::Assign { place, op, .. }
+            if place.root == x && place.index.is_none() && *op == Op::Set =>
+        {
+            *op = Op::Fill
+        }
+        StmtKind::If { then, els, .. } => {
+            mark_first_write(x, then);
+            mark_first_write(x, els);
+        }
+        _ => {}
+    }
+}
+
+/// Is the expression the literal zero (`0.0`, `0.`, `0`, `0.0f64`)?
+fn is_zero(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            ..
+        }) => f.base10_parse::<f64>().is_ok_and(|v| v == 0.0),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().is_ok_and(|v| v == 0),
+        _ => false,
     }
 }
 

@@ -7,7 +7,9 @@
 //! bit for bit (a `-0.0` filled in stays `-0.0`), and gradients agree with central
 //! differences and with forward mode (the reversible program on dual numbers), by proptest.
 //! The same for refills (a loop that overwrites a vector it does not read, in a time loop),
-//! whose old values are saved before the loop: as many as the overwrites would have saved.
+//! whose old values are saved before the loop: as many as the overwrites would have saved;
+//! and for first writes of scalars declared `let mut x = 0.0` (also in the branches of an
+//! `if`).
 
 use nilang::stack::Decisions;
 use nilang::{differentiable, Dual};
@@ -110,6 +112,28 @@ fn negative_zero(x: &[f64]) -> f64 {
     1.0 / y[0]
 }
 
+/// Zero-initialised scalars whose first writes are in the branches of an `if` (first writes:
+/// nothing saved), one of them overwritten again afterwards, and one written in a loop (its
+/// second iteration overwrites what the first wrote).
+#[differentiable]
+#[allow(unused_assignments)]
+fn chosen(x: &[f64], w: f64) -> f64 {
+    let mut p = 0.0;
+    let mut q = 0.0;
+    if x[0] > 0.0 {
+        p = x[0].sin() * w;
+        q = p + w;
+    } else {
+        p = x[0] * w;
+    }
+    q = q * p + w;
+    let mut r = 0.0;
+    for j in 0..x.len() {
+        r = r * w + x[j];
+    }
+    p + q + r
+}
+
 /// Runs the taped program of `filled` at `x`, `w` and returns how many values it saved, after
 /// checking that its inverse restores everything and empties the tape.
 fn saved_by_filled(x: &[f64], w: f64) -> usize {
@@ -128,6 +152,21 @@ fn first_writes_save_nothing() {
     let x = [0.3, -1.2, 0.7, 2.0, -0.4];
     // y, z, u pushed once each at the function's end (n each) and s (one): no old values
     assert_eq!(saved_by_filled(&x, 0.9), 3 * x.len() + 1);
+}
+
+#[test]
+fn first_writes_of_zero_scalars_save_nothing() {
+    for x in [[0.3, -1.2, 0.7], [-0.3, -1.2, 0.7]] {
+        let (mut tape, mut decisions) = (Vec::new(), Decisions::new());
+        let (mut xr, mut wr, mut out) = (x.to_vec(), 0.8, 0.0f64);
+        chosen_rev_taped(&mut out, &mut tape, &mut decisions, &mut xr, &mut wr);
+        assert_eq!(out.to_bits(), chosen(&x, 0.8).to_bits());
+        // the old q of `q = q·p + w`, the old r of each iteration, and p, q, r at the end;
+        // nothing for the first writes of p and q in either branch
+        assert_eq!(tape.len(), 1 + x.len() + 3, "x₀ = {}", x[0]);
+        chosen_rev_taped_inv(&mut out, &mut tape, &mut decisions, &mut xr, &mut wr);
+        assert_eq!((out, &xr[..], wr, tape.len()), (0.0, &x[..], 0.8, 0));
+    }
 }
 
 #[test]
@@ -203,6 +242,7 @@ proptest! {
              filled_rev::<Dual<f64>> as fn(&mut Dual<f64>, &mut [Dual<f64>], &mut Dual<f64>)),
             (overwritten, overwritten_gradient, overwritten_rev::<Dual<f64>>),
             (refilled, refilled_gradient, refilled_rev::<Dual<f64>>),
+            (chosen, chosen_gradient, chosen_rev::<Dual<f64>>),
         ] {
             let (value, (gx, gw)) = gradient(&x, w);
             prop_assert_eq!(value.to_bits(), f(&x, w).to_bits());
