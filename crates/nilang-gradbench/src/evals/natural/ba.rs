@@ -82,6 +82,10 @@ impl Problem {
         j.rows.clear();
         j.cols.clear();
         j.vals.clear();
+        // room for every entry at once (a no-op from the second run on), not by doubling
+        j.rows.reserve(3 * p + 1);
+        j.cols.reserve(2 * p * ROW + p);
+        j.vals.reserve(2 * p * ROW + p);
         j.rows.push(0);
         for (k, &(c, pt)) in self.obs.iter().enumerate() {
             let (cam, x, w, f) = (&self.cams[c], &self.x[pt], self.w[k], &self.feats[k]);
