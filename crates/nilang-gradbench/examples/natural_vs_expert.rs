@@ -71,6 +71,15 @@ fn case(rounds: usize, eval: &str, size: &str, mut expert: Job, mut natural: Job
         return;
     }
     check(&format!("{eval} {size}"), &natural(), &expert());
+    row(rounds, eval, size, expert, natural);
+}
+
+/// Times `expert` and `natural` interleaved and prints their row (no check: they may compute
+/// different things).
+fn row(rounds: usize, eval: &str, size: &str, mut expert: Job, mut natural: Job) {
+    if !size.contains(INPUT.get().map_or("", String::as_str)) {
+        return;
+    }
     let (mut te, mut tn) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         te.push(time(&mut expert));
@@ -168,13 +177,22 @@ fn main() {
         if on("det") {
             for ell in [5, 6, 7] {
                 let a = uniform(5, ell * ell);
-                let a2 = a.clone();
+                let (a2, a3, a4) = (a.clone(), a.clone(), a.clone());
                 case(
                     rounds,
                     "det",
                     &format!("ell = {ell}"),
                     Box::new(move || det::gradient(&a, ell).unwrap()),
                     Box::new(move || natural::det::gradient(&a2, ell)),
+                );
+                // the natural program's plain function alone, no derivative, against the
+                // expert gradient: what the user's algorithm (minors down to 1 × 1) costs
+                row(
+                    rounds,
+                    "det (natural: its plain function only)",
+                    &format!("ell = {ell}"),
+                    Box::new(move || det::gradient(&a3, ell).unwrap()),
+                    Box::new(move || vec![natural::det::primal(&a4, ell)]),
                 );
             }
         }
