@@ -64,10 +64,7 @@ pub fn mark(stmts: &mut [Stmt], binds: &[Bind]) {
 /// depth of `if`s): `x` still holds the zero there. A loop that writes `x` is not marked (its
 /// second iteration finds another value).
 fn mark_first_write(x: Id, after: &mut [Stmt]) {
-    let Some(first) = after
-        .iter_mut()
-        .find(|s| nir::written(std::slice::from_ref(*s)).contains(&x))
-    else {
+    let Some(first) = first_writer(x, after) else {
         return;
     };
     match &mut first.kind {
@@ -82,6 +79,13 @@ fn mark_first_write(x: Id, after: &mut [Stmt]) {
         }
         _ => {}
     }
+}
+
+/// The first of `stmts` that writes `v` (at any depth).
+fn first_writer(v: Id, stmts: &mut [Stmt]) -> Option<&mut Stmt> {
+    stmts
+        .iter_mut()
+        .find(|s| nir::written(std::slice::from_ref(*s)).contains(&v))
 }
 
 /// Is the expression the literal zero (`0.0`, `0.`, `0`, `0.0f64`)?
@@ -102,10 +106,7 @@ fn is_zero(e: &syn::Expr) -> bool {
 /// In the statements after `let v = zeros`, marks the filling assignment of the first
 /// statement that writes `v`, if that statement is a filling loop.
 fn mark_first_loop(v: Id, after: &mut [Stmt]) {
-    let Some(first) = after
-        .iter_mut()
-        .find(|s| nir::written(std::slice::from_ref(*s)).contains(&v))
-    else {
+    let Some(first) = first_writer(v, after) else {
         return;
     };
     let StmtKind::For {
