@@ -1,5 +1,6 @@
 //! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over
-//! `f64` with overwrites, branches on data, loops that carry state, `while` loops (some whose
+//! `f64` with overwrites, branches on data (some giving a scalar declared `0.0` its first
+//! value), loops that carry state, `while` loops (some whose
 //! test calls a function of the state the body changes), local
 //! vectors (some filled by a loop, `v[j] = e`: first writes into a fresh vector, refills of one
 //! written before), `max`/`min` and calls, among them calls that write a local vector
@@ -152,6 +153,7 @@ fn target(rng: &mut Rng, scope: &Scope) -> Option<String> {
 fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     let nested = scope.depth < 2;
     match rng.below(if nested { 12 } else { 7 }) {
+        0 | 1 if rng.below(3) == 0 => zero_then_branch(rng, scope, pad),
         0 | 1 => {
             let e = expr(rng, scope, 2);
             let name = scope.fresh("a");
@@ -241,6 +243,24 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             out
         }
     }
+}
+
+/// A scalar declared zero whose first write is in the branches of an `if` on data (in one
+/// branch, or in both): a first write, which saves nothing.
+fn zero_then_branch(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
+    let name = scope.fresh("z");
+    let (a, b) = (expr(rng, scope, 1), expr(rng, scope, 1));
+    let then = expr(rng, scope, 2);
+    let els = if rng.below(2) == 0 {
+        let e = expr(rng, scope, 2);
+        format!(" else {{\n{pad}    {name} = ({e}).tanh();\n{pad}}}")
+    } else {
+        String::new()
+    };
+    scope.reals.push((name.clone(), true));
+    format!(
+        "{pad}let mut {name} = 0.0;\n{pad}if {a} > {b} {{\n{pad}    {name} = 0.5 * ({then}).tanh();\n{pad}}}{els}\n"
+    )
 }
 
 /// A call that writes a local vector (`lib_turn`), from `x` or another local vector; its
