@@ -124,6 +124,20 @@ pub struct Tape<T: 'static> {
 
 /// The most bytes a buffer may hold to go back to its [`Home`] rather than to the pool: what
 /// each entry point keeps per thread at most.
+///
+/// ```
+/// use nilang::stack::{Home, Tape, HOME_BYTES};
+/// use nilang::Stack;
+///
+/// thread_local!(static HOME: Home<f64> = const { Home::new() });
+/// let mut tape = Tape::at_home(&HOME);
+/// for k in 0..HOME_BYTES / 8 + 1 {
+///     tape.push_value(k as f64);
+/// }
+/// drop(tape);
+/// // too large to stay home: the next tape of this home starts without a buffer
+/// assert_eq!(Tape::at_home(&HOME).capacity(), 0);
+/// ```
 pub const HOME_BYTES: usize = 32 << 10;
 
 /// One entry point's own per-thread slot for the buffer of its tape (a `thread_local!` that
@@ -131,6 +145,22 @@ pub const HOME_BYTES: usize = 32 << 10;
 /// writes outputs, see [`Tape::at_home`]): the Jacobian of a small function called once per
 /// observation takes and returns its buffer here, where a visit of the pool (searching it by
 /// type, on every call) cost a fifth of a bundle-adjustment observation's Jacobian.
+///
+/// ```
+/// use nilang::stack::{Home, Tape};
+/// use nilang::Stack;
+///
+/// // what `#[differentiable]` writes in an entry point: a home of its own
+/// fn entry_point(x: f64) -> usize {
+///     thread_local!(static HOME: Home<f64> = const { Home::new() });
+///     let mut tape = Tape::at_home(&HOME);
+///     tape.push_value(x);
+///     tape.capacity()
+/// }
+/// let first = entry_point(1.0);
+/// // the second call finds the buffer the first one left
+/// assert_eq!(entry_point(2.0), first);
+/// ```
 pub struct Home<T: 'static> {
     buffer: RefCell<Vec<T>>,
     /// Whether the last tape of this entry point had a buffer larger than [`HOME_BYTES`]: the
