@@ -42,6 +42,8 @@ struct Locals {
     decisions: Ident,
     tape_grad: Ident,
     decisions_grad: Ident,
+    /// The `thread_local!` that keeps the tape's buffer between calls.
+    home: Ident,
     /// Whether the Jacobian is computed in forward mode (decided from the lengths).
     forward: Ident,
 }
@@ -85,6 +87,7 @@ impl Signature {
             decisions: names.fresh("decisions", span),
             tape_grad: names.fresh("tape_grad", span),
             decisions_grad: names.fresh("decisions_grad", span),
+            home: names.fresh("tape_home", span),
             forward: names.fresh("forward", span),
         };
         let per_param: Vec<ParamLocals> = self
@@ -146,7 +149,7 @@ impl Signature {
                 || quote!(let mut #copy = ::nilang::__private::work::Work::<f64>::copied(#ident);),
             )
         });
-        let new_tapes = new_tapes(tape, decisions, &quote!(f64));
+        let new_tapes = new_tapes([tape, decisions, &locals.home], &quote!(f64));
         let message = format!(
             "`{name}`: the Jacobian `{jac}` has {{}} entries, but {{}} rows (the outputs' \
              entries) × {{}} columns (the differentiable inputs' scalars) need {{}}"
@@ -227,7 +230,7 @@ impl Signature {
         let buffers = parts.iter().map(|s| &s.buffers);
         let args = parts.iter().map(|s| &s.args);
         let read = parts.iter().map(|s| &s.read);
-        let new_tapes = new_tapes(tape, decisions, &dual);
+        let new_tapes = new_tapes([tape, decisions, &locals.home], &dual);
         quote!({
             #new_tapes
             #(#buffers)*
@@ -413,17 +416,18 @@ fn param_forward(p: &Param, dual: &TokenStream, locals: &Locals, own: &ParamLoca
 }
 
 /// A new tape of `value`s and a new decision stack, for the taped program. The tape's buffer
-/// is the one this entry point's previous call on the thread used (`nilang::stack::Home`, a
-/// `thread_local!` of its own here), when that stayed small; `value` is a concrete type (the
-/// entry points are not generic).
-pub fn new_tapes(tape: &Ident, decisions: &Ident, value: &TokenStream) -> TokenStream {
+/// is the one this entry point's previous call on the thread used (`nilang::stack::Home`, the
+/// `thread_local!` `home` declared here, a fresh name), when that stayed small; `value` is a
+/// concrete type (the entry points are not generic).
+pub fn new_tapes([tape, decisions, home]: [&Ident; 3], value: &TokenStream) -> TokenStream {
     quote!(
         let mut #tape = {
             ::std::thread_local!(
-                static HOME: ::nilang::stack::Home<#value> =
+                #[allow(non_upper_case_globals)]
+                static #home: ::nilang::stack::Home<#value> =
                     const { ::nilang::stack::Home::new() }
             );
-            ::nilang::stack::Tape::<#value>::at_home(&HOME)
+            ::nilang::stack::Tape::<#value>::at_home(&#home)
         };
         let mut #decisions = ::nilang::stack::Decisions::new();
     )

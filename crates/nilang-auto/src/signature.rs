@@ -447,8 +447,14 @@ impl Signature {
             params.push(self.entry_param(p));
         }
         if !seeds.is_empty() {
-            let tapes =
-                ["tape", "tape_grad", "decisions", "decisions_grad"].map(|t| names.fresh(t, span));
+            let tapes = [
+                "tape",
+                "tape_grad",
+                "decisions",
+                "decisions_grad",
+                "tape_home",
+            ]
+            .map(|t| names.fresh(t, span));
             return self.output_gradient(
                 vis,
                 &name,
@@ -509,15 +515,16 @@ impl Signature {
     }
 
     /// [`Self::gradient`] of a function that writes outputs: `f_gradient(inputs…, outputs…,
-    /// one seed per output)` writes the outputs as `f` does (by running `f`) and returns the
-    /// gradient of `Σ seed·output` with respect to each differentiable input.
+    /// one seed per output)` writes the outputs as `f` does (by the taped program, which
+    /// computes as `f` does) and returns the gradient of `Σ seed·output` with respect to each
+    /// differentiable input.
     #[allow(clippy::too_many_arguments)]
     fn output_gradient(
         &self,
         vis: &syn::Visibility,
         name: &Ident,
         rev: &Ident,
-        tapes: &[Ident; 4],
+        tapes: &[Ident; 5],
         params: Vec<TokenStream>,
         seeds: Vec<TokenStream>,
         [capture, setup]: [Vec<TokenStream>; 2],
@@ -526,8 +533,8 @@ impl Signature {
         grad_types: Vec<TokenStream>,
     ) -> TokenStream {
         let f = &self.user.ident;
-        let [tape, tape_grad, decisions, decisions_grad] = tapes;
-        let new_tapes = crate::jacobian::new_tapes(tape, decisions, &quote!(f64));
+        let [tape, tape_grad, decisions, decisions_grad, home] = tapes;
+        let new_tapes = crate::jacobian::new_tapes([tape, decisions, home], &quote!(f64));
         let vjp = crate::jacobian::taped_vjp_reading(
             rev,
             [tape, tape_grad, decisions, decisions_grad],

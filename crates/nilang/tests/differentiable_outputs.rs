@@ -50,6 +50,15 @@ fn scale_in_place(x: &[f64], r: &mut [f64]) {
     }
 }
 
+/// Parameters named like what the entry points declare (their tape's `thread_local!` home):
+/// the generated names are fresh, so these compile and mean the user's values.
+#[differentiable(wrt(tape_home, HOME))]
+#[allow(non_snake_case)]
+fn named_like_the_home(tape_home: &[f64], HOME: f64, r: &mut [f64]) {
+    r[0] = tape_home[0] * HOME;
+    r[1] = tape_home[1] + HOME * HOME;
+}
+
 const T: [f64; 5] = [0.0, 0.5, 1.0, 1.5, 2.0];
 const Y: [f64; 5] = [3.1, 2.2, 1.6, 1.3, 1.05];
 
@@ -300,4 +309,16 @@ fn outputs_read_on_entry_are_differentiated_from_their_values() {
 fn a_jacobian_buffer_of_the_wrong_length_is_refused() {
     let mut jac = vec![0.0; 14];
     residuals_jacobian(&[2.0, 0.9, 1.0], &T, &Y, &mut [0.0; 5], &mut jac);
+}
+
+#[test]
+fn parameters_named_like_the_tapes_home_are_the_users() {
+    let (mut r, mut jac) = ([0.0; 2], [0.0; 6]);
+    named_like_the_home_jacobian(&[2.0, 3.0], 0.5, &mut r, &mut jac);
+    assert_eq!(r, [1.0, 3.25]);
+    // rows r₀, r₁; columns tape_home₀, tape_home₁, HOME
+    assert_eq!(jac, [0.5, 0.0, 2.0, 0.0, 1.0, 1.0]);
+    let mut r = [0.0; 2];
+    let (g, gh) = named_like_the_home_gradient(&[2.0, 3.0], 0.5, &mut r, &[1.0, 1.0]);
+    assert_eq!((r, g, gh), ([1.0, 3.25], vec![0.5, 1.0], 3.0));
 }
