@@ -81,11 +81,12 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
             f.sig.ident, taped, rev
         );
         match options.temporaries {
-            Temporaries::Store => (
-                doc,
-                emitter!().taped_body(&out, tapes())?,
-                emitter!().over_taped(&out, &taped),
-            ),
+            Temporaries::Store => {
+                let mut taped_emitter = emitter!();
+                let taped_body = taped_emitter.taped_body(&out, tapes())?;
+                let pushes = taped_emitter.uses_value_tape();
+                (doc, taped_body, emitter!().over_taped(&out, &taped, pushes))
+            }
             // `f_rev` cleans up after itself; so does a call through `f_rev_taped`
             Temporaries::Uncompute => (
                 doc,

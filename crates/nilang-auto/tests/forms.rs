@@ -441,3 +441,54 @@ fn a_loop_that_refills_a_vector_saves_it_before_and_fills_without_pushing() {
         "{p}"
     );
 }
+
+#[test]
+fn a_program_that_saves_nothing_runs_on_a_plain_empty_tape_and_one_that_saves_on_a_pooled_one() {
+    // `1 − w²`: the taped program pushes nothing, so `f_rev` hands it an empty `Vec` (no
+    // visit to the thread's pool of tape buffers on each call)
+    let p = program(
+        quote!(),
+        quote!(
+            fn f(w: f64) -> f64 {
+                1.0 - w * w
+            }
+        ),
+    );
+    assert!(
+        p.contains(":: std :: vec :: Vec :: < T1 > :: new ()"),
+        "{p}"
+    );
+    assert_eq!(count(&p, "stack :: Tape"), 0, "{p}");
+    // a temporary saved at the end of the loop's body: the tape is a pooled `Tape`
+    let p = program(
+        quote!(),
+        quote!(
+            fn g(x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for i in 0..x.len() {
+                    let e = x[i].exp();
+                    s += e * s;
+                }
+                s
+            }
+        ),
+    );
+    assert!(p.contains("push !"), "{p}");
+    assert!(
+        p.contains(":: nilang :: stack :: Tape :: < T1 > :: new ()"),
+        "{p}"
+    );
+    // a call hands the tape to the callee, which may save on it
+    let p = program(
+        quote!(),
+        quote!(
+            fn h(w: f64) -> f64 {
+                f(w) * 2.0
+            }
+        ),
+    );
+    assert!(
+        p.contains(":: nilang :: stack :: Tape :: < T1 > :: new ()"),
+        "{p}"
+    );
+}

@@ -315,6 +315,9 @@ fn a_jacobian_buffer_of_the_wrong_length_is_refused() {
 fn parameters_named_like_the_tapes_home_are_the_users() {
     let (mut r, mut jac) = ([0.0; 2], [0.0; 6]);
     named_like_the_home_jacobian(&[2.0, 3.0], 0.5, &mut r, &mut jac);
+    let mut plain = [0.0; 2];
+    named_like_the_home(&[2.0, 3.0], 0.5, &mut plain);
+    assert_eq!(r, plain);
     assert_eq!(r, [1.0, 3.25]);
     // rows r₀, r₁; columns tape_home₀, tape_home₁, HOME
     assert_eq!(jac, [0.5, 0.0, 2.0, 0.0, 1.0, 1.0]);

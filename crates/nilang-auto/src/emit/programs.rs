@@ -18,6 +18,11 @@ pub(super) struct Tapes {
     /// The tables the function's searches read (`nilang::__private::search::SearchTable`):
     /// ancillas of the whole call, so that each is built once per call.
     pub search_tables: Vec<Ident>,
+    /// Whether the program written so far saves a value or hands the value tape to a callee.
+    values_used: bool,
+    /// Whether `f_rev` allocates its value tape as a plain empty `Vec` (its taped program
+    /// never pushes): no visit to the thread's pool of buffers on each call.
+    values_unpooled: bool,
 }
 
 /// The tapes a taped program (`f_rev_taped`) takes from its caller.
@@ -74,7 +79,13 @@ impl Emitter<'_> {
     /// The body of `f_rev` over its taped program `taped` (under `store`): on tapes of its own,
     /// `routine! { value = f_rev_taped(…) } out += value; uncompute!()`, so `f_rev` leaves
     /// nothing saved, and calls between functions run each callee once.
-    pub fn over_taped(&mut self, out: &Ident, taped: &Ident) -> TokenStream {
+    /// `pushes`: whether the taped program may push on its value tape (see
+    /// [`Self::uses_value_tape`]); when it never does, `f_rev` gives it a plain empty `Vec`,
+    /// which costs nothing, where a pooled `nilang::stack::Tape` visits the thread's pool twice
+    /// a call (a sixth of natural bundle adjustment's Jacobian went to those visits for the
+    /// weight residuals' gradients, `1 − w²`, which save nothing).
+    pub fn over_taped(&mut self, out: &Ident, taped: &Ident, pushes: bool) -> TokenStream {
+        self.tapes.values_unpooled = !pushes;
         let value = self.names.fresh("value", Span::call_site());
         let (tape, decisions) = (self.value_tape(), self.decisions_tape());
         let start = self.negative_zero();
@@ -99,7 +110,10 @@ impl Emitter<'_> {
         let mut deallocs = Vec::new();
         if let Some(tape) = &self.tapes.values {
             // its buffer is reused by the next call on this thread (`nilang::stack::Tape`)
-            let empty = quote!(::nilang::stack::Tape::<#t>::new());
+            let empty = match self.tapes.values_unpooled {
+                true => quote!(::std::vec::Vec::<#t>::new()),
+                false => quote!(::nilang::stack::Tape::<#t>::new()),
+            };
             allocs.push(quote!(let #tape = #empty;));
             deallocs.push(quote!(dealloc!(#tape = #empty);));
         }
@@ -163,7 +177,15 @@ impl Emitter<'_> {
     }
 
     pub(super) fn value_tape(&mut self) -> Ident {
+        self.tapes.values_used = true;
         self.tape(|t| &mut t.values, "tape")
+    }
+
+    /// Whether the program written so far saves values or hands its value tape to a callee
+    /// (every use goes through [`Self::value_tape`]; a use that ends up unwritten only costs
+    /// the plain-`Vec` tape of [`Self::over_taped`]).
+    pub fn uses_value_tape(&self) -> bool {
+        self.tapes.values_used
     }
 
     pub(super) fn decisions_tape(&mut self) -> Ident {
