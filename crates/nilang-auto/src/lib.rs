@@ -28,8 +28,9 @@ pub struct Translation {
     /// `f_rev`, and for a function with a value first `f_rev_taped`, which leaves what it
     /// saved on its caller's tapes (the program other functions' programs call).
     pub reversible: Vec<syn::ItemFn>,
-    /// `f_gradient`: the value and the gradient at `f64`, through `f_rev_vjp`; for a function
-    /// that writes outputs also `f_jacobian`, their Jacobian.
+    /// `f_gradient`: the value and the gradient at `f64` (the taped program and its adjoint on
+    /// a tape the entry point keeps, or `f_rev_vjp` for a program that saves nothing); for a
+    /// function that writes outputs also `f_jacobian`, their Jacobian.
     pub gradient: TokenStream,
 }
 
@@ -63,6 +64,9 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
         decisions: &decisions,
     };
     let params = sig.params.iter().map(|p| &p.ident);
+    // whether the taped program of a function with a value saves on its tape (see
+    // `Emitter::uses_value_tape`): its gradient then runs the sweeps on a tape kept at home
+    let mut saves = false;
     let (taped_doc, taped_body, rev_body) = if sig.has_outputs() {
         let doc = format!(
             "The taped program of [`{0}`], written by `#[differentiable]`: `{1}(tape, \
@@ -84,8 +88,8 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
             Temporaries::Store => {
                 let mut taped_emitter = emitter!();
                 let taped_body = taped_emitter.taped_body(&out, tapes())?;
-                let pushes = taped_emitter.uses_value_tape();
-                (doc, taped_body, emitter!().over_taped(&out, &taped, pushes))
+                saves = taped_emitter.uses_value_tape();
+                (doc, taped_body, emitter!().over_taped(&out, &taped, saves))
             }
             // `f_rev` cleans up after itself; so does a call through `f_rev_taped`
             Temporaries::Uncompute => (
@@ -107,7 +111,7 @@ pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translatio
         f.sig.ident, rev
     );
     reversible.push(program(&doc, vis, sig.reversible(&rev, &out), rev_body)?);
-    let mut gradient = sig.gradient(vis, &rev, &mut names);
+    let mut gradient = sig.gradient(vis, &rev, saves, &mut names);
     gradient.extend(sig.jacobian(vis, &rev, &mut names));
     let gradient = one_hygiene(gradient);
     Ok(Translation {

@@ -377,7 +377,16 @@ impl Signature {
 
     /// The gradient function: `fn f_gradient(x: &[f64], …) -> (f64, gradients)`, the
     /// gradient of each differentiable parameter in order (one alone, several as a tuple).
-    pub fn gradient(&self, vis: &syn::Visibility, rev: &Ident, names: &mut Names) -> TokenStream {
+    /// `saves`: whether the taped program of a function with a value saves on its tape; its
+    /// sweeps then run on a tape the entry point keeps at home (see `Sweeps`), else through
+    /// `f_rev_vjp`.
+    pub fn gradient(
+        &self,
+        vis: &syn::Visibility,
+        rev: &Ident,
+        saves: bool,
+        names: &mut Names,
+    ) -> TokenStream {
         let span = self.user.ident.span();
         let name = format_ident!("{}_gradient", self.user.ident);
         let mut params = Vec::new();
@@ -390,6 +399,7 @@ impl Signature {
         let mut grad_types = Vec::new();
         let mut scalars = 0usize;
         let mut seeds = Vec::new();
+        let mut sweeps = Sweeps::default();
         for p in &self.params {
             let ident = &p.ident;
             let grad = names.fresh(&format!("{ident}_grad"), span);
@@ -422,6 +432,12 @@ impl Signature {
                     setup.push(quote!(let mut #ident: f64 = #read; let mut #grad = 0.0f64;));
                     call_args.push(quote!(&mut #ident, &mut #grad));
                     value_args.push(quote!(&mut #ident));
+                    sweeps.add(
+                        quote!(#ident: &mut f64, #grad: &mut f64),
+                        quote!(&mut #ident, &mut #grad),
+                        quote!(&mut *#ident),
+                        quote!(&mut *#ident, &mut *#grad),
+                    );
                     grads.push(quote!(#grad));
                     grad_types.push(quote!(f64));
                     scalars += 1;
@@ -438,10 +454,23 @@ impl Signature {
                     value_args.push(quote!(&mut #ident[..]));
                     grads.push(quote!(#grad));
                     grad_types.push(quote!(::std::vec::Vec<f64>));
+                    sweeps.add(
+                        quote!(#ident: &mut [f64], #grad: &mut [f64]),
+                        quote!(&mut #ident[..], &mut #grad[..]),
+                        quote!(&mut *#ident),
+                        quote!(&mut *#ident, &mut *#grad),
+                    );
                 }
                 Shape::Plain { .. } => {
                     call_args.push(quote!(#ident, ()));
                     value_args.push(quote!(#ident));
+                    let ty = &p.ty_tokens;
+                    sweeps.add(
+                        quote!(#ident: #ty),
+                        quote!(#ident),
+                        quote!(#ident),
+                        quote!(#ident, ()),
+                    );
                 }
             }
             params.push(self.entry_param(p));
@@ -484,16 +513,42 @@ impl Signature {
              (`{1}_vjp`).",
             self.user.ident, rev
         );
-        // `f_rev_vjp`, not the taped program's halves on tapes of this function's own: those
-        // inlined here with their loops made natural llsq's gradient 3.4 times slower
-        let vjp = format_ident!("{}_vjp", rev);
+        if !saves || !self.user.generics.params.is_empty() {
+            // `f_rev_vjp`: for a program that saves nothing its tape is a plain `Vec`, and the
+            // whole gradient inlines (the sweeps' function below would cost a call and a visit
+            // to its home); and the sweeps' function cannot name the user's generics
+            let vjp = format_ident!("{}_vjp", rev);
+            return quote! {
+                #[doc = #doc]
+                #[allow(clippy::too_many_arguments, unused_mut)]
+                #vis fn #name(#(#params),*) -> (f64, #grad_types) {
+                    #(#setup)*
+                    let value = #vjp(&mut 0.0f64, &mut 1.0f64, #(#call_args),*);
+                    (#value, #grads)
+                }
+            };
+        }
+        let doc = format!(
+            "The value of [`{0}`] at `f64` and its gradient with respect to each \
+             differentiable parameter, by reverse-mode AD of the reversible program [`{1}`] \
+             (its taped program `{1}_taped`, then that program's adjoint).",
+            self.user.ident, rev
+        );
+        let sweep = sweeps.function(rev, names, span);
+        let Sweeps { pass, .. } = sweeps;
+        let [tape, decisions, home] =
+            ["tape", "decisions", "tape_home"].map(|t| names.fresh(t, span));
+        let new_tapes = crate::jacobian::new_tapes([&tape, &decisions, &home], &quote!(f64));
+        let (sweep_fn, sweep_name) = sweep;
         quote! {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments, unused_mut)]
             #vis fn #name(#(#params),*) -> (f64, #grad_types) {
+                #sweep_fn
                 #(#setup)*
-                let value = #vjp(&mut 0.0f64, &mut 1.0f64, #(#call_args),*);
-                (#value, #grads)
+                #new_tapes
+                let value = #sweep_name(&mut *#tape, &mut #decisions, #(#pass),*);
+                (value, #grads)
             }
         }
     }
@@ -565,5 +620,87 @@ impl Signature {
                 #grads
             }
         }
+    }
+}
+
+/// The two sweeps of `f_gradient` of a function with a value, in a function of their own: the
+/// taped program (`f_rev_taped`) on a tape the entry point keeps at home (`Tape::at_home`, as
+/// `f_jacobian` does, decision 0047: no visit to the thread's pool of tapes on each call), then
+/// its adjoint. The function is `#[inline(never)]`: inlined into the entry point, the sweeps'
+/// loops ran 3.4 times slower (natural llsq), where as a function of their own their `&mut`
+/// parameters tell the compiler that nothing else reaches the tape's and the vectors' memory.
+#[derive(Default)]
+struct Sweeps {
+    /// The function's parameters after the tapes (each value and its gradient).
+    params: Vec<TokenStream>,
+    /// What the entry point passes for them.
+    pass: Vec<TokenStream>,
+    /// The taped program's arguments, and the adjoint's, inside the function.
+    values: Vec<TokenStream>,
+    args: Vec<TokenStream>,
+}
+
+impl Sweeps {
+    fn add(
+        &mut self,
+        param: TokenStream,
+        pass: TokenStream,
+        value: TokenStream,
+        args: TokenStream,
+    ) {
+        self.params.push(param);
+        self.pass.push(pass);
+        self.values.push(value);
+        self.args.push(args);
+    }
+
+    /// The function (`fn sweeps(tape, decisions, …) -> f64`, returning the value) and its name.
+    fn function(
+        &self,
+        rev: &Ident,
+        names: &mut Names,
+        span: proc_macro2::Span,
+    ) -> (TokenStream, Ident) {
+        let name = names.fresh("sweeps", span);
+        let [tape, decisions, value, result, tape_grad, decisions_grad, value_grad] = [
+            "tape",
+            "decisions",
+            "value",
+            "result",
+            "tape_grad",
+            "decisions_grad",
+            "value_grad",
+        ]
+        .map(|t| names.fresh(t, span));
+        let taped = format_ident!("{}_taped", rev);
+        let adjoint = format_ident!("{}_taped_adjoint", rev);
+        let (params, values, args) = (&self.params, &self.values, &self.args);
+        let function = quote! {
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments, unused_mut)]
+            fn #name(
+                #tape: &mut ::std::vec::Vec<f64>,
+                #decisions: &mut ::nilang::stack::Decisions,
+                #(#params),*
+            ) -> f64 {
+                let mut #value = 0.0f64;
+                #taped(&mut #value, &mut *#tape, &mut *#decisions, #(#values),*);
+                let #result = #value;
+                let mut #value_grad = 1.0f64;
+                let mut #tape_grad = ::std::vec::Vec::<f64>::new();
+                let mut #decisions_grad = ::nilang::stack::Decisions::new();
+                #adjoint(
+                    &mut #value,
+                    &mut #value_grad,
+                    &mut *#tape,
+                    &mut #tape_grad,
+                    &mut *#decisions,
+                    &mut #decisions_grad,
+                    #(#args),*
+                );
+                #result
+            }
+        };
+        (function, name)
     }
 }

@@ -492,3 +492,35 @@ fn a_program_that_saves_nothing_runs_on_a_plain_empty_tape_and_one_that_saves_on
         "{p}"
     );
 }
+
+fn gradient(f: proc_macro2::TokenStream) -> String {
+    let t = nilang_auto::translate(quote!(), f).unwrap_or_else(|e| panic!("{e}"));
+    t.gradient.to_string()
+}
+
+#[test]
+fn a_gradient_that_saves_runs_its_sweeps_on_a_tape_at_home_and_one_that_saves_nothing_inlines() {
+    // saves `s` every iteration: the taped program and its adjoint, in a function of their own
+    // that is not inlined, on a tape the entry point keeps in a `thread_local!` home
+    let g = gradient(quote!(
+        fn g(x: &[f64]) -> f64 {
+            let mut s = 1.0;
+            for i in 0..x.len() {
+                s = s * x[i] + 1.0;
+            }
+            s
+        }
+    ));
+    assert!(g.contains("# [inline (never)]"), "{g}");
+    assert!(g.contains("at_home"), "{g}");
+    assert!(g.contains("g_rev_taped_adjoint"), "{g}");
+    assert_eq!(count(&g, "g_rev_vjp"), 0, "{g}");
+    // saves nothing: `f_rev_vjp`, whose tape is a plain `Vec`
+    let g = gradient(quote!(
+        fn f(w: f64) -> f64 {
+            1.0 - w * w
+        }
+    ));
+    assert!(g.contains("f_rev_vjp"), "{g}");
+    assert_eq!(count(&g, "at_home"), 0, "{g}");
+}

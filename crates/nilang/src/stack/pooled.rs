@@ -142,7 +142,7 @@ pub const HOME_BYTES: usize = 32 << 10;
 
 /// One entry point's own per-thread slot for the buffer of its tape (a `thread_local!` that
 /// `#[differentiable]` declares in each `f_jacobian`, and in `f_gradient` of a function that
-/// writes outputs, see [`Tape::at_home`]): the Jacobian of a small function called once per
+/// writes outputs or saves values, see [`Tape::at_home`]): the Jacobian of a small function called once per
 /// observation takes and returns its buffer here, where a visit of the pool (searching it by
 /// type, on every call) cost a fifth of a bundle-adjustment observation's Jacobian.
 ///
