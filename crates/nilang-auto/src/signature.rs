@@ -191,6 +191,23 @@ impl Signature {
                     slice: matches!(&*pt.ty, syn::Type::Reference(r) if Self::element(&r.elem).is_some()),
                 }
             };
+            if let (Shape::Plain { .. }, syn::Type::Path(_), Some(e)) =
+                (shape, &*pt.ty, Self::element(&pt.ty))
+            {
+                // a `Vec` taken by value: each generated program takes the parameter (a
+                // `Copy` type's copy); any other type that is not `Copy` is an error at the
+                // call in `f_gradient` (`__private::entry::PlainParameter`)
+                return err(
+                    &pt.ty,
+                    format!(
+                        "`{0}` is not differentiated, and every program `#[differentiable]` \
+                         writes takes it, so it must be `Copy`: take it by reference, \
+                         `{0}: &[{1}]`",
+                        pi.ident,
+                        e.to_token_stream()
+                    ),
+                );
+            }
             let ty = match shape {
                 Shape::Value | Shape::Ref => Ty::Real,
                 Shape::Slice | Shape::Output => Ty::RealVec,
@@ -465,6 +482,10 @@ impl Signature {
                     call_args.push(quote!(#ident, ()));
                     value_args.push(quote!(#ident));
                     let ty = &p.ty_tokens;
+                    // used by both sweeps: `Copy`, or one clear error at the parameter
+                    setup.push(quote::quote_spanned!(ident.span()=>
+                        ::nilang::__private::entry::plain_parameter(#ident);
+                    ));
                     sweeps.add(
                         quote!(#ident: #ty),
                         quote!(#ident),

@@ -324,3 +324,24 @@ mod all_zero_tests {
         assert!(!all_zero::<f64, _>(&g));
     }
 }
+
+/// A parameter that `#[differentiable]` does not differentiate (an index, a count, data): the
+/// gradient entry points hand it to the taped program and to its adjoint, so it is used more
+/// than once and must be `Copy`. `f_gradient` asks for this of each such parameter, so that a
+/// `String` taken by value is an error that says why and what to write (a `Vec` taken by
+/// value is the front end's error, at its type).
+#[diagnostic::on_unimplemented(
+    message = "`#[differentiable]` hands the parameter of type `{Self}` to several generated \
+               programs, so its type must be `Copy`",
+    label = "not `Copy`: take it by reference",
+    note = "take it by reference: `&str` for a `String`, `&T` for a `T`"
+)]
+pub trait PlainParameter {}
+
+impl<T: Copy> PlainParameter for T {}
+
+/// Compiles only when the parameter's type `T` is a [`PlainParameter`].
+#[inline(always)]
+pub fn plain_parameter<T: PlainParameter>(parameter: T) {
+    let _ = parameter;
+}
