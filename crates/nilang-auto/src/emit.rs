@@ -467,7 +467,9 @@ impl<'f> Emitter<'f> {
                         .enumerate()
                         .any(|(j, o)| j != k && (!before_only || j < k) && place_root(o) == root)
             };
-            let element = is_place(rendered) && vector_part(rendered).is_none();
+            // a number's place: an element, or a scalar variable (`g(t, t)`)
+            let element = is_place(rendered)
+                && (vector_part(rendered).is_none() || !self.is_real_vector(a, rendered));
             if a.real && (!is_place(rendered) || element && shares(false)) {
                 let tmp = self.names.fresh("arg", span);
                 before.push(quote_spanned!(span=> let #tmp = #zero; #tmp += #rendered;));
