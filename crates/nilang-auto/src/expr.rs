@@ -256,6 +256,14 @@ impl<'r, 'a> Rewriter<'r, 'a> {
     /// sweep takes the derivative from the saved value instead of evaluating the function again
     /// (`Acc1::sub1_released`), as a hand-written adjoint reuses `exp(x)`.
     fn method(&mut self, m: &syn::ExprMethodCall) -> Result<syn::Expr> {
+        let mut folded = Vec::new();
+        if let Some(acc) = self
+            .r
+            .vector_fold(&syn::Expr::MethodCall(m.clone()), &mut folded)?
+        {
+            self.r.hoisted.extend(folded);
+            return self.expr(&syn::parse_quote_spanned!(m.span()=> #acc));
+        }
         let mut reads = BTreeSet::new();
         let (receiver, args) = {
             let mut own = Rewriter {
@@ -273,6 +281,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         let differentiable = std::iter::once(&receiver)
             .chain(&args)
             .any(|e| mentions_real(self.r.typing(), e));
+        self.r.vector_method(&m.method, &receiver, &reads)?;
         if !self.is_real(&receiver) || !differentiable {
             // an index or count (`x.len()`, `i.pow(2)`, `n.min(m)`) or a constant
             // (`0.5f64.sqrt()`): plain Rust

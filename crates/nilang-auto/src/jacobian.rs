@@ -274,6 +274,7 @@ impl Signature {
             rev,
             [tape, tape_grad, decisions, decisions_grad],
             lane,
+            None,
             [&values, &[outputs], &args],
         );
         quote!({
@@ -436,22 +437,31 @@ pub fn new_tapes([tape, decisions, home]: [&Ident; 3], value: &TokenStream) -> T
 /// The taped program's vector–Jacobian product in its two halves, on the caller's tapes
 /// ([`new_tapes`]) and gradients of type `lane`: `f_rev_taped` on the `values`, then `read`
 /// (the outputs' values, which the taped program computes as the plain function does), then
-/// `f_rev_taped_adjoint` on `args` (values and gradients). The taped program only pushes on
-/// its tapes, so their gradients are only popped (an empty one gives zeros): plain `Vec`s
-/// that never allocate, made here.
+/// `f_rev_taped_adjoint` on `args` (values and gradients). For a function with a value,
+/// `value` names the variable it is added to and that variable's gradient, which lead the two
+/// calls' arguments. The taped program only pushes on its tapes, so their gradients are only
+/// popped (an empty one gives zeros): plain `Vec`s that never allocate, made here.
 pub fn taped_vjp_reading(
     rev: &Ident,
     [tape, tape_grad, decisions, decisions_grad]: [&Ident; 4],
     lane: &TokenStream,
+    value: Option<[&Ident; 2]>,
     [values, read, args]: [&[TokenStream]; 3],
 ) -> TokenStream {
     let taped = format_ident!("{}_taped", rev);
     let adjoint = format_ident!("{}_taped_adjoint", rev);
+    let (out, out_grad) = match value {
+        Some([v, g]) => (quote!(&mut #v,), quote!(&mut #v, &mut #g,)),
+        None => (quote!(), quote!()),
+    };
     quote!(
-        #taped(&mut *#tape, &mut #decisions, #(#values),*);
+        #taped(#out &mut *#tape, &mut #decisions, #(#values),*);
         #(#read)*
         let mut #tape_grad = ::std::vec::Vec::<#lane>::new();
         let mut #decisions_grad = ::nilang::stack::Decisions::new();
-        #adjoint(&mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad, #(#args),*);
+        #adjoint(
+            #out_grad &mut *#tape, &mut #tape_grad, &mut #decisions, &mut #decisions_grad,
+            #(#args),*
+        );
     )
 }

@@ -61,6 +61,21 @@ impl Names {
         self.fresh(base, span)
     }
 
+    /// A fresh identifier starting with `base` for a binding the front end declares in the
+    /// user's own syntax (a desugaring): no identifier of the function, and from now on
+    /// counted as one of the user's, so that its binding keeps this spelling
+    /// ([`Names::binding`]) and no fresh name repeats it.
+    pub fn user_fresh(&mut self, base: &str, span: Span) -> Ident {
+        for k in 1.. {
+            let s = format!("{base}_{k}");
+            if !self.user.contains(&s) && !self.taken.contains(&s) {
+                self.user.insert(s.clone());
+                return Ident::new(&s, span);
+            }
+        }
+        unreachable!("the counter is unbounded")
+    }
+
     /// A fresh type name starting with `base` (`T1`, `T2`, …).
     pub fn fresh_type(&mut self, base: &str, span: Span) -> Ident {
         self.fresh_joined(base, "", span)

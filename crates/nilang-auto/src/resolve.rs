@@ -3,6 +3,7 @@
 
 mod call_into;
 mod loop_attributes;
+mod vectors;
 mod while_loop;
 
 use crate::expr::Rewriter;
@@ -287,6 +288,9 @@ impl<'a> Resolver<'a> {
         if let syn::Expr::Array(elements) = value {
             return self.let_array(ident, elements, span, out);
         }
+        if self.let_vector(ident, value, span, out)? {
+            return Ok(());
+        }
         let (ty, init) = self.let_value(annotated, value, out)?;
         let id = self.declare(ident, ty, Origin::Local);
         out.push(Stmt {
@@ -369,8 +373,8 @@ impl<'a> Resolver<'a> {
         if declared == Some(Ty::RealVec) {
             return err(
                 value,
-                "a local vector of differentiable numbers starts as zeros: \
-                 `vec![0.0; n]` (then write its elements)",
+                "a local vector of differentiable numbers starts as zeros, `vec![0.0; n]` \
+                 (then write its elements), or as a copy of another, `x.to_vec()`",
             );
         }
         let init = self.init(value)?;
@@ -471,6 +475,7 @@ impl<'a> Resolver<'a> {
                 self.assign(&b.left, op, &b.right, e, out)
             }
             syn::Expr::Call(c) => self.call_into(c, out),
+            syn::Expr::MethodCall(m) if self.copy_from_slice(m, out)? => Ok(()),
             syn::Expr::ForLoop(f) => self.for_loop(f, out),
             syn::Expr::While(w) => self.while_loop(w, out),
             syn::Expr::If(i) => {

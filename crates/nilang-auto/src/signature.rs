@@ -528,17 +528,17 @@ impl Signature {
         } else {
             (quote!((#(#grads),*)), quote!((#(#grad_types),*)))
         };
-        let doc = format!(
-            "The value of [`{0}`] at `f64` and its gradient with respect to each \
-             differentiable parameter, by reverse-mode AD of the reversible program [`{1}`] \
-             (`{1}_vjp`).",
-            self.user.ident, rev
-        );
         if !saves || !self.user.generics.params.is_empty() {
             // `f_rev_vjp`: for a program that saves nothing its tape is a plain `Vec`, and the
             // whole gradient inlines (the sweeps' function below would cost a call and a visit
             // to its home); and the sweeps' function cannot name the user's generics
             let vjp = format_ident!("{}_vjp", rev);
+            let doc = format!(
+                "The value of [`{0}`] at `f64` and its gradient with respect to each \
+                 differentiable parameter, by reverse-mode AD of the reversible program \
+                 [`{1}`] (`{1}_vjp`).",
+                self.user.ident, rev
+            );
             return quote! {
                 #[doc = #doc]
                 #[allow(clippy::too_many_arguments, unused_mut)]
@@ -568,7 +568,7 @@ impl Signature {
                 #sweep_fn
                 #(#setup)*
                 #new_tapes
-                let value = #sweep_name(&mut *#tape, &mut #decisions, #(#pass),*);
+                let value = #sweep_name(&mut *#tape, #decisions, #(#pass),*);
                 (value, #grads)
             }
         }
@@ -615,6 +615,7 @@ impl Signature {
             rev,
             [tape, tape_grad, decisions, decisions_grad],
             &quote!(f64),
+            None,
             [&value_args, &outputs, &call_args],
         );
         let (grads, grad_types) = match grads.len() {
@@ -693,32 +694,27 @@ impl Sweeps {
             "value_grad",
         ]
         .map(|t| names.fresh(t, span));
-        let taped = format_ident!("{}_taped", rev);
-        let adjoint = format_ident!("{}_taped_adjoint", rev);
-        let (params, values, args) = (&self.params, &self.values, &self.args);
+        // the value leads both sweeps' arguments; it is read between them, and its gradient
+        // seeded with 1
+        let read = [quote!(let #result = #value; let mut #value_grad = 1.0f64;)];
+        let sweeps = crate::jacobian::taped_vjp_reading(
+            rev,
+            [&tape, &tape_grad, &decisions, &decisions_grad],
+            &quote!(f64),
+            Some([&value, &value_grad]),
+            [&self.values, &read, &self.args],
+        );
+        let params = &self.params;
         let function = quote! {
             #[inline(never)]
             #[allow(clippy::too_many_arguments, unused_mut)]
             fn #name(
                 #tape: &mut ::std::vec::Vec<f64>,
-                #decisions: &mut ::nilang::stack::Decisions,
+                mut #decisions: ::nilang::stack::Decisions,
                 #(#params),*
             ) -> f64 {
                 let mut #value = 0.0f64;
-                #taped(&mut #value, &mut *#tape, &mut *#decisions, #(#values),*);
-                let #result = #value;
-                let mut #value_grad = 1.0f64;
-                let mut #tape_grad = ::std::vec::Vec::<f64>::new();
-                let mut #decisions_grad = ::nilang::stack::Decisions::new();
-                #adjoint(
-                    &mut #value,
-                    &mut #value_grad,
-                    &mut *#tape,
-                    &mut #tape_grad,
-                    &mut *#decisions,
-                    &mut #decisions_grad,
-                    #(#args),*
-                );
+                #sweeps
                 #result
             }
         };

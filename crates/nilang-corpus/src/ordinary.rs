@@ -3,9 +3,11 @@
 //! value), loops that carry state, `while` loops (some whose
 //! test calls a function of the state the body changes), local
 //! vectors (some filled by a loop, `v[j] = e`: first writes into a fresh vector, refills of one
-//! written before), `max`/`min` and calls, among them calls that write a local vector
-//! (`lib_turn`, which overwrites two elements and accumulates into the third) — what the front
-//! end must turn into a reversible program.
+//! written before; some copied from a part of `x` or from another, `to_vec`, and later
+//! overwritten by `copy_from_slice`; sums of their elements, `v.iter().sum()`), `max`/`min`
+//! and calls, among them calls that write a local vector (`lib_turn`, which overwrites two
+//! elements and accumulates into the third) — what the front end must turn into a reversible
+//! program.
 //!
 //! Every program is `fn f(x: &[f64], t: f64, n: usize) -> f64` with `x.len() == ORDINARY_NX`
 //! and `n` in `1..=3`. Values stay bounded by construction (products of bounded factors,
@@ -127,7 +129,25 @@ fn leaf(rng: &mut Rng, scope: &Scope) -> String {
             format!("{v}[{}]", index(rng, scope))
         }
         3 => format!("x[{}]", rng.below(ORDINARY_NX)),
+        4 if !scope.vecs.is_empty() && rng.below(3) == 0 => {
+            let v = rng.pick(&scope.vecs).clone();
+            format!("0.3 * {v}.iter().sum::<f64>()")
+        }
         _ => rng.pick(&scope.reals).0.clone(),
+    }
+}
+
+/// Three values to copy a vector from: a part of `x` or another local vector (not `except`).
+fn vector_source(rng: &mut Rng, scope: &Scope, except: Option<&str>) -> String {
+    let others: Vec<&String> = scope
+        .vecs
+        .iter()
+        .filter(|v| Some(v.as_str()) != except)
+        .collect();
+    match rng.below(3) {
+        0 if !others.is_empty() => rng.pick(&others).to_string(),
+        1 => "x[1..]".to_string(),
+        _ => "x[..3]".to_string(),
     }
 }
 
@@ -188,6 +208,11 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             let v = rng.pick(&scope.vecs).clone();
             fill_loop(rng, scope, &v, pad)
         }
+        5 if !scope.vecs.is_empty() && rng.below(3) == 0 => {
+            let v = rng.pick(&scope.vecs).clone();
+            let src = vector_source(rng, scope, Some(&v));
+            format!("{pad}{v}.copy_from_slice(&{src});\n")
+        }
         5 if !scope.vecs.is_empty() => {
             let v = rng.pick(&scope.vecs).clone();
             let i = index(rng, scope);
@@ -197,6 +222,12 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
         }
         5 | 6 => {
             let name = scope.fresh("v");
+            if rng.below(3) == 0 {
+                let src = vector_source(rng, scope, None);
+                let copy = format!("{pad}let mut {name} = {src}.to_vec();\n");
+                scope.vecs.push(name);
+                return copy;
+            }
             let mut out = format!("{pad}let mut {name} = vec![0.0_f64; 3];\n");
             if rng.below(2) == 0 {
                 out.push_str(&fill_loop(rng, scope, &name, pad));

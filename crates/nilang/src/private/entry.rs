@@ -345,3 +345,19 @@ impl<T: Copy> PlainParameter for T {}
 pub fn plain_parameter<T: PlainParameter>(parameter: T) {
     let _ = parameter;
 }
+
+/// The length `dst.copy_from_slice(src)` copies in the program `#[differentiable]` writes for
+/// it (an element-by-element loop): `dst_len`, which must equal `src_len`.
+///
+/// # Panics
+///
+/// When the lengths differ, as `copy_from_slice` does, naming both.
+#[inline]
+#[track_caller]
+pub fn copy_length(dst_len: usize, src_len: usize) -> usize {
+    assert_eq!(
+        dst_len, src_len,
+        "copy_from_slice: the destination has length {dst_len}, the source {src_len}"
+    );
+    dst_len
+}
