@@ -6,6 +6,7 @@ mod emit;
 mod expr;
 mod fill;
 mod jacobian;
+mod loops;
 mod names;
 pub mod nir;
 mod reduction;

@@ -2,6 +2,7 @@
 //! bindings, and the diagnostics for everything outside the accepted subset of Rust.
 
 mod call_into;
+mod for_loop;
 mod loop_attributes;
 mod vectors;
 mod while_loop;
@@ -627,78 +628,6 @@ impl<'a> Resolver<'a> {
                 "only a variable or an element of a vector can be assigned (`x = …`, `v[i] = …`)",
             ),
         }
-    }
-
-    fn for_loop(&mut self, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) -> Result<()> {
-        if f.label.is_some() {
-            return err(f, "loop labels are not supported");
-        }
-        let checkpoint = loop_attributes::checkpoint(&f.attrs)?;
-        let pattern = crate::expr::loop_pattern(&f.pat, &f.expr)?;
-        if checkpoint.is_some() && !loop_attributes::is_plain_range(&f.expr) {
-            return err(
-                &f.expr,
-                "a `#[checkpoint]` loop runs over a range `a..b` (or `a..=b`) of indices, in \
-                 order: loop over indices (`for i in 0..v.len()`) and read the elements by index",
-            );
-        }
-        let mark = self.scope.len();
-        let (var, range, element) = match pattern {
-            crate::expr::LoopPattern::Range { var, range } => {
-                let range = self.range(range)?;
-                let id = match &var {
-                    Some(v) => self.declare(v, Ty::Plain, Origin::LoopVar),
-                    None => self.temporary("step", Ty::Plain, f.pat.span()),
-                };
-                (id, range, None)
-            }
-            crate::expr::LoopPattern::Slice {
-                index,
-                element,
-                vec,
-            } => {
-                let vec_id =
-                    match vec.get_ident().and_then(|v| self.lookup(v)) {
-                        Some(id) if self.binds[id].ty == Ty::RealVec || self.sig.is_slice(id) => id,
-                        _ => return err(
-                            vec,
-                            "a loop over elements needs a vector variable: `for v in x.iter()`, \
-                             or loop over indices: `for i in 0..x.len()`",
-                        ),
-                    };
-                let index_id = match &index {
-                    Some(i) => self.declare(i, Ty::Plain, Origin::LoopVar),
-                    None => self.temporary("i", Ty::Plain, f.pat.span()),
-                };
-                let name = self.binds[vec_id].name.clone();
-                let range = Range {
-                    syn: syn::parse_quote_spanned!(f.expr.span()=> 0..#name.len()),
-                    reads: BTreeSet::from([vec_id]),
-                };
-                (index_id, range, Some((element, vec_id)))
-            }
-        };
-        self.flush(out);
-        if let Some((element, vec)) = element {
-            let ty = if self.binds[vec].ty == Ty::RealVec {
-                Ty::Real
-            } else {
-                Ty::Plain
-            };
-            self.declare(&element, ty, Origin::Element { vec, index: var });
-        }
-        let body = self.block(&f.body)?;
-        self.scope.truncate(mark);
-        out.push(Stmt {
-            kind: StmtKind::For {
-                var,
-                range,
-                body,
-                checkpoint,
-            },
-            span: f.span(),
-        });
-        Ok(())
     }
 
     fn range(&mut self, e: &syn::Expr) -> Result<Range> {

@@ -4,7 +4,8 @@
 //! test calls a function of the state the body changes), local
 //! vectors (some filled by a loop, `v[j] = e`: first writes into a fresh vector, refills of one
 //! written before; some copied from a part of `x` or from another, `to_vec`, and later
-//! overwritten by `copy_from_slice`; sums of their elements, `v.iter().sum()`), `max`/`min`
+//! overwritten by `copy_from_slice`; sums of their elements, `v.iter().sum()`; loops over one
+//! beside `x`, `zip`), `max`/`min`
 //! and calls, among them calls that write a local vector (`lib_turn`, which overwrites two
 //! elements and accumulates into the third) — what the front end must turn into a reversible
 //! program.
@@ -349,9 +350,22 @@ fn block(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
 
 fn loop_stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     let i = scope.fresh("i");
-    let header = match rng.below(3) {
+    let reals = scope.reals.len();
+    // the vector a `zip` walks, borrowed by the loop: the body does not write it
+    let mut walked = None;
+    let header = match rng.below(4) {
         0 => format!("for {i} in 0..x.len()"),
         1 => format!("for {i} in 0..n"),
+        // beside a local vector (three elements: the loop stops there, as `zip` does), its
+        // elements read in the body
+        2 if !scope.vecs.is_empty() => {
+            let at = rng.below(scope.vecs.len());
+            let v = scope.vecs.remove(at);
+            walked = Some((at, v.clone()));
+            scope.reals.push((format!("e{i}"), false));
+            scope.reals.push((format!("f{i}"), false));
+            format!("for ({i}, (&e{i}, f{i})) in x.iter().zip({v}.iter()).enumerate()")
+        }
         _ => format!("for ({i}, e{i}) in x.iter().enumerate()"),
     };
     let over_x = !header.contains("0..n");
@@ -361,6 +375,10 @@ fn loop_stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     let body = block(rng, scope, pad);
     if over_x {
         scope.indices.pop();
+    }
+    scope.reals.truncate(reals);
+    if let Some((at, v)) = walked {
+        scope.vecs.insert(at, v);
     }
     format!("{pad}{header} {{\n{body}{pad}}}\n")
 }

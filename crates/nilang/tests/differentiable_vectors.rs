@@ -1,7 +1,8 @@
 //! `#[differentiable]` on whole vectors as plain Rust handles them: another name for a vector
 //! (`let u = x;`), a copy (`x.to_vec()`, `x[a..b].to_vec()`, `.clone()`, one that shadows its
 //! source), `x.iter().sum()` and `.product()` inside expressions, and `copy_from_slice` (sub-
-//! slices on either side). For each program, on random inputs (proptest): the reversible
+//! slices on either side), and loops over vectors side by side (`zip`, enumerated, a zip of a
+//! zip, vectors of different lengths). For each program, on random inputs (proptest): the reversible
 //! program's value equals the plain function's bit for bit, `f_rev_inv` undoes `f_rev`, and
 //! the gradient of `f_gradient` agrees with central differences of the plain function and
 //! with forward mode (the reversible program run on `Dual` numbers).
@@ -47,6 +48,22 @@ fn shifted(x: &[f64]) -> f64 {
         s += w[i] * (i as f64 + 1.0) * z[i];
     }
     s * x.iter().sum::<f64>()
+}
+
+const W: [f64; 3] = [0.5, -1.0, 2.0];
+
+/// Vectors side by side: an enumerated zip of a zip (with data, `w`), and a zip of vectors of
+/// different lengths (it stops at the shorter, as Rust's does).
+#[differentiable(wrt(x, y))]
+fn zipped(x: &[f64], y: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, (a, (b, &wi))) in x.iter().zip(y.iter().zip(w)).enumerate() {
+        s += wi * a * b * (i as f64 + 1.0);
+    }
+    for (&a, b) in x.iter().zip(y) {
+        s += (a - b).powi(2);
+    }
+    s
 }
 
 fn duals(v: &[f64], dir: &[f64]) -> Vec<Dual<f64>> {
@@ -104,6 +121,34 @@ fn check_shifted(v: &[f64], dir: &[f64]) {
     );
 }
 
+fn check_zipped(v: &[f64], dir: &[f64]) {
+    let plain = |v: &[f64]| zipped(&v[..4], &v[4..], &W);
+    let (mut x, mut y, mut out) = (v[..4].to_vec(), v[4..].to_vec(), 0.0);
+    zipped_rev(&mut out, &mut x, &mut y, &W);
+    assert_eq!(out.to_bits(), plain(v).to_bits(), "f_rev's value");
+    zipped_rev_inv(&mut out, &mut x, &mut y, &W);
+    assert_eq!(
+        (&x[..], &y[..], out),
+        (&v[..4], &v[4..], 0.0),
+        "f_rev_inv undoes f_rev"
+    );
+    let (value, (dx, dy)) = zipped_gradient(&v[..4], &v[4..], &W);
+    assert_eq!(value.to_bits(), plain(v).to_bits(), "f_gradient's value");
+    assert_eq!(dx[3], 0.0, "x[3] has no partner in y");
+    let grad = [dx, dy].concat();
+    nilang::ad::check_gradient(plain, v, &grad, 1e-6, 1e-5).unwrap();
+    let d = duals(v, dir);
+    let (mut x, mut y) = (d[..4].to_vec(), d[4..].to_vec());
+    let mut out = Dual { re: 0.0, eps: 0.0 };
+    zipped_rev(&mut out, &mut x, &mut y, &W);
+    let along: f64 = grad.iter().zip(dir).map(|(g, d)| g * d).sum();
+    assert!(
+        (along - out.eps).abs() <= 1e-10 * (1.0 + out.eps.abs()),
+        "{along} vs {}",
+        out.eps
+    );
+}
+
 fn inputs(n: usize, lo: f64, hi: f64) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
     (
         prop::collection::vec(lo..hi, n),
@@ -118,6 +163,11 @@ proptest! {
     fn heat_agrees((mut v, dir) in inputs(7, 0.5, 1.5)) {
         v[6] *= 0.2; // kappa: a stable step
         check_heat(&v, &dir);
+    }
+
+    #[test]
+    fn zipped_agrees((v, dir) in inputs(7, -1.0, 1.0)) {
+        check_zipped(&v, &dir);
     }
 
     #[test]
