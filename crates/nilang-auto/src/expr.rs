@@ -63,6 +63,23 @@ fn primitive_of_method(method: &str) -> Option<(&'static str, usize)> {
     }
 }
 
+/// `f64::sqrt(x)`, `f64::max(a, b)` (the real type's float methods called by path) as the
+/// method calls they are: `x.sqrt()`, `a.max(b)`.
+fn float_method_call(sig: &Signature, c: &syn::ExprCall) -> Option<syn::ExprMethodCall> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let [ty, method] = [p.path.segments.first()?, p.path.segments.last()?];
+    let name = method.ident.to_string();
+    let float_method = primitive_of_method(&name).is_some() || name == "powi" || name == "mul_add";
+    if p.path.segments.len() != 2 || !sig.is_real_type_name(&ty.ident) || !float_method {
+        return None;
+    }
+    let receiver = c.args.first()?;
+    let (method, rest) = (&method.ident, c.args.iter().skip(1));
+    Some(syn::parse_quote_spanned!(c.span()=> (#receiver).#method(#(#rest),*)))
+}
+
 /// Is `name` a primitive of the language (a row of the primitive table)?
 pub fn is_primitive(name: &str) -> bool {
     macro_rules! names {
@@ -334,6 +351,10 @@ impl<'r, 'a> Rewriter<'r, 'a> {
     }
 
     fn call(&mut self, c: &syn::ExprCall) -> Result<syn::Expr> {
+        if let Some(m) = float_method_call(self.r.sig, c) {
+            // `f64::max(a, b)`: the method call `a.max(b)` it names
+            return self.method(&m);
+        }
         if let Some(init) = self.r.user_call(c)? {
             let id = self.r.temporary("call", Ty::Real, c.span());
             return Ok(self.hoisted_let(id, init, c.span()));

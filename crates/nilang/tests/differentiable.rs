@@ -450,3 +450,27 @@ fn a_temporary_keeps_the_sign_of_zero() {
     assert_eq!(value, signed_zero(-1.0));
     assert_eq!(value, -std::f64::consts::PI - 1.0);
 }
+
+/// Float methods called by path (`f64::max(a, b)`, `f64::sqrt(x)`), as Rust allows: the method
+/// calls they name.
+#[differentiable]
+fn by_path(x: &[f64]) -> f64 {
+    let a = f64::max(x[0], x[1]);
+    let b = f64::sqrt(x[2] * x[2] + 1.0);
+    f64::powi(a, 3) * b + f64::sin(x[0] * x[1] + x[2])
+}
+
+#[test]
+fn float_methods_called_by_path_have_the_methods_gradient() {
+    for x in [[0.3, -0.7, 1.5], [-1.2, 0.4, -0.2]] {
+        let (value, grad) = by_path_gradient(&x);
+        assert_eq!(value.to_bits(), by_path(&x).to_bits());
+        nilang::ad::check_gradient(by_path, &x, &grad, 1e-6, 1e-6).unwrap();
+        let dir = [0.5, -1.0, 0.25];
+        let mut xd = duals(&x, &dir);
+        let mut out = Dual { re: 0.0, eps: 0.0 };
+        by_path_rev(&mut out, &mut xd);
+        let along: f64 = grad.iter().zip(dir).map(|(g, d)| g * d).sum();
+        assert!((along - out.eps).abs() <= 1e-12 * (1.0 + along.abs()));
+    }
+}
