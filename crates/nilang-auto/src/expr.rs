@@ -313,6 +313,9 @@ impl<'r, 'a> Rewriter<'r, 'a> {
             ("mul_add", [a, c]) => {
                 return Ok(syn::parse_quote_spanned!(span=> #receiver * #a + #c))
             }
+            ("clamp", [lo, hi]) => {
+                return Ok(syn::parse_quote_spanned!(span=> min(max(#receiver, #lo), #hi)))
+            }
             _ => {}
         }
         match primitive_of_method(&name) {
@@ -344,7 +347,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
                 format!(
                     "`.{name}()` is not a primitive of nilang: the float methods are sin, cos, \
                      tan, asin, acos, atan, sinh, cosh, tanh, exp, exp_m1, ln, ln_1p, log2, \
-                     sqrt, abs, powi, powf, atan2, hypot, mul_add, max and min"
+                     sqrt, abs, powi, powf, atan2, hypot, mul_add, max, min and clamp"
                 ),
             ),
         }

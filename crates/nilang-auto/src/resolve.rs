@@ -477,6 +477,15 @@ impl<'a> Resolver<'a> {
             }
             syn::Expr::Call(c) => self.call_into(c, out),
             syn::Expr::MethodCall(m) if self.copy_from_slice(m, out)? => Ok(()),
+            syn::Expr::MethodCall(m) => err(
+                e,
+                format!(
+                    "`.{}(…)` as a statement is not supported: a differentiable function changes \
+                     a vector by element (`v[i] = …`) or by `v.copy_from_slice(&x)`, and a local \
+                     vector has a fixed length (`let v = vec![0.0; n];`)",
+                    m.method
+                ),
+            ),
             syn::Expr::ForLoop(f) => self.for_loop(f, out),
             syn::Expr::While(w) => self.while_loop(w, out),
             syn::Expr::If(i) => {

@@ -452,17 +452,17 @@ fn a_temporary_keeps_the_sign_of_zero() {
 }
 
 /// Float methods called by path (`f64::max(a, b)`, `f64::sqrt(x)`), as Rust allows: the method
-/// calls they name.
+/// calls they name; and `clamp`, inside its bounds and outside.
 #[differentiable]
 fn by_path(x: &[f64]) -> f64 {
     let a = f64::max(x[0], x[1]);
     let b = f64::sqrt(x[2] * x[2] + 1.0);
-    f64::powi(a, 3) * b + f64::sin(x[0] * x[1] + x[2])
+    f64::powi(a, 3) * b + f64::sin(x[0] * x[1] + x[2]) + x[2].clamp(-0.5, 1.0) * x[0]
 }
 
 #[test]
 fn float_methods_called_by_path_have_the_methods_gradient() {
-    for x in [[0.3, -0.7, 1.5], [-1.2, 0.4, -0.2]] {
+    for x in [[0.3, -0.7, 1.5], [-1.2, 0.4, -0.2], [0.5, 0.1, -0.9]] {
         let (value, grad) = by_path_gradient(&x);
         assert_eq!(value.to_bits(), by_path(&x).to_bits());
         nilang::ad::check_gradient(by_path, &x, &grad, 1e-6, 1e-6).unwrap();

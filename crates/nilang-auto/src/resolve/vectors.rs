@@ -232,6 +232,15 @@ impl Resolver<'_> {
         if !self.is_real_vec(&whole) || method == "len" || method == "is_empty" {
             return Ok(());
         }
+        if method == "iter" {
+            return err(
+                method,
+                "an iterator chain over a vector of differentiable numbers (`.map(|v| …)`, \
+                 `.fold(…)`) is not supported: write the loop (`for v in x.iter() { s += v * v; \
+                 }`); supported are `x.iter().sum::<f64>()`, `.product()`, and `for` over \
+                 `x.iter()`, `.enumerate()` and `.zip(…)`",
+            );
+        }
         err(
             method,
             format!(

@@ -20,4 +20,16 @@ fn copy_from_data(x: &[f64], data: &[f64]) -> f64 {
     y[0] * x[0]
 }
 
+#[differentiable]
+fn iterator_chain(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>()
+}
+
+#[differentiable]
+fn pushes(x: &[f64]) -> f64 {
+    let mut v = vec![0.0; 1];
+    v.push(x[0]);
+    v[0]
+}
+
 fn main() {}
