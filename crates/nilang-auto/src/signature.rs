@@ -300,8 +300,17 @@ impl Signature {
                 t,
                 format!(
                     "unsupported parameter type: the differentiable parameters are `{0}`, `&{0}` \
-                     and `&[{0}]`",
-                    self.real
+                     and `&[{0}]`; {1}",
+                    self.real,
+                    if matches!(t, syn::Type::Array(_)) {
+                        format!("take an array by reference, `&[{}]`", self.real)
+                    } else {
+                        format!(
+                            "store rows or points in one flat slice, `&[{}]`, and index it \
+                             as `x[i * n + j]`",
+                            self.real
+                        )
+                    }
                 ),
             );
         }

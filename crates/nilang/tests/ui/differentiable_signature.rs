@@ -22,6 +22,11 @@ fn nested_vectors(x: &[Vec<f64>]) -> f64 {
 }
 
 #[differentiable]
+fn array_by_value(p: [f64; 3]) -> f64 {
+    p[0] * p[1]
+}
+
+#[differentiable]
 fn with_lifetime<'a>(x: &'a [f64]) -> f64 {
     x[0]
 }
