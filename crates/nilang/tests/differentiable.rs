@@ -7,6 +7,10 @@
 use nilang::{differentiable, Dual};
 use proptest::prelude::*;
 
+#[path = "support/agreement.rs"]
+mod agreement;
+use agreement::{duals, inputs};
+
 /// Lotka–Volterra by RK4: state carried by a loop (saved per step, slopes uncomputed).
 #[differentiable]
 fn rk4(state: &[f64], p: &[f64], steps: usize, h: f64) -> f64 {
@@ -131,13 +135,6 @@ struct Case {
     gradient: fn(&[f64]) -> (f64, Vec<f64>),
     /// The reversible program on dual numbers: the derivative along `dir`.
     forward: fn(&[f64], &[f64]) -> f64,
-}
-
-fn duals(v: &[f64], dir: &[f64]) -> Vec<Dual<f64>> {
-    v.iter()
-        .zip(dir)
-        .map(|(&re, &eps)| Dual { re, eps })
-        .collect()
 }
 
 const RK4_STEPS: usize = 40;
@@ -337,13 +334,6 @@ fn check(case: &Case, v: &[f64], dir: &[f64]) {
         (along - forward).abs() <= 1e-10 * (1.0 + forward.abs()),
         "{name}: reverse {along} vs forward (Dual) {forward}"
     );
-}
-
-fn inputs(n: usize, lo: f64, hi: f64) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
-    (
-        prop::collection::vec(lo..hi, n),
-        prop::collection::vec(-1.0..1.0f64, n),
-    )
 }
 
 proptest! {

@@ -10,6 +10,10 @@
 use nilang::{differentiable, Dual};
 use proptest::prelude::*;
 
+#[path = "support/agreement.rs"]
+mod agreement;
+use agreement::{duals, inputs};
+
 const STEPS: usize = 6;
 
 /// An explicit heat equation with fixed ends, stepped with a copy of its input and
@@ -64,13 +68,6 @@ fn zipped(x: &[f64], y: &[f64], w: &[f64]) -> f64 {
         s += (a - b).powi(2);
     }
     s
-}
-
-fn duals(v: &[f64], dir: &[f64]) -> Vec<Dual<f64>> {
-    v.iter()
-        .zip(dir)
-        .map(|(&re, &eps)| Dual { re, eps })
-        .collect()
 }
 
 fn check_heat(v: &[f64], dir: &[f64]) {
@@ -149,13 +146,6 @@ fn check_zipped(v: &[f64], dir: &[f64]) {
     );
 }
 
-fn inputs(n: usize, lo: f64, hi: f64) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
-    (
-        prop::collection::vec(lo..hi, n),
-        prop::collection::vec(-1.0..1.0f64, n),
-    )
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -186,6 +176,7 @@ fn mismatched(x: &[f64], m: usize) -> f64 {
 #[test]
 fn equal_lengths_copy() {
     assert_eq!(mismatched_gradient(&[3.0, 1.0], 2), (9.0, vec![6.0, 0.0]));
+    assert_eq!(mismatched(&[3.0, 1.0], 2), 9.0);
 }
 
 #[test]
