@@ -335,6 +335,13 @@ impl Signature {
             .is_some_and(|p| p.shape == Shape::Plain { slice: true })
     }
 
+    /// Is parameter `id` a slice of the real type's numbers left out of `wrt` (data)?
+    pub fn is_real_data(&self, id: Id) -> bool {
+        self.is_slice(id)
+            && matches!(&self.params[id].ty_tokens, syn::Type::Reference(r)
+                if Self::element(&r.elem).is_some_and(|e| self.is_real(e)))
+    }
+
     /// Is this the real type's name (`T::zero()` is a real constant)?
     pub fn is_real_type_name(&self, ident: &Ident) -> bool {
         *ident == self.real || (self.f64_mode && ident == "f64")

@@ -57,7 +57,7 @@ fn shifted(x: &[f64]) -> f64 {
 const W: [f64; 3] = [0.5, -1.0, 2.0];
 
 /// Vectors side by side: an enumerated zip of a zip (with data, `w`), and a zip of vectors of
-/// different lengths (it stops at the shorter, as Rust's does).
+/// different lengths (it stops at the shorter, as Rust's does); a sum of the data.
 #[differentiable(wrt(x, y))]
 fn zipped(x: &[f64], y: &[f64], w: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -67,7 +67,7 @@ fn zipped(x: &[f64], y: &[f64], w: &[f64]) -> f64 {
     for (&a, b) in x.iter().zip(y) {
         s += (a - b).powi(2);
     }
-    s
+    s * w.iter().sum::<f64>()
 }
 
 fn check_heat(v: &[f64], dir: &[f64]) {

@@ -5,8 +5,8 @@
 //!   names (no new binding: the reversible program reads and writes the vector itself);
 //! - a copy (`let u = x.to_vec();`, `x[a..b].to_vec()`, `.clone()`, `.to_owned()`): a local
 //!   vector of zeros of the source's length, filled in a loop (the fill saves nothing);
-//! - a sum or product (`x.iter().sum::<f64>()`, `.product()`, anywhere in an expression): a
-//!   local accumulator, `+=` (`*=`) each element in a loop;
+//! - a sum or product (`x.iter().sum::<f64>()`, `.product()`, anywhere in an expression; of
+//!   data left out of `wrt` too): a local accumulator, `+=` (`*=`) each element in a loop;
 //! - `dst.copy_from_slice(src)` (either a sub-slice): a loop assigning each element, after a
 //!   check that the lengths agree, as Rust's own panics when they differ.
 //!
@@ -69,27 +69,30 @@ impl Reader {
 }
 
 impl Resolver<'_> {
-    /// The binding a path names, when it is a vector of differentiable numbers.
-    fn real_vec_named(&self, e: &syn::Expr) -> Option<Id> {
+    /// The binding a path names, when it is a vector of differentiable numbers (or, with
+    /// `data`, also a slice of numbers left out of `wrt`).
+    fn real_vec_named(&self, e: &syn::Expr, data: bool) -> Option<Id> {
         let syn::Expr::Path(p) = stripped(e) else {
             return None;
         };
         let id = self.lookup(p.path.get_ident()?)?;
-        (self.binds[id].ty == Ty::RealVec).then_some(id)
+        let real = self.binds[id].ty == Ty::RealVec || data && self.sig.is_real_data(id);
+        real.then_some(id)
     }
 
-    /// `e` as a vector of differentiable numbers: a binding or a sub-slice of one.
-    fn slice_of<'e>(&self, e: &'e syn::Expr) -> Option<Slice<'e>> {
+    /// `e` as a vector of differentiable numbers (with `data`, also of numbers left out of
+    /// `wrt`): a binding or a sub-slice of one.
+    fn slice_of<'e>(&self, e: &'e syn::Expr, data: bool) -> Option<Slice<'e>> {
         match stripped(e) {
             syn::Expr::Index(i) => match &*i.index {
                 syn::Expr::Range(range) => Some(Slice {
-                    id: self.real_vec_named(&i.expr)?,
+                    id: self.real_vec_named(&i.expr, data)?,
                     range: Some(range),
                 }),
                 _ => None,
             },
             other => Some(Slice {
-                id: self.real_vec_named(other)?,
+                id: self.real_vec_named(other, data)?,
                 range: None,
             }),
         }
@@ -145,7 +148,7 @@ impl Resolver<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Result<bool> {
-        if let Some(slice) = self.slice_of(value) {
+        if let Some(slice) = self.slice_of(value, false) {
             if slice.range.is_some() {
                 return err(
                     value,
@@ -159,7 +162,7 @@ impl Resolver<'_> {
         let Some((source, _)) = no_arg_call(value, &["to_vec", "clone", "to_owned"]) else {
             return Ok(false);
         };
-        let Some(slice) = self.slice_of(source) else {
+        let Some(slice) = self.slice_of(source, false) else {
             return Ok(false);
         };
         let reader = self.reader(&slice, span, out)?;
@@ -190,7 +193,9 @@ impl Resolver<'_> {
         let Some((source, _)) = no_arg_call(iter, &["iter", "into_iter"]) else {
             return Ok(None);
         };
-        let Some(slice) = self.slice_of(source) else {
+        // a sum of data is summed the same way (as an expression it would not compile in the
+        // generic program)
+        let Some(slice) = self.slice_of(source, true) else {
             return Ok(None);
         };
         let span = syn::spanned::Spanned::span(e);
@@ -264,14 +269,14 @@ impl Resolver<'_> {
             return Ok(false);
         }
         let span = syn::spanned::Spanned::span(m);
-        let Some(dst) = self.slice_of(&m.receiver) else {
+        let Some(dst) = self.slice_of(&m.receiver, false) else {
             return err(
                 &m.receiver,
                 "`copy_from_slice` here copies into a local vector of differentiable numbers \
                  (or a sub-slice of one, `v[a..b]`)",
             );
         };
-        let Some(src) = self.slice_of(&m.args[0]) else {
+        let Some(src) = self.slice_of(&m.args[0], false) else {
             return err(
                 &m.args[0],
                 "`copy_from_slice` here copies from a vector of differentiable numbers (or a \
