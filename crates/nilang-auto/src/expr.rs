@@ -524,7 +524,14 @@ fn mentions_real(r: Typing, e: &syn::Expr) -> bool {
     struct Finder<'a>(Typing<'a>, bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
         fn visit_expr(&mut self, e: &'ast syn::Expr) {
-            if matches!(e, syn::Expr::Path(_) | syn::Expr::Index(_)) && real_syn(self.0, e) {
+            // a binding or an element of one: a constant of the real type (`consts::PI`) is
+            // not differentiable
+            let binding = match e {
+                syn::Expr::Path(p) => p.path.get_ident().is_some(),
+                syn::Expr::Index(_) => true,
+                _ => false,
+            };
+            if binding && real_syn(self.0, e) {
                 self.1 = true;
             } else {
                 syn::visit::visit_expr(self, e);

@@ -2,7 +2,7 @@
 //! (`let u = x;`), a copy (`x.to_vec()`, `x[a..b].to_vec()`, `.clone()`, one that shadows its
 //! source), `x.iter().sum()` and `.product()` inside expressions, and `copy_from_slice` (sub-
 //! slices on either side), and loops over vectors side by side (`zip`, enumerated, a zip of a
-//! zip, vectors of different lengths). For each program, on random inputs (proptest): the reversible
+//! zip, vectors of different lengths, constant tables). For each program, on random inputs (proptest): the reversible
 //! program's value equals the plain function's bit for bit, `f_rev_inv` undoes `f_rev`, and
 //! the gradient of `f_gradient` agrees with central differences of the plain function and
 //! with forward mode (the reversible program run on `Dual` numbers).
@@ -164,6 +164,66 @@ proptest! {
     fn shifted_agrees((v, dir) in inputs(4, -1.0, 1.0)) {
         check_shifted(&v, &dir);
     }
+}
+
+/// Lanczos' coefficients for g = 7, nine terms (the table of the Lanczos approximation).
+const LANCZOS: [f64; 9] = [
+    0.999_999_999_999_809_9,
+    676.520_368_121_885_1,
+    -1_259.139_216_722_402_8,
+    771.323_428_777_653_1,
+    -176.615_029_162_140_6,
+    12.507_343_278_686_905,
+    -0.138_571_095_265_720_12,
+    9.984_369_578_019_572e-6,
+    1.505_632_735_149_311_6e-7,
+];
+
+/// ln Γ(x), x > 0.5, by Lanczos: a loop over a constant table, a method of a constant.
+#[differentiable]
+fn ln_gamma(x: f64) -> f64 {
+    let z = x - 1.0;
+    let mut a = LANCZOS[0];
+    for (i, &c) in LANCZOS.iter().enumerate() {
+        if i > 0 {
+            a += c / (z + i as f64);
+        }
+    }
+    let t = z + 7.5;
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (z + 0.5) * t.ln() - t + a.ln()
+}
+
+/// A vector beside a constant table.
+#[differentiable]
+fn weighted(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, &w) in x.iter().zip(LANCZOS.iter()) {
+        s += a * w;
+    }
+    s
+}
+
+#[test]
+fn loops_over_constant_tables() {
+    // Γ(4.5) = 3.5 · 2.5 · 1.5 · 0.5 · √π; ψ(4.5) = ψ(1/2) + 2 (1 + 1/3 + 1/5 + 1/7), with
+    // ψ(1/2) = −γ − 2 ln 2
+    let pi = std::f64::consts::PI;
+    let ln_gamma_ref = (3.5 * 2.5 * 1.5 * 0.5 * pi.sqrt()).ln();
+    let euler_gamma = 0.577_215_664_901_532_9;
+    let digamma_ref = -euler_gamma - 2.0 * 2f64.ln() + 2.0 * (1.0 + 1.0 / 3.0 + 0.2 + 1.0 / 7.0);
+    let (value, d) = ln_gamma_gradient(4.5);
+    assert_eq!(value.to_bits(), ln_gamma(4.5).to_bits());
+    assert!(
+        (value - ln_gamma_ref).abs() < 1e-13,
+        "{value} vs {ln_gamma_ref}"
+    );
+    assert!((d - digamma_ref).abs() < 1e-13, "{d} vs {digamma_ref}");
+    let mut out = Dual { re: 0.0, eps: 0.0 };
+    ln_gamma_rev(&mut out, &mut Dual { re: 4.5, eps: 1.0 });
+    assert!((out.eps - d).abs() < 1e-13);
+    let (value, g) = weighted_gradient(&[1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(value, weighted(&[1.0, 2.0, 3.0, 4.0]));
+    assert_eq!(g, LANCZOS[..4]);
 }
 
 #[differentiable]

@@ -29,13 +29,14 @@ impl Resolver<'_> {
                     Some(v) => self.declare(v, Ty::Plain, Origin::LoopVar),
                     None => self.temporary("step", Ty::Plain, f.pat.span()),
                 };
-                (id, range, Vec::new())
+                (id, range, (Vec::new(), Vec::new()))
             }
             crate::loops::LoopPattern::Slice { index, elements } => {
                 self.slice_loop(index, elements, f.expr.span(), f.pat.span())?
             }
         };
         self.flush(out);
+        let (elements, reads) = elements;
         for (element, vec) in elements {
             let ty = if self.binds[vec].ty == Ty::RealVec {
                 Ty::Real
@@ -44,7 +45,11 @@ impl Resolver<'_> {
             };
             self.declare(&element, ty, Origin::Element { vec, index: var });
         }
-        let body = self.block(&f.body)?;
+        let mut body = Vec::new();
+        for read in &reads {
+            self.stmt(read, &mut body)?;
+        }
+        body.extend(self.block(&f.body)?);
         self.scope.truncate(mark);
         out.push(Stmt {
             kind: StmtKind::For {
@@ -59,42 +64,65 @@ impl Resolver<'_> {
     }
 
     /// A loop over the elements of vectors (one, or several zipped): the hidden (or
-    /// enumerated) index, the range up to the shortest vector's length, and each element
-    /// variable with its vector, declared after the index by the caller.
-    #[allow(clippy::type_complexity)]
+    /// enumerated) index, the range up to the shortest vector's length, each element variable
+    /// of a vector binding with that binding (declared after the index by the caller), and for
+    /// each element of a constant table (`COEFFS.iter()`) or a local vector of plain values,
+    /// the `let c = COEFFS[i];` that starts the body.
     fn slice_loop(
         &mut self,
         index: Option<syn::Ident>,
         elements: Vec<(syn::Ident, &syn::Path)>,
         iter: Span,
         pat: Span,
-    ) -> Result<(Id, Range, Vec<(syn::Ident, Id)>)> {
-        let mut vecs = Vec::new();
-        for (_, vec) in &elements {
+    ) -> Result<(Id, Range, SliceElements)> {
+        let (mut bound, mut read) = (Vec::new(), Vec::new());
+        for (element, vec) in &elements {
             match vec.get_ident().and_then(|v| self.lookup(v)) {
                 Some(id) if self.binds[id].ty == Ty::RealVec || self.sig.is_slice(id) => {
-                    vecs.push(id)
+                    bound.push((element.clone(), id))
                 }
-                _ => {
+                Some(id) if self.binds[id].ty != Ty::Plain => {
                     return err(
                         vec,
                         "a loop over elements needs a vector variable: `for v in x.iter()`, \
                          or loop over indices: `for i in 0..x.len()`",
                     )
                 }
+                _ => read.push((element.clone(), *vec)),
             }
         }
-        let index_id = match &index {
-            Some(i) => self.declare(i, Ty::Plain, Origin::LoopVar),
-            None => self.temporary("i", Ty::Plain, pat),
-        };
-        let names: Vec<_> = vecs.iter().map(|id| self.binds[*id].name.clone()).collect();
-        let (first, rest) = (&names[0], &names[1..]);
-        let range = Range {
-            syn: syn::parse_quote_spanned!(iter=> 0..#first.len() #(.min(#rest.len()))*),
-            reads: vecs.iter().copied().collect(),
-        };
-        let elements = elements.into_iter().map(|(e, _)| e).zip(vecs).collect();
-        Ok((index_id, range, elements))
+        if read.is_empty() {
+            let index_id = match &index {
+                Some(i) => self.declare(i, Ty::Plain, Origin::LoopVar),
+                None => self.temporary("i", Ty::Plain, pat),
+            };
+            let names: Vec<_> = bound
+                .iter()
+                .map(|(_, id)| self.binds[*id].name.clone())
+                .collect();
+            let (first, rest) = (&names[0], &names[1..]);
+            let range = Range {
+                syn: syn::parse_quote_spanned!(iter=> 0..#first.len() #(.min(#rest.len()))*),
+                reads: bound.iter().map(|(_, id)| *id).collect(),
+            };
+            return Ok((index_id, range, (bound, Vec::new())));
+        }
+        // the range and the reads in the user's syntax, resolved as the user's code
+        let paths: Vec<&syn::Path> = elements.iter().map(|(_, p)| *p).collect();
+        let (first, rest) = (paths[0], &paths[1..]);
+        let range = self.range(&syn::parse_quote_spanned!(iter=>
+            0..#first.len() #(.min(#rest.len()))*
+        ))?;
+        let index = index.unwrap_or_else(|| self.names.user_fresh("i", pat));
+        let index_id = self.declare(&index, Ty::Plain, Origin::LoopVar);
+        let reads = read
+            .into_iter()
+            .map(|(element, vec)| syn::parse_quote_spanned!(pat=> let #element = #vec[#index];))
+            .collect();
+        Ok((index_id, range, (bound, reads)))
     }
 }
+
+/// The elements of a loop over vectors: those of vector bindings, and the `let`s that read
+/// the others at the start of the body.
+type SliceElements = (Vec<(syn::Ident, Id)>, Vec<syn::Stmt>);
