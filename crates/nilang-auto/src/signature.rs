@@ -560,7 +560,7 @@ impl Signature {
                 #[allow(clippy::too_many_arguments, unused_mut)]
                 #vis fn #name(#(#params),*) -> (f64, #grad_types) {
                     #(#setup)*
-                    let value = #vjp(&mut 0.0f64, &mut 1.0f64, #(#call_args),*);
+                    let value = #vjp(&mut -0.0f64, &mut 1.0f64, #(#call_args),*);
                     (#value, #grads)
                 }
             };
@@ -731,7 +731,8 @@ impl Sweeps {
                 mut #decisions: &mut ::nilang::stack::Decisions,
                 #(#params),*
             ) -> f64 {
-                let mut #value = 0.0f64;
+                // −0: the value added to it keeps its sign (−0 + −0 is −0)
+                let mut #value = -0.0f64;
                 #sweeps
                 #result
             }

@@ -226,6 +226,32 @@ fn loops_over_constant_tables() {
     assert_eq!(g, LANCZOS[..4]);
 }
 
+/// A sum alone: Rust's starts from −0.
+#[differentiable]
+fn total(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>()
+}
+
+/// A value of −0 from a program that saves (its `exp`): `f_gradient` runs its taped program.
+#[differentiable]
+fn negative_zero(x: &[f64]) -> f64 {
+    let e = x[0].exp();
+    -(e * 0.0) + x.iter().sum::<f64>() * 0.0
+}
+
+#[test]
+fn a_sum_keeps_the_sign_of_zero() {
+    let (value, _) = negative_zero_gradient(&[0.5, -1.0]);
+    assert_eq!(value.to_bits(), negative_zero(&[0.5, -1.0]).to_bits());
+    assert_eq!(value.to_bits(), (-0.0f64).to_bits());
+    for x in [&[-0.0][..], &[-0.0, -0.0], &[0.0, -0.0], &[1.5, -2.0]] {
+        let (value, grad) = total_gradient(x);
+        assert_eq!(value.to_bits(), total(x).to_bits(), "{x:?}");
+        assert_eq!(grad, vec![1.0; x.len()]);
+    }
+    assert_eq!(total(&[-0.0]).to_bits(), (-0.0f64).to_bits());
+}
+
 #[differentiable]
 fn mismatched(x: &[f64], m: usize) -> f64 {
     let mut y = vec![0.0; m];

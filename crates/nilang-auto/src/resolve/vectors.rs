@@ -205,7 +205,8 @@ impl Resolver<'_> {
         let (len, element) = (&reader.len, reader.element(&k, span));
         let (start, step): (syn::Stmt, syn::Expr) = if fold == "sum" {
             (
-                parse_quote_spanned!(span=> let mut #acc = 0.0;),
+                // Rust's `Sum` for floats starts from −0 (an empty sum, or one of −0s, is −0)
+                parse_quote_spanned!(span=> let mut #acc = -0.0;),
                 parse_quote_spanned!(span=> #acc += #element),
             )
         } else {
