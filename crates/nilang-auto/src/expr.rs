@@ -299,7 +299,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
             .chain(&args)
             .any(|e| mentions_real(self.r.typing(), e));
         self.r.vector_method(&m.method, &receiver, &reads)?;
-        if !self.is_real(&receiver) || !differentiable {
+        if !self.is_real(&receiver) || !differentiable || name == "len" || name == "is_empty" {
             // an index or count (`x.len()`, `i.pow(2)`, `n.min(m)`) or a constant
             // (`0.5f64.sqrt()`): plain Rust
             let method = &m.method;

@@ -21,9 +21,10 @@ pub enum LoopPattern<'a> {
     Slice {
         /// The index variable, when enumerated.
         index: Option<syn::Ident>,
-        /// Each element variable and the vector it walks, in order (one, or several zipped;
-        /// the loop runs over the shortest, as `zip` does).
-        elements: Vec<(syn::Ident, &'a syn::Path)>,
+        /// Each element variable and the vector it walks (a path, or a part of one,
+        /// `x[a..b]`), in order (one, or several zipped; the loop runs over the shortest, as
+        /// `zip` does).
+        elements: Vec<(syn::Ident, &'a syn::Expr)>,
     },
 }
 
@@ -37,15 +38,16 @@ fn name(p: &syn::Pat) -> Option<Option<syn::Ident>> {
     }
 }
 
-/// The vector an iterator walks: `x`, `&x`, `x.iter()`.
-fn vec_path(e: &syn::Expr) -> Option<&syn::Path> {
+/// The vector an iterator walks: `x`, `&x`, `x.iter()`, `x[a..b].iter()`.
+fn walked(e: &syn::Expr) -> Option<&syn::Expr> {
     match e {
-        syn::Expr::Path(p) => Some(&p.path),
-        syn::Expr::Reference(r) => vec_path(&r.expr),
-        syn::Expr::Paren(p) => vec_path(&p.expr),
-        syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
-            vec_path(&m.receiver)
+        syn::Expr::Path(_) => Some(e),
+        syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_)) => {
+            matches!(&*i.expr, syn::Expr::Path(_)).then_some(e)
         }
+        syn::Expr::Reference(r) => walked(&r.expr),
+        syn::Expr::Paren(p) => walked(&p.expr),
+        syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => walked(&m.receiver),
         _ => None,
     }
 }
@@ -61,7 +63,7 @@ fn pair(p: &syn::Pat) -> Option<[&syn::Pat; 2]> {
 
 /// The element variables and vectors of an iterator over vectors (`x.iter()`, or
 /// `a.zip(b)` of such iterators with the pattern `(pa, pb)`).
-fn elements<'a>(iter: &'a syn::Expr, pat: &syn::Pat) -> Option<Vec<(syn::Ident, &'a syn::Path)>> {
+fn elements<'a>(iter: &'a syn::Expr, pat: &syn::Pat) -> Option<Vec<(syn::Ident, &'a syn::Expr)>> {
     if let syn::Expr::MethodCall(m) = iter {
         if m.method == "zip" && m.args.len() == 1 {
             let [left, right] = pair(pat)?;
@@ -71,7 +73,7 @@ fn elements<'a>(iter: &'a syn::Expr, pat: &syn::Pat) -> Option<Vec<(syn::Ident, 
         }
     }
     match name(pat)? {
-        Some(element) => Some(vec![(element, vec_path(iter)?)]),
+        Some(element) => Some(vec![(element, walked(iter)?)]),
         None => None,
     }
 }

@@ -2,7 +2,7 @@
 //! (`let u = x;`), a copy (`x.to_vec()`, `x[a..b].to_vec()`, `.clone()`, one that shadows its
 //! source), `x.iter().sum()` and `.product()` inside expressions, and `copy_from_slice` (sub-
 //! slices on either side), and loops over vectors side by side (`zip`, enumerated, a zip of a
-//! zip, vectors of different lengths, constant tables). For each program, on random inputs (proptest): the reversible
+//! zip, vectors of different lengths, parts of vectors, constant tables). For each program, on random inputs (proptest): the reversible
 //! program's value equals the plain function's bit for bit, `f_rev_inv` undoes `f_rev`, and
 //! the gradient of `f_gradient` agrees with central differences of the plain function and
 //! with forward mode (the reversible program run on `Dual` numbers).
@@ -224,6 +224,37 @@ fn loops_over_constant_tables() {
     let (value, g) = weighted_gradient(&[1.0, 2.0, 3.0, 4.0]);
     assert_eq!(value, weighted(&[1.0, 2.0, 3.0, 4.0]));
     assert_eq!(g, LANCZOS[..4]);
+}
+
+/// Loops over parts of a vector: alone, enumerated, and two parts side by side (differences of
+/// neighbours).
+#[differentiable]
+fn parts(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for v in x[1..].iter() {
+        s += v * v;
+    }
+    for (i, &v) in x[..n - 1].iter().enumerate() {
+        s += v * i as f64;
+    }
+    for (a, b) in x[1..].iter().zip(x[..n - 1].iter()) {
+        s += (a - b).powi(2);
+    }
+    s
+}
+
+#[test]
+fn loops_over_parts_of_a_vector() {
+    let x = [0.5, -1.0, 2.0, 0.25];
+    let (value, grad) = parts_gradient(&x);
+    assert_eq!(value.to_bits(), parts(&x).to_bits());
+    nilang::ad::check_gradient(parts, &x, &grad, 1e-6, 1e-6).unwrap();
+    let dir = [1.0, -0.5, 0.25, 2.0];
+    let mut out = Dual { re: 0.0, eps: 0.0 };
+    parts_rev(&mut out, &mut duals(&x, &dir));
+    let along: f64 = grad.iter().zip(dir).map(|(g, d)| g * d).sum();
+    assert!((along - out.eps).abs() < 1e-12 * (1.0 + along.abs()));
 }
 
 /// A sum alone: Rust's starts from −0.

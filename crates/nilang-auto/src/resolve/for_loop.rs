@@ -66,18 +66,23 @@ impl Resolver<'_> {
     /// A loop over the elements of vectors (one, or several zipped): the hidden (or
     /// enumerated) index, the range up to the shortest vector's length, each element variable
     /// of a vector binding with that binding (declared after the index by the caller), and for
-    /// each element of a constant table (`COEFFS.iter()`) or a local vector of plain values,
-    /// the `let c = COEFFS[i];` that starts the body.
+    /// each element of a part of a vector (`x[1..].iter()`), a constant table
+    /// (`COEFFS.iter()`) or a local vector of plain values, the `let c = COEFFS[i];` that
+    /// starts the body.
     fn slice_loop(
         &mut self,
         index: Option<syn::Ident>,
-        elements: Vec<(syn::Ident, &syn::Path)>,
+        elements: Vec<(syn::Ident, &syn::Expr)>,
         iter: Span,
         pat: Span,
     ) -> Result<(Id, Range, SliceElements)> {
         let (mut bound, mut read) = (Vec::new(), Vec::new());
         for (element, vec) in &elements {
-            match vec.get_ident().and_then(|v| self.lookup(v)) {
+            let binding = match vec {
+                syn::Expr::Path(p) => p.path.get_ident().and_then(|v| self.lookup(v)),
+                _ => None,
+            };
+            match binding {
                 Some(id) if self.binds[id].ty == Ty::RealVec || self.sig.is_slice(id) => {
                     bound.push((element.clone(), id))
                 }
@@ -108,7 +113,7 @@ impl Resolver<'_> {
             return Ok((index_id, range, (bound, Vec::new())));
         }
         // the range and the reads in the user's syntax, resolved as the user's code
-        let paths: Vec<&syn::Path> = elements.iter().map(|(_, p)| *p).collect();
+        let paths: Vec<&syn::Expr> = elements.iter().map(|(_, p)| *p).collect();
         let (first, rest) = (paths[0], &paths[1..]);
         let range = self.range(&syn::parse_quote_spanned!(iter=>
             0..#first.len() #(.min(#rest.len()))*
@@ -117,10 +122,27 @@ impl Resolver<'_> {
         let index_id = self.declare(&index, Ty::Plain, Origin::LoopVar);
         let reads = read
             .into_iter()
-            .map(|(element, vec)| syn::parse_quote_spanned!(pat=> let #element = #vec[#index];))
+            .map(|(element, vec)| {
+                let at = element_of(vec, &index);
+                syn::parse_quote_spanned!(pat=> let #element = #at;)
+            })
             .collect();
         Ok((index_id, range, (bound, reads)))
     }
+}
+
+/// Element `index` of `vec`: `x[index]`, or of a part `x[a..b]`, `x[a + index]`.
+fn element_of(vec: &syn::Expr, index: &syn::Ident) -> syn::Expr {
+    if let syn::Expr::Index(i) = vec {
+        if let syn::Expr::Range(r) = &*i.index {
+            let whole = &i.expr;
+            return match &r.start {
+                Some(start) => syn::parse_quote!(#whole[(#start) + #index]),
+                None => syn::parse_quote!(#whole[#index]),
+            };
+        }
+    }
+    syn::parse_quote!(#vec[#index])
 }
 
 /// The elements of a loop over vectors: those of vector bindings, and the `let`s that read
