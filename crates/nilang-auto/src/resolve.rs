@@ -2,6 +2,7 @@
 //! bindings, and the diagnostics for everything outside the accepted subset of Rust.
 
 mod call_into;
+mod exits;
 mod for_loop;
 mod loop_attributes;
 mod vectors;
@@ -52,6 +53,7 @@ impl<'a> Resolver<'a> {
         names: &'a mut Names,
         block: &syn::Block,
     ) -> Result<Function> {
+        let block = &exits::desugar(block, names, !sig.has_outputs())?;
         let mut first_names = names.clone();
         let first = pass(sig, &mut first_names, block, BTreeSet::new())?;
         let floats = floats(&first);
@@ -495,13 +497,13 @@ impl<'a> Resolver<'a> {
             }
             syn::Expr::Return(_) => err(
                 e,
-                "an early `return` is not supported: compute the value in a variable and \
-                 return it at the end",
+                "a `return` inside an expression is not supported: return from a statement \
+                 (`if c { return v; }`)",
             ),
             syn::Expr::Break(_) | syn::Expr::Continue(_) => err(
                 e,
-                "`break` and `continue` are not supported: use a `while` loop whose condition \
-                 says when to stop, or an `if` around the rest of the body",
+                "`break` and `continue` are supported as statements of a loop's body (also \
+                 inside its `if`s), not inside an expression",
             ),
             syn::Expr::Loop(_) => err(e, "`loop` is not supported: use `while condition { … }`"),
             syn::Expr::Block(b) => {

@@ -5,7 +5,8 @@
 //! vectors (some filled by a loop, `v[j] = e`: first writes into a fresh vector, refills of one
 //! written before; some copied from a part of `x` or from another, `to_vec`, and later
 //! overwritten by `copy_from_slice`; sums of their elements, `v.iter().sum()`; loops over one
-//! beside `x`, `zip`), `max`/`min`
+//! beside `x`, `zip`), ways out (`break`, `continue` and `return` in loops on a test of data,
+//! an early `return` as a guard does), `max`/`min`
 //! and calls, among them calls that write a local vector (`lib_turn`, which overwrites two
 //! elements and accumulates into the third) — what the front end must turn into a reversible
 //! program.
@@ -84,8 +85,18 @@ pub fn ordinary_function(seed: u64) -> String {
         scope.reals.push((name.into(), true));
     }
     let count = 3 + rng.below(4);
-    for _ in 0..count {
+    for k in 0..count {
         body.push_str(&stmt(&mut rng, &mut scope, "    "));
+        if k + 1 < count && rng.below(8) == 0 {
+            // an early return, as a guard does
+            let (a, b) = (expr(&mut rng, &scope, 1), expr(&mut rng, &scope, 1));
+            let e = expr(&mut rng, &scope, 2);
+            writeln!(
+                body,
+                "    if {a} > {b} {{\n        return state * ({e}).tanh();\n    }}"
+            )
+            .unwrap();
+        }
     }
     let mut result = String::from("acc + state");
     for (name, _) in scope.reals.iter().skip(3) {
@@ -256,9 +267,14 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             } else {
                 format!("lib_mix({v}, t).abs()")
             };
+            let brk = if rng.below(3) == 0 {
+                format!("{pad}    if {v} < t {{\n{pad}        break;\n{pad}    }}\n")
+            } else {
+                String::new()
+            };
             format!(
                 "{pad}let mut {c} = 0;\n{pad}while {test} > 0.3 && {c} < 3 {{\n\
-                 {pad}    {v} *= 0.5;\n{pad}    {c} += 1;\n{pad}}}\n"
+                 {pad}    {v} *= 0.5;\n{brk}{pad}    {c} += 1;\n{pad}}}\n"
             )
         }
         _ if !scope.vecs.is_empty() && rng.below(3) == 0 => turn_call(rng, scope, pad),
@@ -364,7 +380,7 @@ fn loop_stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             walked = Some((at, v.clone()));
             scope.reals.push((format!("e{i}"), false));
             scope.reals.push((format!("f{i}"), false));
-            format!("for ({i}, (&e{i}, f{i})) in x.iter().zip({v}.iter()).enumerate()")
+            format!("for ({i}, (&e{i}, &f{i})) in x.iter().zip({v}.iter()).enumerate()")
         }
         _ => format!("for ({i}, e{i}) in x.iter().enumerate()"),
     };
@@ -372,7 +388,12 @@ fn loop_stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     if over_x {
         scope.indices.push(i.clone());
     }
-    let body = block(rng, scope, pad);
+    let mut body = block(rng, scope, pad);
+    if let Some(exit) = exit(rng, scope, pad) {
+        // a way out between two parts of the body: what follows it runs only when not taken
+        body.push_str(&exit);
+        body.push_str(&block(rng, scope, pad));
+    }
     if over_x {
         scope.indices.pop();
     }
@@ -381,6 +402,21 @@ fn loop_stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
         scope.vecs.insert(at, v);
     }
     format!("{pad}{header} {{\n{body}{pad}}}\n")
+}
+
+/// Now and then a way out of the loop being written, on a test of data: `break`, `continue`
+/// or `return` of a value.
+fn exit(rng: &mut Rng, scope: &Scope, pad: &str) -> Option<String> {
+    let way = match rng.below(6) {
+        0 => "break".to_string(),
+        1 => "continue".to_string(),
+        2 => format!("return acc + 0.5 * ({}).tanh()", expr(rng, scope, 1)),
+        _ => return None,
+    };
+    let (a, b) = (expr(rng, scope, 1), expr(rng, scope, 1));
+    Some(format!(
+        "{pad}    if {a} > {b} {{\n{pad}        {way};\n{pad}    }}\n"
+    ))
 }
 
 #[cfg(test)]

@@ -7,28 +7,45 @@ fn no_value(x: &[f64]) -> f64 {
 }
 
 #[differentiable]
-fn early_return(x: &[f64]) -> f64 {
-    if x[0] > 0.0 {
-        return x[0];
-    }
-    x[1]
+fn return_inside_a_value(x: &[f64]) -> f64 {
+    let y = if x[0] > 0.0 { return x[0]; } else { x[1] };
+    y
 }
 
 #[differentiable]
-fn breaks(x: &[f64]) -> f64 {
+fn break_with_label(x: &[f64]) -> f64 {
     let mut s = 0.0;
-    for i in 0..x.len() {
-        if x[i] > 1.0 {
-            break;
+    'outer: for i in 0..x.len() {
+        while s < 1.0 {
+            s += x[i];
+            if s > 0.5 {
+                break 'outer;
+            }
         }
-        s += x[i];
     }
     s
 }
 
 #[differentiable]
-fn plain_loop(x: &[f64]) -> f64 {
-    loop {}
+fn endless_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    loop {
+        s += x[0];
+    }
+    s
+}
+
+#[differentiable]
+fn checkpoint_with_break(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    #[checkpoint]
+    for i in 0..100 {
+        s = s * x[0] + 1.0;
+        if s > 10.0 {
+            break;
+        }
+    }
+    s
 }
 
 #[differentiable]
