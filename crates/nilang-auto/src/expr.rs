@@ -185,9 +185,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
                      `let v = vec![0.0; n];`",
                 )
             }
-            syn::Expr::Field(_) => {
-                return err(e, "field access is not supported yet: pass the fields as parameters")
-            }
+            syn::Expr::Field(f) => self.field(f)?,
             syn::Expr::Closure(_) => {
                 return err(e, "closures are not supported: write a function (also under `#[differentiable]`) and call it")
             }
@@ -230,7 +228,48 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         }
     }
 
+    /// `s.dt`, `s.grid[i]`, `s.a.b`: a field of plain data (a parameter or variable that is
+    /// not differentiated, such as a struct of settings), read as plain Rust.
+    fn field(&mut self, f: &syn::ExprField) -> Result<syn::Expr> {
+        let mut root = &*f.base;
+        while let syn::Expr::Field(syn::ExprField { base, .. })
+        | syn::Expr::Index(syn::ExprIndex { expr: base, .. })
+        | syn::Expr::Paren(syn::ExprParen { expr: base, .. }) = root
+        {
+            root = base;
+        }
+        let binding = match root {
+            syn::Expr::Path(p) => p.path.get_ident().and_then(|i| self.r.lookup(i)),
+            _ => None,
+        };
+        match binding.map(|id| (self.r.binds[id].ty, &self.r.binds[id].name)) {
+            Some((Ty::Plain, _)) => {
+                let base = self.expr(&f.base)?;
+                let member = &f.member;
+                Ok(syn::parse_quote_spanned!(f.span()=> #base.#member))
+            }
+            Some((_, name)) => err(
+                f,
+                format!(
+                    "`{name}` is differentiated, and a field of a differentiable value is not \
+                     supported: pass the numbers to differentiate as `f64` or `&[f64]` \
+                     parameters (a struct of data, left out of `wrt`, may be read by field)"
+                ),
+            ),
+            None => err(
+                f,
+                "a field is read here only from a parameter or variable of plain data \
+                 (`settings.dt`): bind the value to a variable first",
+            ),
+        }
+    }
+
     fn index(&mut self, i: &syn::ExprIndex) -> Result<syn::Expr> {
+        if matches!(&*i.expr, syn::Expr::Field(_)) {
+            let base = self.expr(&i.expr)?;
+            let index = self.in_plain(|w| w.expr(&i.index))?;
+            return Ok(syn::parse_quote_spanned!(i.span()=> #base[#index]));
+        }
         if !matches!(&*i.expr, syn::Expr::Path(_)) {
             return err(&i.expr, "only a variable can be indexed here: `v[i]`");
         }

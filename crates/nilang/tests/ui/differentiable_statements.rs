@@ -108,4 +108,19 @@ fn array_of_indices(x: &[f64]) -> f64 {
     x[idx[0]] * x[idx[1]]
 }
 
+#[differentiable]
+fn field_of_a_differentiable_value(x: &[f64]) -> f64 {
+    let y = x[0];
+    y.re
+}
+
+#[differentiable(wrt(x))]
+fn field_of_a_call(x: &[f64], s: &[usize]) -> f64 {
+    x[pick(s).0]
+}
+
+fn pick(s: &[usize]) -> (usize, usize) {
+    (s[0], s[1])
+}
+
 fn main() {}
