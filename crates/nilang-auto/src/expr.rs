@@ -742,6 +742,26 @@ pub fn selection(e: &syn::Expr) -> Option<(&syn::Expr, &syn::Expr, &syn::Expr)> 
 
 /// Calls `found` with each variable that is an operand of arithmetic (`+ - * /`) whose other
 /// operand reads a differentiable binding (`x[j] * ti` finds `ti`).
+/// The variables that are bare operands of the arithmetic at the top of `e` (`w` in `w * w`,
+/// `-(a + b)`), not those inside an index, a cast, a call or a method's arguments.
+pub fn arithmetic_operands(e: &syn::Expr, found: &mut dyn FnMut(&syn::Ident)) {
+    match e {
+        syn::Expr::Binary(b) if is_arithmetic(&b.op) => {
+            arithmetic_operands(&b.left, found);
+            arithmetic_operands(&b.right, found);
+        }
+        syn::Expr::Paren(syn::ExprParen { expr, .. })
+        | syn::Expr::Group(syn::ExprGroup { expr, .. })
+        | syn::Expr::Unary(syn::ExprUnary { expr, .. }) => arithmetic_operands(expr, found),
+        syn::Expr::Path(p) => {
+            if let Some(ident) = p.path.get_ident() {
+                found(ident);
+            }
+        }
+        _ => {}
+    }
+}
+
 pub fn operands_beside_reals(
     e: &syn::Expr,
     binds: &[crate::nir::Bind],

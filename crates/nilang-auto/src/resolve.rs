@@ -5,6 +5,7 @@ mod call_into;
 mod exits;
 mod for_loop;
 mod loop_attributes;
+mod matches;
 mod vectors;
 mod while_loop;
 
@@ -53,7 +54,7 @@ impl<'a> Resolver<'a> {
         names: &'a mut Names,
         block: &syn::Block,
     ) -> Result<Function> {
-        let block = &exits::desugar(block, names, !sig.has_outputs())?;
+        let block = &exits::desugar(&matches::desugar(block)?, names, !sig.has_outputs())?;
         let mut first_names = names.clone();
         let first = pass(sig, &mut first_names, block, BTreeSet::new())?;
         let floats = floats(&first);
@@ -244,7 +245,8 @@ impl<'a> Resolver<'a> {
                 self.let_one(&p.ident, annotated, &init.expr, local.span(), out)
             }
             syn::Pat::Tuple(t) if annotated.is_none() => {
-                let syn::Expr::Tuple(values) = &*init.expr else {
+                let pair = sin_cos(&init.expr);
+                let syn::Expr::Tuple(values) = pair.as_ref().unwrap_or(&*init.expr) else {
                     return err(
                         &init.expr,
                         "a tuple pattern needs a tuple of values here: `let (a, b) = (x, y);`",
@@ -288,6 +290,14 @@ impl<'a> Resolver<'a> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Result<()> {
+        if is_nested_vector(value) {
+            return err(
+                value,
+                "a local matrix (an array of arrays, a `Vec` of `Vec`s) is not supported: use \
+                 one flat vector, `let mut m = [0.0; 3 * 3];` or `vec![0.0; rows * cols]`, and \
+                 index it as `m[i * cols + j]`",
+            );
+        }
         if let syn::Expr::Array(elements) = value {
             return self.let_array(ident, elements, span, out);
         }
@@ -650,6 +660,40 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// `[[0.0; n]; m]`, `vec![vec![0.0; n]; m]`, `[[a, b], [c, d]]`: a vector whose elements are
+/// vectors.
+fn is_nested_vector(e: &syn::Expr) -> bool {
+    let is_vector = |e: &syn::Expr| match e {
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
+        syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+        _ => false,
+    };
+    match e {
+        syn::Expr::Repeat(r) => is_vector(&r.expr),
+        syn::Expr::Array(a) => a.elems.iter().any(is_vector),
+        syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => m
+            .mac
+            .parse_body_with(|input: syn::parse::ParseStream| {
+                let first: syn::Expr = input.parse()?;
+                input.parse::<proc_macro2::TokenStream>()?;
+                Ok(first)
+            })
+            .is_ok_and(|first| is_vector(&first)),
+        _ => false,
+    }
+}
+
+/// `x.sin_cos()` as the pair it is, `(x.sin(), x.cos())`.
+fn sin_cos(e: &syn::Expr) -> Option<syn::Expr> {
+    match e {
+        syn::Expr::MethodCall(m) if m.method == "sin_cos" && m.args.is_empty() => {
+            let x = &m.receiver;
+            Some(syn::parse_quote_spanned!(m.span()=> ((#x).sin(), (#x).cos())))
+        }
+        _ => None,
+    }
+}
+
 /// [`Resolver::resolve`] with lifetimes of its own (a first resolution runs on a copy of the
 /// names).
 fn pass(
@@ -669,12 +713,39 @@ fn floats(f: &Function) -> BTreeSet<Id> {
     let mut out = BTreeSet::new();
     let plain_local =
         |id: Id| f.binds[id].ty == Ty::Plain && matches!(f.binds[id].origin, Origin::Local);
-    let mut exprs = Vec::new();
-    collect(&f.body, &mut exprs, &mut |place: &Place, value: &Expr| {
-        if value.real && place.index.is_none() && plain_local(place.root) {
-            out.insert(place.root);
-        }
+    let (mut exprs, mut flows) = (Vec::new(), Vec::new());
+    collect(
+        &f.body,
+        &mut exprs,
+        &mut |place: &Place, value: &'_ Expr| {
+            if value.real && place.index.is_none() && plain_local(place.root) {
+                out.insert(place.root);
+            }
+        },
+    );
+    collect(&f.body, &mut Vec::new(), &mut |place: &Place, value| {
+        flows.push((place.root, value.clone()))
     });
+    // a plain local that is a bare operand of arithmetic whose value goes into a float (`s +=
+    // w * w` with `w` read from a constant table) holds a float too, and so do those its own
+    // value is computed from
+    loop {
+        let before = out.len();
+        for (target, value) in &flows {
+            if f.binds[*target].ty == Ty::Plain && !out.contains(target) {
+                continue;
+            }
+            crate::expr::arithmetic_operands(&value.syn, &mut |name| {
+                let id = value.reads.iter().find(|id| f.binds[**id].name == *name);
+                if let Some(&id) = id.filter(|id| plain_local(**id)) {
+                    out.insert(id);
+                }
+            });
+        }
+        if out.len() == before {
+            break;
+        }
+    }
     exprs.extend(&f.ret);
     for e in exprs {
         crate::expr::operands_beside_reals(&e.syn, &f.binds, &mut |name| {
@@ -693,7 +764,8 @@ fn floats(f: &Function) -> BTreeSet<Id> {
     out
 }
 
-/// Every expression of a block, and each assignment's place and value to `assigned`.
+/// Every expression of a block, and each assignment's (and `let`'s) place and value to
+/// `assigned`.
 fn collect<'f>(
     stmts: &'f [Stmt],
     exprs: &mut Vec<&'f Expr>,
@@ -701,8 +773,16 @@ fn collect<'f>(
 ) {
     for s in stmts {
         match &s.kind {
-            StmtKind::Let { init, .. } => match init {
-                Init::Expr(e) | Init::Zeros { len: e } => exprs.push(e),
+            StmtKind::Let { init, id } => match init {
+                Init::Expr(e) => {
+                    let place = Place {
+                        root: *id,
+                        index: None,
+                    };
+                    assigned(&place, e);
+                    exprs.push(e)
+                }
+                Init::Zeros { len: e } => exprs.push(e),
                 Init::Select { cond, then, els } => exprs.extend([cond, then, els]),
                 Init::Call { args, .. } => exprs.extend(args),
             },

@@ -238,10 +238,11 @@ impl Signature {
         walk(t.to_token_stream(), &self.real)
     }
 
-    /// The element type of `[E]` or `Vec<E>`.
+    /// The element type of `[E]`, `[E; N]` or `Vec<E>`.
     fn element(t: &syn::Type) -> Option<&syn::Type> {
         match t {
             syn::Type::Slice(s) => Some(&s.elem),
+            syn::Type::Array(a) => Some(&a.elem),
             syn::Type::Path(p) => {
                 let last = p.path.segments.last()?;
                 if last.ident != "Vec" {

@@ -6,7 +6,8 @@
 //! written before; some copied from a part of `x` or from another, `to_vec`, and later
 //! overwritten by `copy_from_slice`; sums of their elements, `v.iter().sum()`; loops over one
 //! beside `x`, `zip`), ways out (`break`, `continue` and `return` in loops on a test of data,
-//! an early `return` as a guard does), `max`/`min`
+//! an early `return` as a guard does), `match` on a count, sums of mapped iterators
+//! (`x.iter().map(|v| …).sum()`, a dot product by `zip`), `max`/`min`
 //! and calls, among them calls that write a local vector (`lib_turn`, which overwrites two
 //! elements and accumulates into the third) — what the front end must turn into a reversible
 //! program.
@@ -145,6 +146,16 @@ fn leaf(rng: &mut Rng, scope: &Scope) -> String {
             let v = rng.pick(&scope.vecs).clone();
             format!("0.3 * {v}.iter().sum::<f64>()")
         }
+        4 if rng.below(2) == 0 => {
+            // a sum of a mapped iterator: a dot product with `x`, the closure reading a scalar
+            let a = rng.pick(&scope.reals).0.clone();
+            match scope.vecs.first() {
+                Some(v) if rng.below(2) == 0 => {
+                    format!("0.3 * x.iter().zip({v}.iter()).map(|(p, q)| p * q).sum::<f64>()")
+                }
+                _ => format!("0.25 * x.iter().map(|v| (v * {a}).sin()).sum::<f64>()"),
+            }
+        }
         _ => rng.pick(&scope.reals).0.clone(),
     }
 }
@@ -246,6 +257,14 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             }
             scope.vecs.push(name);
             out
+        }
+        7 | 8 if rng.below(4) == 0 => {
+            // `match` on the plain `n`: the `if` chain it means
+            let (first, second) = (block(rng, scope, pad), block(rng, scope, pad));
+            format!(
+                "{pad}match n {{\n{pad}    1 => {{\n{first}{pad}    }}\n\
+                 {pad}    2..=3 => {{\n{second}{pad}    }}\n{pad}    _ => {{}}\n{pad}}}\n"
+            )
         }
         7 | 8 => loop_stmt(rng, scope, pad),
         9 => {

@@ -7,6 +7,8 @@
 //!   vector of zeros of the source's length, filled in a loop (the fill saves nothing);
 //! - a sum or product (`x.iter().sum::<f64>()`, `.product()`, anywhere in an expression; of
 //!   data left out of `wrt` too): a local accumulator, `+=` (`*=`) each element in a loop;
+//!   of a mapped iterator (`x.iter().zip(&y).map(|(a, b)| a * b).sum::<f64>()`), the `for`
+//!   over that iterator with the closure's parameter as its pattern, adding the closure's value;
 //! - `dst.copy_from_slice(src)` (either a sub-slice): a loop assigning each element, after a
 //!   check that the lengths agree, as Rust's own panics when they differ.
 //!
@@ -49,6 +51,19 @@ fn no_arg_call<'e>(e: &'e syn::Expr, names: &[&str]) -> Option<(&'e syn::Expr, S
     };
     let name = m.method.to_string();
     (m.args.is_empty() && names.contains(&name.as_str())).then_some((&*m.receiver, name))
+}
+
+/// `iter.map(|pattern| body)` with a closure of one parameter: `iter` and the closure.
+fn mapped(e: &syn::Expr) -> Option<(&syn::Expr, &syn::ExprClosure)> {
+    let syn::Expr::MethodCall(m) = stripped(e) else {
+        return None;
+    };
+    match (m.method == "map", m.args.first()) {
+        (true, Some(syn::Expr::Closure(c))) if m.args.len() == 1 && c.inputs.len() == 1 => {
+            Some((&m.receiver, c))
+        }
+        _ => None,
+    }
 }
 
 /// A slice read through fresh names: `src[start + k]` for `k` in `0..len`.
@@ -190,6 +205,9 @@ impl Resolver<'_> {
         let Some((iter, fold)) = no_arg_call(e, &["sum", "product"]) else {
             return Ok(None);
         };
+        if let Some((inner, closure)) = mapped(iter) {
+            return self.mapped_fold(inner, closure, &fold, e, out).map(Some);
+        }
         let Some((source, _)) = no_arg_call(iter, &["iter", "into_iter"]) else {
             return Ok(None);
         };
@@ -221,6 +239,49 @@ impl Resolver<'_> {
         Ok(Some(acc))
     }
 
+    /// `iter.map(|pattern| body).sum::<f64>()` (or `.product()`): an accumulator and the loop
+    /// `for pattern in iter { acc += body; }`, resolved as a `for` over `iter` (a vector, a
+    /// part of one, `zip`, `enumerate`: what a `for` accepts), the closure's statements
+    /// first when its body is a block.
+    fn mapped_fold(
+        &mut self,
+        iter: &syn::Expr,
+        closure: &syn::ExprClosure,
+        fold: &str,
+        e: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Result<syn::Ident> {
+        let span = syn::spanned::Spanned::span(e);
+        let acc = self.names.user_fresh(fold, span);
+        let mut pattern = &closure.inputs[0];
+        if let syn::Pat::Type(t) = pattern {
+            pattern = &t.pat;
+        }
+        let (stmts, value) = match &*closure.body {
+            syn::Expr::Block(b) => match b.block.stmts.split_last() {
+                Some((syn::Stmt::Expr(value, None), stmts)) => (stmts.to_vec(), value.clone()),
+                _ => return err(&closure.body, "the closure's body must end with its value"),
+            },
+            value => (Vec::new(), value.clone()),
+        };
+        let (start, step): (syn::Stmt, syn::Stmt) = if fold == "sum" {
+            (
+                parse_quote_spanned!(span=> let mut #acc = -0.0;),
+                parse_quote_spanned!(span=> #acc += #value;),
+            )
+        } else {
+            (
+                parse_quote_spanned!(span=> let mut #acc = 1.0;),
+                parse_quote_spanned!(span=> #acc *= #value;),
+            )
+        };
+        self.stmt(&start, out)?;
+        let fold_loop: syn::Expr =
+            parse_quote_spanned!(span=> for #pattern in #iter { #(#stmts)* #step });
+        self.expr_stmt(&fold_loop, out)?;
+        Ok(acc)
+    }
+
     /// A method called on a whole vector of differentiable numbers (`receiver`, as rewritten,
     /// reading `reads`): `len` and `is_empty` are plain; any other is an error that lists
     /// what is supported (sums and copies are recognised before this).
@@ -241,10 +302,10 @@ impl Resolver<'_> {
         if method == "iter" {
             return err(
                 method,
-                "an iterator chain over a vector of differentiable numbers (`.map(|v| …)`, \
-                 `.fold(…)`) is not supported: write the loop (`for v in x.iter() { s += v * v; \
-                 }`); supported are `x.iter().sum::<f64>()`, `.product()`, and `for` over \
-                 `x.iter()`, `.enumerate()` and `.zip(…)`",
+                "this iterator chain over a vector of differentiable numbers is not supported: \
+                 write the loop (`for v in x.iter() { s += v * v; }`); supported are \
+                 `x.iter().sum::<f64>()`, `.product()`, a sum or product of `.map(|v| …)` \
+                 over them, and `for` over `x.iter()`, `.enumerate()` and `.zip(…)`",
             );
         }
         err(

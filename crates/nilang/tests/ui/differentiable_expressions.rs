@@ -43,12 +43,4 @@ fn iterator_chain(x: &[f64]) -> f64 {
     s
 }
 
-#[differentiable]
-fn match_expression(x: &[f64]) -> f64 {
-    match x.len() {
-        0 => 0.0,
-        _ => x[0],
-    }
-}
-
 fn main() {}

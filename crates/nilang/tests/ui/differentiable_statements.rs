@@ -123,4 +123,33 @@ fn pick(s: &[usize]) -> (usize, usize) {
     (s[0], s[1])
 }
 
+#[derive(PartialEq)]
+pub enum Kind {
+    Linear,
+    Cubic,
+}
+
+#[differentiable(wrt(x))]
+fn match_on_an_enum(x: &[f64], kind: &Kind) -> f64 {
+    match kind {
+        Kind::Linear => x[0],
+        Kind::Cubic => x[0] * x[0] * x[0],
+    }
+}
+
+#[differentiable]
+fn guard_on_a_binding(x: &[f64]) -> f64 {
+    match x.len() {
+        n if n > 2 => x[2],
+        _ => x[0],
+    }
+}
+
+#[differentiable]
+fn local_matrix(x: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 2];
+    m[0][1] = x[0];
+    m[0][1]
+}
+
 fn main() {}

@@ -22,7 +22,7 @@ fn copy_from_data(x: &[f64], data: &[f64]) -> f64 {
 
 #[differentiable]
 fn iterator_chain(x: &[f64]) -> f64 {
-    x.iter().map(|v| v * v).sum::<f64>()
+    x.iter().fold(0.0, |s, v| s + v * v)
 }
 
 #[differentiable]
