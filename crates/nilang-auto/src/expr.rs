@@ -2,9 +2,12 @@
 //! `x.powi(2)` is `square(x)`, `a.max(b)` a selection computed first), each variable its
 //! binding's spelling, and the bindings read are collected.
 
+mod methods;
+
 use crate::nir::{Id, Init, Origin, Stmt, StmtKind, Ty};
 use crate::resolve::Resolver;
 use crate::signature::Signature;
+use methods::{float_method_call, method_of_primitive};
 use proc_macro2::Span;
 use quote::ToTokens;
 use std::collections::BTreeSet;
@@ -14,70 +17,6 @@ type Result<T> = syn::Result<T>;
 
 fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
     Err(syn::Error::new_spanned(tokens, message))
-}
-
-/// Whether a row's "f′ from the value" column is filled (`[v {v}]`) or empty (`[]`).
-macro_rules! filled {
-    ([]) => {
-        false
-    };
-    ([$($t:tt)+]) => {
-        true
-    };
-}
-
-/// The unary rows of the primitive table that are a Rust method of a float: the method, the
-/// language's name, and whether the derivative follows from the value (`exp`, `sqrt`, `tanh`).
-const METHOD_ROWS: &[(&str, &str, bool)] = {
-    macro_rules! method_rows {
-        ([] unary { $(($ty:ident $name:ident $doc:literal $x:ident $value:block $deriv:block
-            $from:tt [$($method:ident)?] $($rest:tt)*))* }
-            binary { $($binary:tt)* }) => {
-            &[$($((stringify!($method), stringify!($name), filled!($from)),)?)*]
-        };
-    }
-    nilang_prims::primitives!(method_rows)
-};
-
-/// Whether the derivative of the primitive `prim` follows from its value (the table's
-/// `derivative_from_value` column): an adjoint that holds `f(x)` skips evaluating `f`, so the
-/// front end keeps such values (see [`Rewriter::method`]).
-fn derivative_follows_from_value(prim: &str) -> bool {
-    METHOD_ROWS.iter().any(|(_, p, from)| *p == prim && *from)
-}
-
-/// The language's name of a primitive written as a Rust method of a float, with the number of
-/// arguments the method takes (from the primitive table: the method column of each row).
-fn primitive_of_method(method: &str) -> Option<(&'static str, usize)> {
-    if let Some((_, name, _)) = METHOD_ROWS.iter().find(|(m, _, _)| *m == method) {
-        return Some((name, 0));
-    }
-    match method {
-        "abs" => Some(("abs", 0)),
-        "powf" => Some(("pow", 1)),
-        "atan2" => Some(("atan2", 1)),
-        "hypot" => Some(("hypot", 1)),
-        "max" => Some(("max", 1)),
-        "min" => Some(("min", 1)),
-        _ => None,
-    }
-}
-
-/// `f64::sqrt(x)`, `f64::max(a, b)` (the real type's float methods called by path) as the
-/// method calls they are: `x.sqrt()`, `a.max(b)`.
-fn float_method_call(sig: &Signature, c: &syn::ExprCall) -> Option<syn::ExprMethodCall> {
-    let syn::Expr::Path(p) = &*c.func else {
-        return None;
-    };
-    let [ty, method] = [p.path.segments.first()?, p.path.segments.last()?];
-    let name = method.ident.to_string();
-    let float_method = primitive_of_method(&name).is_some() || name == "powi" || name == "mul_add";
-    if p.path.segments.len() != 2 || !sig.is_real_type_name(&ty.ident) || !float_method {
-        return None;
-    }
-    let receiver = c.args.first()?;
-    let (method, rest) = (&method.ident, c.args.iter().skip(1));
-    Some(syn::parse_quote_spanned!(c.span()=> (#receiver).#method(#(#rest),*)))
 }
 
 /// Is `name` a primitive of the language (a row of the primitive table)?
@@ -305,93 +244,6 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         Ok(syn::parse_quote_spanned!(b.span()=> #left #op #right))
     }
 
-    /// A method call: a primitive of the language (`x.sin()` is `sin(x)`), or plain Rust on an
-    /// index or a constant. A primitive whose derivative follows from its value (`x.exp()`,
-    /// `x.sqrt()`, `x.tanh()`) is computed into a temporary of its own first (`let exp_1 =
-    /// exp(x);`), so that the block that frees it saves it on the tape: the gradient's reverse
-    /// sweep takes the derivative from the saved value instead of evaluating the function again
-    /// (`Acc1::sub1_released`), as a hand-written adjoint reuses `exp(x)`.
-    fn method(&mut self, m: &syn::ExprMethodCall) -> Result<syn::Expr> {
-        let mut folded = Vec::new();
-        if let Some(acc) = self
-            .r
-            .vector_fold(&syn::Expr::MethodCall(m.clone()), &mut folded)?
-        {
-            self.r.hoisted.extend(folded);
-            return self.expr(&syn::parse_quote_spanned!(m.span()=> #acc));
-        }
-        let mut reads = BTreeSet::new();
-        let (receiver, args) = {
-            let mut own = Rewriter {
-                r: &mut *self.r,
-                reads: &mut reads,
-                plain: self.plain,
-            };
-            let receiver = own.expr(&m.receiver)?;
-            let args: Vec<syn::Expr> = m.args.iter().map(|a| own.expr(a)).collect::<Result<_>>()?;
-            (receiver, args)
-        };
-        self.reads.extend(&reads);
-        let name = m.method.to_string();
-        let span = m.span();
-        let differentiable = std::iter::once(&receiver)
-            .chain(&args)
-            .any(|e| mentions_real(self.r.typing(), e));
-        self.r.vector_method(&m.method, &receiver, &reads)?;
-        if !self.is_real(&receiver) || !differentiable || name == "len" || name == "is_empty" {
-            // an index or count (`x.len()`, `i.pow(2)`, `n.min(m)`) or a constant
-            // (`0.5f64.sqrt()`): plain Rust
-            let method = &m.method;
-            return Ok(syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*)));
-        }
-        match (name.as_str(), args.as_slice()) {
-            ("powi", [n]) if is_int_literal(n, 2) => {
-                return Ok(syn::parse_quote_spanned!(span=> square(#receiver)))
-            }
-            ("powi", [n]) => return Ok(syn::parse_quote_spanned!(span=> pow(#receiver, #n))),
-            ("mul_add", [a, c]) => {
-                return Ok(syn::parse_quote_spanned!(span=> #receiver * #a + #c))
-            }
-            ("clamp", [lo, hi]) => {
-                return Ok(syn::parse_quote_spanned!(span=> min(max(#receiver, #lo), #hi)))
-            }
-            _ => {}
-        }
-        match primitive_of_method(&name) {
-            Some((prim, 0))
-                if args.is_empty() && derivative_follows_from_value(prim) && !self.plain =>
-            {
-                let id = self.r.temporary(prim, Ty::Real, span);
-                let prim = syn::Ident::new(prim, m.method.span());
-                let value = crate::nir::Expr {
-                    syn: syn::parse_quote_spanned!(span=> #prim(#receiver)),
-                    reads,
-                    real: true,
-                };
-                Ok(self.hoisted_let(id, Init::Expr(value), span))
-            }
-            Some((prim, arity)) if arity == args.len() => {
-                let prim = syn::Ident::new(prim, m.method.span());
-                let mut args = args;
-                if let Some(a) = args.first_mut() {
-                    if same_place(&receiver, a) || same_root(&receiver, a) {
-                        // one instruction reads each place once: the second operand is a copy
-                        *a = syn::parse_quote!(identity(#a));
-                    }
-                }
-                Ok(syn::parse_quote_spanned!(span=> #prim(#receiver #(, #args)*)))
-            }
-            _ => err(
-                &m.method,
-                format!(
-                    "`.{name}()` is not a primitive of nilang: the float methods are sin, cos, \
-                     tan, asin, acos, atan, sinh, cosh, tanh, exp, exp_m1, ln, ln_1p, log2, \
-                     sqrt, abs, powi, powf, atan2, hypot, mul_add, max, min and clamp"
-                ),
-            ),
-        }
-    }
-
     fn call(&mut self, c: &syn::ExprCall) -> Result<syn::Expr> {
         if let Some(m) = float_method_call(self.r.sig, c) {
             // `f64::max(a, b)`: the method call `a.max(b)` it names
@@ -467,23 +319,6 @@ fn is_arithmetic(op: &syn::BinOp) -> bool {
         op,
         syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
     )
-}
-
-/// The language's name of a primitive back to Rust's method of `f64` (`log` is `ln`).
-fn method_of_primitive(prim: &str) -> Option<&'static str> {
-    METHOD_ROWS
-        .iter()
-        .find(|(_, p, _)| *p == prim)
-        .map(|(m, _, _)| *m)
-        .or(match prim {
-            "abs" => Some("abs"),
-            "pow" => Some("powf"),
-            "atan2" => Some("atan2"),
-            "hypot" => Some("hypot"),
-            "max" => Some("max"),
-            "min" => Some("min"),
-            _ => None,
-        })
 }
 
 /// A rewritten expression computed on plain `f64` values, for a condition, an index or a

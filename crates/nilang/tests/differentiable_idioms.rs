@@ -1,6 +1,7 @@
 //! `#[differentiable]` on Rust idioms that are not loops a user writes out: a sum or product
 //! of a mapped iterator (`x.iter().zip(&y).map(|(a, b)| a * b).sum::<f64>()`, enumerated, a
-//! closure with statements, of data), `x.sin_cos()`, and `match` on plain values (literals,
+//! closure with statements, of data), `x.sin_cos()`, `recip`, `to_radians`, `to_degrees`,
+//! `signum` and `floor` (plain values), and `match` on plain values (literals,
 //! `|`, ranges, guards, a binding; as a statement and as a value), arrays taken by reference
 //! (`&[f64; 3]`, `&mut [f64; 3]`) as slices are. On random inputs
 //! (proptest): the reversible program's value equals the plain function's bit for bit,
@@ -45,12 +46,19 @@ fn mapped(x: &[f64]) -> f64 {
     table + dot + weighted * ranked + scale * x.iter().map(|v| 1.0 + 0.1 * v).product::<f64>()
 }
 
-/// A rotation by `sin_cos`.
+/// A rotation by `sin_cos` of an angle in degrees; `recip`, and the piecewise-constant
+/// `signum` and `floor` (plain values: derivative zero).
 #[differentiable]
 fn rotated(p: &[f64]) -> f64 {
-    let (s, c) = p[0].sin_cos();
+    let (s, c) = (30.0 * p[0]).to_radians().sin_cos();
     let (x, y) = (c * p[1] - s * p[2], s * p[1] + c * p[2]);
-    x * x * 0.5 + y
+    let back = (p[0].to_degrees() * 0.01).tanh();
+    x * x * 0.5
+        + y
+        + (2.0 + y * y).recip()
+        + p[2].signum() * p[2]
+        + (3.0 * p[1]).floor() * p[0]
+        + back
 }
 
 /// `match` on a plain index: a value with ranges and `|`, a statement with a guard and a

@@ -45,51 +45,21 @@ struct Exits {
 
 /// The function body with its exits rewritten; the body unchanged when it has none.
 pub(super) fn desugar(block: &syn::Block, names: &mut Names, value: bool) -> Result<syn::Block> {
-    let mut rewriter = Rewriter { names };
     let early = early_return(block);
     if !early && !Exiting::default().any_loop_exit(block) {
         return Ok(block.clone());
     }
-    let span = block.span();
+    let mut rewriter = Rewriter { names };
     let mut stmts = block.stmts.clone();
-    let mut exits = Exits::default();
-    let mut head: Vec<syn::Stmt> = Vec::new();
-    let mut tail: Option<syn::Expr> = None;
+    let (mut exits, mut out, mut tail) = (Exits::default(), Vec::new(), None);
     if early {
-        let flag = rewriter.names.user_fresh("returned", span);
-        head.push(parse_quote_spanned!(span=> let mut #flag = 0usize;));
-        let result = value.then(|| rewriter.names.user_fresh("result", span));
-        if let Some(result) = &result {
-            // Rust's sums start from −0, which keeps a returned −0 as it is.
-            head.push(parse_quote_spanned!(span=> let mut #result = -0.0;));
-            tail = Some(parse_quote_spanned!(span=> #result));
-            let last = stmts.pop();
-            let value = match last {
-                Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) => r.expr.map(|e| *e),
-                Some(syn::Stmt::Expr(e, None)) => Some(e),
-                Some(other) => {
-                    return err(
-                        other,
-                        "the body must end with the value the function returns (an expression \
-                         without `;`, or `return value;`)",
-                    )
-                }
-                None => None,
-            };
-            let Some(value) = value else {
-                return err(
-                    block,
-                    "the function returns nothing: end its body with the value it returns",
-                );
-            };
-            stmts.push(parse_quote_spanned!(value.span()=> return #value;));
-        }
+        let (flag, result) = rewriter.returning(block, value, &mut stmts, &mut out)?;
+        tail = result.clone();
         exits.returned = Some((flag, result));
     }
-    let mut out = head;
     out.extend(rewriter.stmts(&stmts, &exits)?);
     if let Some(tail) = tail {
-        out.push(syn::Stmt::Expr(tail, None));
+        out.push(parse_quote_spanned!(tail.span()=> #tail));
     }
     Ok(syn::Block {
         brace_token: block.brace_token,
@@ -102,6 +72,47 @@ struct Rewriter<'n> {
 }
 
 impl Rewriter<'_> {
+    /// For a body that returns early: the counter `returned_1` and (for a function with a
+    /// value) the variable `result_1` the value goes to, declared into `head`, and the body's
+    /// last value turned into the last `return`.
+    fn returning(
+        &mut self,
+        block: &syn::Block,
+        value: bool,
+        stmts: &mut Vec<syn::Stmt>,
+        head: &mut Vec<syn::Stmt>,
+    ) -> Result<(syn::Ident, Option<syn::Ident>)> {
+        let span = block.span();
+        let flag = self.names.user_fresh("returned", span);
+        head.push(parse_quote_spanned!(span=> let mut #flag = 0usize;));
+        if !value {
+            return Ok((flag, None));
+        }
+        let result = self.names.user_fresh("result", span);
+        // Rust's sums start from −0, which keeps a returned −0 as it is.
+        head.push(parse_quote_spanned!(span=> let mut #result = -0.0;));
+        let last = match stmts.pop() {
+            Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) => r.expr.map(|e| *e),
+            Some(syn::Stmt::Expr(e, None)) => Some(e),
+            Some(other) => {
+                return err(
+                    other,
+                    "the body must end with the value the function returns (an expression \
+                     without `;`, or `return value;`)",
+                )
+            }
+            None => None,
+        };
+        let Some(last) = last else {
+            return err(
+                block,
+                "the function returns nothing: end its body with the value it returns",
+            );
+        };
+        stmts.push(parse_quote_spanned!(last.span()=> return #last;));
+        Ok((flag, Some(result)))
+    }
+
     /// `stmts` with each exit rewritten, the statements after one that may exit guarded by
     /// the counters it may set.
     fn stmts(&mut self, stmts: &[syn::Stmt], exits: &Exits) -> Result<Vec<syn::Stmt>> {
