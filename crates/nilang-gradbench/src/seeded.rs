@@ -13,19 +13,3 @@ pub fn uniform(seed: u64, n: usize) -> Vec<f64> {
         })
         .collect()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::uniform;
-
-    #[test]
-    fn reproducible_in_range_and_seed_dependent() {
-        let a = uniform(7, 1000);
-        assert_eq!(a, uniform(7, 1000));
-        assert_ne!(a, uniform(8, 1000));
-        assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
-        let mean = a.iter().sum::<f64>() / a.len() as f64;
-        assert!(mean.abs() < 0.1, "{mean}");
-        assert_eq!(uniform(3, 5), uniform(3, 10)[..5]);
-    }
-}

@@ -73,13 +73,15 @@ impl Centroids {
     /// The processor must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn nearest_avx2(&self, p: &[f64]) -> usize {
+    #[doc(hidden)] // public for the tests that compare the variants
+    pub unsafe fn nearest_avx2(&self, p: &[f64]) -> usize {
         self.nearest_portable(p)
     }
 
     /// The search of [`Centroids::nearest`], inlined into each instruction-set variant.
     #[inline(always)]
-    fn nearest_portable(&self, p: &[f64]) -> usize {
+    #[doc(hidden)] // public for the tests that compare the variants
+    pub fn nearest_portable(&self, p: &[f64]) -> usize {
         let (k, d) = (self.k, self.d);
         let p = &p[..d];
         let mut best = (f64::INFINITY, 0);
@@ -131,49 +133,6 @@ impl Centroids {
         for (l, &dist) in acc.iter().enumerate() {
             if dist < best.0 {
                 *best = (dist, j0 + l);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Both instruction-set variants of the blocked search pick the same centroid as the plain
-    /// search, ties included (whichever variant `nearest` dispatches to, the other is tested
-    /// here too; tests/validate.rs checks `nearest` itself).
-    #[test]
-    fn every_search_variant_picks_the_plain_searchs_centroid() {
-        let mut state = 7u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for (k, d) in [(1, 1), (3, 2), (10, 8), (17, 16), (64, 3)] {
-            let mut c: Vec<f64> = (0..k * d).map(|_| next()).collect();
-            if k > 2 {
-                // centroid 2 repeats centroid 0: the first of equal distances must win
-                let first: Vec<f64> = c[..d].to_vec();
-                c[2 * d..3 * d].copy_from_slice(&first);
-            }
-            let points: Vec<f64> = (0..50 * d).map(|_| next()).chain(c.clone()).collect();
-            let table = Centroids::of(&c, d);
-            for i in 0..points.len() / d {
-                let p = &points[i * d..(i + 1) * d];
-                let want = nearest(&points, &c, i, d);
-                assert_eq!(table.nearest_portable(p), want, "k {k}, d {d}, point {i}");
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the processor has AVX2
-                    assert_eq!(
-                        unsafe { table.nearest_avx2(p) },
-                        want,
-                        "k {k}, d {d}, point {i}"
-                    );
-                }
             }
         }
     }
