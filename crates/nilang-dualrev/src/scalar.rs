@@ -275,10 +275,6 @@ pub(crate) mod partials {
     nilang_prims::elementary!(table_partials);
 
     #[inline]
-    pub fn log10(x: f64) -> (f64, f64) {
-        (x.log10(), 1.0 / (x * core::f64::consts::LN_10))
-    }
-    #[inline]
     pub fn cbrt(x: f64) -> (f64, f64) {
         let c = x.cbrt();
         (c, 1.0 / (3.0 * c * c))

@@ -96,6 +96,13 @@ macro_rules! primitives {
                 (Log2 log2 "`log2(x)` (base 2)" x
                     {x.log2()} {T::f_one() / (x * T::from_f64(core::f64::consts::LN_2))} [] [log2]
                     ["log2(x)" "1.0 / (x * 0.6931471805599453)"] [] (0.1, 3.0))
+                (Log10 log10 "`log10(x)` (base 10)" x
+                    {x.log10()} {T::f_one() / (x * T::from_f64(core::f64::consts::LN_10))} [] [log10]
+                    ["log10(x)" "1.0 / (x * 2.302585092994046)"] [] (0.1, 3.0))
+                (Exp2 exp2 "`exp2(x) = 2ˣ`" x
+                    {x.exp2()} {x.exp2() * T::from_f64(core::f64::consts::LN_2)}
+                    [v {v * T::from_f64(core::f64::consts::LN_2)}] [exp2]
+                    ["exp2(x)" "exp2(x) * 0.6931471805599453"] [] (-3.0, 3.0))
                 (Expm1 expm1 "`expm1(x) = eˣ − 1`" x
                     {x.exp_m1()} {x.exp()} [] [exp_m1]
                     ["expm1(x)" "exp(x)"] [] (-3.0, 3.0))

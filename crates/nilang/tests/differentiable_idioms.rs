@@ -47,7 +47,7 @@ fn mapped(x: &[f64]) -> f64 {
 }
 
 /// A rotation by `sin_cos` of an angle in degrees; `recip`, and the piecewise-constant
-/// `signum` and `floor` (plain values: derivative zero).
+/// `signum` and `floor` (plain values: derivative zero); `log10` and `exp2`.
 #[differentiable]
 fn rotated(p: &[f64]) -> f64 {
     let (s, c) = (30.0 * p[0]).to_radians().sin_cos();
@@ -59,6 +59,8 @@ fn rotated(p: &[f64]) -> f64 {
         + p[2].signum() * p[2]
         + (3.0 * p[1]).floor() * p[0]
         + back
+        + (1.5 + p[1] * p[1]).log10()
+        + (0.5 * p[2]).exp2()
 }
 
 /// `match` on a plain index: a value with ranges and `|`, a statement with a guard and a

@@ -32,6 +32,31 @@ const METHOD_ROWS: &[(&str, &str, bool)] = {
     nilang_prims::primitives!(method_rows)
 };
 
+/// The float methods that are primitives outside the table's method column (its binary rows,
+/// `abs` with its own derivative rule): the method, the primitive, the method's argument count.
+const METHOD_PRIMITIVES: &[(&str, &str, usize)] = &[
+    ("abs", "abs", 0),
+    ("powf", "pow", 1),
+    ("atan2", "atan2", 1),
+    ("hypot", "hypot", 1),
+    ("max", "max", 1),
+    ("min", "min", 1),
+];
+
+/// The float methods written as other operations: powers, `mul_add`, `clamp`, and the
+/// arithmetic Rust computes for `recip`, `to_radians`, `to_degrees`.
+const REWRITTEN_METHODS: &[&str] = &[
+    "powi",
+    "mul_add",
+    "clamp",
+    "recip",
+    "to_radians",
+    "to_degrees",
+];
+
+/// Float methods constant between their jumps: plain values, derivative zero.
+const PIECEWISE_CONSTANT: &[&str] = &["signum", "floor", "ceil", "round", "trunc"];
+
 /// Whether the derivative of the primitive `prim` follows from its value (the table's
 /// `derivative_from_value` column): an adjoint that holds `f(x)` skips evaluating `f`, so the
 /// front end keeps such values (see [`Rewriter::method`]).
@@ -45,15 +70,10 @@ fn primitive_of_method(method: &str) -> Option<(&'static str, usize)> {
     if let Some((_, name, _)) = METHOD_ROWS.iter().find(|(m, _, _)| *m == method) {
         return Some((name, 0));
     }
-    match method {
-        "abs" => Some(("abs", 0)),
-        "powf" => Some(("pow", 1)),
-        "atan2" => Some(("atan2", 1)),
-        "hypot" => Some(("hypot", 1)),
-        "max" => Some(("max", 1)),
-        "min" => Some(("min", 1)),
-        _ => None,
-    }
+    METHOD_PRIMITIVES
+        .iter()
+        .find(|(m, _, _)| *m == method)
+        .map(|(_, prim, arity)| (*prim, *arity))
 }
 
 /// `f64::sqrt(x)`, `f64::max(a, b)` (the real type's float methods called by path) as the
@@ -75,19 +95,10 @@ pub(super) fn float_method_call(sig: &Signature, c: &syn::ExprCall) -> Option<sy
 
 /// The language's name of a primitive back to Rust's method of `f64` (`log` is `ln`).
 pub(super) fn method_of_primitive(prim: &str) -> Option<&'static str> {
-    METHOD_ROWS
-        .iter()
-        .find(|(_, p, _)| *p == prim)
-        .map(|(m, _, _)| *m)
-        .or(match prim {
-            "abs" => Some("abs"),
-            "pow" => Some("powf"),
-            "atan2" => Some("atan2"),
-            "hypot" => Some("hypot"),
-            "max" => Some("max"),
-            "min" => Some("min"),
-            _ => None,
-        })
+    let row = METHOD_ROWS.iter().map(|(m, p, _)| (m, p));
+    row.chain(METHOD_PRIMITIVES.iter().map(|(m, p, _)| (m, p)))
+        .find(|(_, p)| **p == prim)
+        .map(|(m, _)| *m)
 }
 
 impl Rewriter<'_, '_> {
@@ -112,7 +123,7 @@ impl Rewriter<'_, '_> {
                 return self.expr(&syn::parse_quote_spanned!(span=> (#x) * #per_radian));
             }
             // constant between its jumps, so its derivative is zero: a plain value
-            ("signum" | "floor" | "ceil" | "round" | "trunc", true) => {
+            (piecewise, true) if PIECEWISE_CONSTANT.contains(&piecewise) => {
                 let inner = self.in_plain(|w| w.expr(x))?;
                 let inner = plain(self.r.typing(), inner);
                 let method = &m.method;
@@ -191,11 +202,16 @@ impl Rewriter<'_, '_> {
             _ => err(
                 &m.method,
                 format!(
-                    "`.{name}()` is not a primitive of nilang: the float methods are sin, cos, \
-                     tan, asin, acos, atan, sinh, cosh, tanh, exp, exp_m1, ln, ln_1p, log2, \
-                     sqrt, abs, powi, powf, atan2, hypot, mul_add, max, min, clamp, recip, \
-                     to_radians, to_degrees, and signum, floor, ceil, round and trunc (plain \
-                     values: their derivative is zero)"
+                    "`.{name}()` is not a primitive of nilang: the float methods are {}, and \
+                     {} (plain values: their derivative is zero)",
+                    METHOD_ROWS
+                        .iter()
+                        .map(|(method, _, _)| *method)
+                        .chain(METHOD_PRIMITIVES.iter().map(|(method, _, _)| *method))
+                        .chain(REWRITTEN_METHODS.iter().copied())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    PIECEWISE_CONSTANT.join(", ")
                 ),
             ),
         }

@@ -59,7 +59,10 @@ pub(super) fn desugar(block: &syn::Block, names: &mut Names, value: bool) -> Res
     }
     out.extend(rewriter.stmts(&stmts, &exits)?);
     if let Some(tail) = tail {
-        out.push(parse_quote_spanned!(tail.span()=> #tail));
+        out.push(syn::Stmt::Expr(
+            parse_quote_spanned!(tail.span()=> #tail),
+            None,
+        ));
     }
     Ok(syn::Block {
         brace_token: block.brace_token,
