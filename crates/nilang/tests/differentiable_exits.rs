@@ -11,6 +11,7 @@ use nilang::{differentiable, Dual};
 use proptest::prelude::*;
 
 #[path = "support/agreement.rs"]
+#[macro_use]
 mod agreement;
 use agreement::{duals, inputs};
 
@@ -125,30 +126,6 @@ fn prefix_value(x: &[f64]) -> f64 {
     let mut out = [0.0];
     prefix(x, &mut out);
     out[0]
-}
-
-/// What every program here is checked for; `$f` takes one slice and returns a number.
-macro_rules! agree {
-    ($v:expr, $dir:expr, $f:ident, $rev:ident, $inv:ident, $gradient:ident) => {{
-        let (v, dir): (&[f64], &[f64]) = ($v, $dir);
-        let (mut x, mut out) = (v.to_vec(), 0.0);
-        $rev(&mut out, &mut x);
-        assert_eq!(out.to_bits(), $f(v).to_bits(), "f_rev's value");
-        $inv(&mut out, &mut x);
-        assert_eq!((&x[..], out), (v, 0.0), "f_rev_inv undoes f_rev");
-        let (value, grad) = $gradient(v);
-        assert_eq!(value.to_bits(), $f(v).to_bits(), "f_gradient's value");
-        nilang::ad::check_gradient($f, v, &grad, 1e-6, 1e-5).unwrap();
-        let mut x = duals(v, dir);
-        let mut out = Dual { re: 0.0, eps: 0.0 };
-        $rev(&mut out, &mut x);
-        let along: f64 = grad.iter().zip(dir).map(|(g, d)| g * d).sum();
-        assert!(
-            (along - out.eps).abs() <= 1e-9 * (1.0 + out.eps.abs()),
-            "{along} vs {}",
-            out.eps
-        );
-    }};
 }
 
 proptest! {

@@ -12,6 +12,7 @@ use nilang::{differentiable, Dual};
 use proptest::prelude::*;
 
 #[path = "support/agreement.rs"]
+#[macro_use]
 mod agreement;
 use agreement::{duals, inputs};
 
@@ -104,29 +105,6 @@ fn crossed(p: &[f64]) -> f64 {
     let mut c = [0.0; 3];
     cross(&u, &v, &mut c);
     c[0] * c[1] + c[2]
-}
-
-macro_rules! agree {
-    ($v:expr, $dir:expr, $f:ident, $rev:ident, $inv:ident, $gradient:ident) => {{
-        let (v, dir): (&[f64], &[f64]) = ($v, $dir);
-        let (mut x, mut out) = (v.to_vec(), 0.0);
-        $rev(&mut out, &mut x);
-        assert_eq!(out.to_bits(), $f(v).to_bits(), "f_rev's value");
-        $inv(&mut out, &mut x);
-        assert_eq!((&x[..], out), (v, 0.0), "f_rev_inv undoes f_rev");
-        let (value, grad) = $gradient(v);
-        assert_eq!(value.to_bits(), $f(v).to_bits(), "f_gradient's value");
-        nilang::ad::check_gradient($f, v, &grad, 1e-6, 1e-5).unwrap();
-        let mut x = duals(v, dir);
-        let mut out = Dual { re: 0.0, eps: 0.0 };
-        $rev(&mut out, &mut x);
-        let along: f64 = grad.iter().zip(dir).map(|(g, d)| g * d).sum();
-        assert!(
-            (along - out.eps).abs() <= 1e-9 * (1.0 + out.eps.abs()),
-            "{along} vs {}",
-            out.eps
-        );
-    }};
 }
 
 proptest! {
