@@ -46,7 +46,7 @@ struct Exits {
 /// The function body with its exits rewritten; the body unchanged when it has none.
 pub(super) fn desugar(block: &syn::Block, names: &mut Names, value: bool) -> Result<syn::Block> {
     let early = early_return(block);
-    if !early && !Exiting::default().any_loop_exit(block) {
+    if !early && !Exiting::of(&block.stmts).loop_exits {
         return Ok(block.clone());
     }
     let mut rewriter = Rewriter { names };
@@ -151,25 +151,13 @@ impl Rewriter<'_> {
                          in the loop it leaves",
                     );
                 }
-                let Some(flag) = &exits.stopped else {
-                    return err(b, "`break` outside a loop");
-                };
-                Ok((
-                    vec![parse_quote_spanned!(span=> #flag += 1;)],
-                    vec![flag.clone()],
-                ))
+                counted(&exits.stopped, b, "`break` outside a loop")
             }
             syn::Expr::Continue(c) => {
                 if c.label.is_some() {
                     return err(c, "a `continue` with a label is not supported");
                 }
-                let Some(flag) = &exits.skipped else {
-                    return err(c, "`continue` outside a loop");
-                };
-                Ok((
-                    vec![parse_quote_spanned!(span=> #flag += 1;)],
-                    vec![flag.clone()],
-                ))
+                counted(&exits.skipped, c, "`continue` outside a loop")
             }
             syn::Expr::Return(r) => {
                 let Some((flag, result)) = &exits.returned else {
@@ -221,7 +209,7 @@ impl Rewriter<'_> {
         let out = self.stmts(stmts, exits)?;
         let sets = exits
             .counters()
-            .filter(|c| Exiting::default().sets(stmts, exits, c))
+            .filter(|c| Exiting::of(stmts).sets(exits, c))
             .collect();
         Ok((out, sets))
     }
@@ -268,8 +256,13 @@ impl Rewriter<'_> {
             _ => unreachable!("called on loops only"),
         };
         let span = e.span();
-        let (breaks, continues) = Exiting::default().own_exits(&body.stmts);
-        let returns = outer.returned.is_some() && Exiting::default().returns_in(&body.stmts);
+        let Exiting {
+            breaks,
+            continues,
+            returns,
+            ..
+        } = Exiting::of(&body.stmts);
+        let returns = outer.returned.is_some() && returns;
         if label.is_some() && (breaks || continues || returns) {
             return err(label, "loop labels are not supported");
         }
@@ -403,15 +396,29 @@ fn add(sets: &mut Vec<syn::Ident>, more: Vec<syn::Ident>) {
     }
 }
 
+/// A `break` or `continue` (`exit`) as `flag += 1;`, with the counter it sets; an error
+/// saying `missing` where no loop gives it a counter.
+fn counted(
+    flag: &Option<syn::Ident>,
+    exit: impl quote::ToTokens + Spanned,
+    missing: &str,
+) -> Result<(Vec<syn::Stmt>, Vec<syn::Ident>)> {
+    let Some(flag) = flag else {
+        return err(exit, missing);
+    };
+    let span = exit.span();
+    Ok((
+        vec![parse_quote_spanned!(span=> #flag += 1;)],
+        vec![flag.clone()],
+    ))
+}
+
 /// Whether the body returns before its end: a `return` anywhere but as its last statement.
 fn early_return(block: &syn::Block) -> bool {
     let Some((last, init)) = block.stmts.split_last() else {
         return false;
     };
-    let mut found = Exiting::default();
-    for s in init {
-        found.visit_stmt(s);
-    }
+    let mut found = Exiting::of(init);
     if let syn::Stmt::Expr(syn::Expr::Return(r), _) = last {
         if let Some(e) = &r.expr {
             found.visit_expr(e);
@@ -436,30 +443,17 @@ struct Exiting {
 }
 
 impl Exiting {
-    fn own_exits(mut self, stmts: &[syn::Stmt]) -> (bool, bool) {
+    /// The exits `stmts` take.
+    fn of(stmts: &[syn::Stmt]) -> Exiting {
+        let mut found = Exiting::default();
         for s in stmts {
-            self.visit_stmt(s);
+            found.visit_stmt(s);
         }
-        (self.breaks, self.continues)
+        found
     }
 
-    fn returns_in(mut self, stmts: &[syn::Stmt]) -> bool {
-        for s in stmts {
-            self.visit_stmt(s);
-        }
-        self.returns
-    }
-
-    fn any_loop_exit(mut self, block: &syn::Block) -> bool {
-        self.visit_block(block);
-        self.loop_exits
-    }
-
-    /// Whether `stmts` may set `counter` of `exits`.
-    fn sets(mut self, stmts: &[syn::Stmt], exits: &Exits, counter: &syn::Ident) -> bool {
-        for s in stmts {
-            self.visit_stmt(s);
-        }
+    /// Whether code with these exits may set `counter` of `exits`.
+    fn sets(&self, exits: &Exits, counter: &syn::Ident) -> bool {
         (exits.stopped.as_ref() == Some(counter) && self.breaks)
             || (exits.skipped.as_ref() == Some(counter) && self.continues)
             || (exits.returned.as_ref().map(|r| &r.0) == Some(counter) && self.returns)
