@@ -48,6 +48,12 @@ pub struct Emitter<'f> {
     tapes: Tapes,
     /// How a block that cannot uncompute its temporaries in place frees them.
     temporaries: Temporaries,
+    /// The numbers a test of the function reads ([`nir::tested`]): they are changed so that
+    /// running backwards restores them bit for bit (no accumulation in place).
+    tested: BTreeSet<Id>,
+    /// The bindings calls write as outputs: a test that reads one keeps its decision (the
+    /// callee may accumulate into them).
+    call_outputs: BTreeSet<Id>,
 }
 
 /// How a block frees the temporaries it cannot uncompute in place (at its end, from values
@@ -74,6 +80,8 @@ impl<'f> Emitter<'f> {
     ) -> Self {
         Emitter {
             temporaries,
+            tested: nir::tested(&f.body),
+            call_outputs: nir::call_outputs(&f.body),
             f,
             sig,
             names,
@@ -297,21 +305,39 @@ impl<'f> Emitter<'f> {
         let then = self.block(then)?;
         let els = self.block(els)?;
         let rendered = self.render(cond);
-        if cond.reads.is_disjoint(&changed) {
-            // the condition is recomputed after the branch (and checked to agree)
+        if cond.reads.is_disjoint(&changed) && cond.reads.is_disjoint(&self.call_outputs) {
+            // the condition is recomputed after the branch (and checked to agree): it reads
+            // nothing the branch writes, and what it reads is restored bit for bit
             return Ok(vec![
                 quote_spanned!(span=> if #rendered { #(#then)* } else { #(#els)* }),
             ]);
         }
+        Ok(vec![self.decided(
+            rendered,
+            quote!(#(#then)*),
+            quote!(#(#els)*),
+            span,
+        )])
+    }
+
+    /// `if cond { then } else { els }` with the decision kept on the decisions tape (popped
+    /// when the program runs backwards), for a condition that cannot be computed again there.
+    fn decided(
+        &mut self,
+        cond: syn::Expr,
+        then: TokenStream,
+        els: TokenStream,
+        span: Span,
+    ) -> TokenStream {
         let flag = self.names.fresh("taken", span);
         let tape = self.decisions_tape();
-        Ok(vec![quote_spanned! {span=>
+        quote_spanned! {span=>
             let #flag = false;
-            #flag ^= #rendered;
-            if #flag { #(#then)* } else { #(#els)* }
+            #flag ^= #cond;
+            if #flag { #then } else { #els }
             push!(#tape, #flag);
             dealloc!(#flag = false);
-        }])
+        }
     }
 
     /// `let`: the temporary is allocated and computed.
@@ -578,7 +604,7 @@ impl<'f> Emitter<'f> {
             };
             return Ok(vec![quote_spanned!(span=> #target #op #rendered;)]);
         }
-        if matches!(op, Op::Add | Op::Sub) && !reads_target {
+        if in_place(place, op, value, &self.tested) {
             let op = if op == Op::Add {
                 quote!(+=)
             } else {
@@ -642,13 +668,13 @@ impl<'f> Emitter<'f> {
         let (prefix, tail) = stmts.split_at(split);
         let span = stmts.first().map_or_else(Span::call_site, |s| s.span);
         let saved_subst = self.subst.clone();
-        let mut parts = self.shadow_outer(written, &nir::read(prefix), &overwritten(prefix), span);
+        let mut parts = self.shadow_outer(written, &nir::read(prefix), &overwritten(prefix, &self.tested), span);
         parts.compute.extend(self.stmts(prefix)?);
         for s in tail {
             let StmtKind::Assign { place, op, value } = &s.kind else {
                 unreachable!("the tail holds assignments only")
             };
-            if matches!(op, Op::Add | Op::Sub) && !value.reads.contains(&place.root) {
+            if in_place(place, *op, value, &self.tested) {
                 parts.copy.extend(self.assign(place, *op, value, s.span)?);
                 continue;
             }
@@ -726,29 +752,38 @@ fn tail_start(stmts: &[Stmt], locals: &BTreeSet<Id>) -> usize {
     start
 }
 
-/// The bindings a block assigns in a way that cannot be undone in place: `=`, `*=`, `/=`, or
-/// an update that reads the variable itself.
-fn overwritten(stmts: &[Stmt]) -> BTreeSet<Id> {
-    fn walk(stmts: &[Stmt], out: &mut BTreeSet<Id>) {
+/// Whether `place op= value` is undone in place (`x -= e` after `x += e`): an accumulation
+/// that does not read its target, into a number no test reads ([`nir::tested`]); anything
+/// else saves the old value and swaps the new one in.
+fn in_place(place: &Place, op: Op, value: &Expr, tested: &BTreeSet<Id>) -> bool {
+    matches!(op, Op::Add | Op::Sub)
+        && !value.reads.contains(&place.root)
+        && !tested.contains(&place.root)
+}
+
+/// The bindings a block assigns in a way that cannot be undone in place (see
+/// [`in_place`]), calls' outputs included.
+fn overwritten(stmts: &[Stmt], tested: &BTreeSet<Id>) -> BTreeSet<Id> {
+    fn walk(stmts: &[Stmt], tested: &BTreeSet<Id>, out: &mut BTreeSet<Id>) {
         for s in stmts {
             match &s.kind {
                 StmtKind::Assign { place, op, value } => {
-                    if !matches!(op, Op::Add | Op::Sub) || value.reads.contains(&place.root) {
+                    if !in_place(place, *op, value, tested) {
                         out.insert(place.root);
                     }
                 }
                 StmtKind::CallInto { outputs, .. } => out.extend(outputs),
-                StmtKind::For { body, .. } | StmtKind::While { body, .. } => walk(body, out),
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } => walk(body, tested, out),
                 StmtKind::If { then, els, .. } => {
-                    walk(then, out);
-                    walk(els, out);
+                    walk(then, tested, out);
+                    walk(els, tested, out);
                 }
                 StmtKind::Let { .. } => {}
             }
         }
     }
     let mut out = BTreeSet::new();
-    walk(stmts, &mut out);
+    walk(stmts, tested, &mut out);
     out
 }
 

@@ -319,6 +319,54 @@ pub fn read(stmts: &[Stmt]) -> BTreeSet<Id> {
     out
 }
 
+/// The bindings the tests of a block read (of `if`s, `while`s and `if` values), at any depth.
+/// Running an accumulation backwards (`x -= e` after `x += e`) gives the old value back only
+/// to within rounding, and a test computed again from such a value may come out the other
+/// way at a tie (`0.0 > 0.0`, then `1e-17 > 0.0`): these bindings are changed by saving and
+/// swapping instead, which running backwards undoes bit for bit.
+pub fn tested(stmts: &[Stmt]) -> BTreeSet<Id> {
+    let mut out = BTreeSet::new();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Let {
+                init: Init::Select { cond, .. },
+                ..
+            } => out.extend(&cond.reads),
+            StmtKind::Let { .. } | StmtKind::Assign { .. } | StmtKind::CallInto { .. } => {}
+            StmtKind::For { body, .. } => out.extend(tested(body)),
+            StmtKind::While { cond, body } => {
+                out.extend(&cond.reads);
+                out.extend(tested(body));
+            }
+            StmtKind::If { cond, then, els } => {
+                out.extend(&cond.reads);
+                out.extend(tested(then));
+                out.extend(tested(els));
+            }
+        }
+    }
+    out
+}
+
+/// The bindings calls in a block write as outputs, at any depth.
+pub fn call_outputs(stmts: &[Stmt]) -> BTreeSet<Id> {
+    let mut out = BTreeSet::new();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::CallInto { outputs, .. } => out.extend(outputs),
+            StmtKind::Let { .. } | StmtKind::Assign { .. } => {}
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } => {
+                out.extend(call_outputs(body))
+            }
+            StmtKind::If { then, els, .. } => {
+                out.extend(call_outputs(then));
+                out.extend(call_outputs(els));
+            }
+        }
+    }
+    out
+}
+
 /// Whether the `for` loop whose variable is `var` runs inside another loop (`for` or `while`)
 /// of `stmts`.
 pub fn in_loop(stmts: &[Stmt], var: Id) -> bool {

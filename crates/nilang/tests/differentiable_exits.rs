@@ -186,3 +186,43 @@ fn each_way_out_is_taken() {
     assert!((value - 3.0).abs() < 1e-15);
     assert!((d[0] - 1.0 / 27.0).abs() < 1e-15);
 }
+
+/// A guard whose test reads `state` and `acc` at a tie (`0 > 0` where `x[1] = 0`), before a
+/// loop that accumulates into `state` (`state += …`) and returns from inside. Undone in
+/// place, the accumulations gave `state` back to within rounding (about 1e-17, not 0), so
+/// the guard's test, computed again backwards, took the other branch and the inverse popped
+/// an empty tape (found by the ordinary-program corpus). A number a test reads is now
+/// changed by saving and swapping.
+#[differentiable]
+fn tie_before_accumulation(x: &[f64], t: f64) -> f64 {
+    let mut acc = x[1].sin();
+    let mut state = acc.min(t).tanh();
+    if (state - acc) > acc {
+        return state;
+    }
+    for i in 0..x.len() {
+        state += 0.5 * (t + 0.73).sin().tanh();
+        if state.min(acc) > x[i] {
+            return acc + 0.5 * x[i].max(x[3]).tanh();
+        }
+        acc *= 0.5 + 0.25 * x[3].tanh().exp().tanh();
+    }
+    acc + state
+}
+
+#[test]
+fn a_test_at_a_tie_is_undone_exactly() {
+    let v = [0.1, 0.0, 0.3, -0.2];
+    let (mut x, mut t, mut out) = (v.to_vec(), 0.05, 0.0f64);
+    tie_before_accumulation_rev(&mut out, &mut x, &mut t);
+    assert_eq!(out.to_bits(), tie_before_accumulation(&v, 0.05).to_bits());
+    tie_before_accumulation_rev_inv(&mut out, &mut x, &mut t);
+    assert_eq!((&x[..], t, out), (&v[..], 0.05, 0.0));
+    let (value, (dx, dt)) = tie_before_accumulation_gradient(&v, 0.05);
+    assert_eq!(value, tie_before_accumulation(&v, 0.05));
+    // the loop returns at i = 3 (min(state, 0) = 0 > -0.2): the value is acc + ½ tanh(x₃),
+    // acc = sin(x₁)·c³ with c = ½ + ¼ tanh(e^{tanh x₃}), so ∂/∂x₁ = c³ and ∂/∂t = 0
+    let c = 0.5 + 0.25 * (-0.2f64).tanh().exp().tanh();
+    assert!((dx[1] - c * c * c).abs() < 1e-15, "{dx:?}");
+    assert_eq!((dx[0], dx[2], dt), (0.0, 0.0, 0.0));
+}

@@ -69,7 +69,7 @@ impl Emitter<'_> {
             var,
             body,
             read: nir::read(body),
-            overwritten: overwritten(body),
+            overwritten: overwritten(body, &self.tested),
             carried,
             chunk: self.names.fresh("chunk", span),
             span,
