@@ -170,18 +170,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
     /// `s.dt`, `s.grid[i]`, `s.a.b`: a field of plain data (a parameter or variable that is
     /// not differentiated, such as a struct of settings), read as plain Rust.
     fn field(&mut self, f: &syn::ExprField) -> Result<syn::Expr> {
-        let mut root = &*f.base;
-        while let syn::Expr::Field(syn::ExprField { base, .. })
-        | syn::Expr::Index(syn::ExprIndex { expr: base, .. })
-        | syn::Expr::Paren(syn::ExprParen { expr: base, .. }) = root
-        {
-            root = base;
-        }
-        let binding = match root {
-            syn::Expr::Path(p) => p.path.get_ident().and_then(|i| self.r.lookup(i)),
-            _ => None,
-        };
-        match binding.map(|id| (self.r.binds[id].ty, &self.r.binds[id].name)) {
+        match self.root_binding(&f.base).map(|id| (self.r.binds[id].ty, &self.r.binds[id].name)) {
             Some((Ty::Plain, _)) => {
                 let base = self.expr(&f.base)?;
                 let member = &f.member;
@@ -203,14 +192,39 @@ impl<'r, 'a> Rewriter<'r, 'a> {
         }
     }
 
+    /// The binding under a chain of fields and indices (`s` of `s.table[i].x`), if the chain
+    /// starts at a variable.
+    fn root_binding(&self, e: &syn::Expr) -> Option<Id> {
+        let mut root = e;
+        while let syn::Expr::Field(syn::ExprField { base, .. })
+        | syn::Expr::Index(syn::ExprIndex { expr: base, .. })
+        | syn::Expr::Paren(syn::ExprParen { expr: base, .. }) = root
+        {
+            root = base;
+        }
+        match root {
+            syn::Expr::Path(p) => p.path.get_ident().and_then(|i| self.r.lookup(i)),
+            _ => None,
+        }
+    }
+
     fn index(&mut self, i: &syn::ExprIndex) -> Result<syn::Expr> {
-        if matches!(&*i.expr, syn::Expr::Field(_)) {
+        let nested_data = matches!(&*i.expr, syn::Expr::Index(_))
+            && self
+                .root_binding(&i.expr)
+                .is_some_and(|id| self.r.binds[id].ty == Ty::Plain);
+        if matches!(&*i.expr, syn::Expr::Field(_)) || nested_data {
+            // data read as plain Rust: `s.table[i]`, `points[i][j]`
             let base = self.expr(&i.expr)?;
             let index = self.in_plain(|w| w.expr(&i.index))?;
             return Ok(syn::parse_quote_spanned!(i.span()=> #base[#index]));
         }
         if !matches!(&*i.expr, syn::Expr::Path(_)) {
-            return err(&i.expr, "only a variable can be indexed here: `v[i]`");
+            return err(
+                &i.expr,
+                "only a variable can be indexed here: `v[i]` (or data left out of `wrt`, \
+                 `points[i][j]`)",
+            );
         }
         let base = self.expr(&i.expr)?;
         let index = self.expr(&i.index)?;

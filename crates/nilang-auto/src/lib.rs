@@ -23,7 +23,9 @@ use syn::ext::IdentExt;
 /// What the front end makes of one ordinary function.
 pub struct Translation {
     /// The function itself, as the user wrote it but for the loop attributes the front end
-    /// reads (`#[checkpoint]`), which Rust does not know.
+    /// reads (`#[checkpoint]`), which Rust does not know, and marked `#[allow(dead_code)]`: a
+    /// program that calls only `f_gradient`, or only a caller of `f`, uses `f` through what
+    /// was written from it, which rustc cannot see.
     pub plain: syn::ItemFn,
     /// The reversible programs, in the `#[i]` language (to be compiled by `#[i(expand)]`):
     /// `f_rev`, and for a function with a value first `f_rev_taped`, which leaves what it
@@ -40,7 +42,8 @@ pub struct Translation {
 pub fn translate(attr: TokenStream, item: TokenStream) -> syn::Result<Translation> {
     let options = Options::parse(attr)?;
     let f: syn::ItemFn = syn::parse2(item)?;
-    let plain = without_loop_attributes(f.clone());
+    let mut plain = without_loop_attributes(f.clone());
+    plain.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     let mut names = Names::of(quote!(#f));
     let sig = signature::Signature::of(&f.sig, options.wrt.as_deref(), &mut names)?;
     let mut function = resolve::Resolver::function(&sig, &mut names, &f.block)?;

@@ -6,6 +6,7 @@ mod exits;
 mod for_loop;
 mod loop_attributes;
 mod matches;
+mod views;
 mod vectors;
 mod while_loop;
 
@@ -54,7 +55,8 @@ impl<'a> Resolver<'a> {
         names: &'a mut Names,
         block: &syn::Block,
     ) -> Result<Function> {
-        let block = &exits::desugar(&matches::desugar(block)?, names, !sig.has_outputs())?;
+        let block = views::desugar(&matches::desugar(block)?, names)?;
+        let block = &exits::desugar(&block, names, !sig.has_outputs())?;
         let mut first_names = names.clone();
         let first = pass(sig, &mut first_names, block, BTreeSet::new())?;
         let floats = floats(&first);
@@ -290,14 +292,6 @@ impl<'a> Resolver<'a> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Result<()> {
-        if is_nested_vector(value) {
-            return err(
-                value,
-                "a local matrix (an array of arrays, a `Vec` of `Vec`s) is not supported: use \
-                 one flat vector, `let mut m = [0.0; 3 * 3];` or `vec![0.0; rows * cols]`, and \
-                 index it as `m[i * cols + j]`",
-            );
-        }
         if let syn::Expr::Array(elements) = value {
             return self.let_array(ident, elements, span, out);
         }
@@ -657,29 +651,6 @@ impl<'a> Resolver<'a> {
             syn: rewritten.syn,
             reads: rewritten.reads,
         })
-    }
-}
-
-/// `[[0.0; n]; m]`, `vec![vec![0.0; n]; m]`, `[[a, b], [c, d]]`: a vector whose elements are
-/// vectors.
-fn is_nested_vector(e: &syn::Expr) -> bool {
-    let is_vector = |e: &syn::Expr| match e {
-        syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
-        syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
-        _ => false,
-    };
-    match e {
-        syn::Expr::Repeat(r) => is_vector(&r.expr),
-        syn::Expr::Array(a) => a.elems.iter().any(is_vector),
-        syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => m
-            .mac
-            .parse_body_with(|input: syn::parse::ParseStream| {
-                let first: syn::Expr = input.parse()?;
-                input.parse::<proc_macro2::TokenStream>()?;
-                Ok(first)
-            })
-            .is_ok_and(|first| is_vector(&first)),
-        _ => false,
     }
 }
 

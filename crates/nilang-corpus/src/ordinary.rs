@@ -6,7 +6,10 @@
 //! written before; some copied from a part of `x` or from another, `to_vec`, and later
 //! overwritten by `copy_from_slice`; sums of their elements, `v.iter().sum()`; loops over one
 //! beside `x`, `zip`), ways out (`break`, `continue` and `return` in loops on a test of data,
-//! an early `return` as a guard does), `match` on a count, sums of mapped iterators
+//! an early `return` as a guard does), local matrices (`[[0.0; 3]; 2]`, `vec![vec![0.0; 3];
+//! n]`, filled by rows and columns, read by element, by row and by `len()`, written by
+//! element), named parts of `x` (`let p = &x[1..];`, read by element, by `len()`, by a
+//! part of the part and passed on), `match` on a count, sums of mapped iterators
 //! (`x.iter().map(|v| …).sum()`, a dot product by `zip`), `max`/`min`
 //! and calls, among them calls that write a local vector (`lib_turn`, which overwrites two
 //! elements and accumulates into the third) — what the front end must turn into a reversible
@@ -54,6 +57,10 @@ struct Scope {
     reals: Vec<(String, bool)>,
     /// Local vectors of length 3.
     vecs: Vec<String>,
+    /// Local matrices of 3 columns and at least one row (`m.len()` rows).
+    mats: Vec<String>,
+    /// Named parts of `x` of length 3 (`let p = &x[1..];`).
+    parts: Vec<String>,
     /// Index expressions valid here (loop variables).
     indices: Vec<String>,
     depth: usize,
@@ -74,6 +81,8 @@ pub fn ordinary_function(seed: u64) -> String {
     let mut scope = Scope {
         reals: vec![("t".into(), false)],
         vecs: Vec::new(),
+        mats: Vec::new(),
+        parts: Vec::new(),
         indices: Vec::new(),
         depth: 0,
         next: 0,
@@ -131,7 +140,7 @@ fn expr(rng: &mut Rng, scope: &Scope, depth: usize) -> String {
 }
 
 fn leaf(rng: &mut Rng, scope: &Scope) -> String {
-    match rng.below(6) {
+    match rng.below(8) {
         0 => format!("{:.2}_f64", rng.unit()),
         1 if !scope.indices.is_empty() => {
             let i = rng.pick(&scope.indices).clone();
@@ -156,8 +165,45 @@ fn leaf(rng: &mut Rng, scope: &Scope) -> String {
                 _ => format!("0.25 * x.iter().map(|v| (v * {a}).sin()).sum::<f64>()"),
             }
         }
+        5 if !scope.mats.is_empty() => {
+            let m = rng.pick(&scope.mats).clone();
+            let row = match scope.indices.last() {
+                Some(i) => format!("{i} % {m}.len()"),
+                None => format!("{m}.len() - 1"),
+            };
+            match rng.below(3) {
+                0 => format!("0.2 * lib_norm(&{m}[{row}])"),
+                1 => format!("0.3 * {m}[{row}].iter().sum::<f64>()"),
+                _ => format!("{m}[{row}][{}]", index(rng, scope)),
+            }
+        }
+        6 if !scope.parts.is_empty() => {
+            let p = rng.pick(&scope.parts).clone();
+            match rng.below(3) {
+                0 => format!("0.2 * lib_norm({p})"),
+                1 => format!("{p}[{}] * {p}.len() as f64", index(rng, scope)),
+                _ => format!("{p}[1..].iter().sum::<f64>()"),
+            }
+        }
         _ => rng.pick(&scope.reals).0.clone(),
     }
+}
+
+/// A local matrix of 3 columns (two rows, or `n`), filled by rows and columns from the
+/// scope; its first row's elements become targets of later writes.
+fn matrix(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
+    let (m, r, c) = (scope.fresh("m"), scope.fresh("r"), scope.fresh("k"));
+    let rows = if rng.below(2) == 0 { "[[0.0_f64; 3]; 2]" } else { "vec![vec![0.0_f64; 3]; n]" };
+    scope.indices.push(c.clone());
+    let e = expr(rng, scope, 2);
+    scope.indices.pop();
+    scope.mats.push(m.clone());
+    format!(
+        "{pad}let mut {m} = {rows};\n{pad}for {r} in 0..{m}.len() {{\n\
+         {pad}    for {c} in 0..{m}[{r}].len() {{\n\
+         {pad}        {m}[{r}][{c}] = 0.5 * ({e}).tanh() + x[{c}] * ({r} as f64 + 1.0);\n\
+         {pad}    }}\n{pad}}}\n"
+    )
 }
 
 /// Three values to copy a vector from: a part of `x` or another local vector (not `except`).
@@ -184,13 +230,14 @@ fn index(rng: &mut Rng, scope: &Scope) -> String {
 
 /// A real scalar that may be assigned, if any.
 fn target(rng: &mut Rng, scope: &Scope) -> Option<String> {
-    let writable: Vec<&String> = scope
+    let mut writable: Vec<String> = scope
         .reals
         .iter()
         .filter(|(_, w)| *w)
-        .map(|(n, _)| n)
+        .map(|(n, _)| n.clone())
         .collect();
-    (!writable.is_empty()).then(|| rng.pick(&writable).to_string())
+    writable.extend(scope.mats.iter().map(|m| format!("{m}[0][1]")));
+    (!writable.is_empty()).then(|| rng.pick(&writable).clone())
 }
 
 fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
@@ -242,6 +289,13 @@ fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
             let e = expr(rng, scope, 2);
             let op = *rng.pick(&["=", "+="]);
             format!("{pad}{v}[{i}] {op} 0.5 * ({e}).tanh();\n")
+        }
+        5 | 6 if rng.below(4) == 0 => matrix(rng, scope, pad),
+        5 | 6 if rng.below(5) == 0 => {
+            let name = scope.fresh("p");
+            let range = *rng.pick(&["1..", "..3", "1..=3", "..=2"]);
+            scope.parts.push(name.clone());
+            format!("{pad}let {name} = &x[{range}];\n")
         }
         5 | 6 => {
             let name = scope.fresh("v");
@@ -371,6 +425,7 @@ fn fill_loop(rng: &mut Rng, scope: &mut Scope, v: &str, pad: &str) -> String {
 /// A nested block: its own bindings go out of scope at its end.
 fn block(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     let (reals, vecs) = (scope.reals.len(), scope.vecs.len());
+    let (mats, parts) = (scope.mats.len(), scope.parts.len());
     scope.depth += 1;
     let inner = format!("{pad}    ");
     let mut out = String::new();
@@ -380,6 +435,8 @@ fn block(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     scope.depth -= 1;
     scope.reals.truncate(reals);
     scope.vecs.truncate(vecs);
+    scope.mats.truncate(mats);
+    scope.parts.truncate(parts);
     out
 }
 

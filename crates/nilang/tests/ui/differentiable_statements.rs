@@ -145,11 +145,4 @@ fn guard_on_a_binding(x: &[f64]) -> f64 {
     }
 }
 
-#[differentiable]
-fn local_matrix(x: &[f64]) -> f64 {
-    let mut m = [[0.0; 2]; 2];
-    m[0][1] = x[0];
-    m[0][1]
-}
-
 fn main() {}

@@ -7,12 +7,6 @@ fn vector_method(x: &[f64]) -> f64 {
     m
 }
 
-#[differentiable]
-fn named_part(x: &[f64]) -> f64 {
-    let tail = &x[1..];
-    tail[0]
-}
-
 #[differentiable(wrt(x))]
 fn copy_from_data(x: &[f64], data: &[f64]) -> f64 {
     let mut y = vec![0.0; x.len()];
