@@ -668,7 +668,12 @@ impl<'f> Emitter<'f> {
         let (prefix, tail) = stmts.split_at(split);
         let span = stmts.first().map_or_else(Span::call_site, |s| s.span);
         let saved_subst = self.subst.clone();
-        let mut parts = self.shadow_outer(written, &nir::read(prefix), &overwritten(prefix, &self.tested), span);
+        let mut parts = self.shadow_outer(
+            written,
+            &nir::read(prefix),
+            &overwritten(prefix, &self.tested),
+            span,
+        );
         parts.compute.extend(self.stmts(prefix)?);
         for s in tail {
             let StmtKind::Assign { place, op, value } = &s.kind else {
@@ -773,7 +778,9 @@ fn overwritten(stmts: &[Stmt], tested: &BTreeSet<Id>) -> BTreeSet<Id> {
                     }
                 }
                 StmtKind::CallInto { outputs, .. } => out.extend(outputs),
-                StmtKind::For { body, .. } | StmtKind::While { body, .. } => walk(body, tested, out),
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } => {
+                    walk(body, tested, out)
+                }
                 StmtKind::If { then, els, .. } => {
                     walk(then, tested, out);
                     walk(els, tested, out);

@@ -170,7 +170,10 @@ impl<'r, 'a> Rewriter<'r, 'a> {
     /// `s.dt`, `s.grid[i]`, `s.a.b`: a field of plain data (a parameter or variable that is
     /// not differentiated, such as a struct of settings), read as plain Rust.
     fn field(&mut self, f: &syn::ExprField) -> Result<syn::Expr> {
-        match self.root_binding(&f.base).map(|id| (self.r.binds[id].ty, &self.r.binds[id].name)) {
+        match self
+            .root_binding(&f.base)
+            .map(|id| (self.r.binds[id].ty, &self.r.binds[id].name))
+        {
             Some((Ty::Plain, _)) => {
                 let base = self.expr(&f.base)?;
                 let member = &f.member;

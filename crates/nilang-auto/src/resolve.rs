@@ -6,8 +6,8 @@ mod exits;
 mod for_loop;
 mod loop_attributes;
 mod matches;
-mod views;
 mod vectors;
+mod views;
 mod while_loop;
 
 use crate::expr::Rewriter;

@@ -193,7 +193,11 @@ fn leaf(rng: &mut Rng, scope: &Scope) -> String {
 /// scope; its first row's elements become targets of later writes.
 fn matrix(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     let (m, r, c) = (scope.fresh("m"), scope.fresh("r"), scope.fresh("k"));
-    let rows = if rng.below(2) == 0 { "[[0.0_f64; 3]; 2]" } else { "vec![vec![0.0_f64; 3]; n]" };
+    let rows = if rng.below(2) == 0 {
+        "[[0.0_f64; 3]; 2]"
+    } else {
+        "vec![vec![0.0_f64; 3]; n]"
+    };
     scope.indices.push(c.clone());
     let e = expr(rng, scope, 2);
     scope.indices.pop();

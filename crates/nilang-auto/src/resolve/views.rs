@@ -88,7 +88,13 @@ fn is_zero(e: &syn::Expr) -> bool {
 
 /// Is `e` an integer literal (a shape that needs no variable of its own)?
 fn is_integer(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(_), .. }))
+    matches!(
+        e,
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(_),
+            ..
+        })
+    )
 }
 
 impl Flatten<'_> {
