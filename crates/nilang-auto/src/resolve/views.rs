@@ -63,10 +63,6 @@ struct Flatten<'n> {
     error: Option<syn::Error>,
 }
 
-fn unsupported<T>(tokens: impl quote::ToTokens, message: impl std::fmt::Display) -> Result<T> {
-    Err(syn::Error::new_spanned(tokens, message))
-}
-
 /// `e` as an operand of `*` or `+` (in parentheses unless it is one already).
 fn operand(e: &syn::Expr) -> syn::Expr {
     match e {

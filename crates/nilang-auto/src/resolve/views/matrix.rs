@@ -1,7 +1,7 @@
 //! Local matrices as flat vectors in row-major order (see the parent module).
 
-use super::{operand, unsupported, Flatten, View};
-use crate::resolve::Result;
+use super::{operand, Flatten, View};
+use crate::resolve::{err, Result};
 use proc_macro2::Span;
 use syn::parse_quote_spanned;
 use syn::spanned::Spanned;
@@ -108,7 +108,7 @@ impl Flatten<'_> {
                     return Some(Ok(parse_quote_spanned!(span=> #m[#i * #cols + #j])));
                 }
                 self.matrix(&outer.expr).map(|_| {
-                    unsupported(
+                    err(
                         e,
                         "a row of a local matrix is read as `&m[i]`, `m[i].iter()` or \
                          `m[i].to_vec()` here, or by element, `m[i][j]`",
@@ -120,7 +120,7 @@ impl Flatten<'_> {
                 if let Some(shape) = self.matrix(&call.receiver) {
                     return Some(match method.as_str() {
                         "len" if call.args.is_empty() => Ok(shape.rows),
-                        _ => unsupported(
+                        _ => err(
                             call,
                             format!(
                                 "`.{method}()` of a local matrix is not supported: loop over \
@@ -137,7 +137,7 @@ impl Flatten<'_> {
                         let method = &call.method;
                         Ok(parse_quote_spanned!(span=> #part.#method()))
                     }
-                    _ => unsupported(
+                    _ => err(
                         call,
                         format!(
                             "`.{method}()` of a row of a local matrix is not supported: use \
@@ -152,13 +152,13 @@ impl Flatten<'_> {
                 let mutability = r.mutability;
                 Some(Ok(parse_quote_spanned!(span=> &#mutability #part)))
             }
-            syn::Expr::Path(_) if self.matrix(e).is_some() => Some(unsupported(
+            syn::Expr::Path(_) if self.matrix(e).is_some() => Some(err(
                 e,
                 "a local matrix is used by element (`m[i][j]`), by row (`&m[i]`, \
                  `m[i].iter()`) or by its number of rows (`m.len()`); it cannot be passed, \
                  copied or assigned whole",
             )),
-            _ if is_matrix_literal(e) => Some(unsupported(
+            _ if is_matrix_literal(e) => Some(err(
                 e,
                 "a matrix is declared by a `let` of its own, `let mut m = [[0.0; cols]; rows];` \
                  or `vec![vec![0.0; cols]; rows]`",
@@ -179,7 +179,7 @@ impl Flatten<'_> {
             p => p,
         };
         let syn::Pat::Ident(name) = pat else {
-            return Some(unsupported(
+            return Some(err(
                 pat,
                 "a local matrix is declared by `let m = …;` with one name",
             ));
@@ -192,7 +192,7 @@ impl Flatten<'_> {
         let too_deep = |l: &Literal| l.parts().into_iter().any(is_matrix_literal);
         let outer = literal(value).expect("a matrix literal is a literal");
         if too_deep(&outer) {
-            return unsupported(
+            return err(
                 value,
                 "only matrices (vectors of vectors) are supported, not deeper nestings: use one \
                  flat vector, `v[(i * n + j) * m + k]`",
@@ -219,7 +219,7 @@ impl Flatten<'_> {
                     )
                 }
                 _ => {
-                    return unsupported(
+                    return err(
                         &fill,
                         "a matrix starts as zeros, `[[0.0; cols]; rows]`, or lists its rows \
                          in full, `[[a, b], [c, d]]`",
@@ -231,7 +231,7 @@ impl Flatten<'_> {
                 let mut cols = None;
                 for row in &row_list {
                     let Some(Literal::List(row_elems)) = literal(row) else {
-                        return unsupported(
+                        return err(
                             row,
                             "a matrix listed by rows writes each row in full, `[[a, b], [c, d]]`",
                         );

@@ -1,7 +1,7 @@
 //! Named parts of vectors as their bounds (see the parent module).
 
-use super::{is_zero, operand, unsupported, Flatten, View};
-use crate::resolve::Result;
+use super::{is_zero, operand, Flatten, View};
+use crate::resolve::{err, Result};
 use proc_macro2::Span;
 use syn::parse_quote_spanned;
 use syn::spanned::Spanned;
@@ -27,7 +27,7 @@ impl Flatten<'_> {
             return None;
         };
         if self.position(&part.base.to_string()) != part.base_at {
-            return Some(unsupported(
+            return Some(err(
                 e,
                 format!(
                     "`{}` is declared again while this part of it is in use: give the new \
