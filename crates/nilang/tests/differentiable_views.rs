@@ -66,6 +66,15 @@ fn grid(x: &[f64]) -> f64 {
     for i in 0..u.len() {
         s += u[i].iter().sum::<f64>() * norm2(&u[i]);
     }
+    for (i, row) in u.iter().enumerate() {
+        s += row[i % 3] * row.len() as f64;
+    }
+    for row in u.iter_mut() {
+        row[0] *= 0.5;
+    }
+    for row in &u {
+        s += norm2(row);
+    }
     s + n as f64
 }
 
@@ -133,12 +142,12 @@ fn fit(ab: &[f64], points: &[[f64; 2]]) -> f64 {
     s
 }
 
-/// The same fit over points kept as a `Vec` of `Vec`s.
+/// The same fit over points kept as a `Vec` of `Vec`s, walked by a loop over the rows.
 #[differentiable(wrt(ab))]
 fn fit_rows(ab: &[f64], points: &[Vec<f64>]) -> f64 {
     let mut s = 0.0;
-    for i in 0..points.len() {
-        let r = ab[0] * points[i][0] + ab[1] - points[i][1];
+    for p in points.iter() {
+        let r = ab[0] * p[0] + ab[1] - p[1];
         s += r * r;
     }
     s

@@ -6,7 +6,8 @@
 //! [s, c]]`) becomes one vector of `rows · cols` numbers in row-major order: `m[i][j]` is
 //! `m[i * cols + j]` (read, assigned, compounded), a row `m[i]` is the part `m[i * cols..i *
 //! cols + cols]` (`&m[i]`, `&mut m[i]`, `m[i].iter()`, `m[i].to_vec()`, `let row = m[i];`),
-//! `m[i].len()` is `cols` and `m.len()` is `rows`. A row length or row count that is not a
+//! `m[i].len()` is `cols` and `m.len()` is `rows`; `for row in m.iter()` is `for r in 0..rows
+//! { let row = &m[r]; … }`. A row length or row count that is not a
 //! literal is bound first to a fresh plain variable (`let cols_1 = n;`,
 //! [`Names::user_fresh`]), in Rust's order of evaluation, so the indices keep the shape the
 //! matrix was made with.
@@ -187,6 +188,7 @@ impl VisitMut for Flatten<'_> {
     }
 
     fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
+        self.loop_over_rows(f);
         if let Some(part) = self.part(&f.expr) {
             // `for v in row` walks the part as `for v in v[start..end].iter()` does
             let span = f.expr.span();

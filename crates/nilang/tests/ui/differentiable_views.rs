@@ -18,11 +18,7 @@ fn passed_whole(x: &[f64]) -> f64 {
 fn iterated_whole(x: &[f64]) -> f64 {
     let mut m = [[0.0; 2]; 2];
     m[1][1] = x[0];
-    let mut s = 0.0;
-    for row in m.iter() {
-        s += row[0];
-    }
-    s
+    m.iter().map(|row| row[0]).sum::<f64>()
 }
 
 #[differentiable]

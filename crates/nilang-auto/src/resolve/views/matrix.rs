@@ -124,7 +124,8 @@ impl Flatten<'_> {
                             call,
                             format!(
                                 "`.{method}()` of a local matrix is not supported: loop over \
-                                 its rows by index, `for i in 0..m.len()`, and read `m[i][j]`"
+                                 its rows, `for row in m.iter()` or `for i in 0..m.len()`, and \
+                                 read `row[j]` or `m[i][j]`"
                             ),
                         ),
                     });
@@ -272,5 +273,52 @@ impl Flatten<'_> {
                 *init = parse_quote_spanned!(span=> #init.to_vec());
             }
         }
+    }
+
+    /// `for row in m.iter()` (`&m`, `.iter_mut()`, `&mut m`, `.enumerate()` of them) over a
+    /// matrix's rows as `for r in 0..rows { let row = &m[r]; … }`, whose `let` names a part.
+    pub(super) fn loop_over_rows(&mut self, f: &mut syn::ExprForLoop) {
+        let (mut source, mut index) = (&*f.expr, None);
+        let mut row = &*f.pat;
+        if let (syn::Expr::MethodCall(c), syn::Pat::Tuple(t)) = (source, row) {
+            if c.method == "enumerate" && c.args.is_empty() && t.elems.len() == 2 {
+                (source, index, row) = (&*c.receiver, Some(&t.elems[0]), &t.elems[1]);
+            }
+        }
+        let (matrix, mutable) = match source {
+            syn::Expr::MethodCall(c) if c.args.is_empty() && c.method == "iter" => {
+                (&*c.receiver, false)
+            }
+            syn::Expr::MethodCall(c) if c.args.is_empty() && c.method == "iter_mut" => {
+                (&*c.receiver, true)
+            }
+            syn::Expr::Reference(r) => (&*r.expr, r.mutability.is_some()),
+            _ => return,
+        };
+        let (Some(shape), syn::Pat::Ident(row)) = (self.matrix(matrix), row) else {
+            return;
+        };
+        let span = f.expr.span();
+        let index: syn::Pat = match index {
+            Some(syn::Pat::Ident(i)) if i.by_ref.is_none() && i.mutability.is_none() => {
+                syn::Pat::Ident(i.clone())
+            }
+            Some(_) => return,
+            None => {
+                let fresh = self.names.user_fresh("row", span);
+                parse_quote_spanned!(span=> #fresh)
+            }
+        };
+        let (rows, name) = (&shape.rows, &row.ident);
+        let reference = if mutable {
+            quote::quote_spanned!(span=> &mut #matrix[#index])
+        } else {
+            quote::quote_spanned!(span=> &#matrix[#index])
+        };
+        f.body
+            .stmts
+            .insert(0, parse_quote_spanned!(span=> let #name = #reference;));
+        *f.expr = parse_quote_spanned!(span=> 0..#rows);
+        *f.pat = index;
     }
 }
