@@ -1,19 +1,18 @@
-//! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over
-//! `f64` with overwrites, branches on data (some giving a scalar declared `0.0` its first
-//! value), loops that carry state, `while` loops (some whose
-//! test calls a function of the state the body changes), local
-//! vectors (some filled by a loop, `v[j] = e`: first writes into a fresh vector, refills of one
-//! written before; some copied from a part of `x` or from another, `to_vec`, and later
-//! overwritten by `copy_from_slice`; sums of their elements, `v.iter().sum()`; loops over one
-//! beside `x`, `zip`), ways out (`break`, `continue` and `return` in loops on a test of data,
-//! an early `return` as a guard does), local matrices (`[[0.0; 3]; 2]`, `vec![vec![0.0; 3];
-//! n]`, filled by rows and columns, read by element, by row and by `len()`, written by
-//! element), named parts of `x` (`let p = &x[1..];`, read by element, by `len()`, by a
-//! part of the part and passed on), `match` on a count, sums of mapped iterators
-//! (`x.iter().map(|v| …).sum()`, a dot product by `zip`), `max`/`min`
-//! and calls, among them calls that write a local vector (`lib_turn`, which overwrites two
-//! elements and accumulates into the third) — what the front end must turn into a reversible
-//! program.
+//! Random ordinary-Rust programs for `#[differentiable]` (issue 28): plain functions over `f64`
+//! with overwrites, branches on data (some giving a scalar declared `0.0` its first value),
+//! loops that carry state, `while` loops (some whose test calls a function of the state the
+//! body changes), local vectors (some filled by a loop, `v[j] = e`: first writes into a fresh
+//! vector, refills of one written before; some copied from a part of `x` or from another,
+//! `to_vec`, and later overwritten by `copy_from_slice`; sums of their elements,
+//! `v.iter().sum()`; loops over one beside `x`, `zip`), ways out (`break`, `continue` and
+//! `return` in loops on a test of data, an early `return` as a guard does), local matrices
+//! (`[[0.0; 3]; 2]`, `vec![vec![0.0; 3]; n]`, filled by rows and columns, read by element, by
+//! row and by `len()`, written by element, walked by `for row in m.iter_mut()` and
+//! `m.iter().enumerate()`), named parts of `x` (`let p = &x[1..];`, read by element, by
+//! `len()`, by a part of the part and passed on), `match` on a count, sums of mapped iterators
+//! (`x.iter().map(|v| …).sum()`, a dot product by `zip`), `max`/`min` and calls, among them
+//! calls that write a local vector (`lib_turn`, which overwrites two elements and accumulates
+//! into the third) — what the front end must turn into a reversible program.
 //!
 //! Every program is `fn f(x: &[f64], t: f64, n: usize) -> f64` with `x.len() == ORDINARY_NX`
 //! and `n` in `1..=3`. Values stay bounded by construction (products of bounded factors,
@@ -201,12 +200,27 @@ fn matrix(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     scope.indices.push(c.clone());
     let e = expr(rng, scope, 2);
     scope.indices.pop();
+    // then, now and then, a loop over its rows: scaling them, or read into `acc`
+    let rows_loop = match rng.below(4) {
+        0 => {
+            let e = expr(rng, scope, 1);
+            format!(
+                "{pad}for row in {m}.iter_mut() {{\n\
+                 {pad}    row[1] *= 0.5 + 0.25 * ({e}).tanh();\n{pad}}}\n"
+            )
+        }
+        1 => format!(
+            "{pad}for (i, row) in {m}.iter().enumerate() {{\n\
+             {pad}    acc += 0.1 * (row[i % 3] * row.len() as f64).tanh();\n{pad}}}\n"
+        ),
+        _ => String::new(),
+    };
     scope.mats.push(m.clone());
     format!(
         "{pad}let mut {m} = {rows};\n{pad}for {r} in 0..{m}.len() {{\n\
          {pad}    for {c} in 0..{m}[{r}].len() {{\n\
          {pad}        {m}[{r}][{c}] = 0.5 * ({e}).tanh() + x[{c}] * ({r} as f64 + 1.0);\n\
-         {pad}    }}\n{pad}}}\n"
+         {pad}    }}\n{pad}}}\n{rows_loop}"
     )
 }
 
