@@ -19,6 +19,10 @@ fn err<T>(tokens: impl ToTokens, message: impl std::fmt::Display) -> Result<T> {
     Err(syn::Error::new_spanned(tokens, message))
 }
 
+/// Where a closure may stand, for the error at one that stands elsewhere.
+pub const CLOSURES: &str = "a closure is supported named by a `let` and called (`let f = |v| v \
+     * 2.0;` then `f(x)`), and in `.map(…)` before a sum";
+
 /// Is `name` a primitive of the language (a row of the primitive table)?
 pub fn is_primitive(name: &str) -> bool {
     macro_rules! names {
@@ -125,9 +129,7 @@ impl<'r, 'a> Rewriter<'r, 'a> {
                 )
             }
             syn::Expr::Field(f) => self.field(f)?,
-            syn::Expr::Closure(_) => {
-                return err(e, "closures are not supported: write a function (also under `#[differentiable]`) and call it")
-            }
+            syn::Expr::Closure(_) => return err(e, CLOSURES),
             syn::Expr::Tuple(_) => {
                 return err(e, "tuples are supported only in `let (a, b) = (x, y);`")
             }

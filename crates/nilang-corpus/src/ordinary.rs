@@ -9,7 +9,10 @@
 //! (`[[0.0; 3]; 2]`, `vec![vec![0.0; 3]; n]`, filled by rows and columns, read by element, by
 //! row and by `len()`, written by element, walked by `for row in m.iter_mut()` and
 //! `m.iter().enumerate()`), named parts of `x` (`let p = &x[1..];`, read by element, by
-//! `len()`, by a part of the part and passed on), `match` on a count, sums of mapped iterators
+//! `len()`, by a part of the part and passed on), local closures (`let c = |p: f64| …;`, one
+//! expression or statements, reading the immutable names around them, some whose parameter
+//! hides `t`; called inside expressions, or as a `let`'s whole value), `match` on a count,
+//! sums of mapped iterators
 //! (`x.iter().map(|v| …).sum()`, a dot product by `zip`), `max`/`min` and calls, among them
 //! calls that write a local vector (`lib_turn`, which overwrites two elements and accumulates
 //! into the third) — what the front end must turn into a reversible program.
@@ -62,6 +65,9 @@ struct Scope {
     parts: Vec<String>,
     /// Index expressions valid here (loop variables).
     indices: Vec<String>,
+    /// Local closures of one number: name, and whether the body has statements (then it is
+    /// called only as a `let`'s whole value).
+    closures: Vec<(String, bool)>,
     depth: usize,
     next: usize,
 }
@@ -83,6 +89,7 @@ pub fn ordinary_function(seed: u64) -> String {
         mats: Vec::new(),
         parts: Vec::new(),
         indices: Vec::new(),
+        closures: Vec::new(),
         depth: 0,
         next: 0,
     };
@@ -139,7 +146,7 @@ fn expr(rng: &mut Rng, scope: &Scope, depth: usize) -> String {
 }
 
 fn leaf(rng: &mut Rng, scope: &Scope) -> String {
-    match rng.below(8) {
+    match rng.below(9) {
         0 => format!("{:.2}_f64", rng.unit()),
         1 if !scope.indices.is_empty() => {
             let i = rng.pick(&scope.indices).clone();
@@ -184,8 +191,69 @@ fn leaf(rng: &mut Rng, scope: &Scope) -> String {
                 _ => format!("{p}[1..].iter().sum::<f64>()"),
             }
         }
+        7 if scope.closures.iter().any(|(_, stmts)| !stmts) => {
+            let calls: Vec<_> = scope.closures.iter().filter(|(_, s)| !s).collect();
+            let c = rng.pick(&calls).0.clone();
+            format!("{c}({})", expr(rng, scope, 1))
+        }
         _ => rng.pick(&scope.reals).0.clone(),
     }
+}
+
+/// A local closure of one number, or a call of one as a `let`'s whole value. Its body reads
+/// only names nothing assigns while it lives (`x`, `t`, parts of `x`, names never assigned,
+/// other closures), as Rust's borrow rules ask.
+fn closure(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
+    if !scope.closures.is_empty() && rng.below(2) == 0 {
+        let c = rng.pick(&scope.closures).0.clone();
+        let (e, name) = (expr(rng, scope, 1), scope.fresh("a"));
+        scope.reals.push((name.clone(), true));
+        return format!(
+            "{pad}let mut {name} = {c}({e});
+"
+        );
+    }
+    let param = if rng.below(3) == 0 { "t" } else { "p" };
+    let mut reals = vec![(param.to_string(), false)];
+    reals.extend(
+        scope
+            .reals
+            .iter()
+            .filter(|(n, assigned)| !assigned && n != param)
+            .cloned(),
+    );
+    let mut inner = Scope {
+        reals,
+        vecs: Vec::new(),
+        mats: Vec::new(),
+        parts: scope.parts.clone(),
+        indices: Vec::new(),
+        closures: scope.closures.clone(),
+        depth: scope.depth,
+        next: scope.next,
+    };
+    let name = inner.fresh("c");
+    let statements = rng.below(3) == 0;
+    let body = if statements {
+        let q = inner.fresh("q");
+        let a = expr(rng, &inner, 2);
+        inner.reals.push((q.clone(), false));
+        let b = expr(rng, &inner, 1);
+        format!(
+            "{{
+{pad}    let {q} = {a};
+{pad}    {q} * ({b}).tanh()
+{pad}}}"
+        )
+    } else {
+        expr(rng, &inner, 2)
+    };
+    scope.next = inner.next;
+    scope.closures.push((name.clone(), statements));
+    format!(
+        "{pad}let {name} = |{param}: f64| {body};
+"
+    )
 }
 
 /// A local matrix of 3 columns (two rows, or `n`), filled by rows and columns from the
@@ -261,6 +329,7 @@ fn target(rng: &mut Rng, scope: &Scope) -> Option<String> {
 fn stmt(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     let nested = scope.depth < 2;
     match rng.below(if nested { 12 } else { 7 }) {
+        0 | 1 if rng.below(4) == 0 => closure(rng, scope, pad),
         0 | 1 if rng.below(3) == 0 => zero_then_branch(rng, scope, pad),
         0 | 1 => {
             let e = expr(rng, scope, 2);
@@ -443,7 +512,7 @@ fn fill_loop(rng: &mut Rng, scope: &mut Scope, v: &str, pad: &str) -> String {
 /// A nested block: its own bindings go out of scope at its end.
 fn block(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     let (reals, vecs) = (scope.reals.len(), scope.vecs.len());
-    let (mats, parts) = (scope.mats.len(), scope.parts.len());
+    let (mats, parts, closures) = (scope.mats.len(), scope.parts.len(), scope.closures.len());
     scope.depth += 1;
     let inner = format!("{pad}    ");
     let mut out = String::new();
@@ -455,6 +524,7 @@ fn block(rng: &mut Rng, scope: &mut Scope, pad: &str) -> String {
     scope.vecs.truncate(vecs);
     scope.mats.truncate(mats);
     scope.parts.truncate(parts);
+    scope.closures.truncate(closures);
     out
 }
 

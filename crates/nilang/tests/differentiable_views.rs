@@ -3,7 +3,8 @@
 //! `&mut m[i]`, `m[i].iter()`, `m[i].to_vec()`, `let row = m[i];`) and by shape (`m.len()`,
 //! `m[i].len()`), hidden by later bindings of the same name; named parts of vectors (`let
 //! head = &x[..3];`, `&mut buf[1..=4]`, a row `&m[1]`) read, written, measured, walked and
-//! passed on; and data left out of `wrt` indexed twice (`points[i][j]`). On random inputs (proptest): the reversible program's
+//! passed on; data left out of `wrt` indexed twice (`points[i][j]`); and local closures
+//! (`let rhs = |y| -k * y;`) called where they are visible. On random inputs (proptest): the reversible program's
 //! value equals the plain function's bit for bit, `f_rev_inv` undoes `f_rev`, and the gradient
 //! agrees with central differences and with forward mode.
 
@@ -153,6 +154,51 @@ fn fit_rows(ab: &[f64], points: &[Vec<f64>]) -> f64 {
     s
 }
 
+/// RK4 on `y' = −k·y + a·sin y`, the right-hand side a closure reading `k` and `a`, whose
+/// parameter `y` hides the state of the same name.
+#[differentiable]
+fn decay(p: &[f64]) -> f64 {
+    let (k, a) = (p[0], p[1]);
+    let rhs = |y: f64| -k * y + a * y.sin();
+    let h = 0.05;
+    let mut y = p[2];
+    for _ in 0..20 {
+        let k1 = rhs(y);
+        let k2 = rhs(y + 0.5 * h * k1);
+        let k3 = rhs(y + 0.5 * h * k2);
+        let k4 = rhs(y + h * k3);
+        y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+    }
+    y
+}
+
+/// Closures inside expressions (where precedence must hold), calling a closure, reading a
+/// named part, a body whose `.map(|v| …)` binds the name an argument reads, and a body with
+/// statements whose `let s` must not hide the caller's `s`.
+#[differentiable]
+fn closures(x: &[f64]) -> f64 {
+    let head = &x[..2];
+    let flip = |t: f64| -t + head[1];
+    let sq = |t| t * t;
+    let both = |s: f64, t: f64| sq(s) - flip(t) * 0.5;
+    let weighted = |t: f64| x.iter().map(|v| v * t).sum::<f64>();
+    let smooth = |t: f64| {
+        let s = t.sin();
+        let mut acc = s * s;
+        for j in 0..head.len() {
+            acc += head[j] * t;
+        }
+        acc
+    };
+    let s = 1.5;
+    let first = smooth(x[2] * 2.0);
+    let mut total = 3.0 * flip(x[0]) + both(x[1] - x[2], x[3]) + first * s;
+    for v in x.iter() {
+        total += weighted(*v) / sq(1.0 + v);
+    }
+    total
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -174,6 +220,13 @@ proptest! {
     #[test]
     fn named_parts((v, dir) in inputs(6, -1.0, 1.0)) {
         agree!(&v, &dir, windows, windows_rev, windows_rev_inv, windows_gradient);
+    }
+
+    #[test]
+    fn closures_called_where_visible((v, dir) in inputs(4, -1.0, 1.0)) {
+        agree!(&v, &dir, closures, closures_rev, closures_rev_inv, closures_gradient);
+        let p = [v[0] + 1.5, v[1], v[2]];
+        agree!(&p, &dir[..3], decay, decay_rev, decay_rev_inv, decay_gradient);
     }
 
     #[test]

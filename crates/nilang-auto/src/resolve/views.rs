@@ -1,6 +1,7 @@
-//! Views the reversible language does not have — local matrices and named parts of vectors —
-//! written before name resolution as index arithmetic on the vectors they view, in the user's
-//! own syntax (decision 0051).
+//! Views the reversible language does not have — local matrices, named parts of vectors and
+//! local closures — written before name resolution as index arithmetic on the vectors they
+//! view, or as the closure's body at each call, in the user's own syntax (decisions 0051,
+//! 0053; closures in `closure.rs`).
 //!
 //! A **local matrix** (`let mut m = [[0.0; 3]; 3];`, `vec![vec![0.0; cols]; rows]`, `[[c, -s],
 //! [s, c]]`) becomes one vector of `rows · cols` numbers in row-major order: `m[i][j]` is
@@ -24,11 +25,13 @@
 //! pattern) hides a view as it does in Rust, and a part whose vector's name is declared again
 //! while the part is in use is an error.
 
+mod closure;
 mod matrix;
 mod part;
 
 use super::Result;
 use crate::Names;
+use closure::Closure;
 use matrix::Shape;
 use part::Part;
 use syn::parse_quote_spanned;
@@ -54,6 +57,7 @@ pub(super) fn desugar(block: &syn::Block, names: &mut Names) -> Result<syn::Bloc
 enum View {
     Matrix(Shape),
     Part(Part),
+    Closure(Box<Closure>),
 }
 
 struct Flatten<'n> {
@@ -113,7 +117,9 @@ impl Flatten<'_> {
 
     /// The rewritten form of an expression that uses a view; `None` if `e` does not.
     fn rewrite(&mut self, e: &syn::Expr) -> Option<Result<syn::Expr>> {
-        self.rewrite_part(e).or_else(|| self.rewrite_matrix(e))
+        self.rewrite_part(e)
+            .or_else(|| self.rewrite_matrix(e))
+            .or_else(|| self.rewrite_closure(e, None))
     }
 
     /// A row length or count: itself when it cannot change (a literal, or an array's
@@ -153,6 +159,10 @@ impl VisitMut for Flatten<'_> {
         let mark = self.scope.len();
         for mut s in std::mem::take(&mut b.stmts) {
             if let syn::Stmt::Local(local) = &mut s {
+                if let Some(declared) = self.closure_let(local) {
+                    declared.unwrap_or_else(|e| self.fail(e));
+                    continue;
+                }
                 match self.matrix_let(local) {
                     Some(Ok(stmts)) => {
                         b.stmts.extend(stmts);
@@ -162,7 +172,13 @@ impl VisitMut for Flatten<'_> {
                     None => {
                         if let Some(init) = &mut local.init {
                             self.let_row(&mut init.expr);
-                            self.visit_expr_mut(&mut init.expr);
+                            let mut bound = Vec::new();
+                            match self.rewrite_closure(&init.expr, Some(&mut bound)) {
+                                Some(Ok(body)) => *init.expr = body,
+                                Some(Err(e)) => self.fail(e),
+                                None => self.visit_expr_mut(&mut init.expr),
+                            }
+                            b.stmts.extend(bound);
                         }
                         if let Some(bounds) = self.part_let(local) {
                             b.stmts.extend(bounds);

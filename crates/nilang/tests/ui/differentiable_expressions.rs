@@ -8,8 +8,8 @@ fn not_a_primitive(x: &[f64]) -> f64 {
 
 #[differentiable]
 fn closure(x: &[f64]) -> f64 {
-    let f = |v: f64| v * 2.0;
-    f(x[0])
+    let y = (|v: f64| v * 2.0)(x[0]);
+    y
 }
 
 #[differentiable]

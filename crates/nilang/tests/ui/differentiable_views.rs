@@ -66,4 +66,59 @@ fn part_of_a_shadowed_vector(x: &[f64]) -> f64 {
     head[1] * v
 }
 
+#[differentiable]
+fn moved_closure(x: &[f64]) -> f64 {
+    let k = x[0];
+    let f = move |y: f64| k * y;
+    f(x[1])
+}
+
+#[differentiable]
+fn closure_with_statements(x: &[f64]) -> f64 {
+    let f = |y: f64| {
+        let s = y.sin();
+        s * s
+    };
+    f(x[0])
+}
+
+#[differentiable]
+fn closure_returning(x: &[f64]) -> f64 {
+    let f = |y: f64| {
+        if y > 1.0 {
+            return 1.0;
+        }
+        y
+    };
+    let v = f(x[0]);
+    v
+}
+
+#[differentiable]
+fn closure_of_a_slice(x: &[f64]) -> f64 {
+    let f = |v: &[f64]| v[0] * v[1];
+    f(x)
+}
+
+#[differentiable]
+fn closure_passed_on(x: &[f64]) -> f64 {
+    let f = |y: f64| 2.0 * y;
+    let g = f;
+    g(x[0])
+}
+
+#[differentiable]
+fn closure_given_too_few(x: &[f64]) -> f64 {
+    let f = |a: f64, b: f64| a * b;
+    f(x[0])
+}
+
+#[differentiable]
+fn capture_declared_again(x: &[f64]) -> f64 {
+    let k = x[0];
+    let f = |y: f64| k * y;
+    let k = 2.0;
+    f(x[1]) + k
+}
+
 fn main() {}

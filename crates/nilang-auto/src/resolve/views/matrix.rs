@@ -77,7 +77,7 @@ impl Flatten<'_> {
     pub(super) fn matrix(&self, e: &syn::Expr) -> Option<Shape> {
         match self.view(e)? {
             View::Matrix(shape) => Some(shape),
-            View::Part(_) => None,
+            _ => None,
         }
     }
 
